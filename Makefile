@@ -1,0 +1,44 @@
+# Cluster Planner: `make run` to use it, `make test` to check it. Both set everything up first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.deps-installed
+PORT   ?= 8000
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: install run worker test test-fast bench lint fmt clean
+
+## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
+install: $(STAMP)
+	$(PY) manage.py migrate --noinput -v 0
+	$(PY) manage.py load_catalog
+	$(PY) manage.py load_prices
+	$(PY) manage.py collectstatic --noinput -v 0
+
+# Dependencies are reinstalled only when pyproject.toml changes.
+$(STAMP): pyproject.toml scripts/deps.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) scripts/deps.py dev > $(VENV)/requirements.txt
+	$(PIP) install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	touch $@
+
+## run: install, then one Celery worker (restarted if it dies) and the web server on 127.0.0.1:$(PORT)
+run: install
+	PORT=$(PORT) scripts/run.sh
+
+## test: install, then the whole suite
+test: install
+	$(VENV)/bin/pytest
+
+## bench: engine speed benchmarks (pytest-benchmark)
+bench: install
+	$(VENV)/bin/pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,max,rounds
+
+## lint: ruff
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check . || true
+
+clean:
+	rm -rf $(VENV) var staticfiles

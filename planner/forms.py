@@ -1,0 +1,142 @@
+"""The plan form: a few common fields, or a whole request as JSON.
+
+The form does no checking of its own beyond parsing text: it builds the request dict and hands
+it to the one request validator (planner.sizing), then puts each field error back on the form
+field it belongs to, so the browser, the API and the command report the same problems.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from django import forms
+
+from .choices import Workload
+from .engine import request_validate
+from .sizing import RequestInvalid, load_catalog
+
+# form field -> request path
+FIELD_PATHS: dict[str, str] = {
+    "name": "name",
+    "workload": "workload",
+    "model_preset": "model.preset",
+    "training_tokens": "training.tokens",
+    "training_deadline_days": "training.deadline_days",
+    "training_gpus": "training.gpus",
+    "training_precision": "training.precision",
+    "inference_requests_per_s": "inference.requests_per_s",
+    "inference_prompt_tokens": "inference.prompt_tokens",
+    "inference_output_tokens": "inference.output_tokens",
+    "inference_ttft_ms": "inference.ttft_ms",
+    "inference_tpot_ms": "inference.tpot_ms",
+    "inference_precision": "inference.precision",
+    "hardware_system": "hardware.system",
+}
+PATH_FIELDS = {path: field for field, path in FIELD_PATHS.items()}
+SECTION_OF_FIELD = {"training": Workload.TRAINING, "inference": Workload.INFERENCE}
+
+
+def _number_or_text(text: str) -> Any:
+    """Turn typed text into an int or float when it is one; otherwise keep the text.
+
+    Text that is not a number is passed on unchanged so the validator names the field in its
+    own words ("training.tokens must be a number"), as it does for the API.
+    """
+    text = text.strip().replace(",", "").replace("_", "")
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return value if math.isfinite(value) else text
+
+
+def _catalog_choices(kind: str, blank: tuple[str, str] | None = None) -> list[tuple[str, str]]:
+    records = getattr(load_catalog(), kind)
+    choices = [(key, getattr(record, "name", key) or key) for key, record in sorted(records.items())]
+    return ([blank] if blank else []) + choices
+
+
+class PlanForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False, help_text="Optional; named after the model when empty.")
+    workload = forms.ChoiceField(choices=Workload.choices, initial=Workload.TRAINING)
+    model_preset = forms.ChoiceField(label="Model", choices=())
+    training_tokens = forms.CharField(label="Tokens to train", required=False, initial="15e12")
+    training_deadline_days = forms.CharField(label="Deadline (days)", required=False, initial="90")
+    training_gpus = forms.CharField(label="or fixed GPU count", required=False)
+    training_precision = forms.ChoiceField(choices=[("bf16", "BF16"), ("fp8", "FP8")], initial="bf16")
+    inference_requests_per_s = forms.CharField(label="Requests / s", required=False, initial="10")
+    inference_prompt_tokens = forms.CharField(label="Prompt tokens", required=False, initial="1000")
+    inference_output_tokens = forms.CharField(label="Output tokens", required=False, initial="250")
+    inference_ttft_ms = forms.CharField(label="TTFT target (ms)", required=False, initial="500")
+    inference_tpot_ms = forms.CharField(label="TPOT target (ms)", required=False, initial="50")
+    inference_precision = forms.ChoiceField(
+        choices=[(p, p.upper()) for p in ("bf16", "fp8", "int8", "int4", "fp4")], initial="bf16"
+    )
+    hardware_system = forms.ChoiceField(label="System", choices=())
+    request_json = forms.CharField(
+        label="Advanced: whole request as JSON",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
+        help_text="When given, it replaces the fields above (see the request contract in the README).",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["model_preset"].choices = _catalog_choices("models")
+        self.fields["model_preset"].initial = "llama-3-70b"
+        self.fields["hardware_system"].choices = _catalog_choices("systems", ("auto", "auto: try every system"))
+        self.fields["hardware_system"].initial = "auto"
+        self.request_data: dict[str, Any] | None = None
+
+    def _request_from_fields(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        workload = data.get("workload")
+        request: dict[str, Any] = {"workload": workload, "model": {"preset": data.get("model_preset")}}
+        if data.get("name"):
+            request["name"] = data["name"]
+        section: dict[str, Any] = {}
+        for field, path in FIELD_PATHS.items():
+            head, _, key = path.partition(".")
+            if head != workload or data.get(field) in (None, ""):
+                continue
+            value = data[field]
+            section[key] = value if field.endswith("precision") else _number_or_text(value)
+        request[workload] = section
+        request["hardware"] = {"system": data.get("hardware_system") or "auto"}
+        return request
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        raw_json = (cleaned.get("request_json") or "").strip()
+        if raw_json:
+            try:
+                request = json.loads(raw_json)
+            except json.JSONDecodeError as exc:
+                self.add_error("request_json", f"Malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")
+                return cleaned
+        else:
+            request = self._request_from_fields()
+        try:
+            request_validate(request)
+        except RequestInvalid as exc:
+            self._attach_errors(exc.errors, from_json=bool(raw_json))
+            return cleaned
+        self.request_data = request
+        return cleaned
+
+    def _attach_errors(self, errors: dict[str, list[str]], *, from_json: bool) -> None:
+        for path, messages in errors.items():
+            field = None if from_json else PATH_FIELDS.get(path)
+            if from_json:
+                field = "request_json"
+            for message in messages:
+                text = message if message.startswith(path) or path == "__all__" else f"{path}: {message}"
+                self.add_error(field, text)

@@ -1,0 +1,127 @@
+"""Plans, their runs, and the liveness record of the workers that execute them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from .choices import FINISHED_STATUSES, RunStatus, Workload
+
+__all__ = ["CatalogRelease", "Plan", "PlanRun", "WorkerHeartbeat"]
+
+
+class CatalogRelease(models.Model):
+    """A version of the hardware catalog (fixtures/catalog) seen by `load_catalog`.
+
+    The engine reads the catalog files directly; this row records which versions existed and
+    when, so a plan's `catalog_version` can be traced to its load and record counts.
+    """
+
+    version = models.CharField(max_length=64, unique=True)
+    loaded_at = models.DateTimeField(auto_now=True)
+    counts = models.JSONField(default=dict, help_text="Records per kind, e.g. {'gpus': 8}.")
+
+    class Meta:
+        ordering = ["-loaded_at"]
+
+    def __str__(self) -> str:
+        return self.version
+
+
+class Plan(models.Model):
+    """One planning request and, once a run succeeds, its result (the plan JSON)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="plans")
+    name = models.CharField(max_length=200)
+    workload = models.CharField(max_length=16, choices=Workload.choices)
+    request = models.JSONField(help_text="The validated plan request (design.md contract).")
+    result = models.JSONField(null=True, blank=True, help_text="The plan produced by the latest successful run.")
+    catalog_version = models.CharField(max_length=64, blank=True)
+    price_snapshot = models.ForeignKey(
+        "pricing.PriceSnapshot", null=True, blank=True, on_delete=models.PROTECT, related_name="plans"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["owner", "-created_at"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("planner:plan_detail", args=[self.pk])
+
+
+class PlanRun(models.Model):
+    """One execution of a plan's request by a worker, with live progress.
+
+    A worker writes `progress_percent`, `stage` and `heartbeat_at` after every engine stage;
+    a run whose heartbeat stops is found by the sweeper and re-queued or failed, so no run is
+    left `running` forever.
+    """
+
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    progress_percent = models.PositiveSmallIntegerField(default=0)
+    stage = models.CharField(max_length=64, blank=True, default="queued")
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="How many times a worker started this run.")
+    error = models.TextField(blank=True)
+    queued_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    engine_s = models.FloatField(null=True, blank=True, help_text="Seconds spent in the sizing engine.")
+
+    class Meta:
+        ordering = ["-queued_at", "-pk"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of plan {self.plan_id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED_STATUSES
+
+    @property
+    def wall_s(self) -> float | None:
+        """Seconds from the worker starting the run to its end, when both are known."""
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+    def status_dict(self) -> dict:
+        """The one small dict the run page, the status view and the API all show."""
+        return {
+            "run_id": self.pk,
+            "plan_id": self.plan_id,
+            "status": self.status,
+            "progress_percent": self.progress_percent,
+            "stage": self.stage,
+            "attempts": self.attempts,
+            "error": self.error,
+            "queued_at": self.queued_at.isoformat() if self.queued_at else None,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "heartbeat_at": self.heartbeat_at.isoformat() if self.heartbeat_at else None,
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "engine_s": self.engine_s,
+            "wall_s": self.wall_s,
+            "finished": self.is_finished,
+        }
+
+
+class WorkerHeartbeat(models.Model):
+    """The last time each Celery worker said it was alive (read by /healthz)."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    seen_at = models.DateTimeField()
+    pid = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-seen_at"]
+
+    def __str__(self) -> str:
+        return self.hostname

@@ -1,0 +1,29 @@
+"""Reads. Every plan lookup goes through an owner filter, so a guessed id finds nothing."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+
+from pricing.models import PriceSnapshot
+
+from .models import Plan, PlanRun
+
+
+def plan_list(*, owner: AbstractBaseUser) -> QuerySet[Plan]:
+    return Plan.objects.filter(owner=owner).prefetch_related("runs")
+
+
+def plan_get_owned(*, owner: AbstractBaseUser, plan_id: int) -> Plan:
+    """The owner's plan or Http404, the same answer for 'missing' and 'someone else's'."""
+    return get_object_or_404(Plan, pk=plan_id, owner=owner)
+
+
+def plan_latest_run(*, plan: Plan) -> PlanRun | None:
+    return plan.runs.order_by("-queued_at", "-pk").first()
+
+
+def price_snapshot_current() -> PriceSnapshot | None:
+    """The newest price snapshot, which new plans are priced with."""
+    return PriceSnapshot.objects.order_by("-fetched_at", "-pk").first()

@@ -1,0 +1,229 @@
+"""Writes: creating plans, executing runs, recovering lost runs, recording worker liveness.
+
+Views, the API, the command and the Celery task stay thin by calling these. Each write that
+must be all-or-nothing runs in one transaction; validation happens before any row exists, so
+bad input never leaves a half-saved plan.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from datetime import timedelta
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from .choices import RunStatus
+from .engine import plan_compute, request_validate
+from .models import Plan, PlanRun, WorkerHeartbeat
+from .selectors import price_snapshot_current
+
+logger = logging.getLogger(__name__)
+
+
+def _plan_name(request: dict, name: str | None) -> str:
+    if name:
+        return name[:200]
+    if request.get("name"):
+        return str(request["name"])[:200]
+    model = request.get("model", {})
+    return f"{model.get('preset', 'custom model')} {request.get('workload', '')}".strip()
+
+
+def plan_create(*, owner: AbstractBaseUser, request_data: object, name: str | None = None) -> Plan:
+    """Validate a request, store the plan with a queued run, and queue it once the rows commit.
+
+    Raises sizing.RequestInvalid (before writing anything) when the request is bad.
+    """
+    request_validate(request_data)
+    assert isinstance(request_data, dict)  # validation guarantees it
+    with transaction.atomic():
+        plan = Plan.objects.create(
+            owner=owner,
+            name=_plan_name(request_data, name),
+            workload=request_data["workload"],
+            request=request_data,
+            price_snapshot=price_snapshot_current(),
+        )
+        run = PlanRun.objects.create(plan=plan)
+        _enqueue_on_commit(run.pk)
+    return plan
+
+
+def plan_rerun(*, plan: Plan) -> PlanRun:
+    """Queue a fresh run of a stored plan (e.g. after the catalog or prices changed)."""
+    with transaction.atomic():
+        run = PlanRun.objects.create(plan=plan)
+        _enqueue_on_commit(run.pk)
+    return run
+
+
+def _enqueue_on_commit(run_id: int) -> None:
+    # Imported here: the task module imports this one.
+    from .tasks import run_plan_task
+
+    transaction.on_commit(lambda: run_plan_task.delay(run_id))
+
+
+def plan_create_synchronous(*, owner: AbstractBaseUser, request_data: object, name: str | None = None) -> Plan:
+    """Validate, run the whole chain in this process and store plan + succeeded run together.
+
+    Used by `manage.py plan --save`: the command's caller waits for the answer anyway.
+    """
+    snapshot = price_snapshot_current()
+    started_at = timezone.now()
+    outcome = plan_compute(request_data=request_data, price_snapshot=snapshot)
+    assert isinstance(request_data, dict)
+    with transaction.atomic():
+        plan = Plan.objects.create(
+            owner=owner,
+            name=_plan_name(request_data, name),
+            workload=request_data["workload"],
+            request=request_data,
+            result=outcome.result,
+            catalog_version=outcome.result["catalog_version"],
+            price_snapshot=snapshot,
+        )
+        now = timezone.now()
+        PlanRun.objects.create(
+            plan=plan,
+            status=RunStatus.SUCCEEDED,
+            progress_percent=100,
+            stage="done",
+            attempts=1,
+            started_at=started_at,
+            heartbeat_at=now,
+            finished_at=now,
+            engine_s=outcome.engine_s,
+        )
+    return plan
+
+
+# --- Executing a run (called by the Celery task) --------------------------------------------
+
+
+def plan_run_execute(*, run_id: int) -> str:
+    """Execute one run, idempotently; returns the run's final status (or why it was skipped).
+
+    Safe to call twice with the same id (a redelivered message, a re-queue racing a slow
+    worker): only the call that moves the run from `queued` to `running` does the work, and
+    the result is written in one transaction that replaces, never appends.
+    """
+    now = timezone.now()
+    claimed = PlanRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+        status=RunStatus.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        stage="starting",
+        progress_percent=1,
+        error="",
+        attempts=F("attempts") + 1,
+    )
+    if not claimed:
+        run = PlanRun.objects.filter(pk=run_id).only("status").first()
+        status = run.status if run else "missing"
+        logger.info("run %s not claimed (status %s)", run_id, status)
+        return f"skipped:{status}"
+    run = PlanRun.objects.select_related("plan", "plan__price_snapshot").get(pk=run_id)
+    plan = run.plan
+    delay_s = settings.PLANNER_RUN_STAGE_DELAY_S
+
+    def progress(stage: str, percent: int) -> None:
+        # Written by id and guarded on status, so a run that the sweeper already failed is not revived.
+        PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+            stage=stage[:64], progress_percent=max(1, min(99, int(percent))), heartbeat_at=timezone.now()
+        )
+        if delay_s:
+            time.sleep(delay_s)
+
+    try:
+        outcome = plan_compute(request_data=plan.request, price_snapshot=plan.price_snapshot, progress=progress)
+    except SoftTimeLimitExceeded:
+        return _run_fail(run_id, f"The plan took longer than the {settings.PLANNER_TASK_SOFT_TIME_LIMIT_S} s limit.")
+    except Exception as exc:  # an engine bug must end the run, not leave it running
+        logger.exception("run %s failed", run_id)
+        return _run_fail(run_id, f"The planner hit an internal error: {type(exc).__name__}: {exc}")
+
+    with transaction.atomic():
+        finished = PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+            status=RunStatus.SUCCEEDED,
+            stage="done",
+            progress_percent=100,
+            heartbeat_at=timezone.now(),
+            finished_at=timezone.now(),
+            engine_s=outcome.engine_s,
+        )
+        if not finished:  # the sweeper gave up on this run while it was computing
+            return "skipped:no-longer-running"
+        Plan.objects.filter(pk=plan.pk).update(
+            result=outcome.result, catalog_version=outcome.result["catalog_version"], updated_at=timezone.now()
+        )
+    return RunStatus.SUCCEEDED
+
+
+def _run_fail(run_id: int, message: str) -> str:
+    PlanRun.objects.filter(pk=run_id).exclude(status=RunStatus.SUCCEEDED).update(
+        status=RunStatus.FAILED, error=message, finished_at=timezone.now(), heartbeat_at=timezone.now()
+    )
+    return RunStatus.FAILED
+
+
+# --- Recovering runs lost with their worker -------------------------------------------------
+
+
+def plan_runs_recover_stale(*, now=None) -> dict[str, int]:
+    """Re-queue (once) or fail runs whose worker stopped answering.
+
+    A `running` run with an old heartbeat lost its worker: with `acks_late` on Redis the
+    message comes back by itself, but on the filesystem broker a killed worker's message is
+    gone, so the sweeper re-sends it. A run already started `PLANNER_RUN_MAX_ATTEMPTS` times is
+    failed with a message saying so. Each transition is a conditional UPDATE, so several
+    workers sweeping at once never double-queue a run.
+    """
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PLANNER_RUN_STALE_AFTER_S)
+    stale = PlanRun.objects.filter(status=RunStatus.RUNNING).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
+    )
+    counts = {"requeued": 0, "failed": 0}
+    for run in stale.only("pk", "attempts", "heartbeat_at"):
+        if run.attempts < settings.PLANNER_RUN_MAX_ATTEMPTS:
+            moved = PlanRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, heartbeat_at=run.heartbeat_at).update(
+                status=RunStatus.QUEUED, stage="re-queued after its worker stopped", progress_percent=0
+            )
+            if moved:
+                counts["requeued"] += 1
+                _enqueue_now(run.pk)
+        else:
+            moved = PlanRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
+                status=RunStatus.FAILED,
+                finished_at=now,
+                error=(
+                    f"The worker running this plan stopped responding {run.attempts} times "
+                    f"(no heartbeat for {settings.PLANNER_RUN_STALE_AFTER_S} s); the run was abandoned. "
+                    "Re-run the plan; if it fails again, check the worker logs."
+                ),
+            )
+            counts["failed"] += moved
+    return counts
+
+
+def _enqueue_now(run_id: int) -> None:
+    from .tasks import run_plan_task
+
+    transaction.on_commit(lambda: run_plan_task.delay(run_id))
+
+
+def worker_heartbeat_record(*, hostname: str | None = None) -> None:
+    """Record that this worker is alive (read by /healthz)."""
+    hostname = hostname or f"{socket.gethostname()}:{os.getpid()}"
+    WorkerHeartbeat.objects.update_or_create(
+        hostname=hostname, defaults={"seen_at": timezone.now(), "pid": os.getpid()}
+    )

@@ -1,0 +1,11 @@
+"""Test settings: the embedded stack, fast password hashing, tasks eager unless a test says otherwise."""
+
+import os
+
+os.environ.setdefault("PLANNER_VAR_DIR", str(__import__("pathlib").Path(__file__).resolve().parents[2] / "var" / "test"))
+
+from .base import *  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=True)
+LOGGING["root"]["level"] = "WARNING"

@@ -1,0 +1,54 @@
+"""Display helpers: numbers with thousands separators and sensible rounding; units from names."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from django import template
+
+register = template.Library()
+
+UNIT_SUFFIXES = {
+    "_gib": "GiB", "_tb": "TB", "_gbps": "GB/s", "_kw": "kW", "_w": "W", "_s": "s", "_ms": "ms",
+    "_days": "days", "_usd": "USD", "_tflops": "TFLOP/s", "_per_s": "/s",
+}
+
+
+@register.filter
+def num(value):
+    """1234567.891 -> '1,234,568'; 12.345 -> '12.35'; 0.41 -> '0.41'; text passes through."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    magnitude = abs(value)
+    if isinstance(value, int) or magnitude >= 1000:
+        return f"{value:,.0f}"
+    if magnitude >= 10:
+        return f"{value:,.1f}"
+    return f"{value:.3g}"
+
+
+@register.filter
+def unit(key: str) -> str:
+    """The unit a field name carries (design rule: units in names)."""
+    for suffix, label in UNIT_SUFFIXES.items():
+        if str(key).endswith(suffix):
+            return label
+    return ""
+
+
+@register.filter
+def label(key: str) -> str:
+    return str(key).replace("_", " ")
+
+
+@register.filter
+def is_mapping(value) -> bool:
+    return isinstance(value, dict)
+
+
+@register.filter
+def pretty_json(value) -> str:
+    return json.dumps(value, indent=2, sort_keys=True)

@@ -1,0 +1,22 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from . import views
+
+
+plan_patterns = [
+    path("", views.plan_list, name="plan_list"),
+    path("plans/new/", views.plan_create, name="plan_create"),
+    path("plans/<int:plan_id>/", views.plan_detail, name="plan_detail"),
+    path("plans/<int:plan_id>/status.json", views.plan_status, name="plan_status"),
+    path("plans/<int:plan_id>/rerun/", views.plan_rerun, name="plan_rerun"),
+]
+
+urlpatterns = [
+    path("", include((plan_patterns, "planner"))),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,33 @@
+// Polls the run's status while it is queued or running, moves the progress bar, and reloads
+// the page once the run has finished so the result renders server-side.
+(function () {
+  const box = document.getElementById("run");
+  if (!box) return;
+  const url = box.dataset.statusUrl;
+  const done = (s) => s === "succeeded" || s === "failed";
+  if (done(box.dataset.status)) return;
+  const bar = document.getElementById("run-progress");
+  const status = document.getElementById("run-status");
+  const stage = document.getElementById("run-stage");
+  const percent = document.getElementById("run-percent");
+  const error = document.getElementById("run-error");
+  let delay = 400;
+  async function poll() {
+    try {
+      const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      if (response.ok) {
+        const run = await response.json();
+        bar.value = run.progress_percent;
+        percent.textContent = run.progress_percent + " %";
+        stage.textContent = run.stage;
+        status.textContent = run.status;
+        status.className = "status status-" + run.status;
+        if (run.error) { error.textContent = run.error; error.hidden = false; }
+        if (run.finished) { window.location.reload(); return; }
+      }
+    } catch (e) { /* network blip: keep polling */ }
+    delay = Math.min(delay * 1.3, 3000);
+    window.setTimeout(poll, delay);
+  }
+  window.setTimeout(poll, delay);
+})();

@@ -1,0 +1,151 @@
+"""Plan creation, run execution, idempotency, failure handling and stale-run recovery."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from django.utils import timezone
+
+from planner import services
+from planner.choices import RunStatus
+from planner.models import Plan, PlanRun
+from planner.sizing import RequestInvalid
+
+TRAINING_KEYS = {"gpus", "days", "step_time_s", "tokens_per_s", "model_tflops_per_gpu", "mfu", "parallelism",
+                 "memory_per_gpu_gib"}
+CLUSTER_KEYS = {"system", "systems", "gpus", "scalable_units", "racks"}
+
+pytestmark = pytest.mark.django_db
+
+
+def test_plan_create_runs_the_chain_and_stores_the_contract(user, training_request, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = services.plan_create(owner=user, request_data=training_request)
+    plan.refresh_from_db()
+    run = plan.runs.get()
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    assert (run.progress_percent, run.stage, run.attempts) == (100, "done", 1)
+    assert run.started_at <= run.heartbeat_at <= run.finished_at
+    assert run.engine_s is not None and run.engine_s < 5
+    result = plan.result
+    assert TRAINING_KEYS <= set(result["training"])
+    assert {"tp", "pp", "dp", "micro_batch", "recompute"} <= set(result["training"]["parallelism"])
+    assert CLUSTER_KEYS <= set(result["cluster"])
+    assert result["catalog_version"] == plan.catalog_version != ""
+    assert "training.days" in result["explain"] and "formula" in result["explain"]["training.days"]
+    # GPUs come in whole systems, and TP x PP x DP uses them all.
+    par = result["training"]["parallelism"]
+    assert par["tp"] * par["pp"] * par["dp"] == result["training"]["gpus"] == result["cluster"]["gpus"]
+    # Stages not modelled yet are absent, never filled with invented numbers.
+    for absent in ("bom", "costs"):
+        assert absent not in result
+
+
+def test_invalid_request_writes_nothing(user, training_request):
+    training_request["training"]["tokens"] = -1
+    training_request["model"]["preset"] = "no-such-model"
+    with pytest.raises(RequestInvalid) as caught:
+        services.plan_create(owner=user, request_data=training_request)
+    assert {"training.tokens", "model.preset"} <= set(caught.value.errors)
+    assert Plan.objects.count() == 0 and PlanRun.objects.count() == 0
+
+
+def _queued_plan(user, request_data) -> tuple[Plan, PlanRun]:
+    """A stored plan with a queued run, as plan_create leaves it before the worker starts."""
+    plan = Plan.objects.create(owner=user, name="p", workload=request_data["workload"], request=request_data)
+    return plan, PlanRun.objects.create(plan=plan)
+
+
+def test_run_is_idempotent(user, training_request):
+    plan, run = _queued_plan(user, training_request)
+    assert services.plan_run_execute(run_id=run.pk) == RunStatus.SUCCEEDED
+    plan.refresh_from_db()
+    first_result, first_updated = plan.result, plan.updated_at
+    # A redelivered message for the same run does nothing.
+    assert services.plan_run_execute(run_id=run.pk) == "skipped:succeeded"
+    plan.refresh_from_db()
+    run.refresh_from_db()
+    assert plan.result == first_result and plan.updated_at == first_updated
+    assert run.attempts == 1
+    assert services.plan_run_execute(run_id=999_999) == "skipped:missing"
+
+
+def test_engine_error_fails_the_run_with_a_message(user, training_request, monkeypatch):
+    def broken(**_kwargs):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(services, "plan_compute", broken)
+    _plan, run = _queued_plan(user, training_request)
+    assert services.plan_run_execute(run_id=run.pk) == RunStatus.FAILED
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "ZeroDivisionError: boom" in run.error and run.finished_at
+
+
+def test_soft_time_limit_fails_the_run(user, training_request, monkeypatch, settings):
+    def slow(**_kwargs):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(services, "plan_compute", slow)
+    _plan, run = _queued_plan(user, training_request)
+    services.plan_run_execute(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+    assert f"{settings.PLANNER_TASK_SOFT_TIME_LIMIT_S} s limit" in run.error
+
+
+def _stale_running(user, request_data, *, attempts: int, age_s: float) -> PlanRun:
+    _plan, run = _queued_plan(user, request_data)
+    then = timezone.now() - timedelta(seconds=age_s)
+    PlanRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.RUNNING, attempts=attempts, started_at=then, heartbeat_at=then, progress_percent=40
+    )
+    return run
+
+
+def test_stale_run_is_requeued_once_then_completes(user, training_request, settings,
+                                                   django_capture_on_commit_callbacks):
+    settings.PLANNER_RUN_STALE_AFTER_S = 60
+    run = _stale_running(user, training_request, attempts=1, age_s=61)
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = services.plan_runs_recover_stale()
+    assert counts == {"requeued": 1, "failed": 0}
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED and run.attempts == 2
+
+
+def test_run_that_lost_its_worker_twice_is_failed(user, training_request, settings):
+    settings.PLANNER_RUN_STALE_AFTER_S = 60
+    settings.PLANNER_RUN_MAX_ATTEMPTS = 2
+    run = _stale_running(user, training_request, attempts=2, age_s=300)
+    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 1}
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "stopped responding 2 times" in run.error and run.finished_at
+
+
+def test_fresh_running_run_is_left_alone(user, training_request, settings):
+    settings.PLANNER_RUN_STALE_AFTER_S = 60
+    run = _stale_running(user, training_request, attempts=1, age_s=10)
+    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 0}
+    run.refresh_from_db()
+    assert run.status == RunStatus.RUNNING
+
+
+def test_sweeper_does_not_revive_a_run_that_then_finishes(user, training_request, settings):
+    """A run the sweeper failed stays failed even if its slow worker later reports progress."""
+    settings.PLANNER_RUN_STALE_AFTER_S = 60
+    settings.PLANNER_RUN_MAX_ATTEMPTS = 1
+    run = _stale_running(user, training_request, attempts=1, age_s=120)
+    services.plan_runs_recover_stale()
+    assert services.plan_run_execute(run_id=run.pk) == "skipped:failed"
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+
+
+def test_worker_heartbeat_is_recorded(db):
+    from planner.models import WorkerHeartbeat
+
+    services.worker_heartbeat_record(hostname="w1@host")
+    services.worker_heartbeat_record(hostname="w1@host")
+    assert WorkerHeartbeat.objects.filter(hostname="w1@host").count() == 1

@@ -1,0 +1,23 @@
+"""Sample requests: the minimal training request from design.md and a small serving request."""
+
+TRAINING_REQUEST = {
+    "workload": "training",
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": 15e12, "deadline_days": 90},
+    "hardware": {"system": "auto"},
+    "pricing": {"years": 3, "regions": ["us-east-1", "us-west-2"]},
+}
+
+INFERENCE_REQUEST = {
+    "workload": "inference",
+    "model": {"preset": "llama-3-8b"},
+    "inference": {
+        "requests_per_s": 20,
+        "prompt_tokens": 1000,
+        "output_tokens": 250,
+        "ttft_ms": 1000,
+        "tpot_ms": 50,
+        "precision": "bf16",
+    },
+    "hardware": {"system": "dgx-h100"},
+}

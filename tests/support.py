@@ -1,0 +1,63 @@
+"""Helpers for tests that start real processes (workers, the `plan` command)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from django.db import connection
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """Environment for a child process that shares this test's database (a file, see settings)."""
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="planner.settings.test",
+        DATABASE_URL=f"sqlite:///{connection.settings_dict['NAME']}",
+        PLANNER_TASKS_EAGER="0",
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+@contextlib.contextmanager
+def celery_worker(env: dict[str, str], log_path: Path, name: str = "test") -> Iterator[subprocess.Popen]:
+    """A real prefork Celery worker in its own process group; killed (whole group) on exit."""
+    cmd = [
+        sys.executable, "-m", "celery", "-A", "planner", "worker", "--pool=prefork", "--concurrency=1",
+        "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"{name}@%h", "--loglevel=INFO",
+    ]
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        kill_group(proc, signal.SIGKILL)
+
+
+def kill_group(proc: subprocess.Popen, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, sig)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+
+
+def wait_for(predicate: Callable[[], object], timeout_s: float, what: str, log_path: Path | None = None) -> object:
+    """Poll until predicate() is truthy; fail with the worker log when it never is."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    log = log_path.read_text()[-4000:] if log_path and log_path.exists() else ""
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}\n--- worker log ---\n{log}")
