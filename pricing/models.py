@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-__all__ = ["PriceSnapshot"]
+__all__ = ["CloudOffer", "PriceSnapshot"]
 
 
 class PriceSnapshot(models.Model):
@@ -48,3 +49,55 @@ class PriceSnapshot(models.Model):
             "fetched_at": self.fetched_at.isoformat(),
             "stale": self.is_stale,
         }
+
+
+class CloudOffer(models.Model):
+    """What one cloud instance costs per hour under one purchase option, as observed in one snapshot.
+
+    Keyed by availability-zone *ID* (`use1-az4`), never the name: AZ names are shuffled per AWS account.
+    Regional prices (on-demand, reserved, capacity block) leave `availability_zone_id` blank. `raw` keeps the
+    trimmed source item (Price List term, spot record, capacity block offerings) so a surprising figure can be
+    traced back to what AWS said. Reserved rows hold the *effective* hourly price (upfront fee spread over the
+    term); Capacity Block rows the cheapest offering's upfront fee per instance-hour.
+    """
+
+    class Purchase(models.TextChoices):
+        # Values shared with the Django-free pricing.aws.offers constants (a test keeps them in step).
+        ON_DEMAND = "on_demand", "On-demand"
+        SPOT = "spot", "Spot"
+        RESERVED_1Y = "reserved_1y", "Reserved, 1 year"
+        RESERVED_3Y = "reserved_3y", "Reserved, 3 years"
+        CAPACITY_BLOCK = "capacity_block", "Capacity Block"
+
+    snapshot = models.ForeignKey(PriceSnapshot, on_delete=models.CASCADE, related_name="offers")
+    provider = models.CharField(max_length=16, default="aws")
+    instance_type = models.CharField(max_length=64)
+    region = models.CharField(max_length=32)
+    availability_zone_id = models.CharField(max_length=32, blank=True, help_text="Blank for regional prices.")
+    purchase = models.CharField(max_length=16, choices=Purchase.choices)
+    usd_per_hour = models.DecimalField(max_digits=14, decimal_places=6, help_text="USD per instance-hour.")
+    gpus = models.PositiveSmallIntegerField(default=0, help_text="GPUs per instance.")
+    gpu_model = models.CharField(max_length=64, blank=True, help_text="Catalog GPU id where the catalog has it.")
+    capacity_constrained = models.BooleanField(
+        default=False,
+        help_text="Spot quoted at (or above) the on-demand price: AWS has no spare capacity in this zone.",
+    )
+    observed_at = models.DateTimeField(help_text="When the price was observed at its source.")
+    raw = models.JSONField(default=dict, blank=True, help_text="The trimmed source item.")
+
+    class Meta:
+        ordering = ["instance_type", "region", "purchase", "availability_zone_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["snapshot", "instance_type", "region", "availability_zone_id", "purchase"],
+                name="cloud_offer_unique_per_snapshot",
+            )
+        ]  # its index, led by (snapshot, instance_type, region), also serves the planner's lookups
+
+    def __str__(self) -> str:
+        where = f"{self.region}/{self.availability_zone_id}" if self.availability_zone_id else self.region
+        return f"{self.instance_type} {self.purchase} {where}: ${self.usd_per_hour}/h"
+
+    @property
+    def usd_per_gpu_hour(self) -> Decimal | None:
+        return self.usd_per_hour / self.gpus if self.gpus else None

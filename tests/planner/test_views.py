@@ -95,7 +95,7 @@ def test_form_rejects_unknown_choices(alice_client):
     ("raw", "expected"),
     [
         ("{not json", "Malformed JSON"),
-        ("[1, 2]", "__all__"),
+        ("[1, 2]", "JSON object"),
         ('{"workload": "training", "model": {"preset": "nope"}, "training": {"tokens": 1e12, "gpus": 8}}',
          "model.preset"),
         ('{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": NaN, "gpus": 8}}',

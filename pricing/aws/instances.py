@@ -1,0 +1,87 @@
+"""Curated facts about the GPU instance types we price, kept in code because the APIs get them wrong.
+
+cloud-pricing.md section 2 lists known errors in `describe_instance_types` (p4de named "A100" with no size,
+p5en once "NVIDIA", g6e with 0 GB); the Price List only carries a GPU count. So the GPU model of each type
+comes from this versioned table, written with the catalog's GPU ids (fixtures/catalog/gpus.json) where the
+catalog has the part, so costing can join a cloud offer to on-prem hardware without string matching.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "CAPACITY_BLOCK_TYPES",
+    "DEFAULT_INSTANCE_TYPES",
+    "DEFAULT_REGIONS",
+    "INSTANCE_GPUS",
+    "REGION_LOCATIONS",
+    "InstanceGpus",
+    "instance_gpus",
+]
+
+
+@dataclass(frozen=True)
+class InstanceGpus:
+    gpus: int
+    gpu_model: str  # catalog GPU id when the catalog has the part, else a descriptive id
+
+
+INSTANCE_GPUS_VERSION = "2026-11-22"
+INSTANCE_GPUS: dict[str, InstanceGpus] = {
+    "p4d.24xlarge": InstanceGpus(8, "a100-40gb-sxm"),  # not in the catalog (it carries the 80 GB part only)
+    "p4de.24xlarge": InstanceGpus(8, "a100-80gb-sxm"),
+    "p5.48xlarge": InstanceGpus(8, "h100-sxm"),
+    "p5.4xlarge": InstanceGpus(1, "h100-sxm"),
+    "p5e.48xlarge": InstanceGpus(8, "h200-sxm"),
+    "p5en.48xlarge": InstanceGpus(8, "h200-sxm"),
+    "p6-b200.48xlarge": InstanceGpus(8, "b200-hgx"),
+    "g6e.48xlarge": InstanceGpus(8, "l40s"),
+    "g6e.12xlarge": InstanceGpus(4, "l40s"),
+    "g6e.xlarge": InstanceGpus(1, "l40s"),
+}
+
+# Types the Capacity Block API sells (cloud-pricing.md section 2); asking for others is a wasted call.
+CAPACITY_BLOCK_TYPES = frozenset(
+    {"p4d.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "trn1.32xlarge"}
+)
+
+DEFAULT_REGIONS = ("us-east-1", "us-west-2")
+DEFAULT_INSTANCE_TYPES = (
+    "p4d.24xlarge",
+    "p4de.24xlarge",
+    "p5.48xlarge",
+    "p5en.48xlarge",
+    "p6-b200.48xlarge",
+    "g6e.48xlarge",
+)
+
+# The Price List's `location` attribute is the filter every public catalog builder uses (cloud-pricing.md
+# section 2); newer data also has `regionCode`, which the fetcher falls back to for regions not listed here.
+REGION_LOCATIONS: dict[str, str] = {
+    "us-east-1": "US East (N. Virginia)",
+    "us-east-2": "US East (Ohio)",
+    "us-west-1": "US West (N. California)",
+    "us-west-2": "US West (Oregon)",
+    "ca-central-1": "Canada (Central)",
+    "eu-west-1": "EU (Ireland)",
+    "eu-west-2": "EU (London)",
+    "eu-central-1": "EU (Frankfurt)",
+    "eu-north-1": "EU (Stockholm)",
+    "ap-northeast-1": "Asia Pacific (Tokyo)",
+    "ap-southeast-2": "Asia Pacific (Sydney)",
+    "ap-south-1": "Asia Pacific (Mumbai)",
+    "sa-east-1": "South America (Sao Paulo)",
+}
+
+
+def instance_gpus(instance_type: str, *, gpu_attribute: str | None = None) -> InstanceGpus:
+    """GPU count and model for a type: the curated table first, else the Price List's `gpu` count, else 0."""
+    known = INSTANCE_GPUS.get(instance_type)
+    if known is not None:
+        return known
+    try:
+        count = int(gpu_attribute or 0)
+    except ValueError:
+        count = 0
+    return InstanceGpus(count, "")

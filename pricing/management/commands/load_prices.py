@@ -1,0 +1,54 @@
+"""`manage.py load_prices`: store the recorded AWS responses in fixtures/aws as the offline price snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from pricing.aws.recorded import fixtures_content_sha256
+from pricing.models import PriceSnapshot
+from pricing.selectors import cloud_offer_counts, cloud_offers_for_snapshot, price_snapshot_by_content
+from pricing.services import FIXTURES_AWS_DIR, price_snapshot_load_fixtures
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the recorded AWS price responses (fixtures/aws) as a price snapshot, replayed through the live "
+        "fetch code. Running it again with unchanged files does nothing."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--folder", type=Path, default=FIXTURES_AWS_DIR, help=f"Recorded responses (default {FIXTURES_AWS_DIR})."
+        )
+
+    def handle(self, *args, folder: Path, verbosity: int = 1, **options) -> None:
+        if not (folder / "manifest.json").is_file():
+            raise CommandError(f"{folder} has no manifest.json; is it a recorded-responses folder?")
+        already = price_snapshot_by_content(
+            content_sha256=fixtures_content_sha256(folder), kind=PriceSnapshot.Kind.FIXTURE
+        )
+        snapshot = price_snapshot_load_fixtures(folder=folder)
+        counts = cloud_offer_counts(snapshot=snapshot)
+        total = sum(counts.values())
+        summary = ", ".join(f"{purchase} {n}" for purchase, n in counts.items())
+        if already is not None:
+            self.stdout.write(
+                f"Price snapshot #{snapshot.pk} already holds these files ({total} offers); nothing loaded."
+            )
+            return
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Loaded price snapshot #{snapshot.pk}: {snapshot.source}, observed {snapshot.fetched_at:%Y-%m-%d}."
+            )
+        )
+        self.stdout.write(f"{total} offers: {summary}")
+        if verbosity >= 2:
+            for offer in cloud_offers_for_snapshot(snapshot=snapshot):
+                flag = "  (no spare capacity)" if offer.capacity_constrained else ""
+                zone = offer.availability_zone_id or "-"
+                self.stdout.write(
+                    f"  {offer.instance_type:18} {offer.region:10} {zone:9} {offer.purchase:15} "
+                    f"{offer.usd_per_hour:>12} USD/h{flag}"
+                )
