@@ -1,0 +1,537 @@
+"""Request validation: turn untrusted JSON into a PlanRequest, or report every problem at once.
+
+Errors are keyed by dotted field path so forms and API clients can put each message next to its field;
+validation never stops at the first problem because fixing one field at a time is tedious for users.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from planner.sizing.assumptions import ASSUMPTIONS
+from planner.sizing.catalog import Catalog, ModelPreset
+from planner.sizing.memory import RECOMPUTE_MODES
+from planner.sizing.request import (
+    DEFAULT_GLOBAL_BATCH_TOKENS,
+    DEFAULT_REGIONS,
+    DEFAULT_TPOT_MS,
+    DEFAULT_TTFT_MS,
+    HardwareSpec,
+    InferenceParallelism,
+    InferenceSpec,
+    ModelSpec,
+    MoeSpec,
+    PlanRequest,
+    PricingSpec,
+    SiteSpec,
+    TrainingParallelism,
+    TrainingSpec,
+)
+
+__all__ = [
+    "COOLING_CHOICES",
+    "FABRIC_CHOICES",
+    "INFERENCE_PRECISIONS",
+    "TRAINING_PRECISIONS",
+    "WORKLOADS",
+    "RequestInvalid",
+    "validate_request",
+]
+
+WORKLOADS = ("training", "inference")
+TRAINING_PRECISIONS = ("bf16", "fp8")
+INFERENCE_PRECISIONS = ("bf16", "fp8", "int8", "int4", "fp4")
+FABRIC_CHOICES = ("auto", "infiniband-ndr", "infiniband-xdr", "roce-400g", "roce-800g")
+COOLING_CHOICES = ("auto", "air", "rdhx", "liquid")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
+_MAX_NAME = 200
+
+# (key, upper bound) for the integer shape fields; the bounds only reject absurd input, not big models.
+_SHAPE_INTS = {
+    "layers": 1_000,
+    "hidden": 1_048_576,
+    "heads": 16_384,
+    "kv_heads": 16_384,
+    "ffn_hidden": 16_777_216,
+    "vocab": 10_000_000,
+    "seq_len": 10_000_000,
+}
+_SHAPE_BOOLS = ("ffn_gated", "tied_embeddings", "learned_positions", "biases")
+_EXPLICIT_REQUIRED = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq_len")
+
+
+class RequestInvalid(ValueError):
+    """Raised with every problem found: `errors` maps a dotted field path to its messages."""
+
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        self.errors = errors
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        lines = [f"- {msg}" for path in sorted(self.errors) for msg in self.errors[path]]
+        return "invalid plan request:\n" + "\n".join(lines)
+
+
+class _Errors:
+    def __init__(self) -> None:
+        self.errors: dict[str, list[str]] = {}
+
+    def add(self, path: str, message: str) -> None:
+        self.errors.setdefault(path or "__all__", []).append(message)
+
+    def has(self, prefix: str) -> bool:
+        return any(p == prefix or p.startswith(prefix + ".") for p in self.errors)
+
+
+def _type_name(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _fmt(bound: float) -> str:
+    return f"{bound:,}" if isinstance(bound, int) else f"{bound:g}"
+
+
+def _join(base: str, key: str) -> str:
+    return f"{base}.{key}" if base else key
+
+
+def _unknown_keys(err: _Errors, obj: dict[str, Any], base: str, allowed: Iterable[str]) -> None:
+    allowed = list(allowed)
+    for key in obj:
+        if key in allowed:
+            continue
+        path = _join(base, str(key))
+        hint = difflib.get_close_matches(str(key), allowed, n=1)
+        suffix = f"; did you mean '{hint[0]}'?" if hint else f" (allowed: {', '.join(sorted(allowed))})"
+        err.add(path, f"{path} is not a known field{suffix}")
+
+
+def _object(err: _Errors, obj: dict[str, Any], base: str, key: str, required: bool = False) -> dict[str, Any] | None:
+    path = _join(base, key)
+    value = obj.get(key)
+    if value is None:
+        if required:
+            err.add(path, f"{path} is required")
+        return None
+    if not isinstance(value, dict):
+        err.add(path, f"{path} must be an object, not {_type_name(value)}")
+        return None
+    return value
+
+
+def _number(
+    err: _Errors,
+    obj: dict[str, Any],
+    base: str,
+    key: str,
+    *,
+    required: bool = False,
+    integer: bool = False,
+    gt: float | None = 0,
+    ge: float | None = None,
+    le: float | None = None,
+) -> Any:
+    """A finite JSON number (bools and numeric strings rejected), optionally whole, within bounds."""
+    path = _join(base, key)
+    value = obj.get(key)
+    if value is None:
+        if required:
+            err.add(path, f"{path} is required")
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        err.add(path, f"{path} must be a number, not {_type_name(value)}")
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        err.add(path, f"{path} must be a finite number")
+        return None
+    if integer:
+        if isinstance(value, float) and not value.is_integer():
+            err.add(path, f"{path} must be a whole number")
+            return None
+        value = int(value)
+    ok = True
+    if gt is not None and not value > gt:
+        err.add(path, f"{path} must be > {_fmt(gt)}")
+        ok = False
+    if ge is not None and not value >= ge:
+        err.add(path, f"{path} must be >= {_fmt(ge)}")
+        ok = False
+    if le is not None and value > le:
+        err.add(path, f"{path} must be <= {_fmt(le)}")
+        ok = False
+    return value if ok else None
+
+
+def _choice(
+    err: _Errors,
+    obj: dict[str, Any],
+    base: str,
+    key: str,
+    choices: Iterable[str],
+    default: str | None = None,
+    required: bool = False,
+) -> str | None:
+    path = _join(base, key)
+    value = obj.get(key)
+    choices = list(choices)
+    if value is None:
+        if required:
+            err.add(path, f"{path} is required (one of: {', '.join(choices)})")
+        return default
+    if not isinstance(value, str) or value not in choices:
+        shown = repr(value) if isinstance(value, str) else _type_name(value)
+        err.add(path, f"{path} must be one of: {', '.join(choices)} (got {shown})")
+        return None
+    return value
+
+
+def _bool(err: _Errors, obj: dict[str, Any], base: str, key: str) -> bool | None:
+    path = _join(base, key)
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        err.add(path, f"{path} must be true or false, not {_type_name(value)}")
+        return None
+    return value
+
+
+# ----------------------------------------------------------------------------------------------- model
+
+
+def _validate_model(err: _Errors, data: dict[str, Any], catalog: Catalog) -> ModelSpec | None:
+    base = "model"
+    _unknown_keys(err, data, base, ["preset", "params", *_SHAPE_INTS, "moe", *_SHAPE_BOOLS])
+    preset: ModelPreset | None = None
+    preset_id = data.get("preset")
+    if preset_id is not None:
+        if not isinstance(preset_id, str):
+            err.add("model.preset", f"model.preset must be a string, not {_type_name(preset_id)}")
+        elif preset_id not in catalog.models:
+            err.add(
+                "model.preset",
+                f"model.preset '{preset_id}' is not a known preset (known: {', '.join(sorted(catalog.models))})",
+            )
+        else:
+            preset = catalog.models[preset_id]
+
+    values: dict[str, Any] = {}
+    for key, upper in _SHAPE_INTS.items():
+        values[key] = _number(err, data, base, key, integer=True, le=upper)
+    for key in _SHAPE_BOOLS:
+        values[key] = _bool(err, data, base, key)
+    params = _number(err, data, base, "params", le=1e14)
+    moe = _validate_moe(err, data)
+
+    if preset is None and preset_id is None:
+        for key in _EXPLICIT_REQUIRED:
+            if data.get(key) is None:
+                err.add(f"model.{key}", f"model.{key} is required when model.preset is not given")
+    if err.has(base):
+        return None
+
+    def pick(key: str) -> Any:
+        return values[key] if values[key] is not None else (getattr(preset, key) if preset else None)
+
+    shape = {key: pick(key) for key in _SHAPE_INTS}
+    if shape["kv_heads"] is None:
+        shape["kv_heads"] = shape["heads"]  # explicit shapes without kv_heads are multi-head attention
+    if shape["hidden"] % shape["heads"]:
+        err.add("model.heads", f"model.heads ({shape['heads']}) must divide model.hidden ({shape['hidden']})")
+    if shape["heads"] % shape["kv_heads"]:
+        err.add("model.kv_heads", f"model.kv_heads ({shape['kv_heads']}) must divide model.heads ({shape['heads']})")
+    if moe is None and preset is not None and preset.moe_experts:
+        moe = MoeSpec(preset.moe_experts, preset.moe_active or 1)
+    defaults = {"ffn_gated": True, "tied_embeddings": False, "learned_positions": False, "biases": False}
+    flags = {
+        k: (values[k] if values[k] is not None else (getattr(preset, k) if preset else defaults[k]))
+        for k in _SHAPE_BOOLS
+    }
+    if err.has(base):
+        return None
+    return ModelSpec(preset=preset.id if preset else None, moe=moe, params=params, **shape, **flags)
+
+
+def _validate_moe(err: _Errors, data: dict[str, Any]) -> MoeSpec | None:
+    moe = _object(err, data, "model", "moe")
+    if moe is None:
+        return None
+    _unknown_keys(err, moe, "model.moe", ["experts", "active"])
+    experts = _number(err, moe, "model.moe", "experts", required=True, integer=True, le=4096)
+    active = _number(err, moe, "model.moe", "active", required=True, integer=True, le=4096)
+    if experts is None or active is None:
+        return None
+    if active > experts:
+        err.add("model.moe.active", f"model.moe.active ({active}) must be <= model.moe.experts ({experts})")
+        return None
+    return MoeSpec(experts, active)
+
+
+# -------------------------------------------------------------------------------------------- training
+
+
+def _validate_training(err: _Errors, data: dict[str, Any], model: ModelSpec | None) -> TrainingSpec | None:
+    base = "training"
+    _unknown_keys(
+        err, data, base, ["tokens", "deadline_days", "gpus", "global_batch_tokens", "precision", "parallelism"]
+    )
+    tokens = _number(err, data, base, "tokens", required=True, le=1e16)
+    deadline = _number(err, data, base, "deadline_days", le=3650)
+    gpus = _number(err, data, base, "gpus", integer=True, le=1_000_000)
+    has_deadline, has_gpus = data.get("deadline_days") is not None, data.get("gpus") is not None
+    if has_deadline == has_gpus:
+        got = "both" if has_deadline else "neither"
+        err.add(base, f"training must give exactly one of deadline_days or gpus (got {got})")
+    gbt = _number(err, data, base, "global_batch_tokens", integer=True, le=10_000_000_000)
+    if gbt is not None and model is not None and gbt < model.seq_len:
+        err.add(
+            "training.global_batch_tokens",
+            f"training.global_batch_tokens ({gbt}) must be >= model.seq_len ({model.seq_len})",
+        )
+    precision = _choice(err, data, base, "precision", TRAINING_PRECISIONS, default="bf16")
+    pin = _validate_training_parallelism(err, data, model, gpus)
+    if err.has(base):
+        return None
+    assert tokens is not None and precision is not None and pin is not None
+    return TrainingSpec(
+        tokens=float(tokens),
+        deadline_days=None if deadline is None else float(deadline),
+        gpus=gpus,
+        global_batch_tokens=gbt or DEFAULT_GLOBAL_BATCH_TOKENS,
+        precision=precision,
+        parallelism=pin,
+    )
+
+
+def _validate_training_parallelism(
+    err: _Errors, data: dict[str, Any], model: ModelSpec | None, gpus: int | None
+) -> TrainingParallelism | None:
+    base = "training.parallelism"
+    obj = _object(err, data, "training", "parallelism")
+    if obj is None:
+        return None if err.has(base) else TrainingParallelism()
+    _unknown_keys(err, obj, base, ["tp", "pp", "dp", "micro_batch", "recompute"])
+    tp = _number(err, obj, base, "tp", integer=True, le=4096)
+    pp = _number(err, obj, base, "pp", integer=True, le=10_000)
+    dp = _number(err, obj, base, "dp", integer=True, le=1_000_000)
+    micro_batch = _number(err, obj, base, "micro_batch", integer=True, le=65_536)
+    recompute = _choice(err, obj, base, "recompute", RECOMPUTE_MODES)
+    if model is not None:
+        if tp is not None and (model.heads % tp or model.kv_heads % tp):
+            err.add(
+                f"{base}.tp",
+                f"{base}.tp ({tp}) must divide model.heads ({model.heads}) and model.kv_heads ({model.kv_heads})",
+            )
+        if pp is not None and pp > model.layers:
+            err.add(f"{base}.pp", f"{base}.pp ({pp}) must be <= model.layers ({model.layers})")
+    if gpus is not None and not err.has(base):
+        group = (tp or 1) * (pp or 1) * (dp or 1)
+        if tp is not None and pp is not None and dp is not None and group != gpus:
+            err.add(base, f"{base}: tp x pp x dp ({group}) must equal training.gpus ({gpus})")
+        elif gpus % group:
+            err.add(base, f"{base}: the pinned degrees ({group} GPUs per group) must divide training.gpus ({gpus})")
+    if err.has(base):
+        return None
+    return TrainingParallelism(tp=tp, pp=pp, dp=dp, micro_batch=micro_batch, recompute=recompute)
+
+
+# ------------------------------------------------------------------------------------------- inference
+
+
+def _validate_inference(err: _Errors, data: dict[str, Any], model: ModelSpec | None) -> InferenceSpec | None:
+    base = "inference"
+    _unknown_keys(
+        err,
+        data,
+        base,
+        ["requests_per_s", "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms", "precision", "parallelism"],
+    )
+    rps = _number(err, data, base, "requests_per_s", required=True, le=10_000_000)
+    prompt = _number(err, data, base, "prompt_tokens", required=True, integer=True, le=10_000_000)
+    output = _number(err, data, base, "output_tokens", required=True, integer=True, le=10_000_000)
+    ttft = _number(err, data, base, "ttft_ms", le=3_600_000)
+    tpot = _number(err, data, base, "tpot_ms", le=60_000)
+    precision = _choice(err, data, base, "precision", INFERENCE_PRECISIONS, default="bf16")
+    pin = InferenceParallelism()
+    obj = _object(err, data, base, "parallelism")
+    if obj is not None:
+        _unknown_keys(err, obj, f"{base}.parallelism", ["tp", "pp"])
+        tp = _number(err, obj, f"{base}.parallelism", "tp", integer=True, le=4096)
+        pp = _number(err, obj, f"{base}.parallelism", "pp", integer=True, le=10_000)
+        if model is not None and tp is not None and model.heads % tp:
+            err.add(f"{base}.parallelism.tp", f"{base}.parallelism.tp ({tp}) must divide model.heads ({model.heads})")
+        if model is not None and pp is not None and pp > model.layers:
+            err.add(f"{base}.parallelism.pp", f"{base}.parallelism.pp ({pp}) must be <= model.layers ({model.layers})")
+        pin = InferenceParallelism(tp=tp, pp=pp)
+    if err.has(base):
+        return None
+    assert rps is not None and prompt is not None and output is not None and precision is not None
+    return InferenceSpec(
+        requests_per_s=float(rps),
+        prompt_tokens=prompt,
+        output_tokens=output,
+        ttft_ms=float(ttft) if ttft is not None else DEFAULT_TTFT_MS,
+        tpot_ms=float(tpot) if tpot is not None else DEFAULT_TPOT_MS,
+        precision=precision,
+        parallelism=pin,
+    )
+
+
+# ------------------------------------------------------------------------------------ hardware and site
+
+
+def _validate_hardware(err: _Errors, data: dict[str, Any] | None, catalog: Catalog) -> HardwareSpec | None:
+    if data is None:
+        return HardwareSpec()
+    base = "hardware"
+    _unknown_keys(err, data, base, ["system", "fabric", "rack_kw", "cooling"])
+    system = data.get("system", "auto")
+    if system is None:
+        system = "auto"
+    if not isinstance(system, str):
+        err.add("hardware.system", f"hardware.system must be a string, not {_type_name(system)}")
+    elif system != "auto" and system not in catalog.systems:
+        err.add(
+            "hardware.system",
+            f"hardware.system '{system}' is not a catalog system (known: auto, {', '.join(sorted(catalog.systems))})",
+        )
+    fabric = _choice(err, data, base, "fabric", FABRIC_CHOICES, default="auto")
+    rack_kw = _number(err, data, base, "rack_kw", le=2000)
+    cooling = _choice(err, data, base, "cooling", COOLING_CHOICES, default="auto")
+    if err.has(base):
+        return None
+    assert isinstance(system, str) and fabric is not None and cooling is not None
+    return HardwareSpec(
+        system=system, fabric=fabric, rack_kw=None if rack_kw is None else float(rack_kw), cooling=cooling
+    )
+
+
+def _validate_site(err: _Errors, data: dict[str, Any] | None) -> SiteSpec | None:
+    if data is None:
+        return SiteSpec()
+    base = "site"
+    _unknown_keys(err, data, base, ["electricity_usd_per_kwh", "pue", "colo_usd_per_kw_month"])
+    electricity = _number(err, data, base, "electricity_usd_per_kwh", le=10)
+    pue = _number(err, data, base, "pue", gt=None, ge=1.0, le=3.0)
+    colo = _number(err, data, base, "colo_usd_per_kw_month", le=100_000)
+    if err.has(base):
+        return None
+    return SiteSpec(
+        electricity_usd_per_kwh=None if electricity is None else float(electricity),
+        pue=None if pue is None else float(pue),
+        colo_usd_per_kw_month=None if colo is None else float(colo),
+    )
+
+
+def _validate_pricing(err: _Errors, data: dict[str, Any] | None) -> PricingSpec | None:
+    if data is None:
+        return PricingSpec()
+    base = "pricing"
+    _unknown_keys(err, data, base, ["years", "regions"])
+    years = _number(err, data, base, "years", integer=True, le=20)
+    regions = data.get("regions")
+    cleaned: list[str] = list(DEFAULT_REGIONS)
+    if regions is not None:
+        if not isinstance(regions, list):
+            err.add("pricing.regions", f"pricing.regions must be a list of region names, not {_type_name(regions)}")
+        elif not regions:
+            err.add("pricing.regions", "pricing.regions must list at least one region")
+        elif len(regions) > 50:
+            err.add("pricing.regions", "pricing.regions must list at most 50 regions")
+        else:
+            cleaned = []
+            for i, region in enumerate(regions):
+                if not isinstance(region, str) or not _REGION.match(region):
+                    shown = repr(region) if isinstance(region, str) else _type_name(region)
+                    err.add(
+                        f"pricing.regions.{i}",
+                        f"pricing.regions.{i} must be an AWS region name like 'us-east-1' (got {shown})",
+                    )
+                elif region not in cleaned:
+                    cleaned.append(region)
+    if err.has(base):
+        return None
+    return PricingSpec(years=years or 3, regions=tuple(cleaned))
+
+
+def _validate_assumptions(err: _Errors, data: dict[str, Any] | None) -> dict[str, float]:
+    if data is None:
+        return {}
+    _unknown_keys(err, data, "assumptions", ASSUMPTIONS)
+    out: dict[str, float] = {}
+    for name, spec in ASSUMPTIONS.items():
+        if name not in data:
+            continue
+        path = f"assumptions.{name}"
+        before = len(err.errors.get(path, []))
+        value = _number(err, data, "assumptions", name, integer=spec.integer, gt=None)
+        if value is None:
+            continue
+        if not spec.minimum <= value <= spec.maximum:
+            err.add(path, f"{path} must be between {_fmt(spec.minimum)} and {_fmt(spec.maximum)} ({spec.unit})")
+        elif len(err.errors.get(path, [])) == before:
+            out[name] = value
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- entry
+
+
+def validate_request(data: object, catalog: Catalog) -> PlanRequest:
+    """Validate a decoded JSON body against the contract in design.md; raise RequestInvalid with all errors."""
+    err = _Errors()
+    if not isinstance(data, dict):
+        err.add("__all__", f"the request body must be a JSON object, not {_type_name(data)}")
+        raise RequestInvalid(err.errors)
+
+    _unknown_keys(
+        err,
+        data,
+        "",
+        ["workload", "model", "training", "inference", "hardware", "site", "pricing", "assumptions", "name"],
+    )
+    workload = _choice(err, data, "", "workload", WORKLOADS, required=True)
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        err.add("name", f"name must be a string, not {_type_name(name)}")
+    elif isinstance(name, str) and len(name) > _MAX_NAME:
+        err.add("name", f"name must be at most {_MAX_NAME} characters")
+
+    model_data = _object(err, data, "", "model", required=True)
+    model = _validate_model(err, model_data, catalog) if model_data is not None else None
+
+    training = inference = None
+    for section in WORKLOADS:
+        section_data = _object(err, data, "", section, required=(workload == section))
+        if section_data is None or (workload is not None and workload != section):
+            continue  # the other workload's section is ignored (forms may send both)
+        if section == "training":
+            training = _validate_training(err, section_data, model)
+        else:
+            inference = _validate_inference(err, section_data, model)
+
+    hardware = _validate_hardware(err, _object(err, data, "", "hardware"), catalog)
+    site = _validate_site(err, _object(err, data, "", "site"))
+    pricing = _validate_pricing(err, _object(err, data, "", "pricing"))
+    assumptions = _validate_assumptions(err, _object(err, data, "", "assumptions"))
+
+    if err.errors:
+        raise RequestInvalid(err.errors)
+    assert workload is not None and model is not None and hardware and site and pricing
+    return PlanRequest(
+        workload=workload,
+        model=model,
+        training=training,
+        inference=inference,
+        hardware=hardware,
+        site=site,
+        pricing=pricing,
+        assumptions=assumptions,
+        name=name if isinstance(name, str) else None,
+    )
