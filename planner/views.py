@@ -37,7 +37,15 @@ def plan_create(request: HttpRequest) -> HttpResponse:
 def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
     run = selectors.plan_latest_run(plan=plan)
-    return render(request, "planner/plan_detail.html", {"plan": plan, "run": run, "result": plan.result})
+    context = {"plan": plan, "run": run, "result": plan.result, "candidates": _table((plan.result or {}).get("candidates"))}
+    return render(request, "planner/plan_detail.html", context)
+
+
+def _table(records: list[dict] | None) -> dict:
+    """Rows of dicts -> one header (the union of keys, first-seen order) and aligned rows."""
+    records = records or []
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    return {"columns": columns, "rows": [[record.get(key) for key in columns] for record in records]}
 
 
 @login_required

@@ -9,9 +9,11 @@ from django import template
 
 register = template.Library()
 
+# Longest suffix first, so `tokens_per_s` reads "/s", not "s".
 UNIT_SUFFIXES = {
-    "_gib": "GiB", "_tb": "TB", "_gbps": "GB/s", "_kw": "kW", "_w": "W", "_s": "s", "_ms": "ms",
-    "_days": "days", "_usd": "USD", "_tflops": "TFLOP/s", "_per_s": "/s",
+    "_per_gpu_gib": "GiB/GPU", "_tflops_per_gpu": "TFLOP/s per GPU", "_per_s": "/s", "_gib": "GiB", "_tb": "TB",
+    "_gbps": "GB/s", "_kw": "kW", "_ms": "ms", "_days": "days", "_usd": "USD", "_tflops": "TFLOP/s", "_w": "W",
+    "_s": "s",
 }
 
 
@@ -23,6 +25,9 @@ def num(value):
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     magnitude = abs(value)
+    if magnitude >= 1e15:  # FLOP totals: digits past the third are noise to a reader
+        mantissa, exponent = f"{value:.3e}".split("e")
+        return f"{float(mantissa):.3g}e{int(exponent)}"
     if isinstance(value, int) or magnitude >= 1000:
         return f"{value:,.0f}"
     if magnitude >= 10:
@@ -41,7 +46,13 @@ def unit(key: str) -> str:
 
 @register.filter
 def label(key: str) -> str:
-    return str(key).replace("_", " ")
+    """`step_time_s` -> 'step time' (the unit is shown beside the value)."""
+    text = str(key)
+    for suffix in UNIT_SUFFIXES:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            text = text[: -len(suffix)]
+            break
+    return text.replace("_", " ")
 
 
 @register.filter
