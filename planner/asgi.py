@@ -6,6 +6,6 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.settings.base")
 
-import planner.celery  # noqa: E402, F401
+import planner.celery  # noqa: F401
 
 application = get_asgi_application()

@@ -4,7 +4,6 @@ from django.urls import include, path
 
 from . import views
 
-
 plan_patterns = [
     path("", views.plan_list, name="plan_list"),
     path("plans/new/", views.plan_create, name="plan_create"),

@@ -37,7 +37,8 @@ def plan_create(request: HttpRequest) -> HttpResponse:
 def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
     run = selectors.plan_latest_run(plan=plan)
-    context = {"plan": plan, "run": run, "result": plan.result, "candidates": _table((plan.result or {}).get("candidates"))}
+    candidates = _table((plan.result or {}).get("candidates"))
+    context = {"plan": plan, "run": run, "result": plan.result, "candidates": candidates}
     return render(request, "planner/plan_detail.html", context)
 
 

@@ -6,6 +6,6 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.settings.base")
 
-import planner.celery  # noqa: E402, F401  (so tasks sent from web requests use the configured app)
+import planner.celery  # noqa: F401  (so tasks sent from web requests use the configured app)
 
 application = get_wsgi_application()

@@ -1,10 +1,12 @@
 """Test settings: the embedded stack, fast password hashing, tasks eager unless a test says otherwise."""
 
 import os
+from pathlib import Path
 
-os.environ.setdefault("PLANNER_VAR_DIR", str(__import__("pathlib").Path(__file__).resolve().parents[2] / "var" / "test"))
+# Tests keep their database, broker folder and secret apart from the ones `make run` uses.
+os.environ.setdefault("PLANNER_VAR_DIR", str(Path(__file__).resolve().parents[2] / "var" / "test"))
 
-from .base import *  # noqa: E402
+from .base import *
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=True)

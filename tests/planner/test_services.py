@@ -30,9 +30,9 @@ def test_plan_create_runs_the_chain_and_stores_the_contract(user, training_reque
     assert run.started_at <= run.heartbeat_at <= run.finished_at
     assert run.engine_s is not None and run.engine_s < 5
     result = plan.result
-    assert TRAINING_KEYS <= set(result["training"])
+    assert set(result["training"]) >= TRAINING_KEYS
     assert {"tp", "pp", "dp", "micro_batch", "recompute"} <= set(result["training"]["parallelism"])
-    assert CLUSTER_KEYS <= set(result["cluster"])
+    assert set(result["cluster"]) >= CLUSTER_KEYS
     assert result["catalog_version"] == plan.catalog_version != ""
     assert "training.days" in result["explain"] and "formula" in result["explain"]["training.days"]
     # GPUs come in whole systems, and TP x PP x DP uses them all.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -52,7 +53,7 @@ class Command(BaseCommand):
 
     def _read(self, source: str) -> object:
         try:
-            text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+            text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
         except OSError as exc:
             raise CommandError(f"cannot read {source}: {exc.strerror}") from exc
         try:
