@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from .choices import FINISHED_STATUSES, RunStatus, Workload
 
-__all__ = ["CatalogRelease", "Plan", "PlanRun", "WorkerHeartbeat"]
+__all__ = ["ApiIdempotencyKey", "CatalogRelease", "Plan", "PlanRun", "WorkerHeartbeat"]
 
 
 class CatalogRelease(models.Model):
@@ -125,3 +125,23 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return self.hostname
+
+
+class ApiIdempotencyKey(models.Model):
+    """Maps a client's Idempotency-Key to the plan its first request created.
+
+    A retried POST with the same key and body returns that plan instead of creating another;
+    the same key with a different body is refused, since the client has mixed up its keys.
+    """
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_sha256 = models.CharField(max_length=64)
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "key"], name="idempotency_key_unique_per_owner")]
+
+    def __str__(self) -> str:
+        return self.key

@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
 from pricing.models import PriceSnapshot
+from pricing.selectors import price_snapshot_latest
 
 from .models import Plan, PlanRun
 
@@ -25,5 +26,5 @@ def plan_latest_run(*, plan: Plan) -> PlanRun | None:
 
 
 def price_snapshot_current() -> PriceSnapshot | None:
-    """The newest price snapshot, which new plans are priced with."""
-    return PriceSnapshot.objects.order_by("-fetched_at", "-pk").first()
+    """The snapshot new plans are priced with: the most recently observed one."""
+    return price_snapshot_latest()

@@ -7,6 +7,8 @@ bad input never leaves a half-saved plan.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import socket
@@ -16,13 +18,13 @@ from datetime import timedelta
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from .choices import RunStatus
 from .engine import plan_compute, request_validate
-from .models import Plan, PlanRun, WorkerHeartbeat
+from .models import ApiIdempotencyKey, Plan, PlanRun, WorkerHeartbeat
 from .selectors import price_snapshot_current
 
 logger = logging.getLogger(__name__)
@@ -55,6 +57,48 @@ def plan_create(*, owner: AbstractBaseUser, request_data: object, name: str | No
         run = PlanRun.objects.create(plan=plan)
         _enqueue_on_commit(run.pk)
     return plan
+
+
+class IdempotencyConflict(Exception):
+    """The Idempotency-Key was already used with a different request body."""
+
+
+def plan_create_idempotent(
+    *, owner: AbstractBaseUser, request_data: object, key: str, name: str | None = None
+) -> tuple[Plan, bool]:
+    """plan_create, made safe to retry: the same key and body give back the first plan.
+
+    Returns (plan, created). Two concurrent requests with one key race on the unique
+    constraint; the loser's transaction (plan included) rolls back and it returns the winner's plan.
+    """
+    digest = hashlib.sha256(json.dumps(request_data, sort_keys=True, default=str).encode()).hexdigest()
+
+    def existing() -> tuple[Plan, bool] | None:
+        record = ApiIdempotencyKey.objects.select_related("plan").filter(owner=owner, key=key).first()
+        if record is None:
+            return None
+        if record.request_sha256 != digest:
+            raise IdempotencyConflict(f"Idempotency-Key {key!r} was already used with a different request body.")
+        return record.plan, False
+
+    found = existing()
+    if found:
+        return found
+    try:
+        with transaction.atomic():
+            plan = plan_create(owner=owner, request_data=request_data, name=name)
+            ApiIdempotencyKey.objects.create(owner=owner, key=key, request_sha256=digest, plan=plan)
+    except IntegrityError:
+        found = existing()
+        if found is None:
+            raise
+        return found
+    return plan, True
+
+
+def plan_delete(*, plan: Plan) -> None:
+    """Delete a plan with its runs (a queued run's task then finds nothing and does nothing)."""
+    plan.delete()
 
 
 def plan_rerun(*, plan: Plan) -> PlanRun:

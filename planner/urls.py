@@ -14,8 +14,11 @@ plan_patterns = [
 
 urlpatterns = [
     path("", include((plan_patterns, "planner"))),
+    path("api/", include("planner.api.urls")),
     path("healthz", views.healthz, name="healthz"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
 ]
+
+handler404 = "planner.views.not_found"

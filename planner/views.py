@@ -72,3 +72,10 @@ def plan_status(request: HttpRequest, plan_id: int) -> JsonResponse:
 def healthz(request: HttpRequest) -> JsonResponse:
     report = health_report()
     return JsonResponse(report, status=200 if report["ok"] else 503)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """JSON for API clients (they parse every answer), the usual page for people."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return render(request, "404.html", status=404)

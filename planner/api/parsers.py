@@ -1,0 +1,30 @@
+"""A JSON parser that refuses oversized bodies with 413 before reading them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import status
+from rest_framework.exceptions import APIException
+from rest_framework.parsers import JSONParser
+
+
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "Request body too large."
+    default_code = "payload_too_large"
+
+
+class BoundedJSONParser(JSONParser):
+    """JSONParser with a size cap (PLANNER_API_MAX_BODY_BYTES).
+
+    A plan request is a few hundred bytes; refusing megabyte bodies up front keeps a client
+    bug (or abuse) from tying up a web worker parsing them.
+    """
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.PLANNER_API_MAX_BODY_BYTES
+        request = (parser_context or {}).get("request")
+        declared = request.META.get("CONTENT_LENGTH") if request is not None else None
+        if declared and str(declared).isdigit() and int(declared) > limit:
+            raise PayloadTooLarge(f"Request body is {declared} bytes; the limit is {limit} bytes.")
+        return super().parse(stream, media_type, parser_context)

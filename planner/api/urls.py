@@ -1,0 +1,28 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
+
+from pricing.api.views import PriceSnapshotViewSet
+
+from .views import CatalogView, PlanViewSet
+
+app_name = "api"
+
+router = SimpleRouter(trailing_slash=True)
+router.register("plans", PlanViewSet, basename="plan")
+router.register("prices/snapshots", PriceSnapshotViewSet, basename="price-snapshot")
+
+# Export endpoints are named like files (no trailing slash), so they sit outside the router.
+exports = [
+    path("plans/<int:pk>/bom.json", PlanViewSet.as_view({"get": "bom_json"}), name="plan-bom-json"),
+    path("plans/<int:pk>/bom.csv", PlanViewSet.as_view({"get": "bom_csv"}), name="plan-bom-csv"),
+]
+
+urlpatterns = [
+    *exports,
+    path("catalog/", CatalogView.as_view(), name="catalog"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    *router.urls,
+]

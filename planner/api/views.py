@@ -1,0 +1,173 @@
+"""API views. Thin: authenticate, look up the owner's plan, call a service, shape the answer."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from django.http import HttpResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from planner import selectors, services
+from planner.exports.bom_csv import BOM_CSV_VERSION, bom_csv
+from planner.models import Plan
+from planner.sizing.catalog import default_catalog_dir, load_catalog
+
+from .serializers import (
+    ErrorSerializer,
+    PlanAcceptedSerializer,
+    PlanDetailSerializer,
+    PlanRequestSerializer,
+    PlanSummarySerializer,
+)
+
+ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="Invalid request: every problem, by field path."),
+    401: OpenApiResponse(ErrorSerializer, description="No or bad credentials."),
+    403: OpenApiResponse(ErrorSerializer, description="Authenticated but not allowed (e.g. CSRF on a session)."),
+    404: OpenApiResponse(ErrorSerializer, description="No such plan among yours."),
+    429: OpenApiResponse(ErrorSerializer, description="Rate limited; see Retry-After."),
+}
+
+
+def _absolute(request: Request, path: str) -> str:
+    return request.build_absolute_uri(path)
+
+
+class PlanCreateThrottle(ScopedRateThrottle):
+    scope_attr = "throttle_scope"
+
+
+class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Your plans. Another user's plan id answers 404, exactly like one that does not exist."""
+
+    lookup_value_regex = r"\d+"
+
+    def get_queryset(self):
+        plans = selectors.plan_list(owner=self.request.user)
+        if self.action != "list":
+            return plans
+        params = self.request.query_params
+        # A filter given empty is an error, not "no filter": a client that sends it meant something.
+        if "workload" in params:
+            if params["workload"] not in ("training", "inference"):
+                raise ValidationError({"workload": ["must be training or inference"]})
+            plans = plans.filter(workload=params["workload"])
+        if "system" in params:
+            if not params["system"]:
+                raise ValidationError({"system": ["must not be empty"]})
+            plans = plans.filter(result__cluster__system=params["system"])
+        for name, lookup in (("created_after", "created_at__gte"), ("created_before", "created_at__lt")):
+            if name in params:
+                plans = plans.filter(**{lookup: _parse_when(name, params[name])})
+        return plans
+
+    def get_serializer_class(self):
+        return PlanSummarySerializer if self.action == "list" else PlanDetailSerializer
+
+    def get_throttles(self):
+        if self.action == "create":
+            self.throttle_scope = "plan_create"
+            return [UserRateThrottle(), PlanCreateThrottle()]
+        return super().get_throttles()
+
+    def _plan(self) -> Plan:
+        return selectors.plan_get_owned(owner=self.request.user, plan_id=self.kwargs["pk"])
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("workload", str, enum=["training", "inference"]),
+            OpenApiParameter("system", str, description="Catalog system id of the planned cluster."),
+            OpenApiParameter("created_after", OpenApiTypes.DATETIME),
+            OpenApiParameter("created_before", OpenApiTypes.DATETIME),
+        ],
+        responses={200: PlanSummarySerializer(many=True), **{k: ERRORS[k] for k in (400, 401, 429)}},
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(responses={200: PlanDetailSerializer, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def retrieve(self, request, *args, **kwargs):
+        return Response(PlanDetailSerializer(self._plan(), context={"request": request}).data)
+
+    @extend_schema(
+        request=PlanRequestSerializer,
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
+                                     description="Retries with the same key and body return the first plan.")],
+        responses={
+            202: PlanAcceptedSerializer,
+            409: OpenApiResponse(ErrorSerializer, description="Idempotency-Key reused with a different body."),
+            413: OpenApiResponse(ErrorSerializer, description="Body larger than the limit."),
+            **{k: ERRORS[k] for k in (400, 401, 403, 429)},
+        },
+    )
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if len(key) > 255:
+            raise ValidationError({"Idempotency-Key": ["must be at most 255 characters"]})
+        if key:
+            try:
+                plan, created = services.plan_create_idempotent(owner=request.user, request_data=request.data, key=key)
+            except services.IdempotencyConflict as exc:
+                return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        else:
+            plan, created = services.plan_create(owner=request.user, request_data=request.data), True
+        body = {
+            "id": plan.pk,
+            "status": selectors.plan_latest_run(plan=plan).status,
+            "url": _absolute(request, reverse("api:plan-detail", args=[plan.pk])),
+            "status_url": _absolute(request, reverse("api:plan-detail", args=[plan.pk])),
+            "created": created,
+        }
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+    @extend_schema(responses={204: None, **{k: ERRORS[k] for k in (401, 403, 404, 429)}})
+    def destroy(self, request: Request, *args, **kwargs) -> Response:
+        services.plan_delete(plan=self._plan())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def _bom_lines(self) -> list[dict]:
+        plan = self._plan()
+        if not plan.result or "bom" not in plan.result:
+            raise NotFound("This plan has no bill of materials (no successful run with a physical build yet).")
+        return plan.result["bom"]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def bom_json(self, request: Request, pk: str) -> Response:
+        return Response({"plan_id": int(pk), "lines": self._bom_lines()})
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def bom_csv(self, request: Request, pk: str) -> HttpResponse:
+        response = HttpResponse(bom_csv(self._bom_lines()), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="plan-{pk}-bom.csv"'
+        response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
+        return response
+
+
+def _parse_when(name: str, raw: str) -> datetime:
+    value = parse_datetime(raw)
+    if value is None and (day := parse_date(raw)) is not None:
+        value = datetime(day.year, day.month, day.day)
+    if value is None:
+        raise ValidationError({name: ["must be an ISO 8601 date or date-time"]})
+    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+class CatalogView(APIView):
+    """The hardware catalog and model presets, every record with its source and date."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **{k: ERRORS[k] for k in (401, 429)}})
+    def get(self, request: Request) -> Response:
+        kinds = {path.stem: json.loads(path.read_text()) for path in sorted(Path(default_catalog_dir()).glob("*.json"))}
+        return Response({"version": load_catalog().version, "kinds": kinds})

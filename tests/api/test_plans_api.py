@@ -1,0 +1,214 @@
+"""The REST API: tokens, ownership, validation errors, idempotent create, BOM exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from planner.models import Plan, PlanRun
+
+pytestmark = pytest.mark.django_db
+
+PLANS = "/api/plans/"
+
+
+@pytest.fixture
+def api(user) -> APIClient:
+    client = APIClient()
+    token = Token.objects.create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def other_api(other_user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=other_user).key}")
+    return client
+
+
+def _create(api, body, **headers):
+    return api.post(PLANS, data=json.dumps(body), content_type="application/json", **headers)
+
+
+def test_requires_authentication(client):
+    assert client.get(PLANS).status_code in (401, 403)
+    bad = APIClient()
+    bad.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    assert bad.get(PLANS).status_code == 401
+
+
+def test_create_then_read(api, training_request, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _create(api, training_request)
+    assert response.status_code == 202
+    body = response.json()
+    assert body["status"] == "queued" and body["created"] is True and body["url"].endswith(f"/api/plans/{body['id']}/")
+    detail = api.get(body["url"]).json()
+    assert detail["request"] == training_request
+    assert detail["run"]["status"] == "succeeded" and detail["run"]["progress_percent"] == 100
+    assert detail["result"]["cluster"]["gpus"] == detail["gpus"] > 0
+    listing = api.get(PLANS).json()
+    assert listing["count"] == 1 and listing["results"][0]["id"] == body["id"]
+
+
+def test_validation_errors_name_every_field(api, training_request):
+    training_request["training"]["tokens"] = -1
+    training_request["model"] = {"preset": "llama-3-70b", "colour": "blue"}
+    training_request["hardware"]["system"] = "dgx-z9"
+    response = _create(api, training_request)
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert {"training.tokens", "model.colour", "hardware.system"} <= set(errors)
+    assert Plan.objects.count() == 0
+
+
+@pytest.mark.parametrize("raw", ["{", '{"workload": NaN}', "[]", "null", '"text"'])
+def test_malformed_and_non_object_bodies_are_400(api, raw):
+    response = api.post(PLANS, data=raw, content_type="application/json")
+    assert response.status_code == 400 and response.json()["detail"]
+    assert Plan.objects.count() == 0
+
+
+def test_oversized_body_is_413(api, settings, training_request):
+    settings.PLANNER_API_MAX_BODY_BYTES = 200
+    training_request["name"] = "x" * 300
+    assert _create(api, training_request).status_code == 413
+    assert Plan.objects.count() == 0
+
+
+def test_idempotency_key_makes_retries_safe(api, training_request):
+    first = _create(api, training_request, HTTP_IDEMPOTENCY_KEY="abc-1")
+    again = _create(api, training_request, HTTP_IDEMPOTENCY_KEY="abc-1")
+    assert first.status_code == again.status_code == 202
+    assert first.json()["id"] == again.json()["id"] and again.json()["created"] is False
+    assert Plan.objects.count() == 1 and PlanRun.objects.count() == 1
+    training_request["training"]["tokens"] = 1e12
+    conflict = _create(api, training_request, HTTP_IDEMPOTENCY_KEY="abc-1")
+    assert conflict.status_code == 409 and Plan.objects.count() == 1
+    assert _create(api, training_request, HTTP_IDEMPOTENCY_KEY="abc-2").status_code == 202
+
+
+def test_idempotency_keys_are_per_user(api, other_api, training_request):
+    mine = _create(api, training_request, HTTP_IDEMPOTENCY_KEY="same").json()["id"]
+    theirs = _create(other_api, training_request, HTTP_IDEMPOTENCY_KEY="same").json()["id"]
+    assert mine != theirs
+
+
+def test_plans_are_private(api, other_api, training_request):
+    plan_id = _create(api, training_request).json()["id"]
+    for path in (f"{PLANS}{plan_id}/", f"{PLANS}{plan_id}/bom.csv", f"{PLANS}{plan_id}/bom.json"):
+        assert other_api.get(path).status_code == 404
+    assert other_api.delete(f"{PLANS}{plan_id}/").status_code == 404
+    assert other_api.get(PLANS).json()["count"] == 0
+    assert Plan.objects.filter(pk=plan_id).exists()
+
+
+def test_delete(api, training_request):
+    plan_id = _create(api, training_request).json()["id"]
+    assert api.delete(f"{PLANS}{plan_id}/").status_code == 204
+    assert api.get(f"{PLANS}{plan_id}/").status_code == 404
+    assert not PlanRun.objects.exists()
+
+
+def test_list_filters(api, user, training_request, inference_request):
+    Plan.objects.create(owner=user, name="t", workload="training", request=training_request,
+                        result={"cluster": {"system": "dgx-h100", "gpus": 8}})
+    Plan.objects.create(owner=user, name="i", workload="inference", request=inference_request,
+                        result={"cluster": {"system": "dgx-b200", "gpus": 16}})
+    assert [p["name"] for p in api.get(PLANS, {"workload": "inference"}).json()["results"]] == ["i"]
+    assert [p["name"] for p in api.get(PLANS, {"system": "dgx-h100"}).json()["results"]] == ["t"]
+    assert api.get(PLANS, {"created_after": "2999-01-01"}).json()["count"] == 0
+    assert api.get(PLANS, {"created_before": "2999-01-01T00:00:00Z"}).json()["count"] == 2
+    assert api.get(PLANS, {"created_after": "yesterday"}).status_code == 400
+    assert api.get(PLANS, {"workload": "painting"}).status_code == 400
+
+
+def test_bom_exports(api, user, training_request):
+    lines = [
+        {"part_number": "DGXH-G640F+P2CMI36", "manufacturer": "NVIDIA", "description": "DGX H100", "category":
+         "compute", "quantity": 4, "unit_price_usd": "289000.10", "source": "vendor quote"},
+        {"part_number": "=HYPERLINK(\"x\")", "manufacturer": "@evil", "description": "-cable", "category": "cable",
+         "quantity": 3, "source": "catalog"},
+    ]
+    plan = Plan.objects.create(owner=user, name="b", workload="training", request=training_request,
+                               result={"bom": lines, "cluster": {}})
+    as_json = api.get(f"{PLANS}{plan.pk}/bom.json").json()
+    assert as_json["lines"] == lines
+    response = api.get(f"{PLANS}{plan.pk}/bom.csv")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    assert response["Content-Disposition"] == f'attachment; filename="plan-{plan.pk}-bom.csv"'
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert rows[0]["extended_price"] == "1156000.40"  # 4 x 289000.10, by hand
+    assert rows[0]["currency"] == "USD" and rows[0]["line_no"] == "1"
+    # Formula injection: text cells that start with = @ - are neutralised; numbers are not touched.
+    assert rows[1]["part_number"].startswith("'=") and rows[1]["manufacturer"] == "'@evil"
+    assert rows[1]["description"] == "'-cable" and rows[1]["unit_price"] == "" and rows[1]["quantity"] == "3"
+
+
+def test_bom_of_plan_without_one_is_404(api, user, training_request):
+    plan = Plan.objects.create(owner=user, name="b", workload="training", request=training_request)
+    response = api.get(f"{PLANS}{plan.pk}/bom.csv")
+    assert response.status_code == 404 and "bill of materials" in response.json()["detail"]
+
+
+def test_catalog_has_sources(api):
+    body = api.get("/api/catalog/").json()
+    assert body["version"]
+    records = [record for records in body["kinds"].values() for record in (
+        records if isinstance(records, list) else records.get("records", []))]
+    assert len(records) >= 20
+    assert all(record.get("source") and record.get("as_of") for record in records)
+
+
+def test_price_snapshots_and_offers(api):
+    from pricing.services import price_snapshot_load_fixtures
+
+    snapshot = price_snapshot_load_fixtures()
+    snapshots = api.get("/api/prices/snapshots/").json()
+    assert snapshots["results"][0]["id"] == snapshot.pk
+    offers = api.get(f"/api/prices/snapshots/{snapshot.pk}/offers/",
+                     {"instance_type": "p5.48xlarge", "region": "us-east-1", "purchase": "on_demand"}).json()
+    assert offers["count"] == 1
+    assert offers["results"][0]["usd_per_hour"] == "55.040000"  # Decimal as a string (cloud-pricing.md golden)
+
+
+def test_rate_limit_answers_429_with_retry_after(api, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    rest = dict(settings.REST_FRAMEWORK)
+    rest["DEFAULT_THROTTLE_RATES"] = {"user": "3/min", "plan_create": "1/min"}
+    settings.REST_FRAMEWORK = rest
+    from rest_framework.throttling import SimpleRateThrottle
+
+    original = SimpleRateThrottle.THROTTLE_RATES
+    SimpleRateThrottle.THROTTLE_RATES = rest["DEFAULT_THROTTLE_RATES"]
+    try:
+        statuses = [api.get(PLANS).status_code for _ in range(4)]
+        assert statuses[:3] == [200, 200, 200] and statuses[3] == 429
+        assert int(api.get(PLANS)["Retry-After"]) > 0
+    finally:
+        SimpleRateThrottle.THROTTLE_RATES = original
+        cache.clear()
+
+
+def test_schema_and_docs_are_served_without_cdn(client):
+    schema = client.get("/api/schema/")
+    assert schema.status_code == 200 and b"/api/plans/" in schema.content
+    docs = client.get("/api/docs/").content.decode()
+    assert "cdn" not in docs.lower() and "/static/drf_spectacular_sidecar/" in docs
+
+
+def test_api_token_command(user, capsys):
+    from django.core.management import call_command
+
+    call_command("drf_create_token", "alice")
+    assert Token.objects.get(user=user).key in capsys.readouterr().out
+    assert reverse("api:plan-list") == PLANS
