@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.deps-installed
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install run worker test test-fast bench lint fmt clean
+.PHONY: install run test bench load lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -34,6 +34,10 @@ test: install
 ## bench: engine speed benchmarks (pytest-benchmark)
 bench: install
 	$(VENV)/bin/pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,max,rounds
+
+## load: bounded API load test under gunicorn on loopback (reads and creations; prints req/s, p50/p99)
+load: install
+	$(PY) scripts/load.py
 
 ## lint: ruff
 lint: $(STAMP)
