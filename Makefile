@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.deps-installed
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install run test bench load lint clean
+.PHONY: install run test system-deps bench load lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -27,9 +27,12 @@ $(STAMP): pyproject.toml scripts/deps.py
 run: install
 	PORT=$(PORT) scripts/run.sh
 
-## test: install, then the whole suite
-test: install
+## test: install (plus chromium, redis-server and fonts from Debian), then the whole suite
+test: install system-deps
 	$(VENV)/bin/pytest
+
+system-deps:
+	scripts/system-deps.sh
 
 ## bench: engine speed benchmarks (pytest-benchmark)
 bench: install

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install the Debian packages the test suite needs and Python cannot bring: a real redis-server
+# (Redis broker tests), Debian's chromium (browser tests; never a downloaded browser build),
+# and Pango + fonts for WeasyPrint's PDFs. Idempotent: only missing packages are installed.
+set -euo pipefail
+
+packages=(chromium redis-server libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+  sudo="sudo"
+else
+  echo "system-deps: missing ${missing[*]} and no root to install them; the tests that need them will fail." >&2
+  exit 0
+fi
+echo "system-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
