@@ -62,6 +62,31 @@ def _catalog_choices(kind: str, blank: tuple[str, str] | None = None) -> list[tu
     return ([blank] if blank else []) + choices
 
 
+def initial_from_request(request: dict[str, Any], *, name: str) -> dict[str, Any]:
+    """Form values that reproduce a stored request ("duplicate and edit").
+
+    Requests the simple fields can express fill those fields; anything richer (explicit shapes,
+    assumptions, pinned parallelism, site...) goes into the JSON box whole, so nothing is lost.
+    """
+    initial: dict[str, Any] = {"name": name, "workload": request.get("workload")}
+    representable = True
+    for field, path in FIELD_PATHS.items():
+        head, _, key = path.partition(".")
+        section = request.get(head) if key else request
+        if isinstance(section, dict) and key in section:
+            initial[field] = section[key]
+    simple_keys = {"workload", "name", "model", "training", "inference", "hardware"}
+    if set(request) - simple_keys or set(request.get("model", {})) - {"preset"}:
+        representable = False
+    for head in ("training", "inference", "hardware"):
+        allowed = {path.partition(".")[2] for path in FIELD_PATHS.values() if path.startswith(head + ".")}
+        if set(request.get(head, {})) - allowed:
+            representable = False
+    if not representable:
+        initial["request_json"] = json.dumps(request, indent=2)
+    return initial
+
+
 class PlanForm(forms.Form):
     name = forms.CharField(max_length=200, required=False, help_text="Optional; named after the model when empty.")
     workload = forms.ChoiceField(choices=Workload.choices, initial=Workload.TRAINING)

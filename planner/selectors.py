@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from pricing.models import PriceSnapshot
@@ -12,8 +13,19 @@ from pricing.selectors import price_snapshot_latest
 from .models import Plan, PlanRun
 
 
-def plan_list(*, owner: AbstractBaseUser) -> QuerySet[Plan]:
-    return Plan.objects.filter(owner=owner).prefetch_related("runs")
+def plan_list(*, owner: AbstractBaseUser, search: str = "") -> QuerySet[Plan]:
+    plans = Plan.objects.filter(owner=owner).prefetch_related("runs")
+    if search:
+        plans = plans.filter(name__icontains=search)
+    return plans
+
+
+def plans_owned(*, owner: AbstractBaseUser, plan_ids: list[int]) -> list[Plan]:
+    """The owner's plans among plan_ids, in the order asked; Http404 if any is not theirs."""
+    found = {plan.pk: plan for plan in Plan.objects.filter(owner=owner, pk__in=plan_ids)}
+    if len(found) != len(set(plan_ids)):
+        raise Http404("No such plan.")
+    return [found[plan_id] for plan_id in plan_ids]
 
 
 def plan_get_owned(*, owner: AbstractBaseUser, plan_id: int) -> Plan:

@@ -96,6 +96,18 @@ def plan_create_idempotent(
     return plan, True
 
 
+def plan_replan(*, plan: Plan, assumptions: dict[str, float], name: str | None = None) -> Plan:
+    """A new plan from an existing one's request with some named assumptions changed.
+
+    The original stays as it was (plans are records of what was asked and answered); the
+    new one is validated like any request, so an out-of-range value is refused by field.
+    """
+    request = json.loads(json.dumps(plan.request))
+    request["assumptions"] = {**request.get("assumptions", {}), **assumptions}
+    request.pop("name", None)
+    return plan_create(owner=plan.owner, request_data=request, name=name or f"{plan.name} (re-planned)")
+
+
 def plan_delete(*, plan: Plan) -> None:
     """Delete a plan with its runs (a queued run's task then finds nothing and does nothing)."""
     plan.delete()

@@ -10,6 +10,9 @@ plan_patterns = [
     path("plans/<int:plan_id>/", views.plan_detail, name="plan_detail"),
     path("plans/<int:plan_id>/status.json", views.plan_status, name="plan_status"),
     path("plans/<int:plan_id>/rerun/", views.plan_rerun, name="plan_rerun"),
+    path("plans/<int:plan_id>/replan/", views.plan_replan, name="plan_replan"),
+    path("plans/<int:plan_id>/delete/", views.plan_delete, name="plan_delete"),
+    path("plans/compare/", views.plan_compare, name="plan_compare"),
 ]
 
 urlpatterns = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -9,22 +10,30 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
-from .forms import PlanForm
+from .forms import PlanForm, initial_from_request
 from .health import health_report
+from .presenters import comparison_table, headline_figures
+from .sizing import RequestInvalid
 
 
 @login_required
 @require_GET
 def plan_list(request: HttpRequest) -> HttpResponse:
-    plans = selectors.plan_list(owner=request.user)
+    search = request.GET.get("q", "").strip()[:200]
+    plans = selectors.plan_list(owner=request.user, search=search)
     rows = [(plan, selectors.plan_latest_run(plan=plan)) for plan in plans]
-    return render(request, "planner/plan_list.html", {"rows": rows})
+    return render(request, "planner/plan_list.html", {"rows": rows, "search": search})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def plan_create(request: HttpRequest) -> HttpResponse:
-    form = PlanForm(request.POST or None)
+    initial = None
+    if request.method == "GET" and request.GET.get("from", "").isdigit():
+        # "Duplicate and edit": the form starts from one of the user's own plans.
+        source = selectors.plan_get_owned(owner=request.user, plan_id=int(request.GET["from"]))
+        initial = initial_from_request(source.request, name=f"{source.name} (copy)")
+    form = PlanForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         plan = services.plan_create(owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"])
         return redirect(plan)
@@ -37,9 +46,63 @@ def plan_create(request: HttpRequest) -> HttpResponse:
 def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
     run = selectors.plan_latest_run(plan=plan)
-    candidates = _table((plan.result or {}).get("candidates"))
-    context = {"plan": plan, "run": run, "result": plan.result, "candidates": candidates}
+    context = {
+        "plan": plan,
+        "run": run,
+        "result": plan.result,
+        "candidates": _table((plan.result or {}).get("candidates")),
+        "headlines": headline_figures(plan.result),
+    }
     return render(request, "planner/plan_detail.html", context)
+
+
+@login_required
+@require_POST
+def plan_delete(request: HttpRequest, plan_id: int) -> HttpResponse:
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    name = plan.name
+    services.plan_delete(plan=plan)
+    messages.success(request, f"Deleted plan “{name}”.")
+    return redirect("planner:plan_list")
+
+
+@login_required
+@require_POST
+def plan_replan(request: HttpRequest, plan_id: int) -> HttpResponse:
+    """Re-plan with edited assumptions (fields named `a__<assumption>`), as a new plan."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    used = (plan.result or {}).get("assumptions") or {}
+    overrides: dict[str, object] = {}
+    for name, entry in used.items():
+        raw = request.POST.get(f"a__{name}", "").strip()
+        if raw and raw != str(entry.get("value")):
+            try:
+                overrides[name] = float(raw)
+            except ValueError:
+                overrides[name] = raw  # the validator names it
+    if not overrides:
+        messages.info(request, "No assumption was changed.")
+        return redirect(plan)
+    try:
+        new_plan = services.plan_replan(plan=plan, assumptions=overrides)
+    except RequestInvalid as exc:
+        for path, problems in exc.errors.items():
+            for problem in problems:
+                messages.error(request, problem if problem.startswith(path) else f"{path}: {problem}")
+        return redirect(plan)
+    return redirect(new_plan)
+
+
+@login_required
+@require_GET
+def plan_compare(request: HttpRequest) -> HttpResponse:
+    raw_ids = [part for part in request.GET.get("ids", "").split(",") if part.strip()]
+    if not raw_ids or not all(part.strip().isdigit() for part in raw_ids) or len(raw_ids) > 8:
+        messages.error(request, "Choose two to eight of your plans to compare.")
+        return redirect("planner:plan_list")
+    plans = selectors.plans_owned(owner=request.user, plan_ids=[int(part) for part in raw_ids])
+    rows = comparison_table([plan.result for plan in plans])
+    return render(request, "planner/plan_compare.html", {"plans": plans, "rows": rows})
 
 
 def _table(records: list[dict] | None) -> dict:

@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import copy
+import os
+import shutil
 
 import pytest
 
 from tests.samples import INFERENCE_REQUEST, TRAINING_REQUEST
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_session_var_dir():
+    """Delete this session's var/test/run-<pid> folder (database, broker queue) at the end."""
+    yield
+    from django.conf import settings
+
+    if f"run-{os.getpid()}" == settings.VAR_DIR.name:
+        shutil.rmtree(settings.VAR_DIR, ignore_errors=True)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal, InvalidOperation
 
 from django import template
 
@@ -20,6 +21,13 @@ UNIT_SUFFIXES = {
 @register.filter
 def num(value):
     """1234567.891 -> '1,234,568'; 12.345 -> '12.35'; 0.41 -> '0.41'; text passes through."""
+    if isinstance(value, str):
+        # Money arrives as a Decimal string ("1234567.50"): format it, but leave other text alone.
+        try:
+            number = Decimal(value)
+        except InvalidOperation:
+            return value
+        return f"{number:,.0f}" if abs(number) >= 100 else f"{number:,.2f}"
     if isinstance(value, bool) or not isinstance(value, int | float):
         return value
     if isinstance(value, float) and not math.isfinite(value):

@@ -31,3 +31,10 @@
   }
   window.setTimeout(poll, delay);
 })();
+
+// Ask before destructive actions (forms with data-confirm).
+document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+  form.addEventListener("submit", function (event) {
+    if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
+});
