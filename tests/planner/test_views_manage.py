@@ -1,0 +1,88 @@
+"""Managing plans in the browser: search, duplicate, delete, re-plan with assumptions, compare."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from planner import services
+from planner.models import Plan
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def finished_plan(user, training_request, django_capture_on_commit_callbacks) -> Plan:
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = services.plan_create(owner=user, request_data=training_request, name="seventy")
+    plan.refresh_from_db()
+    return plan
+
+
+def test_search(alice_client, user, training_request):
+    Plan.objects.create(owner=user, name="Llama pretrain", workload="training", request=training_request)
+    Plan.objects.create(owner=user, name="chat serving", workload="training", request=training_request)
+    html = alice_client.get(reverse("planner:plan_list"), {"q": "llama"}).content.decode()
+    assert "Llama pretrain" in html and "chat serving" not in html
+
+
+def test_duplicate_prefills_the_form(alice_client, finished_plan):
+    form = alice_client.get(reverse("planner:plan_create"), {"from": finished_plan.pk}).context["form"]
+    assert form.initial["name"] == "seventy (copy)"
+    assert form.initial["model_preset"] == "llama-3-70b" and form.initial["training_tokens"] == 15e12
+    # pricing options do not fit the simple fields, so the whole request travels as JSON.
+    assert json.loads(form.initial["request_json"]) == finished_plan.request
+
+
+def test_duplicate_of_someone_elses_plan_is_404(client, other_user, finished_plan):
+    client.force_login(other_user)
+    assert client.get(reverse("planner:plan_create"), {"from": finished_plan.pk}).status_code == 404
+
+
+def test_delete_is_owner_only(alice_client, other_user, finished_plan):
+    url = reverse("planner:plan_delete", args=[finished_plan.pk])
+    mallory = Client()
+    mallory.force_login(other_user)
+    assert mallory.post(url).status_code == 404 and Plan.objects.filter(pk=finished_plan.pk).exists()
+    assert alice_client.get(url).status_code == 405  # deleting needs a POST (and its CSRF token)
+    assert alice_client.post(url).status_code == 302 and not Plan.objects.filter(pk=finished_plan.pk).exists()
+
+
+def test_replan_with_changed_assumption(alice_client, finished_plan, django_capture_on_commit_callbacks):
+    name, entry = next(iter(finished_plan.result["assumptions"].items()))
+    changed = entry["value"] * 0.9
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_client.post(reverse("planner:plan_replan", args=[finished_plan.pk]), {f"a__{name}": changed})
+    new_plan = Plan.objects.exclude(pk=finished_plan.pk).get()
+    assert response["Location"] == new_plan.get_absolute_url()
+    assert new_plan.request["assumptions"] == {name: pytest.approx(changed)}
+    assert new_plan.result["assumptions"][name]["value"] == pytest.approx(changed)
+    assert "assumptions" not in Plan.objects.get(pk=finished_plan.pk).request  # the original is untouched
+
+
+def test_replan_with_bad_value_reports_the_field(alice_client, finished_plan):
+    name = next(iter(finished_plan.result["assumptions"]))
+    response = alice_client.post(reverse("planner:plan_replan", args=[finished_plan.pk]), {f"a__{name}": "-1e9"},
+                                 follow=True)
+    assert f"assumptions.{name}" in response.content.decode()
+    assert Plan.objects.count() == 1
+
+
+def test_compare(alice_client, user, finished_plan, inference_request, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        other = services.plan_create(owner=user, request_data=inference_request, name="serving")
+    response = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{finished_plan.pk},{other.pk}"})
+    assert response.status_code == 200
+    rows = {row["label"]: row["values"] for row in response.context["rows"]}
+    other.refresh_from_db()
+    assert rows["GPUs"] == [finished_plan.result["cluster"]["gpus"], other.result["cluster"]["gpus"]]
+    assert rows["Time to train"][1] is None and rows["Replicas"][0] is None
+
+
+def test_compare_refuses_foreign_or_bad_ids(client, other_user, finished_plan):
+    client.force_login(other_user)
+    assert client.get(reverse("planner:plan_compare"), {"ids": f"{finished_plan.pk}"}).status_code == 404
+    assert client.get(reverse("planner:plan_compare"), {"ids": "1,abc"}).status_code == 302
