@@ -7,6 +7,7 @@ the PDF report never disagree about which numbers matter or how they are labelle
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 # (label, path in the plan, unit)
@@ -71,3 +72,49 @@ def comparison_table(results: list[dict | None]) -> list[dict[str, Any]]:
         if any(value is not None for value in values):
             rows.append({"label": label, "path": path, "unit": unit, "values": values})
     return rows
+
+
+@dataclass(frozen=True)
+class BomGroup:
+    category: str
+    lines: list[dict]
+    subtotal_usd: Decimal | None
+
+
+def _line_total(line: dict) -> Decimal | None:
+    if line.get("extended_price_usd") not in (None, ""):
+        return Decimal(str(line["extended_price_usd"]))
+    if line.get("unit_price_usd") not in (None, ""):
+        return Decimal(str(line["unit_price_usd"])) * Decimal(str(line.get("quantity", 0)))
+    return None
+
+
+def bom_summary(lines: list[dict] | None) -> dict[str, Any]:
+    """BOM lines grouped by category (in first-seen order) with Decimal subtotals and a total.
+
+    A group or the total is None when any of its lines is unpriced: a partial sum shown as a
+    total would understate the build.
+    """
+    groups: dict[str, list[dict]] = {}
+    for line in lines or []:
+        groups.setdefault(str(line.get("category") or "other"), []).append(line)
+    result = []
+    for category, members in groups.items():
+        totals = [_line_total(line) for line in members]
+        subtotal = sum(totals, Decimal(0)) if all(t is not None for t in totals) else None
+        result.append(BomGroup(category, members, subtotal))
+    subtotals = [group.subtotal_usd for group in result]
+    total = sum(subtotals, Decimal(0)) if result and all(s is not None for s in subtotals) else None
+    return {"groups": result, "total_usd": total, "line_count": sum(len(g.lines) for g in result)}
+
+
+def report_context(plan: Any) -> dict[str, Any]:
+    """What the PDF report shows (shared by the web and API downloads)."""
+    result = plan.result or {}
+    return {
+        "plan": plan,
+        "result": result,
+        "headlines": headline_figures(result),
+        "bom": bom_summary(result.get("bom")),
+        "diagrams": [],
+    }

@@ -13,6 +13,8 @@ plan_patterns = [
     path("plans/<int:plan_id>/replan/", views.plan_replan, name="plan_replan"),
     path("plans/<int:plan_id>/delete/", views.plan_delete, name="plan_delete"),
     path("plans/compare/", views.plan_compare, name="plan_compare"),
+    path("plans/<int:plan_id>/bom.csv", views.plan_bom_csv, name="plan_bom_csv"),
+    path("plans/<int:plan_id>/bom.pdf", views.plan_report_pdf, name="plan_report_pdf"),
 ]
 
 urlpatterns = [

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
+from .exports.bom_csv import BOM_CSV_VERSION, bom_csv
+from .exports.pdf import render_pdf
 from .forms import PlanForm, initial_from_request
 from .health import health_report
-from .presenters import comparison_table, headline_figures
+from .presenters import comparison_table, headline_figures, report_context
 from .sizing import RequestInvalid
 
 
@@ -54,6 +56,30 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "headlines": headline_figures(plan.result),
     }
     return render(request, "planner/plan_detail.html", context)
+
+
+@login_required
+@require_GET
+def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    lines = (plan.result or {}).get("bom")
+    if lines is None:
+        raise Http404("This plan has no bill of materials yet.")
+    response = HttpResponse(bom_csv(lines), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-bom.csv"'
+    response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
+    return response
+
+
+@login_required
+@require_GET
+def plan_report_pdf(request: HttpRequest, plan_id: int) -> HttpResponse:
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    if not plan.result:
+        raise Http404("This plan has no result yet.")
+    response = HttpResponse(render_pdf("planner/report.html", report_context(plan)), content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-report.pdf"'
+    return response
 
 
 @login_required

@@ -21,7 +21,9 @@ from rest_framework.views import APIView
 
 from planner import selectors, services
 from planner.exports.bom_csv import BOM_CSV_VERSION, bom_csv
+from planner.exports.pdf import render_pdf
 from planner.models import Plan
+from planner.presenters import report_context
 from planner.sizing.catalog import default_catalog_dir, load_catalog
 
 from .serializers import (
@@ -152,6 +154,16 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         response = HttpResponse(bom_csv(self._bom_lines()), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="plan-{pk}-bom.csv"'
         response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
+        return response
+
+    @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def bom_pdf(self, request: Request, pk: str) -> HttpResponse:
+        """The plan report (summary, BOM with totals, costs, assumptions, sources) as PDF."""
+        plan = self._plan()
+        if not plan.result:
+            raise NotFound("This plan has no result yet.")
+        response = HttpResponse(render_pdf("planner/report.html", report_context(plan)), content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="plan-{pk}-report.pdf"'
         return response
 
 

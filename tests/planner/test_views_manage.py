@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from pypdf import PdfReader
 
 from planner import services
 from planner.models import Plan
@@ -86,3 +88,34 @@ def test_compare_refuses_foreign_or_bad_ids(client, other_user, finished_plan):
     client.force_login(other_user)
     assert client.get(reverse("planner:plan_compare"), {"ids": f"{finished_plan.pk}"}).status_code == 404
     assert client.get(reverse("planner:plan_compare"), {"ids": "1,abc"}).status_code == 302
+
+
+def test_report_pdf_and_bom_csv(alice_client, user, training_request):
+    lines = [
+        {"part_number": "P-1", "manufacturer": "NVIDIA", "description": "node", "category": "compute",
+         "quantity": 2, "unit_price_usd": "100.50", "extended_price_usd": "201.00", "source": "s"},
+        {"part_number": "P-2", "manufacturer": "NVIDIA", "description": "switch", "category": "network",
+         "quantity": 3, "unit_price_usd": "10.00", "extended_price_usd": "30.00", "source": "s"},
+    ]
+    plan = Plan.objects.create(owner=user, name="pdf plan", workload="training", request=training_request,
+                               result={"bom": lines, "cluster": {"gpus": 16}, "feasible": True})
+    response = alice_client.get(reverse("planner:plan_report_pdf", args=[plan.pk]))
+    assert response.status_code == 200 and response.content.startswith(b"%PDF-")
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages)
+    assert "pdf plan" in text and "231" in text  # BOM total 201.00 + 30.00, shown rounded
+    assert "Page 1 of" in text
+    csv_text = alice_client.get(reverse("planner:plan_bom_csv", args=[plan.pk])).content.decode()
+    assert csv_text.splitlines()[1].startswith("1,P-1,NVIDIA,P-1,node,,compute,2,EA,100.50,USD,201.00")
+
+
+def test_bom_total_is_absent_when_a_line_is_unpriced():
+    from decimal import Decimal
+
+    from planner.presenters import bom_summary
+
+    priced = bom_summary([{"category": "a", "quantity": 2, "unit_price_usd": "1.25"},
+                          {"category": "b", "quantity": 1, "extended_price_usd": "3.00"}])
+    assert priced["total_usd"] == Decimal("5.50")  # 2 x 1.25 + 3.00
+    partial = bom_summary([{"category": "a", "quantity": 2, "unit_price_usd": "1.25"},
+                           {"category": "a", "quantity": 1}])
+    assert partial["total_usd"] is None and partial["groups"][0].subtotal_usd is None
