@@ -14,6 +14,7 @@ install: $(STAMP)
 	$(PY) manage.py migrate --noinput -v 0
 	$(PY) manage.py load_catalog
 	$(PY) manage.py load_prices
+	$(PY) scripts/vendor_assets.py
 	$(PY) manage.py collectstatic --noinput -v 0
 
 # Dependencies are reinstalled only when pyproject.toml changes.

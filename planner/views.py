@@ -10,6 +10,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
+from .charts import plan_charts
 from .exports.bom_csv import BOM_CSV_VERSION, bom_csv
 from .exports.pdf import render_pdf
 from .forms import PlanForm, initial_from_request
@@ -54,6 +55,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "result": plan.result,
         "candidates": _table((plan.result or {}).get("candidates")),
         "headlines": headline_figures(plan.result),
+        "charts": plan_charts(plan.result),
     }
     return render(request, "planner/plan_detail.html", context)
 
@@ -134,7 +136,10 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
 def _table(records: list[dict] | None) -> dict:
     """Rows of dicts -> one header (the union of keys, first-seen order) and aligned rows."""
     records = records or []
-    columns = list(dict.fromkeys(key for record in records for key in record))
+    # Nested structures (search statistics, frontiers) have their own views; the table keeps scalars.
+    columns = list(dict.fromkeys(
+        key for record in records for key, value in record.items() if not isinstance(value, dict | list)
+    ))
     return {"columns": columns, "rows": [[record.get(key) for key in columns] for record in records]}
 
 

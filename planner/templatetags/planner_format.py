@@ -71,3 +71,14 @@ def is_mapping(value) -> bool:
 @register.filter
 def pretty_json(value) -> str:
     return json.dumps(value, indent=2, sort_keys=True)
+
+
+@register.filter
+def is_scalar(value) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+@register.filter
+def is_small_mapping(value) -> bool:
+    """A dict of a few scalars (shown inline as pairs); bigger structures get their own views."""
+    return isinstance(value, dict) and len(value) <= 12 and all(is_scalar(v) for v in value.values())

@@ -1,0 +1,23 @@
+"""Copy browser assets shipped inside Python packages into static/vendor/ (never a CDN).
+
+plotly.min.js comes from the pinned plotly package, so the chart library in the page always
+matches the one that built the figures. Run by `make install`; the output is not committed.
+"""
+
+from pathlib import Path
+
+from plotly.offline import get_plotlyjs
+
+VENDOR = Path(__file__).resolve().parent.parent / "static" / "vendor"
+
+
+def main() -> None:
+    VENDOR.mkdir(parents=True, exist_ok=True)
+    target = VENDOR / "plotly.min.js"
+    source = get_plotlyjs()
+    if not target.exists() or target.read_text(encoding="utf-8") != source:
+        target.write_text(source, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
