@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.deps-installed
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install run test system-deps bench load lint clean
+.PHONY: install run test system-deps test-scaleout bench load lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -34,6 +34,12 @@ test: install system-deps
 
 system-deps:
 	scripts/system-deps.sh
+
+## test-scaleout: models, tasks, workers, API and pricing again on PostgreSQL + Redis
+## (needs PLANNER_TEST_DATABASE_URL and PLANNER_TEST_REDIS_URL; .ci/run starts both servers)
+test-scaleout: install
+	DATABASE_URL="$(PLANNER_TEST_DATABASE_URL)" CELERY_BROKER_URL="$(PLANNER_TEST_REDIS_URL)" \
+	  $(VENV)/bin/pytest tests/planner tests/api tests/pricing
 
 ## bench: engine speed benchmarks (pytest-benchmark)
 bench: install

@@ -16,12 +16,21 @@ from django.db import connection
 REPO = Path(__file__).resolve().parent.parent
 
 
+def test_database_url() -> str:
+    """A DATABASE_URL for the database this test session is using (SQLite file or PostgreSQL)."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    credentials = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{credentials}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
 def subprocess_env(**extra: str) -> dict[str, str]:
     """Environment for a child process that shares this test's database (a file, see settings)."""
     env = dict(os.environ)
     env.update(
         DJANGO_SETTINGS_MODULE="planner.settings.test",
-        DATABASE_URL=f"sqlite:///{connection.settings_dict['NAME']}",
+        DATABASE_URL=test_database_url(),
         PLANNER_TASKS_EAGER="0",
         PYTHONUNBUFFERED="1",
     )

@@ -173,7 +173,12 @@ def _parse_when(name: str, raw: str) -> datetime:
         value = datetime(day.year, day.month, day.day)
     if value is None:
         raise ValidationError({name: ["must be an ISO 8601 date or date-time"]})
-    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+    value = value.astimezone(UTC) if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+    # Databases differ at the edges of the calendar (PostgreSQL rejects some offsets in year 16):
+    # plans exist only in this era, so anything far outside it is a client error, not a query.
+    if not 1970 <= value.year <= 9999:
+        raise ValidationError({name: ["must be between 1970 and 9999"]})
+    return value
 
 
 class CatalogView(APIView):
