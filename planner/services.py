@@ -122,9 +122,15 @@ def plan_rerun(*, plan: Plan) -> PlanRun:
 
 
 def _enqueue_on_commit(run_id: int) -> None:
+    """Publish the run's task message once the surrounding transaction commits.
+
+    The send is recorded first (same transaction), so the sweeper can tell a run whose message
+    was lost (a broker restart without persistence) from one still waiting in a backlog.
+    """
     # Imported here: the task module imports this one.
     from .tasks import run_plan_task
 
+    PlanRun.objects.filter(pk=run_id).update(sends=F("sends") + 1, sent_at=timezone.now())
     transaction.on_commit(lambda: run_plan_task.delay(run_id))
 
 
@@ -165,15 +171,20 @@ def plan_create_synchronous(*, owner: AbstractBaseUser, request_data: object, na
 # --- Executing a run (called by the Celery task) --------------------------------------------
 
 
-def plan_run_execute(*, run_id: int) -> str:
+def plan_run_execute(*, run_id: int, claim_token: str = "") -> str:
     """Execute one run, idempotently; returns the run's final status (or why it was skipped).
 
     Safe to call twice with the same id (a redelivered message, a re-queue racing a slow
     worker): only the call that moves the run from `queued` to `running` does the work, and
-    the result is written in one transaction that replaces, never appends.
+    the result is written in one transaction that replaces, never appends. A retry of the same
+    delivery (same `claim_token`, e.g. after the database blinked) may take its run back.
     """
     now = timezone.now()
-    claimed = PlanRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+    mine = Q(status=RunStatus.QUEUED)
+    if claim_token:
+        mine |= Q(status=RunStatus.RUNNING, claimed_by=claim_token)
+    claimed = PlanRun.objects.filter(mine, pk=run_id).update(
+        claimed_by=claim_token,
         status=RunStatus.RUNNING,
         started_at=now,
         heartbeat_at=now,
@@ -224,6 +235,11 @@ def plan_run_execute(*, run_id: int) -> str:
     return RunStatus.SUCCEEDED
 
 
+def plan_run_fail(*, run_id: int, message: str) -> str:
+    """Mark a run failed with a message (never overwrites a success)."""
+    return _run_fail(run_id, message)
+
+
 def _run_fail(run_id: int, message: str) -> str:
     PlanRun.objects.filter(pk=run_id).exclude(status=RunStatus.SUCCEEDED).update(
         status=RunStatus.FAILED, error=message, finished_at=timezone.now(), heartbeat_at=timezone.now()
@@ -256,7 +272,7 @@ def plan_runs_recover_stale(*, now=None) -> dict[str, int]:
             )
             if moved:
                 counts["requeued"] += 1
-                _enqueue_now(run.pk)
+                _enqueue_on_commit(run.pk)
         else:
             moved = PlanRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
                 status=RunStatus.FAILED,
@@ -268,13 +284,38 @@ def plan_runs_recover_stale(*, now=None) -> dict[str, int]:
                 ),
             )
             counts["failed"] += moved
+    counts.update(_recover_lost_messages(now))
     return counts
 
 
-def _enqueue_now(run_id: int) -> None:
-    from .tasks import run_plan_task
+def _recover_lost_messages(now) -> dict[str, int]:
+    """Re-publish queued runs whose message seems lost; fail them after a few tries.
 
-    transaction.on_commit(lambda: run_plan_task.delay(run_id))
+    A queued run that no worker has claimed long after its message was sent lost that message
+    (a broker restarted without persistence, a purge) or has no worker at all. Publishing again
+    is safe because only the first delivery claims the run; after PLANNER_RUN_MAX_SENDS the run is
+    failed with a message pointing at the workers, so nothing waits forever.
+    """
+    cutoff = now - timedelta(seconds=settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S)
+    counts = {"resent": 0, "failed_unclaimed": 0}
+    waiting = PlanRun.objects.filter(status=RunStatus.QUEUED, sent_at__lt=cutoff).only("pk", "sends", "sent_at")
+    for run in waiting:
+        if run.sends < settings.PLANNER_RUN_MAX_SENDS:
+            with transaction.atomic():
+                if PlanRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED, sent_at=run.sent_at).exists():
+                    _enqueue_on_commit(run.pk)
+                    counts["resent"] += 1
+        else:
+            minutes = settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S * run.sends / 60
+            counts["failed_unclaimed"] += PlanRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+                status=RunStatus.FAILED,
+                finished_at=now,
+                error=(
+                    f"No worker took this run in about {minutes:.0f} minutes ({run.sends} messages sent). "
+                    "Check that Celery workers are running (GET /healthz), then run the plan again."
+                ),
+            )
+    return counts
 
 
 def worker_heartbeat_record(*, hostname: str | None = None) -> None:

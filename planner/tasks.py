@@ -2,19 +2,55 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-from django.conf import settings
+import logging
 
-from .services import plan_run_execute
+from celery import Task, shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, close_old_connections
+
+from .services import plan_run_execute, plan_run_fail
+
+logger = logging.getLogger(__name__)
+
+
+class PlanTask(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        """Retries are spent (the database stayed away): record that on the run if we can.
+
+        If the database is still unreachable this fails too, and the stale-run sweeper fails
+        the run later with its own message; either way the run does not stay `running`.
+        """
+        run_id = args[0] if args else kwargs.get("run_id")
+        try:
+            if not self.request.is_eager:
+                close_old_connections()
+            plan_run_fail(
+                run_id=run_id,
+                message=f"The database was unavailable to the worker ({type(exc).__name__}: {exc}); "
+                f"gave up after {self.max_retries} retries. Run the plan again once the database is back.",
+            )
+        except Exception:
+            logger.exception("could not record the failure of run %s", run_id)
 
 
 @shared_task(
+    bind=True,
+    base=PlanTask,
     name="planner.run_plan",
     acks_late=True,
     reject_on_worker_lost=True,
     soft_time_limit=settings.PLANNER_TASK_SOFT_TIME_LIMIT_S,
     time_limit=settings.PLANNER_TASK_TIME_LIMIT_S,
+    # A database that blinks (failover, restart, too many connections) is retried with backoff;
+    # engine errors are not retried: the service records them on the run.
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=settings.PLANNER_TASK_DB_RETRIES,
+    retry_backoff=settings.PLANNER_TASK_DB_RETRY_BACKOFF_S,
+    retry_backoff_max=30,
+    retry_jitter=False,
 )
-def run_plan_task(run_id: int) -> str:
+def run_plan_task(self, run_id: int) -> str:
     """Run one PlanRun. Idempotent: a second delivery of the same id does nothing."""
-    return plan_run_execute(run_id=run_id)
+    if not self.request.is_eager:
+        close_old_connections()  # a connection broken by an outage must not poison the retry
+    return plan_run_execute(run_id=run_id, claim_token=self.request.id or "")

@@ -192,10 +192,17 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 # A plan run normally takes well under a second; these bound what a runaway run may cost.
 PLANNER_TASK_SOFT_TIME_LIMIT_S = env.int("PLANNER_TASK_SOFT_TIME_LIMIT_S", default=120)
 PLANNER_TASK_TIME_LIMIT_S = env.int("PLANNER_TASK_TIME_LIMIT_S", default=150)
+# Database errors inside a run are retried this many times, backing off from this many seconds.
+PLANNER_TASK_DB_RETRIES = env.int("PLANNER_TASK_DB_RETRIES", default=5)
+PLANNER_TASK_DB_RETRY_BACKOFF_S = env.int("PLANNER_TASK_DB_RETRY_BACKOFF_S", default=1)
 # A running run whose heartbeat is older than this is presumed lost with its worker.
 PLANNER_RUN_STALE_AFTER_S = env.int("PLANNER_RUN_STALE_AFTER_S", default=180)
 # A stale run is re-queued this many times before it is failed for good.
 PLANNER_RUN_MAX_ATTEMPTS = env.int("PLANNER_RUN_MAX_ATTEMPTS", default=2)
+# A queued run nobody claimed this long after its message was sent is re-published (the message
+# may be lost, e.g. Redis restarted without persistence), at most PLANNER_RUN_MAX_SENDS times.
+PLANNER_RUN_QUEUED_RESEND_AFTER_S = env.int("PLANNER_RUN_QUEUED_RESEND_AFTER_S", default=300)
+PLANNER_RUN_MAX_SENDS = env.int("PLANNER_RUN_MAX_SENDS", default=3)
 # How often each worker records that it is alive and sweeps stale runs.
 PLANNER_WORKER_HEARTBEAT_S = env.float("PLANNER_WORKER_HEARTBEAT_S", default=15.0)
 # /healthz calls the worker healthy when one was seen this recently.
