@@ -108,6 +108,30 @@ def bom_summary(lines: list[dict] | None) -> dict[str, Any]:
     return {"groups": result, "total_usd": total, "line_count": sum(len(g.lines) for g in result)}
 
 
+def rack_units_of(item_id: str) -> tuple[int, str]:
+    """(rack units, kind) of a system or part id, from the catalog (for rack elevations)."""
+    from .sizing import load_catalog
+
+    catalog = load_catalog()
+    if item_id in catalog.systems:
+        return catalog.systems[item_id].rack_units, "system"
+    part = catalog.parts.parts.get(item_id)
+    return (part.rack_units, part.kind) if part else (0, "other")
+
+
+def plan_diagrams(result: dict | None) -> dict[str, str]:
+    """The plan's SVG diagrams (topology, racks) that its data supports, as SVG text."""
+    from .svg.racks import racks_svg
+    from .svg.topology import topology_svg
+
+    diagrams = {}
+    if result and result.get("fabric"):
+        diagrams["topology"] = topology_svg(result)
+    if result and (result.get("racks") or {}).get("layout"):
+        diagrams["racks"] = racks_svg(result, rack_units_of)
+    return diagrams
+
+
 def report_context(plan: Any) -> dict[str, Any]:
     """What the PDF report shows (shared by the web and API downloads)."""
     result = plan.result or {}
@@ -116,5 +140,5 @@ def report_context(plan: Any) -> dict[str, Any]:
         "result": result,
         "headlines": headline_figures(result),
         "bom": bom_summary(result.get("bom")),
-        "diagrams": [],
+        "diagrams": list(plan_diagrams(result).values()),
     }

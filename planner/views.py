@@ -15,7 +15,7 @@ from .exports.bom_csv import BOM_CSV_VERSION, bom_csv
 from .exports.pdf import render_pdf
 from .forms import PlanForm, initial_from_request
 from .health import health_report
-from .presenters import comparison_table, headline_figures, report_context
+from .presenters import comparison_table, headline_figures, plan_diagrams, report_context
 from .sizing import RequestInvalid
 
 
@@ -56,6 +56,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "candidates": _table((plan.result or {}).get("candidates")),
         "headlines": headline_figures(plan.result),
         "charts": plan_charts(plan.result),
+        "diagrams": plan_diagrams(plan.result),
     }
     return render(request, "planner/plan_detail.html", context)
 
@@ -71,6 +72,23 @@ def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
     response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-bom.csv"'
     response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
     return response
+
+
+def _svg_response(svg: str, filename: str) -> HttpResponse:
+    response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    return response
+
+
+@login_required
+@require_GET
+def plan_diagram_svg(request: HttpRequest, plan_id: int, kind: str) -> HttpResponse:
+    """topology.svg and racks.svg: shown in the page, in the PDF, and downloadable as files."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    diagrams = plan_diagrams(plan.result)
+    if kind not in diagrams:
+        raise Http404("This plan has no such diagram.")
+    return _svg_response(diagrams[kind], f"plan-{plan.pk}-{kind}.svg")
 
 
 @login_required

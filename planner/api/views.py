@@ -23,7 +23,7 @@ from planner import selectors, services
 from planner.exports.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.exports.pdf import render_pdf
 from planner.models import Plan
-from planner.presenters import report_context
+from planner.presenters import plan_diagrams, report_context
 from planner.sizing.catalog import default_catalog_dir, load_catalog
 
 from .serializers import (
@@ -165,6 +165,30 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         response = HttpResponse(render_pdf("planner/report.html", report_context(plan)), content_type="application/pdf")
         response["Content-Disposition"] = f'attachment; filename="plan-{pk}-report.pdf"'
         return response
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def topology_json(self, request: Request, pk: str) -> Response:
+        """Nodes (systems, switches by fabric and tier) and link bundles with counts."""
+        plan = self._plan()
+        topology = (plan.result or {}).get("topology")
+        if not topology:
+            raise NotFound("This plan has no topology (no successful run with a physical build yet).")
+        return Response({"plan_id": plan.pk, "fabric": plan.result.get("fabric"), **topology})
+
+    @extend_schema(responses={(200, "image/svg+xml"): OpenApiTypes.STR, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def topology_svg(self, request: Request, pk: str) -> HttpResponse:
+        return self._diagram("topology")
+
+    @extend_schema(responses={(200, "image/svg+xml"): OpenApiTypes.STR, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def racks_svg(self, request: Request, pk: str) -> HttpResponse:
+        return self._diagram("racks")
+
+    def _diagram(self, kind: str) -> HttpResponse:
+        plan = self._plan()
+        diagrams = plan_diagrams(plan.result)
+        if kind not in diagrams:
+            raise NotFound(f"This plan has no {kind} diagram.")
+        return HttpResponse(diagrams[kind], content_type="image/svg+xml; charset=utf-8")
 
 
 def _parse_when(name: str, raw: str) -> datetime:

@@ -212,3 +212,23 @@ def test_api_token_command(user, capsys):
     call_command("drf_create_token", "alice")
     assert Token.objects.get(user=user).key in capsys.readouterr().out
     assert reverse("api:plan-list") == PLANS
+
+
+def test_topology_and_diagrams(api, user, training_request, django_capture_on_commit_callbacks):
+    body = {"workload": "training", "model": {"preset": "llama-3-70b"}, "training": {"tokens": 15e12, "gpus": 1024},
+            "hardware": {"system": "dgx-h100"}}
+    with django_capture_on_commit_callbacks(execute=True):
+        plan_id = _create(api, body).json()["id"]
+    topology = api.get(f"{PLANS}{plan_id}/topology.json").json()
+    # 1,024 GPUs = 128 DGX H100: with the UFM displacing one node per 4 SU (H100 RA Table 4), 5 SU
+    # are needed, so 5 x 8 = 40 rail leaves; 8 node links per system.
+    leaf = next(node for node in topology["nodes"] if node["id"] == "compute.leaf")
+    assert leaf["count"] == 40 and topology["fabric"]["compute"]["leaf"] == 40
+    node_leaf = next(link for link in topology["links"] if link["tier"] == "node-leaf" and link["fabric"] == "compute")
+    assert node_leaf["links"] == 128 * 8
+    for name in ("topology.svg", "racks.svg"):
+        response = api.get(f"{PLANS}{plan_id}/{name}")
+        assert response.status_code == 200 and response["Content-Type"].startswith("image/svg+xml")
+        assert response.content.lstrip().startswith(b"<svg") and b"<style" in response.content
+    racks = api.get(f"{PLANS}{plan_id}/racks.svg").content.decode()
+    assert "Compute x 32" in racks  # 128 DGX at 4 per rack (DC Design H100: 4 x 10.2 = 40.8 kW)

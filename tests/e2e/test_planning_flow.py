@@ -27,6 +27,9 @@ def test_plan_from_preset(logged_in, live_server, shot):
     # The frontier chart is drawn by the locally served plotly.js (no CDN).
     expect(page.locator("#chart-frontier .main-svg").first).to_be_visible()
     expect(page.locator("#chart-frontier")).to_contain_text("Time to train vs GPUs")
+    # Server-side SVG diagrams: the fabric by tier and the rack elevations.
+    expect(page.locator("#diagram-topology svg")).to_contain_text("leaf")
+    expect(page.locator("#diagram-racks svg")).to_contain_text("Compute x")
     shot("plan-result")
     page.get_by_role("link", name="My plans").click()
     expect(page.get_by_role("link", name="8B on H100 in a month")).to_be_visible()
