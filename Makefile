@@ -45,6 +45,10 @@ test-scaleout: install
 bench: install
 	$(VENV)/bin/pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,max,rounds
 
+## accuracy: predicted vs published (training step time, inference serving) -> docs/accuracy.md
+accuracy: $(STAMP)
+	$(PY) scripts/accuracy.py
+
 ## load: bounded API load test under gunicorn on loopback (reads and creations; prints req/s, p50/p99)
 load: install
 	$(PY) scripts/load.py

@@ -23,7 +23,8 @@ def test_training_plan_every_system(benchmark, catalog):
 
 def test_training_plan_405b_fixed_gpus(benchmark, catalog):
     body = {"workload": "training", "model": {"preset": "llama-3-405b"},
-            "training": {"tokens": 15e12, "gpus": 16384}, "hardware": {"system": "auto"}}
+            "training": {"tokens": 15e12, "gpus": 16384, "global_batch_tokens": 16 * 2**20},
+            "hardware": {"system": "auto"}}
     result = benchmark(run_plan, validate_request(body, catalog), catalog)
     assert result["training"]["gpus"] > 0
 
@@ -36,3 +37,85 @@ def test_inference_plan(benchmark, catalog):
 
 def test_request_validation(benchmark, catalog):
     benchmark(validate_request, copy.deepcopy(TRAINING_REQUEST), catalog)
+
+
+AUTO_70B = {"workload": "training", "model": {"preset": "llama-3-70b"},
+            "training": {"tokens": 15e12, "deadline_days": 90}, "hardware": {"system": "auto"}}
+
+
+def test_auto_70b_15t_90_days_plan(benchmark, catalog):
+    """Issue 3 goal: a whole `system: auto` training plan for 70B / 15T tokens / 90 days under 0.5 s."""
+    request = validate_request(copy.deepcopy(AUTO_70B), catalog)
+    result = benchmark(run_plan, request, catalog)
+    assert result["training"]["days"] <= 90
+    benchmark.extra_info["search_configs_per_s"] = result["training"]["search"]["configs_per_s"]
+
+
+def test_search_configs_per_second(benchmark, catalog):
+    """Issue 3 goal: >= 50,000 configurations evaluated per second (Calculon: ~430/s)."""
+    from planner.sizing.assumptions import Assumptions
+    from planner.sizing.search import TrainingSearch
+    from planner.sizing.workload import analyse_model
+
+    body = {"workload": "training", "model": {"preset": "llama-3-70b"}, "training": {"tokens": 15e12, "gpus": 2048}}
+    request = validate_request(body, catalog)
+    work = analyse_model(request.model)
+    system = catalog.systems["dgx-h100"]
+
+    def run():
+        search = TrainingSearch(work, request.training, system, catalog.gpu_of(system), Assumptions())
+        total = 0
+        for gpus in range(512, 8192 + 1, 512):  # 16 GPU counts, every layout x ZeRO stage each
+            total += search.fastest(gpus)[1].model_evaluations
+        return total
+
+    evaluated = benchmark(run)
+    per_s = evaluated / benchmark.stats.stats.median
+    benchmark.extra_info["configs_evaluated"] = evaluated
+    benchmark.extra_info["configs_per_s"] = per_s
+    print(f"\nsearch: {evaluated} configurations per run, {per_s:,.0f} configurations/s")
+    assert evaluated > 10_000
+
+
+def test_physical_build_16384_gpus(benchmark, catalog):
+    """Whole physical build (storage, four fabrics with media, racks/power/cooling, BOM, topology) for
+    16,384 H100 GPUs = 2,048 DGX H100; goal < 50 ms."""
+    from planner.sizing.assumptions import Assumptions
+    from planner.sizing.build import build_cluster
+    from planner.sizing.physical import build_physical
+    from planner.sizing.request import HardwareSpec
+
+    system = catalog.systems["dgx-h100"]
+
+    def run():
+        a = Assumptions()
+        build, _ = build_cluster(system, 16384, HardwareSpec(system="dgx-h100"), a, catalog.parts)
+        return build_physical(
+            system,
+            build,
+            catalog,
+            a,
+            params=405e9,
+            training_tokens=15e12,
+            weight_bytes_per_param=2.0,
+            gpus_per_replica=None,
+        )
+
+    result = benchmark(run)
+    print(f"\nphysical build 16,384 GPUs: median {benchmark.stats.stats.median * 1000:.2f} ms")
+    assert result.fabric.compute.leaf > 0 and result.bom
+    assert benchmark.stats.stats.median < 0.05
+
+
+AUTO_70B_SERVING = {"workload": "inference", "model": {"preset": "llama-3-70b"},
+                    "inference": {"requests_per_s": 20, "prompt_tokens": 2000, "output_tokens": 500,
+                                  "ttft_ms": 1000, "tpot_ms": 50},
+                    "hardware": {"system": "auto"}}
+
+
+def test_auto_70b_inference_plan(benchmark, catalog):
+    """Issue 4 goal: a whole `system: auto` inference plan (every system, every replica shape) under 0.5 s."""
+    request = validate_request(copy.deepcopy(AUTO_70B_SERVING), catalog)
+    result = benchmark(run_plan, request, catalog)
+    assert result["inference"]["gpus"] > 0
+    assert benchmark.stats.stats.median < 0.5

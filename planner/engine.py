@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pricing.models import PriceSnapshot
+from pricing.planning import plan_price
 
 from .sizing import PlanRequest, load_catalog, run_plan, validate_request
 
@@ -36,6 +37,7 @@ def plan_compute(
     catalog = load_catalog()
     started = time.perf_counter()
     result = run_plan(validate_request(request_data, catalog), catalog, progress)
+    plan_price(result=result, snapshot=price_snapshot)  # costs, BOM prices, costs.* explain (pricing app)
     engine_s = time.perf_counter() - started
     result["catalog_version"] = catalog.version
     result["price_snapshot"] = price_snapshot.summary_dict() if price_snapshot else None

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
 
-from .models import CloudOffer, PriceSnapshot
+from .models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 
 
 @admin.register(PriceSnapshot)
@@ -34,3 +34,45 @@ class CloudOfferAdmin(admin.ModelAdmin):
     list_filter = ["purchase", "region", "provider", "capacity_constrained", "snapshot"]
     search_fields = ["instance_type", "region", "availability_zone_id", "gpu_model"]
     list_select_related = ["snapshot"]
+
+
+class _ReferenceAdmin(admin.ModelAdmin):
+    """Admin edits mark the row `locally_edited`, so `load_prices` will not reset it to the fixture."""
+
+    readonly_fields = ["updated_at"]
+
+    def save_model(self, request, obj, form, change):
+        if change and form.changed_data:
+            obj.locally_edited = True
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(ComponentPrice)
+class ComponentPriceAdmin(_ReferenceAdmin):
+    list_display = [
+        "catalog_id",
+        "part_number",
+        "description",
+        "category",
+        "unit_price_usd",
+        "confidence",
+        "as_of",
+        "locally_edited",
+    ]
+    list_filter = ["category", "confidence", "locally_edited"]
+    search_fields = ["part_number", "catalog_id", "description", "source"]
+
+
+@admin.register(CostParameter)
+class CostParameterAdmin(_ReferenceAdmin):
+    list_display = ["name", "scope", "value", "unit", "confidence", "as_of", "locally_edited"]
+    list_filter = ["name", "confidence", "locally_edited"]
+    search_fields = ["name", "scope", "source"]
+
+
+@admin.register(SpotAdvisorBand)
+class SpotAdvisorBandAdmin(_ReferenceAdmin):
+    list_display = ["instance_type", "region", "band", "savings_percent", "as_of", "locally_edited"]
+    list_filter = ["region", "band"]
+    search_fields = ["instance_type", "region"]
+    readonly_fields = []

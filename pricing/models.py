@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-__all__ = ["CloudOffer", "PriceSnapshot"]
+__all__ = ["CloudOffer", "ComponentPrice", "CostParameter", "PriceSnapshot", "SpotAdvisorBand"]
 
 
 class PriceSnapshot(models.Model):
@@ -40,6 +40,10 @@ class PriceSnapshot(models.Model):
     def is_stale(self) -> bool:
         return timezone.now() - self.fetched_at > timedelta(days=settings.PLANNER_PRICE_STALE_AFTER_DAYS)
 
+    @property
+    def age_days(self) -> int:
+        return max(0, (timezone.now() - self.fetched_at).days)
+
     def summary_dict(self) -> dict:
         """The `price_snapshot` block of a plan (design.md contract)."""
         return {
@@ -48,6 +52,7 @@ class PriceSnapshot(models.Model):
             "kind": self.kind,
             "fetched_at": self.fetched_at.isoformat(),
             "stale": self.is_stale,
+            "age_days": self.age_days,
         }
 
 
@@ -101,3 +106,86 @@ class CloudOffer(models.Model):
     @property
     def usd_per_gpu_hour(self) -> Decimal | None:
         return self.usd_per_hour / self.gpus if self.gpus else None
+
+
+class Confidence(models.TextChoices):
+    LIST_PRICE = "list_price", "List price or quotation"
+    PUBLIC_ESTIMATE = "public_estimate", "Public estimate"
+    ASSUMPTION = "assumption", "Assumption"
+
+
+class _Reference(models.Model):
+    """Shared fields of the editable on-prem price references loaded from fixtures/prices/."""
+
+    source = models.TextField(help_text="Where the figure comes from (document, quotation, judgement).")
+    as_of = models.CharField(max_length=32, help_text="Date of the source (ISO date).")
+    confidence = models.CharField(max_length=16, choices=Confidence.choices)
+    locally_edited = models.BooleanField(
+        default=False,
+        help_text="Set when edited in the admin: `load_prices` then leaves the row alone instead of resetting it.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class ComponentPrice(_Reference):
+    """Unit price of one on-prem part (BOM `part_number`) or system (catalog id)."""
+
+    part_number = models.CharField(max_length=128, blank=True, help_text="Matches BOM lines' part_number.")
+    catalog_id = models.CharField(max_length=128, blank=True, help_text="Matches a fixtures/catalog record id.")
+    description = models.CharField(max_length=255, blank=True)
+    category = models.CharField(max_length=32, blank=True)
+    unit_price_usd = models.DecimalField(max_digits=14, decimal_places=2)
+
+    class Meta:
+        ordering = ["category", "catalog_id", "part_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["part_number", "catalog_id"], name="component_price_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.part_number or self.catalog_id}: ${self.unit_price_usd}"
+
+    @property
+    def key(self) -> str:
+        return self.catalog_id or self.part_number
+
+
+class CostParameter(_Reference):
+    """A named costing parameter (install %, maintenance %, default $/kWh, ...) or a grid carbon intensity.
+
+    `scope` is blank for plain parameters; for `grid_gco2e_per_kwh` it is `site` or an AWS region.
+    """
+
+    name = models.CharField(max_length=64)
+    scope = models.CharField(max_length=32, blank=True)
+    value = models.DecimalField(max_digits=16, decimal_places=6)
+    unit = models.CharField(max_length=128)
+
+    class Meta:
+        ordering = ["name", "scope"]
+        constraints = [models.UniqueConstraint(fields=["name", "scope"], name="cost_parameter_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.name}{'.' + self.scope if self.scope else ''} = {self.value} {self.unit}"
+
+
+class SpotAdvisorBand(models.Model):
+    """Spot Instance Advisor interruption band for one (region, instance type), with the feed's date."""
+
+    region = models.CharField(max_length=32)
+    instance_type = models.CharField(max_length=64)
+    band = models.CharField(max_length=16, help_text="<5%, 5-10%, 10-15%, 15-20% or >20% reclaimed per month.")
+    savings_percent = models.PositiveSmallIntegerField(null=True, blank=True)
+    as_of = models.CharField(max_length=32)
+    source = models.TextField()
+    locally_edited = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["instance_type", "region"]
+        constraints = [models.UniqueConstraint(fields=["region", "instance_type"], name="spot_band_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.instance_type} {self.region}: {self.band}"

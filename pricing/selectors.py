@@ -6,14 +6,21 @@ from collections.abc import Iterable
 
 from django.db.models import Count, QuerySet
 
-from .models import CloudOffer, PriceSnapshot
+from .costing import CloudPrice, CostInputs, CostParameter, PartPrice, SpotBand
+from .models import CloudOffer, ComponentPrice, PriceSnapshot, SpotAdvisorBand
+from .models import CostParameter as CostParameterRow
+from .reference import price_references_load
 
 __all__ = [
+    "GRID_INTENSITY",
     "cloud_offer_counts",
     "cloud_offers_for_snapshot",
+    "cost_inputs_for_snapshot",
     "price_snapshot_by_content",
     "price_snapshot_latest",
 ]
+
+GRID_INTENSITY = "grid_gco2e_per_kwh"  # CostParameter.name of the carbon intensities (scope = site or region)
 
 
 def price_snapshot_latest(*, kind: str | None = None) -> PriceSnapshot | None:
@@ -61,3 +68,84 @@ def cloud_offer_counts(*, snapshot: PriceSnapshot) -> dict[str, int]:
         CloudOffer.objects.filter(snapshot=snapshot).values_list("purchase").annotate(n=Count("pk")).order_by()
     )
     return {purchase: counts[purchase] for purchase in CloudOffer.Purchase.values if purchase in counts}
+
+
+def cost_inputs_for_snapshot(*, snapshot: PriceSnapshot | None) -> CostInputs:
+    """Everything `pricing.costing.plan_costs` needs, read from the database.
+
+    Cloud prices come from the snapshot (none without one). The on-prem references come from the editable tables;
+    where a table is still empty (a database that never ran `load_prices`), the fixture files stand in, so a
+    plan is never priced against nothing.
+    """
+    prices: list[CloudPrice] = []
+    note = ""
+    if snapshot is not None:
+        observed = snapshot.fetched_at.isoformat()
+        prices = [
+            CloudPrice(
+                instance_type=o.instance_type,
+                region=o.region,
+                purchase=o.purchase,
+                usd_per_hour=o.usd_per_hour,
+                gpus=o.gpus,
+                gpu_model=o.gpu_model,
+                availability_zone_id=o.availability_zone_id,
+                capacity_constrained=o.capacity_constrained,
+                observed_at=o.observed_at.isoformat() if o.observed_at else observed,
+            )
+            for o in CloudOffer.objects.filter(snapshot=snapshot).order_by(
+                "instance_type", "region", "purchase", "availability_zone_id"
+            )
+        ]
+        if snapshot.is_stale:
+            note = (
+                f"Cloud prices are from snapshot #{snapshot.pk} observed {snapshot.fetched_at:%Y-%m-%d} "
+                f"({snapshot.age_days} days old): older than the freshness limit; refresh prices and re-price."
+            )
+    else:
+        note = "No price snapshot is loaded (run `manage.py load_prices`): cloud options are not priced."
+
+    fallback = None
+
+    def files():
+        nonlocal fallback
+        if fallback is None:
+            fallback = price_references_load()
+        return fallback
+
+    part_rows = list(ComponentPrice.objects.all())
+    parts = (
+        [
+            PartPrice(
+                part_number=r.part_number,
+                catalog_id=r.catalog_id,
+                unit_price_usd=r.unit_price_usd,
+                source=r.source,
+                as_of=r.as_of,
+                confidence=r.confidence,
+                description=r.description,
+                category=r.category,
+            )
+            for r in part_rows
+        ]
+        if part_rows
+        else list(files().parts)
+    )
+    param_rows = list(CostParameterRow.objects.all())
+    parameters = {
+        r.name: CostParameter(r.name, r.value, r.unit, r.source, r.as_of, r.confidence)
+        for r in param_rows
+        if not r.scope
+    } or dict(files().parameters)
+    carbon = {
+        r.scope: CostParameter(f"{r.name}.{r.scope}", r.value, r.unit, r.source, r.as_of, r.confidence)
+        for r in param_rows
+        if r.name == GRID_INTENSITY and r.scope
+    } or dict(files().carbon)
+    band_rows = list(SpotAdvisorBand.objects.all())
+    bands = [
+        SpotBand(r.region, r.instance_type, r.band, r.savings_percent, r.as_of, r.source) for r in band_rows
+    ] or list(files().spot_bands)
+    return CostInputs(
+        cloud_prices=prices, parts=parts, parameters=parameters, carbon=carbon, spot_bands=bands, snapshot_note=note
+    )

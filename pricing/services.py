@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 
 from django.conf import settings
@@ -21,14 +23,18 @@ from django.utils import timezone
 from .aws.fetch import AwsClients, AwsPriceFetcher, aws_clients_from_default_chain
 from .aws.offers import OfferRecord, json_safe
 from .aws.recorded import fixtures_content_sha256, recorded_clients
-from .models import CloudOffer, PriceSnapshot
-from .selectors import price_snapshot_by_content
+from .models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
+from .reference import price_references_load
+from .selectors import GRID_INTENSITY, price_snapshot_by_content
 
 __all__ = [
     "FIXTURES_AWS_DIR",
     "FIXTURE_SOURCE",
     "LIVE_SOURCE",
     "PriceRefreshError",
+    "ReferenceLoadReport",
+    "component_price_edit",
+    "price_references_load_fixtures",
     "price_snapshot_load_fixtures",
     "price_snapshot_refresh_live",
 ]
@@ -42,7 +48,7 @@ class PriceRefreshError(Exception):
     """A refresh that produced nothing usable; raised instead of storing an empty snapshot."""
 
 
-def price_snapshot_load_fixtures(*, folder: Path | str | None = None) -> PriceSnapshot:
+def price_snapshot_load_fixtures(*, folder: Path | str | None = None, source: str | None = None) -> PriceSnapshot:
     """Load the recorded AWS responses as a `fixture` snapshot; loading the same files again returns the first.
 
     The responses are replayed through the live fetch code (see `pricing.aws.recorded`), so the offline
@@ -64,7 +70,7 @@ def price_snapshot_load_fixtures(*, folder: Path | str | None = None) -> PriceSn
         )
     return _snapshot_store(
         kind=PriceSnapshot.Kind.FIXTURE,
-        source=FIXTURE_SOURCE,
+        source=source or FIXTURE_SOURCE,
         fetched_at=manifest.observed_at,
         content_sha256=content_sha256,
         records=records,
@@ -158,3 +164,106 @@ def _snapshot_store(
             for record in records
         )
     return snapshot
+
+
+# ------------------------------------------------------------------------------- on-prem price references
+
+
+@dataclass(frozen=True)
+class ReferenceLoadReport:
+    created: int
+    updated: int
+    unchanged: int
+    kept_local_edits: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.kept_local_edits} kept (edited in the admin)"
+        )
+
+
+def price_references_load_fixtures(*, folder: Path | str | None = None) -> ReferenceLoadReport:
+    """Load fixtures/prices/ into ComponentPrice, CostParameter and SpotAdvisorBand; idempotent.
+
+    Rows are matched on their natural key. A row edited in the admin (`locally_edited`) is never overwritten;
+    any other row is brought back to the fixture's values, so `make install` after a fixture change updates it.
+    """
+    refs = price_references_load(folder)
+    counts = {"created": 0, "updated": 0, "unchanged": 0, "kept_local_edits": 0}
+
+    def upsert(model: type, key: dict, values: dict) -> None:
+        row = model.objects.filter(**key).first()
+        if row is None:
+            model.objects.create(**key, **values)
+            counts["created"] += 1
+        elif row.locally_edited:
+            counts["kept_local_edits"] += 1
+        elif any(getattr(row, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(row, name, value)
+            row.save()
+            counts["updated"] += 1
+        else:
+            counts["unchanged"] += 1
+
+    with transaction.atomic():
+        for part in refs.parts:
+            upsert(
+                ComponentPrice,
+                {"part_number": part.part_number, "catalog_id": part.catalog_id},
+                {
+                    "description": part.description,
+                    "category": part.category,
+                    "unit_price_usd": part.unit_price_usd,
+                    "source": part.source,
+                    "as_of": part.as_of,
+                    "confidence": part.confidence,
+                },
+            )
+        for name, param in refs.parameters.items():
+            upsert(
+                CostParameter,
+                {"name": name, "scope": ""},
+                {
+                    "value": param.value,
+                    "unit": param.unit,
+                    "source": param.source,
+                    "as_of": param.as_of,
+                    "confidence": param.confidence,
+                },
+            )
+        for scope, param in refs.carbon.items():
+            upsert(
+                CostParameter,
+                {"name": GRID_INTENSITY, "scope": scope},
+                {
+                    "value": param.value,
+                    "unit": param.unit,
+                    "source": param.source,
+                    "as_of": param.as_of,
+                    "confidence": param.confidence,
+                },
+            )
+        for band in refs.spot_bands:
+            upsert(
+                SpotAdvisorBand,
+                {"region": band.region, "instance_type": band.instance_type},
+                {
+                    "band": band.band,
+                    "savings_percent": band.savings_percent,
+                    "as_of": band.as_of,
+                    "source": band.source,
+                },
+            )
+    return ReferenceLoadReport(**counts)
+
+
+def component_price_edit(*, price: ComponentPrice, unit_price_usd: Decimal, source: str, as_of: str) -> ComponentPrice:
+    """An admin edit: store it and mark the row so fixture reloads leave it alone."""
+    price.unit_price_usd = unit_price_usd
+    price.source = source
+    price.as_of = as_of
+    price.locally_edited = True
+    price.save()
+    return price

@@ -45,6 +45,10 @@ def _a(
 
 
 _TRAIN = ("training",)
+_INFERENCE_FIT = (
+    "Fitted with the other inference constants (planner/sizing/inference_calibration.py, make accuracy) on "
+    "inference-calibration.md rows C1-C9, 5b and 5c; C10-C12 and the section 7 grid are held out. See docs/accuracy.md."
+)
 _INFER = ("inference",)
 _BOTH = ("training", "inference")
 
@@ -52,27 +56,206 @@ ASSUMPTIONS: dict[str, Assumption] = {
     a.name: a
     for a in [
         _a(
-            "training_mfu",
-            0.40,
-            "fraction of dense BF16 peak",
-            0.01,
+            "gemm_efficiency_ampere",
+            0.729,
+            "fraction of dense peak",
+            0.05,
             1.0,
             _TRAIN,
-            "Model FLOPs utilisation for BF16 training (6ND + attention FLOPs over GPUs x peak); applied alike to "
-            "selective and full recompute, as the data show no clear MFU gap (llm-foundry's 42.6 % is full recompute).",
-            "training-calibration.md: llm-foundry 70B on 64 H100 42.6 %, 7B-30B 39.8-46.4 %; Korthikanti 2022 "
-            "selective recompute 41.5-56.3 % on A100. 0.40 sits at the low end, typical of a first production run.",
+            "Fraction of the dense peak a large GEMM reaches on A100 (Ampere); smaller GEMMs lose more to "
+            "kernel_overhead_us. The step-time model's main compute constant.",
+            "Calibrated (scripts/accuracy.py, planner/sizing/calibration.py) on Korthikanti et al. 2022 Table 5, "
+            "both recompute modes (training-calibration.md 3b); Narayanan 2021 Table 1 (3a) is held out. See "
+            "docs/accuracy.md.",
         ),
         _a(
-            "training_mfu_fp8",
-            0.28,
-            "fraction of dense FP8 peak",
-            0.01,
+            "gemm_efficiency_hopper",
+            0.583,
+            "fraction of dense peak",
+            0.05,
             1.0,
             _TRAIN,
-            "MFU for FP8 training, measured against the FP8 dense peak.",
-            "Not calibrated (the reference data are BF16 only). Attention, norms and communication stay in BF16, so "
-            "end-to-end FP8 speed-ups over BF16 of ~1.3-1.5x are usual: 0.40 x 1.4 / 2 = 0.28. Override when measured.",
+            "Fraction of the dense peak a large GEMM reaches on H100/H200 (Hopper).",
+            "Calibrated on the llm-foundry 70B / 64 x H100 row (training-calibration.md 3c); the 7B, 13B and 30B "
+            "rows are held out. See docs/accuracy.md.",
+        ),
+        _a(
+            "gemm_efficiency_blackwell",
+            0.583,
+            "fraction of dense peak",
+            0.05,
+            1.0,
+            _TRAIN,
+            "Fraction of the dense peak a large GEMM reaches on B200/B300 (Blackwell).",
+            "Not calibrated: no public Blackwell training measurement is in the reference data, so the Hopper "
+            "value is carried over. Override when measured.",
+        ),
+        _a(
+            "fp8_gemm_efficiency_ratio",
+            0.80,
+            "ratio",
+            0.1,
+            1.0,
+            _TRAIN,
+            "GEMM efficiency in FP8 relative to BF16 (scaling/casting kernels and less mature tiles); attention and "
+            "element-wise work stay in BF16 in any case.",
+            "Not calibrated (the reference data are BF16 only). Judgement: FP8 end-to-end speed-ups of 1.3-1.5x "
+            "over BF16 are usual, which this ratio plus the BF16 attention reproduces for 8B-70B models.",
+        ),
+        _a(
+            "flash_attention_efficiency_ratio",
+            0.75,
+            "ratio",
+            0.1,
+            1.5,
+            _TRAIN,
+            "Speed of the fused (flash) attention kernel relative to a GEMM of the same FLOPs.",
+            "Judgement from the FlashAttention-2 paper (Dao 2023): forward 50-73 % of A100 peak against ~80 % for "
+            "large cuBLAS GEMMs, i.e. ~0.75.",
+        ),
+        _a(
+            "flash_attention",
+            1,
+            "0 or 1",
+            0,
+            1,
+            _TRAIN,
+            "1 = fused attention (scores never stored: no 5as/h activation term, causal half of the square "
+            "computed); 0 = unfused softmax attention as in Megatron-LM 2021-2022.",
+            "Every current training stack uses fused attention. The Megatron calibration rows (3a, 3b) predate it "
+            "and are evaluated with 0; llm-foundry (3c) used it.",
+            integer=True,
+        ),
+        _a(
+            "sequence_parallel",
+            1,
+            "0 or 1",
+            0,
+            1,
+            _TRAIN,
+            "1 = sequence parallelism alongside tensor parallelism (norms, dropouts and their activations sharded "
+            "over tp; same collective volume); 0 = tensor parallelism only.",
+            "Korthikanti et al. 2022; on by default in Megatron-Core. Narayanan 2021 (3a) and Korthikanti's full-"
+            "recompute baseline (3b) ran without it.",
+            integer=True,
+        ),
+        _a(
+            "hbm_efficiency",
+            0.80,
+            "fraction of HBM bandwidth",
+            0.05,
+            1.0,
+            _TRAIN,
+            "Fraction of HBM bandwidth memory-bound kernels (norms, residuals, softmax, optimizer) reach.",
+            "Judgement: STREAM-like kernels reach 80-90 % of HBM bandwidth on A100/H100; 0.8 allows for small "
+            "tensors.",
+        ),
+        _a(
+            "nvlink_efficiency",
+            0.75,
+            "fraction of NVLink bandwidth",
+            0.05,
+            1.0,
+            _BOTH,
+            "Achieved bus bandwidth of NVLink collectives as a fraction of the per-direction NVLink bandwidth.",
+            "nccl-tests all-reduce bus bandwidth on 8-GPU NVSwitch systems: ~230 of 300 GB/s (A100), ~360 of 450 "
+            "GB/s (H100), i.e. 0.75-0.8.",
+        ),
+        _a(
+            "scaleout_efficiency",
+            0.80,
+            "fraction of NIC line rate",
+            0.05,
+            1.0,
+            _TRAIN,
+            "Achieved bandwidth of collectives over the compute fabric as a fraction of the NICs' line rate.",
+            "Judgement: nccl-tests over InfiniBand typically reach 80-90 % of line rate at large message sizes.",
+        ),
+        _a(
+            "kernel_overhead_us",
+            4.0,
+            "microseconds per kernel",
+            0.0,
+            1000.0,
+            _TRAIN,
+            "Fixed launch and tail time per GPU kernel; makes small operations reach a smaller fraction of peak.",
+            "Judgement: CUDA kernel launch plus wave-quantisation tail of a few microseconds.",
+        ),
+        _a(
+            "collective_latency_us",
+            10.0,
+            "microseconds per collective",
+            0.0,
+            10000.0,
+            _TRAIN,
+            "Fixed latency of one collective or point-to-point transfer.",
+            "Judgement: NCCL small-message latency on NVLink/InfiniBand is ~5-20 us.",
+        ),
+        _a(
+            "dp_overlap_fraction",
+            0.8,
+            "fraction",
+            0.0,
+            1.0,
+            _TRAIN,
+            "Share of the backward pass that data-parallel gradient (and ZeRO-3 parameter) collectives can hide "
+            "behind.",
+            "Judgement: Megatron-LM and FSDP overlap bucketed collectives with the backward; the first buckets "
+            "cannot overlap.",
+        ),
+        _a(
+            "grad_reduce_bytes_per_param",
+            2.0,
+            "bytes per parameter",
+            1.0,
+            4.0,
+            _TRAIN,
+            "Bytes per gradient element in the data-parallel reduction.",
+            "BF16 gradient reduction (FSDP mixed precision, Megatron-Core default); 4 for FP32 reduction.",
+        ),
+        _a(
+            "storage_write_gbyte_s_per_gpu",
+            0.08,
+            "GB/s per GPU",
+            0.001,
+            100.0,
+            _TRAIN,
+            "Aggregate checkpoint write bandwidth of the storage system, per GPU of the job.",
+            "facility.md section 8: H100 SuperPOD 'Better' storage tier, 20 GB/s write per 256-GPU SU = 0.08 GB/s "
+            "per GPU.",
+        ),
+        _a(
+            "checkpoint_bytes_per_param",
+            14.0,
+            "bytes per parameter",
+            2.0,
+            32.0,
+            _TRAIN,
+            "Checkpoint size per parameter (bf16 weights 2 + fp32 master 4 + Adam m 4 + v 4).",
+            "facility.md section 8 (checkpoints): 14 B/param.",
+        ),
+        _a(
+            "restart_minutes",
+            15.0,
+            "minutes",
+            0.0,
+            1440.0,
+            _TRAIN,
+            "Time from a failure to training again: detection, rescheduling onto spares, loading the checkpoint, "
+            "warm-up.",
+            "Judgement; cloud-pricing.md uses R = 30 min for whole-instance replacement, a training cluster with "
+            "hot spares and automated restart does better.",
+        ),
+        _a(
+            "node_mtbf_hours",
+            0,
+            "hours per system",
+            0,
+            10_000_000,
+            _TRAIN,
+            "Mean time between job-interrupting failures of one system; 0 = each system's catalog value "
+            "(node_mtbf_hours, with its source).",
+            "Catalog default derived from the Llama 3 paper (419 interruptions in 54 days on 16,384 H100).",
         ),
         _a(
             "training_memory_reserve_fraction",
@@ -105,8 +288,7 @@ ASSUMPTIONS: dict[str, Assumption] = {
             64,
             _TRAIN,
             "A pipelined layout is only proposed when each step has at least this many micro-batches per stage "
-            "(m >= value x pp), so the pipeline fills; the bubble (pp - 1) / m is reported but not yet in the "
-            "step time.",
+            "(m >= value x pp), so the pipeline fills; the bubble itself is in the step time.",
             "Narayanan 2021 bubble (p - 1)/m; the calibration runs use m = 8p (training-calibration.md section 3), "
             "Llama 3 405B ran with m = pp; 1 is the loosest sensible rule.",
             integer=True,
@@ -124,47 +306,53 @@ ASSUMPTIONS: dict[str, Assumption] = {
         ),
         _a(
             "inference_memory_utilization",
-            0.90,
+            0.971,
             "fraction of HBM",
             0.1,
             1.0,
             _INFER,
-            "Share of each GPU's HBM the serving engine may use for weights plus KV cache.",
-            "vLLM default gpu_memory_utilization 0.9; TensorRT-LLM gives 0.90-0.95 of the memory left after weights "
-            "to the KV cache (inference-calibration.md section 2).",
+            "Share of each GPU's HBM the serving engine may use for weights, the activation workspace and the KV "
+            "cache; what is left after weights and workspace is the KV budget (usable KV fraction).",
+            "Fitted (KV-starved row C4 and C5/C6 bind it). Consistent with TensorRT-LLM handing 0.95 of the memory "
+            "left after weights to the KV cache (inference-calibration.md section 2); vLLM's default is 0.90 of all "
+            "HBM, so override to 0.9 to plan for vLLM. " + _INFERENCE_FIT,
         ),
         _a(
             "decode_mbu",
-            0.55,
+            0.648,
             "fraction of HBM bandwidth",
             0.05,
             1.0,
             _INFER,
-            "Model bandwidth utilisation during decode (bytes read per step / (TPOT x HBM bandwidth)).",
-            "inference-calibration.md 5b: derived MBU 41-61 % from lightly loaded decode. With decode_step_overhead_ms "
-            "0.5 this reproduces the 5b TPOT points within -23 % .. +16 % (H100/H200, TP1-TP4).",
+            "Fraction of HBM bandwidth decode kernels reach on the bytes a step reads (weights / tp + KV). The "
+            "effective utilisation a user measures is lower and falls with TP and GPU speed, because all-reduce "
+            "latency and fixed costs are added on top (docs/accuracy.md lists the derived curve).",
+            "Fitted; inference-calibration.md 5b derives 41-61 % effective MBU from lightly loaded decode. "
+            + _INFERENCE_FIT,
         ),
         _a(
             "decode_step_overhead_ms",
-            0.5,
-            "ms per decode step",
+            0.0,
+            "ms per engine iteration",
             0.0,
             1000.0,
             _INFER,
-            "Fixed per-step CPU/launch/synchronisation time added to the bandwidth-bound decode time.",
-            "Judgement: small because the 5b MBU derivation already folds most overhead into MBU; inference-"
-            "calibration.md section 2 item 3 names the term.",
+            "Fixed CPU / launch / synchronisation time per engine iteration, on top of the roofline.",
+            "Fitted to 0: the TP1 decode points (5b: 8B at 6-8 ms) leave no room for a fixed cost beyond "
+            "decode_mbu, so fixed costs show up only through inference_allreduce_latency_us at TP > 1. "
+            + _INFERENCE_FIT,
         ),
         _a(
             "prefill_mfu",
-            0.35,
+            0.619,
             "fraction of dense peak",
             0.01,
             1.0,
             _INFER,
-            "MFU during prefill (prompt processing); also bounds decode once it turns compute-bound.",
-            "inference-calibration.md 5c: batch-1 TTFT implies 21-35 % (FP8, 4-8 GPUs) to 45-67 % (FP16, 2K prompts); "
-            "short prompts (~128 tokens) reach only ~10 %, so short-prompt TTFT is optimistic.",
+            "GEMM efficiency reached with many tokens in flight (long prompts, batched prefill, large decode "
+            "batches); the efficiency at n tokens is prefill_mfu x n / (n + prefill_half_mfu_tokens).",
+            "Fitted; inference-calibration.md 5c implies 45-67 % for FP16 2K prompts, ~10 % at 128 tokens. "
+            + _INFERENCE_FIT,
         ),
         _a(
             "serving_utilization_target",
@@ -176,6 +364,40 @@ ASSUMPTIONS: dict[str, Assumption] = {
             "Planned load as a share of the maximum request rate a replica sustains at the latency targets.",
             "inference-calibration.md 5d: TTFT stays flat up to ~12 of ~16 req/s (75 % of saturation) and then "
             "explodes into queueing; 0.70 stays below that knee.",
+        ),
+        _a(
+            "inference_allreduce_latency_us",
+            18.6,
+            "microseconds per all-reduce",
+            0.0,
+            1000.0,
+            _INFER,
+            "Fixed latency of one tensor-parallel all-reduce during serving (two per layer per engine iteration); "
+            "with decode_step_overhead_ms it is why bandwidth utilisation falls as TP rises.",
+            "Fitted. " + _INFERENCE_FIT,
+        ),
+        _a(
+            "prefill_half_mfu_tokens",
+            230.0,
+            "tokens",
+            1.0,
+            100000.0,
+            _INFER,
+            "Tokens in flight at which a GEMM reaches half of prefill_mfu: efficiency = prefill_mfu x n / (n + this). "
+            "Gives prefill MFU by prompt length and the compute ceiling of decode at batch n.",
+            "Fitted. " + _INFERENCE_FIT,
+        ),
+        _a(
+            "prefill_chunk_tokens",
+            8192,
+            "tokens",
+            64,
+            1_000_000,
+            _INFER,
+            "Prompt tokens one engine iteration processes (longer prompts are chunked; under load prompts from many "
+            "requests are batched up to it). Sizes the activation workspace and the batched prefill efficiency.",
+            "TensorRT-LLM default max_num_tokens 8192 (perf-overview engine builds).",
+            integer=True,
         ),
         _a(
             "max_batch_per_replica",
@@ -304,6 +526,12 @@ ASSUMPTIONS: dict[str, Assumption] = {
         ),
     ]
 }
+
+# The physical build's assumptions (fabric, storage, facility) are kept in their own module and merged here, so
+# one registry validates and reports every override. Imported after the Assumption class exists (it uses it).
+from planner.sizing.build_assumptions import BUILD_ASSUMPTIONS  # noqa: E402
+
+ASSUMPTIONS.update({a.name: a for a in BUILD_ASSUMPTIONS})
 
 
 @dataclass

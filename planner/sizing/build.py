@@ -11,9 +11,17 @@ from dataclasses import dataclass
 
 from planner.sizing.assumptions import Assumptions
 from planner.sizing.catalog import System
+from planner.sizing.parts import PartsCatalog
 from planner.sizing.request import HardwareSpec
 
-__all__ = ["ClusterBuild", "build_cluster", "rack_budget_kw"]
+__all__ = [
+    "ClusterBuild",
+    "build_cluster",
+    "physical_rack_limits",
+    "rack_budget_kw",
+    "rack_power_cap_kw",
+    "usable_feed_kw",
+]
 
 
 @dataclass(frozen=True)
@@ -56,10 +64,44 @@ def rack_budget_kw(system: System, hardware: HardwareSpec, assumptions: Assumpti
     return min(limits) if limits else None
 
 
+def usable_feed_kw(assumptions: Assumptions) -> float:
+    """One 3-phase feed: sqrt(3) x V x A x continuous derate x power factor (415 V / 60 A -> 32.8 kW)."""
+    volts, amps = assumptions["feed_voltage_v"], assumptions["feed_current_a"]
+    return math.sqrt(3) * volts * amps * assumptions["feed_derate"] * assumptions["feed_power_factor"] / 1000.0
+
+
+def rack_power_cap_kw(power_redundancy: str, assumptions: Assumptions) -> float:
+    """Most a rack can draw on its feeds with one failed (N+1) or half failed (N+N)."""
+    feeds = assumptions["rack_max_feeds"]
+    working = feeds // 2 if power_redundancy == "n+n" else feeds - 1
+    return working * usable_feed_kw(assumptions)
+
+
+def physical_rack_limits(system: System, parts: PartsCatalog | None, assumptions: Assumptions) -> dict[str, int]:
+    """Systems per rack allowed by U, weight and feed capacity (rack-scale systems are their own rack)."""
+    if parts is None or system.id not in parts.systems:
+        return {}
+    phys = parts.systems[system.id]
+    rack = parts.of_kind("rack")[0]
+    limits = {
+        "weight": math.floor((assumptions["rack_max_weight_kg"] + 1e-9) / phys.weight_kg),
+        "circuits": math.floor(rack_power_cap_kw(phys.power_redundancy, assumptions) / system.max_power_kw + 1e-9),
+    }
+    if system.rack_units < rack.rack_units:
+        limits["rack_units"] = (rack.rack_units - assumptions["rack_reserved_u"]) // system.rack_units
+    return limits
+
+
 def build_cluster(
-    system: System, job_gpus: int, hardware: HardwareSpec, assumptions: Assumptions
+    system: System,
+    job_gpus: int,
+    hardware: HardwareSpec,
+    assumptions: Assumptions,
+    parts: PartsCatalog | None = None,
 ) -> tuple[ClusterBuild | None, list[str]]:
-    """systems = ceil(gpus / gpus_per_system); racks = ceil(systems / systems_per_rack); SUs likewise."""
+    """systems = ceil(gpus / gpus_per_system); racks = ceil(systems / systems_per_rack); SUs likewise.
+    systems_per_rack is the catalog default lowered by the rack kW budget and, with parts data, by the rack's
+    usable U, its weight rating and what its feeds can carry with one failed."""
     problems: list[str] = []
     if system.cooling == "liquid" and hardware.cooling in ("air", "rdhx"):
         problems.append(
@@ -76,6 +118,10 @@ def build_cluster(
                 f"rack power: one {system.id} draws up to {system.max_power_kw:g} kW, above the "
                 f"{budget:g} kW rack budget."
             )
+    for limit, count in physical_rack_limits(system, parts, assumptions).items():
+        if count < 1:
+            problems.append(f"rack {limit}: one {system.id} exceeds the rack's {limit.replace('_', ' ')} limit.")
+        per_rack = min(per_rack, count)
     if problems:
         return None, problems
     systems = math.ceil(job_gpus / system.gpus_per_system)

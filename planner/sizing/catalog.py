@@ -36,6 +36,7 @@ class Gpu:
     confidence: str
     source: str
     as_of: str
+    generation: str = "hopper"  # selects the calibrated efficiency constants (assumptions gemm_efficiency_<gen>)
 
     def dense_tflops(self, precision: str) -> float | None:
         """Native dense peak for a compute precision, or None when the GPU has no tensor cores for it."""
@@ -63,6 +64,13 @@ class System:
     confidence: str
     source: str
     as_of: str
+    node_mtbf_hours: float = 6335.0  # per system; see mtbf_source
+    mtbf_source: str = ""
+
+    @property
+    def scaleout_gbyte_s_per_gpu(self) -> float:
+        """Compute-fabric bandwidth per GPU and direction, GB/s: NICs x line rate / 8 bits / GPUs (rail-optimised)."""
+        return self.compute_nic_count * self.compute_nic_gbps / 8.0 / self.gpus_per_system
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,8 @@ class Catalog:
     gpus: dict[str, Gpu]
     systems: dict[str, System]
     models: dict[str, ModelPreset]
+    # Build parts and per-system physical data (planner.sizing.parts.PartsCatalog); loaded with the rest.
+    parts: Any = None
 
     def gpu_of(self, system: System) -> Gpu:
         """The GPU record a system is built from."""
@@ -129,6 +139,7 @@ def _gpu(rec: dict[str, Any]) -> Gpu:
         confidence=rec.get("confidence", ""),
         source=rec["source"],
         as_of=rec["as_of"],
+        generation=rec.get("generation", "hopper"),
     )
 
 
@@ -149,6 +160,8 @@ def _system(rec: dict[str, Any]) -> System:
         confidence=rec.get("confidence", ""),
         source=rec["source"],
         as_of=rec["as_of"],
+        node_mtbf_hours=float(rec.get("node_mtbf_hours", 6335.0)),
+        mtbf_source=rec.get("mtbf_source", ""),
     )
 
 
@@ -194,7 +207,11 @@ def _load(directory: Path) -> Catalog:
     for system in systems.values():
         if system.gpu not in gpus:
             raise ValueError(f"catalog system {system.id} names unknown gpu {system.gpu}")
-    return Catalog(version=_version(directory), gpus=gpus, systems=systems, models=models)
+    from planner.sizing.parts import load_parts  # late import: parts.py is a leaf module, this avoids a cycle
+
+    return Catalog(
+        version=_version(directory), gpus=gpus, systems=systems, models=models, parts=load_parts(directory)
+    )
 
 
 def load_catalog(path: Path | None = None) -> Catalog:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from planner.sizing.build import ClusterBuild
 from planner.sizing.catalog import Gpu, System
 from planner.sizing.facility import KW_PER_TON, FacilityResult
-from planner.sizing.inference import InferenceResult
+from planner.sizing.inference import InferenceResult, effective_mbu
 from planner.sizing.request import InferenceSpec, TrainingSpec
 from planner.sizing.training import SECONDS_PER_DAY, TrainingResult
 from planner.sizing.workload import Workload
@@ -23,10 +23,14 @@ def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
 
 
 def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
-    assert tr.layout is not None and tr.memory is not None
-    lay, mem = tr.layout, tr.memory
+    assert tr.layout is not None and tr.memory is not None and tr.plan is not None and tr.goodput is not None
+    lay, mem, p, g = tr.layout, tr.memory, tr.plan, tr.goodput
     s = work.shape
     flops_src = "training-calibration.md section 2 (6ND + 12 l s h D; GPT-3 check 3.14e23 FLOPs)"
+    model_src = (
+        "planner/sizing/step_time.py per-operation roofline; efficiency constants calibrated per GPU generation "
+        "(docs/accuracy.md, assumptions gemm_efficiency_*)"
+    )
     out: dict[str, Entry] = {
         "training.total_flops": _entry(
             "tokens x (6 x compute_params_active + 12 x layers x seq_len x hidden)",
@@ -40,82 +44,103 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
             },
             flops_src,
         ),
+        "training.step_time_s": _entry(
+            "micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B bubble) + exposed "
+            "data-parallel collectives + optimizer step; stage_time = layers/pp x per-layer roofline (GEMMs at "
+            "gemm_efficiency x peak + kernel overhead, attention, HBM-bound element-wise ops, TP collectives on "
+            "NVLink, recompute) + LM head on the last stage",
+            {
+                "micro_batches": lay.micro_batches,
+                "stage_time_s": p.stage_time_s,
+                "pipeline_time_s": p.pipeline_time_s,
+                "bubble_time_s": p.bubble_time_s,
+                "tensor_parallel_comm_s": p.tp_comm_time_s,
+                "pipeline_p2p_s": p.p2p_time_s,
+                "data_parallel_exposed_s": p.dp_exposed_time_s,
+                "optimizer_s": p.optimizer_time_s,
+                "interleave": lay.interleave,
+                "zero_stage": lay.zero_stage,
+            },
+            model_src + "; Narayanan et al. 2021 (bubble, TP/PP communication), Korthikanti et al. 2022 (recompute)",
+        ),
         "training.mfu": _entry(
-            "assumption training_mfu (bf16) or training_mfu_fp8 (fp8), of the dense peak",
-            {"precision": spec.precision, "mfu": tr.mfu, "peak_tflops_per_gpu": tr.peak_tflops, "gpu": gpu.id},
-            "see assumptions.training_mfu / training_mfu_fp8",
+            "tokens_per_s x flops_per_token / (gpus x peak); HFU also counts recomputed forward FLOPs",
+            {
+                "tokens_per_s": tr.tokens_per_s,
+                "flops_per_token": tr.flops_per_token,
+                "hardware_flops_per_token": tr.hardware_flops_per_token,
+                "gpus": tr.gpus,
+                "peak_tflops_per_gpu": tr.peak_tflops,
+                "precision": spec.precision,
+                "mfu": tr.mfu,
+                "hfu": tr.hfu,
+                "gpu": gpu.id,
+            },
+            "training-calibration.md section 1 (MFU vs HFU); an output of the step-time model, not an input",
         ),
         "training.model_tflops_per_gpu": _entry(
-            "peak_tflops_per_gpu x mfu", {"peak_tflops_per_gpu": tr.peak_tflops, "mfu": tr.mfu}, f"{gpu.source}"
+            "mfu x peak_tflops_per_gpu", {"peak_tflops_per_gpu": tr.peak_tflops, "mfu": tr.mfu}, gpu.source
+        ),
+        "training.days_ideal": _entry(
+            "tokens / tokens_per_s / 86400 (no failures)",
+            {"tokens": spec.tokens, "tokens_per_s": tr.tokens_per_s, "seconds_per_day": SECONDS_PER_DAY},
+            model_src,
+        ),
+        "training.goodput": _entry(
+            "tau / (tau + delta) x (1 - ((tau + delta) / 2 + restart) / job_mtbf); job_mtbf = node_mtbf / systems; "
+            "delta = checkpoint_bytes / (storage_write_gbyte_s_per_gpu x gpus); tau = sqrt(2 delta job_mtbf) - delta",
+            g.as_dict(),
+            "Young 1974 / Daly 2006 checkpoint interval; MTBF: " + (g.mtbf_source or "catalog"),
         ),
         "training.days": _entry(
-            "total_flops / (gpus x model_tflops_per_gpu x 1e12) / 86400",
-            {
-                "total_flops": tr.total_flops,
-                "gpus": tr.gpus,
-                "model_tflops_per_gpu": tr.model_tflops_per_gpu,
-                "seconds_per_day": SECONDS_PER_DAY,
-                "pipeline_bubble_fraction_not_applied": (lay.pp - 1) / lay.micro_batches,
-            },
-            flops_src + "; MFU is an assumption (see training.mfu); the pipeline bubble is not yet in the time",
-        ),
-        "training.step_time_s": _entry(
-            "global_batch_sequences x seq_len x flops_per_token / (gpus x model_tflops_per_gpu x 1e12)",
-            {
-                "global_batch_sequences": lay.global_batch_sequences,
-                "seq_len": s.seq_len,
-                "flops_per_token": tr.flops_per_token,
-                "gpus": tr.gpus,
-                "model_tflops_per_gpu": tr.model_tflops_per_gpu,
-            },
-            flops_src,
+            "days_ideal / goodput",
+            {"days_ideal": tr.days_ideal, "goodput": g.fraction},
+            "planner/sizing/goodput.py",
         ),
         "training.tokens_per_s": _entry(
-            "gpus x model_tflops_per_gpu x 1e12 / flops_per_token",
-            {"gpus": tr.gpus, "model_tflops_per_gpu": tr.model_tflops_per_gpu, "flops_per_token": tr.flops_per_token},
-            flops_src,
+            "tokens_per_step / step_time_s",
+            {"tokens_per_step": p.tokens_per_step, "step_time_s": tr.step_time_s},
+            model_src,
         ),
         "training.parallelism": _entry(
-            "smallest pp, then smallest tp (tp within the NVLink domain, dividing heads and kv_heads) whose "
-            "per-GPU memory fits HBM, with selective recompute (full recompute only when nothing fits); dp = gpus / "
-            "(tp x pp); micro_batches = global_batch_sequences / (dp x micro_batch) >= pp x "
-            "min_microbatches_per_stage",
+            "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), pp (dividing layers), "
+            "micro_batch, interleave, recompute and ZeRO stage (and dp); infeasible candidates rejected by reason; "
+            "the fastest feasible plan wins (deadline mode: the fewest GPUs first)",
             {
                 "tp": lay.tp,
                 "pp": lay.pp,
                 "dp": lay.dp,
                 "micro_batch": lay.micro_batch,
                 "recompute": lay.recompute,
+                "interleave": lay.interleave,
+                "zero_stage": lay.zero_stage,
                 "micro_batches": lay.micro_batches,
+                "search": tr.search.as_dict() if tr.search else None,
             },
-            "Narayanan et al. 2021 (Megatron-LM) takeaways; training-calibration.md section 2",
+            "planner/sizing/search.py; Narayanan et al. 2021 (Megatron-LM) for the layout space",
         ),
         "training.memory_per_gpu_gib": _entry(
-            "params_per_gpu x (2 weights + 2 grads + 12 / dp optimizer) + activations_per_layer x ceil(layers / "
-            "pp) x min(pp, micro_batches) + reserve_fraction x HBM",
+            "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it) + "
+            "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
+            "+ working set + reserve_fraction x HBM",
             {
                 "memory_breakdown_gib": mem.as_dict(),
                 "dp": lay.dp,
                 "tp": lay.tp,
                 "pp": lay.pp,
+                "zero_stage": lay.zero_stage,
                 "recompute": lay.recompute,
                 "hbm_gib": gpu.hbm_gib,
             },
-            "ZeRO-1 accounting and Korthikanti et al. 2022 activation terms (training-calibration.md section 2)",
+            "ZeRO paper accounting and Korthikanti et al. 2022 activation terms (training-calibration.md section 2)",
         ),
     }
     if spec.deadline_days is not None:
         out["training.gpus"] = _entry(
-            "ceil(total_flops / (deadline_days x 86400 x model_tflops_per_gpu x 1e12)) rounded up to a multiple of "
-            "lcm(gpus_per_system, tp x pp)",
-            {
-                "total_flops": tr.total_flops,
-                "deadline_days": spec.deadline_days,
-                "model_tflops_per_gpu": tr.model_tflops_per_gpu,
-                "tp": lay.tp,
-                "pp": lay.pp,
-            },
-            flops_src,
+            "smallest whole-system GPU count whose fastest plan fits memory and finishes in deadline_days expected "
+            "days (days_ideal / goodput), found by bisection per layout",
+            {"deadline_days": spec.deadline_days, "days": tr.days, "tp": lay.tp, "pp": lay.pp, "dp": lay.dp},
+            "planner/sizing/search.py",
         )
     else:
         out["training.gpus"] = _entry("given in the request (training.gpus)", {"gpus": tr.gpus}, "request")
@@ -123,37 +148,49 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
 
 
 def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, gpu: Gpu) -> dict[str, Entry]:
-    assert ir.shape is not None
-    sh = ir.shape
+    assert ir.shape is not None and ir.point is not None and ir.shape.capacity is not None
+    sh, pt, cap, m = ir.shape, ir.point, ir.shape.capacity, ir.shape.model
+    c = m.c
     src = "inference-calibration.md section 2"
+    fitted = "constants fitted on inference-calibration.md C1-C9, 5b, 5c (docs/accuracy.md)"
+    mem = ir.memory_breakdown_gib()
     return {
         "inference.ttft_ms": _entry(
-            "(2 x compute_params_active x prompt_tokens + 4 x layers x prompt_tokens^2 x hidden) / (tp x peak x "
-            "prefill_mfu)",
+            "prefill(prompt) + half a scheduling round + prefill queueing (M/D/1: busy x prefill / (2 (1 - busy))); "
+            "prefill = max((2 x compute_params_active x prompt + 4 x layers x prompt^2 x hidden) / (tp x peak x "
+            "prefill_mfu x n / (n + prefill_half_mfu_tokens)), weights / tp / (HBM x decode_mbu)) + 2 x layers TP "
+            "all-reduces, n = min(prompt, prefill_chunk_tokens)",
             {
+                "prefill_alone_ms": m.prefill_s(spec.prompt_tokens) * 1000.0,
+                "prefill_busy_fraction": pt.prefill_busy_fraction,
                 "compute_params_active": work.compute_params_active,
                 "prompt_tokens": spec.prompt_tokens,
-                "layers": work.shape.layers,
-                "hidden": work.shape.hidden,
                 "tp": sh.tp,
                 "peak_tflops_per_gpu": ir.peak_tflops,
                 "compute_precision": ir.compute_precision,
+                "prefill_mfu": c.prefill_mfu,
+                "prefill_half_mfu_tokens": c.half_mfu_tokens,
             },
-            src + " item 5; queueing excluded",
+            f"{src} items 5-6; {fitted}",
         ),
         "inference.tpot_ms": _entry(
-            "max((weights_read / tp + batch x (prompt + output/2) x kv_bytes_per_token / min(tp, kv_heads)) / "
-            "(HBM bandwidth x decode_mbu), batch x decode FLOPs / (tp x peak x prefill_mfu)) + "
-            "decode_step_overhead_ms, at the operating batch",
+            "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating batch; "
+            "decode step = max((weights_read / tp + batch x (prompt + output/2) x kv_bytes_per_token / (min(tp, "
+            "kv_heads) x pp)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x peak x GEMM efficiency)) + 2 x "
+            "layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) + decode_step_overhead_ms",
             {
-                "batch": ir.concurrency_per_replica,
+                "batch": pt.batch,
+                "decode_step_ms": pt.tpot_decode_s * 1000.0,
                 "tp": sh.tp,
                 "pp": sh.pp,
                 "hbm_tbps": ir.hbm_tbps,
+                "decode_mbu": c.decode_mbu,
+                "effective_mbu": _effective(ir),
                 "weight_bytes_per_param": ir.weight_bytes_per_param,
                 "kv_bytes_per_token": ir.kv_bytes_per_token,
+                "floor_ms_weights_over_tp_x_hbm": m.bandwidth_floor_tpot_s() * 1000.0,
             },
-            src + " items 3-4",
+            f"{src} items 3-4; {fitted}",
         ),
         "inference.kv_bytes_per_token": _entry(
             "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element",
@@ -165,38 +202,61 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
             },
             src + " item 1",
         ),
-        "inference.max_batch_per_replica": _entry(
-            "largest batch <= min(max_batch_per_replica, KV budget / (kv_bytes_per_token_per_gpu x (prompt + "
-            "output))) whose TPOT meets tpot_ms; KV budget = HBM x inference_memory_utilization - weights / (tp x pp)",
-            {
-                "max_sequences_by_memory": sh.max_sequences_by_memory,
-                "kv_budget_gib_per_gpu": sh.kv_budget_gib_per_gpu,
-                "weights_gib_per_gpu": sh.weights_gib_per_gpu,
-                "tpot_target_ms": spec.tpot_ms,
-            },
+        "inference.kv_cache_gib_per_replica": _entry(
+            "(HBM x inference_memory_utilization - weights / (tp x pp) - activation workspace) x tp x pp",
+            {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "gpus_per_replica": sh.gpus},
             src + " items 1-2",
         ),
+        "inference.batch": _entry(
+            "concurrency by Little's law at the load each replica carries: batch = (requests_per_s / replicas) x "
+            "output_tokens x TPOT(batch), solved by bisection; capacity batch = the largest batch <= min("
+            "max_batch_per_replica, KV budget / (kv_bytes_per_token_per_gpu x (prompt + output))) meeting both targets",
+            {
+                "capacity_batch": sh.capacity_batch,
+                "max_sequences_by_memory": sh.max_sequences_by_memory,
+                "limit": sh.limit,
+                "ttft_target_ms": spec.ttft_ms,
+                "tpot_target_ms": spec.tpot_ms,
+            },
+            src + " items 1 and 6",
+        ),
         "inference.replicas": _entry(
-            "ceil(requests_per_s / (serving_utilization_target x max_batch / (TTFT + output_tokens x "
-            "TPOT(max_batch))))",
+            "ceil(requests_per_s / (serving_utilization_target x capacity requests/s per replica)); capacity = "
+            "tokens/s at the capacity batch / output_tokens",
             {
                 "requests_per_s": spec.requests_per_s,
-                "max_batch": sh.max_batch,
-                "capacity_requests_per_s_per_replica": sh.capacity_requests_per_s,
+                "serving_utilization_target": ir.utilization_target,
+                "capacity_requests_per_s_per_replica": cap.requests_per_s,
             },
             src + " item 6 (Little's law)",
         ),
         "inference.gpus": _entry(
-            "replicas x tp x pp; the replica shape needing the fewest GPUs in total wins (ties: smaller replica)",
-            {"replicas": ir.replicas, "tp": sh.tp, "pp": sh.pp},
-            "engine rule",
+            "replicas x tp x pp; the replica shape needing the fewest GPUs in total wins (ties: no pipeline, then the "
+            "smaller replica); pipeline stages only when no tensor-parallel replica inside the NVLink domain fits",
+            {"replicas": ir.replicas, "tp": sh.tp, "pp": sh.pp, "spans_systems": ir.spans_systems},
+            "engine rule (issue 4)",
         ),
         "inference.tokens_per_s": _entry(
-            "requests_per_s x output_tokens",
-            {"requests_per_s": spec.requests_per_s, "output_tokens": spec.output_tokens},
-            "definition",
+            "replicas x replica capacity; replica capacity = 1 / (decode step / batch + batched prefill / "
+            "output_tokens) output tokens/s at the capacity batch",
+            {
+                "replicas": ir.replicas,
+                "capacity_tokens_per_s_per_replica": cap.tokens_per_s,
+                "capacity_batch": sh.capacity_batch,
+            },
+            "continuous batching (planner/sizing/inference_model.py)",
+        ),
+        "inference.tokens_per_s_per_gpu": _entry(
+            "replica capacity / gpus_per_replica (within both latency targets, independent of the requested rate)",
+            {"capacity_tokens_per_s_per_replica": cap.tokens_per_s, "gpus_per_replica": sh.gpus},
+            "definition (issue 4)",
         ),
     }
+
+
+def _effective(ir: InferenceResult) -> float:
+    assert ir.shape is not None and ir.point is not None
+    return effective_mbu(ir.shape.model, ir.point)
 
 
 def build_explain(build: ClusterBuild, system: System) -> dict[str, Entry]:

@@ -1,8 +1,10 @@
-"""Inference stage (first version): replica shape, batch, latency and replica count for a serving target.
+"""Inference stage: pick a replica shape and batch per system, then the replicas a request rate needs.
 
-Decode is modelled as HBM-bandwidth bound (with a compute ceiling), prefill as compute bound, the batch as
-what KV memory and the TPOT target allow, and the replica count by Little's law with a utilisation target.
-Prefill/decode interference inside a replica and network all-reduce time are not modelled yet.
+The physics (memory, decode and prefill time, continuous batching) lives in inference_model.py and is calibrated
+in inference_calibration.py; this module searches it. For each replica shape (TP inside the NVLink domain, PP only
+when no TP-only shape fits memory, or when pinned) the largest batch meeting both latency targets and memory sets
+the replica's capacity; replicas = rate / (utilisation target x capacity); the shape needing the fewest GPUs in
+total wins. The reported latencies are at the load each replica actually carries (Little's law), below capacity.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import dataclass, field
 
 from planner.sizing.assumptions import Assumptions
 from planner.sizing.catalog import Gpu, System
+from planner.sizing.inference_calibration import constants_from
+from planner.sizing.inference_model import OperatingPoint, ReplicaModel, compute_precision_for
 from planner.sizing.memory import GIB
 from planner.sizing.request import InferenceSpec
 from planner.sizing.workload import Workload, bytes_per_param
@@ -21,89 +25,15 @@ __all__ = [
     "InferenceResult",
     "ReplicaShape",
     "compute_precision_for",
+    "effective_mbu",
     "little_law_concurrency",
     "max_batch_for_tpot",
     "replicas_for_rate",
     "size_inference",
 ]
 
-
-@dataclass(frozen=True)
-class ReplicaShape:
-    """One replica's figures at a given (tp, pp)."""
-
-    tp: int
-    pp: int
-    weights_gib_per_gpu: float
-    kv_budget_gib_per_gpu: float
-    kv_bytes_per_token_per_gpu: float
-    max_sequences_by_memory: int
-    ttft_s: float
-    tpot_batch1_s: float
-    max_batch: int  # largest batch meeting TPOT and memory (0 when none)
-    capacity_requests_per_s: float  # at max_batch, before the utilisation target
-
-    @property
-    def gpus(self) -> int:
-        return self.tp * self.pp
-
-
-@dataclass
-class InferenceResult:
-    """Outcome for one system: figures when feasible, otherwise the binding limit in `problems`."""
-
-    feasible: bool
-    problems: list[str] = field(default_factory=list)
-    shape: ReplicaShape | None = None
-    replicas: int = 0
-    ttft_ms: float = 0.0
-    tpot_ms: float = 0.0
-    concurrency_per_replica: float = 0.0
-    tokens_per_s: float = 0.0
-    e2e_s: float = 0.0
-    weight_bytes_per_param: float = 0.0
-    kv_bytes_per_element: float = 0.0
-    kv_bytes_per_token: float = 0.0
-    compute_precision: str = ""
-    peak_tflops: float = 0.0
-    hbm_tbps: float = 0.0
-
-    @property
-    def gpus(self) -> int:
-        return self.replicas * self.shape.gpus if self.shape else 0
-
-    def as_dict(self) -> dict[str, object]:
-        """The plan's `inference` section."""
-        assert self.shape is not None
-        sh = self.shape
-        return {
-            "gpus": self.gpus,
-            "replicas": self.replicas,
-            "gpus_per_replica": sh.gpus,
-            "ttft_ms": self.ttft_ms,
-            "tpot_ms": self.tpot_ms,
-            "tokens_per_s": self.tokens_per_s,
-            "parallelism": {"tp": sh.tp, "pp": sh.pp},
-            "batch_per_replica": math.ceil(self.concurrency_per_replica - 1e-9),
-            "concurrency_per_replica": self.concurrency_per_replica,
-            "max_batch_per_replica": sh.max_batch,
-            "kv_cache_gib_per_replica": sh.kv_budget_gib_per_gpu * sh.gpus,
-            "weights_gib_per_gpu": sh.weights_gib_per_gpu,
-            "kv_bytes_per_token": self.kv_bytes_per_token,
-            "end_to_end_s": self.e2e_s,
-            "capacity_requests_per_s_per_replica": sh.capacity_requests_per_s,
-            "compute_precision": self.compute_precision,
-        }
-
-
-def compute_precision_for(gpu: Gpu, precision: str) -> str:
-    """Tensor-core precision the math runs in. INT8/INT4 are treated as weight-only (16-bit math), and a
-    format the GPU lacks falls back the same way, so no speed is claimed for hardware that is not there."""
-    if precision in ("fp8", "fp4") and gpu.dense_tflops(precision) is not None:
-        return precision
-    if precision == "fp4" and gpu.fp8_dense_tflops is not None:
-        return "fp8"
-    return "bf16"
+_TP_CHOICES = (1, 2, 4, 8, 16, 32, 64, 72)
+_PP_CHOICES = (2, 4, 8, 16)
 
 
 def little_law_concurrency(requests_per_s: float, latency_s: float) -> float:
@@ -111,23 +41,19 @@ def little_law_concurrency(requests_per_s: float, latency_s: float) -> float:
     return requests_per_s * latency_s
 
 
-def replicas_for_rate(requests_per_s: float, max_batch: int, e2e_s: float, utilization: float) -> int:
-    """Replicas so each carries at most `utilization` of what `max_batch` concurrent sequences sustain.
-
-    By Little's law a replica holding `max_batch` sequences for `e2e_s` each serves max_batch / e2e_s req/s.
-    """
-    capacity = max_batch / e2e_s
-    return max(1, math.ceil(requests_per_s / (utilization * capacity) - 1e-9))
+def replicas_for_rate(requests_per_s: float, capacity_requests_per_s: float, utilization: float) -> int:
+    """Replicas so each carries at most `utilization` of the request rate it sustains within the targets."""
+    return max(1, math.ceil(requests_per_s / (utilization * capacity_requests_per_s) - 1e-9))
 
 
-def max_batch_for_tpot(tpot_s: Callable[[int], float], target_s: float, limit: int) -> int:
-    """Largest batch in [1, limit] whose TPOT meets the target (TPOT grows with batch), 0 if none does."""
-    if limit < 1 or tpot_s(1) > target_s:
+def max_batch_for_tpot(meets: Callable[[int], bool], limit: int) -> int:
+    """Largest batch in [1, limit] for which `meets` holds (latency grows with batch), 0 if none does."""
+    if limit < 1 or not meets(1):
         return 0
     lo, hi = 1, limit
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if tpot_s(mid) <= target_s:
+        if meets(mid):
             lo = mid
         else:
             hi = mid - 1
@@ -135,218 +61,315 @@ def max_batch_for_tpot(tpot_s: Callable[[int], float], target_s: float, limit: i
 
 
 @dataclass(frozen=True)
-class _Model:
-    """Per-request constants for the latency formulas, so layouts evaluate cheaply."""
+class ReplicaShape:
+    """One replica shape's figures at its capacity batch (the largest meeting memory, TTFT and TPOT)."""
 
-    work: Workload
-    spec: InferenceSpec
-    gpu: Gpu
-    weight_bytes_per_param: float
-    kv_bytes_per_token: float
-    peak_flops: float
-    bandwidth_bytes_s: float
-    mbu: float
-    overhead_s: float
-    prefill_mfu: float
-    memory_utilization: float
-    batch_cap: int
+    model: ReplicaModel
+    max_sequences_by_memory: int
+    capacity_batch: int  # 0 when no batch meets the targets
+    capacity: OperatingPoint | None
+    batch1: OperatingPoint | None  # latency floor of this shape (None when not even one sequence fits)
+    limit: str  # what stops the batch growing: "memory", "batch_cap", "TPOT", "TTFT"
 
     @property
-    def mean_context(self) -> float:
-        """Average tokens in a sequence's cache over its decode: prompt plus half the output."""
-        return self.spec.prompt_tokens + self.spec.output_tokens / 2.0
+    def tp(self) -> int:
+        return self.model.tp
 
-    def weights_read_bytes(self, batch: float) -> float:
-        """Weight bytes one decode step reads. For MoE, the experts a batch touches: 1 - (1 - k/E)^B of them."""
-        w = self.work
-        if w.shape.moe is None:
-            return w.params * self.weight_bytes_per_param
-        touched = 1.0 - (1.0 - w.active_experts / w.experts) ** batch
-        return (w.dense_params + w.expert_params * touched) * self.weight_bytes_per_param
+    @property
+    def pp(self) -> int:
+        return self.model.pp
 
-    def tpot_s(self, batch: float, tp: int) -> float:
-        """max(bandwidth time, compute time) + overhead. PP stages run in turn, so they do not shorten it."""
-        kv_shards = min(tp, self.work.shape.kv_heads)
-        bytes_per_gpu = (
-            self.weights_read_bytes(batch) / tp + batch * self.mean_context * self.kv_bytes_per_token / kv_shards
+    @property
+    def gpus(self) -> int:
+        return self.model.gpus
+
+
+@dataclass
+class InferenceResult:
+    """Outcome for one system: figures when feasible, otherwise the binding limit and the closest figures."""
+
+    feasible: bool
+    problems: list[str] = field(default_factory=list)
+    shape: ReplicaShape | None = None
+    replicas: int = 0
+    point: OperatingPoint | None = None  # at the load each replica carries
+    limit: str = ""  # binding limit: of the capacity batch when feasible, of the target when not
+    closest: dict[str, float] = field(default_factory=dict)
+    curve: list[dict[str, float | bool]] = field(default_factory=list)
+    gpus_per_system: int = 8
+    weight_bytes_per_param: float = 0.0
+    kv_bytes_per_element: float = 0.0
+    kv_bytes_per_token: float = 0.0
+    compute_precision: str = ""
+    peak_tflops: float = 0.0
+    hbm_tbps: float = 0.0
+    utilization_target: float = 0.0
+    requests_per_s: float = 0.0
+    output_tokens: int = 0
+
+    @property
+    def gpus(self) -> int:
+        return self.replicas * self.shape.gpus if self.shape else 0
+
+    @property
+    def spans_systems(self) -> bool:
+        """A replica larger than one system needs the scale-out fabric (pipeline hops between systems)."""
+        return self.shape is not None and self.shape.gpus > self.gpus_per_system
+
+    @property
+    def capacity_tokens_per_s_per_replica(self) -> float:
+        assert self.shape is not None and self.shape.capacity is not None
+        return self.shape.capacity.tokens_per_s
+
+    def memory_breakdown_gib(self) -> dict[str, float]:
+        """Per GPU: weights, activation workspace, KV cache budget, and the HBM they come out of."""
+        assert self.shape is not None
+        m = self.shape.model
+        return {
+            "weights": m.weight_bytes_per_gpu() / GIB,
+            "activations": m.activation_bytes_per_gpu() / GIB,
+            "kv_cache": max(0.0, m.kv_budget_bytes_per_gpu()) / GIB,
+            "reserve": (m.gpu.hbm_gib * GIB - m.usable_bytes_per_gpu()) / GIB,
+        }
+
+    def as_dict(self) -> dict[str, object]:
+        """The plan's `inference` section."""
+        assert self.shape is not None and self.point is not None and self.shape.capacity is not None
+        sh, pt, cap = self.shape, self.point, self.shape.capacity
+        mem = self.memory_breakdown_gib()
+        kv_used_per_gpu = pt.batch * (sh.model.prompt_tokens + sh.model.output_tokens) * (
+            sh.model.kv_bytes_per_token_per_gpu()
         )
-        memory_s = bytes_per_gpu / (self.bandwidth_bytes_s * self.mbu)
-        compute_s = (
-            batch * self.work.decode_flops_per_token(self.mean_context) / (tp * self.peak_flops * self.prefill_mfu)
-        )
-        return max(memory_s, compute_s) + self.overhead_s
+        return {
+            "gpus": self.gpus,
+            "replicas": self.replicas,
+            "gpus_per_replica": sh.gpus,
+            "parallelism": {"tp": sh.tp, "pp": sh.pp},
+            "batch": math.ceil(pt.batch - 1e-9),
+            "batch_per_replica": math.ceil(pt.batch - 1e-9),  # earlier name of `batch`, kept for readers of v0.1
+            "concurrency_per_replica": pt.batch,
+            "ttft_ms": pt.ttft_s * 1000.0,
+            "tpot_ms": pt.tpot_s * 1000.0,
+            "end_to_end_s": pt.e2e_s(self.output_tokens),
+            "tokens_per_s": self.replicas * cap.tokens_per_s,
+            "tokens_per_s_per_gpu": cap.tokens_per_s / sh.gpus,
+            "demand_tokens_per_s": self.requests_per_s * self.output_tokens,
+            "capacity_requests_per_s_per_replica": cap.requests_per_s,
+            "capacity_batch_per_replica": sh.capacity_batch,
+            "capacity_tpot_ms": cap.tpot_s * 1000.0,
+            "capacity_ttft_ms": cap.ttft_s * 1000.0,
+            "utilization": self.requests_per_s / (self.replicas * cap.requests_per_s),
+            "utilization_target": self.utilization_target,
+            "max_sequences_by_memory": sh.max_sequences_by_memory,
+            "kv_cache_gib_per_replica": mem["kv_cache"] * sh.gpus,
+            "kv_cache_used_gib_per_replica": kv_used_per_gpu * sh.gpus / GIB,
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "weights_gib_per_gpu": mem["weights"],
+            "memory_per_gpu_gib": mem["weights"] + mem["activations"] + kv_used_per_gpu / GIB,
+            "memory_breakdown_gib": mem,
+            "hbm_gib": sh.model.gpu.hbm_gib,
+            "effective_mbu": effective_mbu(sh.model, pt),
+            "compute_precision": self.compute_precision,
+            "limit": self.limit,
+            "spans_systems": self.spans_systems,
+            "needs_scaleout_fabric": self.spans_systems,
+            "curve": self.curve,
+        }
 
-    def ttft_s(self, tp: int) -> float:
-        """Prefill FLOPs over the replica's tensor-parallel compute (pipeline stages run in turn)."""
-        return self.work.prefill_flops(self.spec.prompt_tokens) / (tp * self.peak_flops * self.prefill_mfu)
 
-    def replica(self, tp: int, pp: int) -> ReplicaShape:
-        hbm = self.gpu.hbm_gib * GIB * self.memory_utilization
-        weights = self.work.params * self.weight_bytes_per_param / (tp * pp)
-        kv_budget = hbm - weights
-        kv_per_gpu = self.kv_bytes_per_token / min(tp, self.work.shape.kv_heads) / pp
-        seq_tokens = self.spec.prompt_tokens + self.spec.output_tokens
-        max_seqs = max(0, math.floor(kv_budget / (kv_per_gpu * seq_tokens))) if kv_budget > 0 else 0
-        ttft = self.ttft_s(tp)
-        target = self.spec.tpot_ms / 1000.0
-        max_batch = max_batch_for_tpot(lambda b: self.tpot_s(b, tp), target, min(max_seqs, self.batch_cap))
-        capacity = 0.0
-        if max_batch:
-            capacity = max_batch / (ttft + self.spec.output_tokens * self.tpot_s(max_batch, tp))
-        return ReplicaShape(
-            tp,
-            pp,
-            weights / GIB,
-            max(0.0, kv_budget) / GIB,
-            kv_per_gpu,
-            max_seqs,
-            ttft,
-            self.tpot_s(1, tp),
-            max_batch,
-            capacity,
-        )
+def effective_mbu(m: ReplicaModel, pt: OperatingPoint) -> float:
+    """Bytes a decode step reads per GPU / (step time x HBM bandwidth): the MBU a benchmark would report."""
+    read = m.weights_read_bytes(pt.batch) / m.tp + pt.batch * m.mean_context * m.kv_bytes_per_token / (
+        min(m.tp, m.work.shape.kv_heads) * m.pp
+    )
+    return read / (pt.tpot_decode_s * m.gpu.hbm_tbps * 1e12)
 
 
-def _shapes(work: Workload, system: System, spec: InferenceSpec, max_tp: int) -> list[tuple[int, int]]:
+def _layouts(work: Workload, system: System, spec: InferenceSpec, max_tp: int) -> tuple[list[int], list[int]]:
+    """TP degrees inside the NVLink domain that divide the heads; PP stage counts that the layers allow."""
     limit = min(system.nvlink_domain_gpus, max_tp)
-    tps = [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= limit and work.shape.heads % t == 0]
-    pps = [p for p in (1, 2, 4, 8, 16) if p <= work.shape.layers]
+    tps = [t for t in _TP_CHOICES if t <= limit and work.shape.heads % t == 0]
+    pps = [p for p in _PP_CHOICES if p <= work.shape.layers]
     pin = spec.parallelism
     if pin.tp is not None:
         tps = [pin.tp] if pin.tp in tps else []
     if pin.pp is not None:
         pps = [pin.pp] if pin.pp <= work.shape.layers else []
-    return [(tp, pp) for pp in pps for tp in tps]
+    return tps, pps
 
 
-def _operating_concurrency(
-    rate: float, ttft_s: float, output_tokens: int, tpot: Callable[[float], float], upper: float
-) -> float:
-    """Solve B = rate x (TTFT + out x TPOT(B)) by bisection: the concurrency Little's law gives at this load."""
-    lo, hi = 0.0, upper
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if rate * (ttft_s + output_tokens * tpot(mid)) > mid:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+def _evaluate(m: ReplicaModel, spec: InferenceSpec) -> ReplicaShape:
+    """The largest batch meeting memory and both latency targets, and which of them stops it growing."""
+    by_memory = m.max_sequences_by_memory()
+    top = min(by_memory, m.c.batch_cap)
+    if top < 1:
+        return ReplicaShape(m, by_memory, 0, None, None, "memory")
+    ttft_target, tpot_target = spec.ttft_ms / 1000.0, spec.tpot_ms / 1000.0
+
+    def meets(batch: int) -> bool:
+        p = m.point(batch)
+        return p.tpot_s <= tpot_target and p.ttft_s <= ttft_target
+
+    batch1 = m.point(1)
+    best = max_batch_for_tpot(meets, top)
+    if best == 0:
+        limit = "TTFT" if batch1.ttft_s > ttft_target else "TPOT"
+        return ReplicaShape(m, by_memory, 0, None, batch1, limit)
+    if best == top:
+        limit = "memory" if top == by_memory else "batch_cap"
+    else:
+        limit = "TPOT" if m.point(best + 1).tpot_s > tpot_target else "TTFT"
+    return ReplicaShape(m, by_memory, best, m.point(best), batch1, limit)
+
+
+def _curve(m: ReplicaModel, spec: InferenceSpec, top: int) -> list[dict[str, float | bool]]:
+    """Tokens/s per GPU against TPOT for batches 1, 2, 4, ... up to what memory allows (and the top itself)."""
+    batches = [b for b in (2**i for i in range(20)) if b < top] + ([top] if top >= 1 else [])
+    out: list[dict[str, float | bool]] = []
+    for b in batches:
+        p = m.point(b)
+        out.append(
+            {
+                "batch": b,
+                "tpot_ms": p.tpot_s * 1000.0,
+                "ttft_ms": p.ttft_s * 1000.0,
+                "tokens_per_s_per_gpu": p.tokens_per_s / m.gpus,
+                "requests_per_s_per_replica": p.requests_per_s,
+                "meets_targets": p.tpot_s * 1000.0 <= spec.tpot_ms and p.ttft_s * 1000.0 <= spec.ttft_ms,
+            }
+        )
+    return out
 
 
 def size_inference(
     work: Workload, spec: InferenceSpec, system: System, gpu: Gpu, assumptions: Assumptions
 ) -> InferenceResult:
-    """Pick the replica shape needing the fewest GPUs (then the smallest) that meets TTFT, TPOT and memory."""
+    """Pick the replica shape needing the fewest GPUs in total (then no PP, then the smallest replica)."""
+    a = assumptions
     compute_precision = compute_precision_for(gpu, spec.precision)
     peak = gpu.dense_tflops(compute_precision) or gpu.bf16_dense_tflops
-    wbpp = bytes_per_param(spec.precision, assumptions["int4_bytes_per_param"], assumptions["fp4_bytes_per_param"])
-    kv_elem = assumptions["kv_cache_bytes_per_element"]
-    model = _Model(
-        work=work,
-        spec=spec,
-        gpu=gpu,
-        weight_bytes_per_param=wbpp,
-        kv_bytes_per_token=work.kv_bytes_per_token(kv_elem),
-        peak_flops=peak * 1e12,
-        bandwidth_bytes_s=gpu.hbm_tbps * 1e12,
-        mbu=assumptions["decode_mbu"],
-        overhead_s=assumptions["decode_step_overhead_ms"] / 1000.0,
-        prefill_mfu=assumptions["prefill_mfu"],
-        memory_utilization=assumptions["inference_memory_utilization"],
-        batch_cap=assumptions["max_batch_per_replica"],
-    )
-    utilization = assumptions["serving_utilization_target"]
-    max_gpus = assumptions["max_cluster_gpus"]
-    max_tp = assumptions["max_tensor_parallel"]
-    base = InferenceResult(
+    wbpp = bytes_per_param(spec.precision, a["int4_bytes_per_param"], a["fp4_bytes_per_param"])
+    kv_elem = a["kv_cache_bytes_per_element"]
+    constants = constants_from(a)
+    utilization = a["serving_utilization_target"]
+    max_gpus = a["max_cluster_gpus"]
+    result = InferenceResult(
         False,
+        gpus_per_system=system.gpus_per_system,
         weight_bytes_per_param=wbpp,
         kv_bytes_per_element=kv_elem,
-        kv_bytes_per_token=model.kv_bytes_per_token,
+        kv_bytes_per_token=work.kv_bytes_per_token(kv_elem),
         compute_precision=compute_precision,
         peak_tflops=peak,
         hbm_tbps=gpu.hbm_tbps,
+        utilization_target=utilization,
+        requests_per_s=spec.requests_per_s,
+        output_tokens=spec.output_tokens,
     )
 
-    layouts = _shapes(work, system, spec, max_tp)
-    if not layouts:
-        base.problems.append(
+    def model(tp: int, pp: int) -> ReplicaModel:
+        return ReplicaModel(
+            work, gpu, tp, pp, spec.prompt_tokens, spec.output_tokens, wbpp, result.kv_bytes_per_token,
+            peak * 1e12, constants,
+        )
+
+    tps, pps = _layouts(work, system, spec, a["max_tensor_parallel"])
+    if not tps or (spec.parallelism.pp is not None and not pps):
+        result.problems.append(
             f"pinned parallelism is not allowed on {system.id}: TP must divide heads={work.shape.heads} and stay "
-            f"within min(NVLink domain {system.nvlink_domain_gpus}, max_tensor_parallel {max_tp}); PP must not "
-            f"exceed {work.shape.layers} layers."
+            f"within min(NVLink domain {system.nvlink_domain_gpus}, max_tensor_parallel {a['max_tensor_parallel']}); "
+            f"PP must not exceed {work.shape.layers} layers."
         )
-        return base
+        result.limit = "parallelism"
+        return result
+    if spec.parallelism.pp is not None:
+        shapes = [_evaluate(model(tp, spec.parallelism.pp), spec) for tp in tps]
+    else:
+        shapes = [_evaluate(model(tp, 1), spec) for tp in tps]
+        # Pipeline stages only for models no NVLink-domain replica can hold (issue 4): they add latency.
+        if all(s.max_sequences_by_memory < 1 for s in shapes):
+            shapes += [_evaluate(model(tp, pp), spec) for pp in pps for tp in tps]
 
-    shapes = [model.replica(tp, pp) for tp, pp in layouts]
-    best: tuple[int, int, int, ReplicaShape] | None = None
-    ttft_target = spec.ttft_ms / 1000.0
+    best: tuple[int, int, int] | None = None
+    chosen: ReplicaShape | None = None
     for sh in shapes:
-        if sh.max_batch < 1 or sh.ttft_s > ttft_target:
+        if sh.capacity is None:
             continue
-        replicas = replicas_for_rate(
-            spec.requests_per_s, sh.max_batch, sh.max_batch / sh.capacity_requests_per_s, utilization
-        )
-        key = (replicas * sh.gpus, sh.gpus, sh.pp, sh)
-        if best is None or key[:3] < best[:3]:
-            best = key
-    if best is None:
-        base.problems.extend(_explain_failure(shapes, spec, gpu, model))
-        return base
-    total_gpus, _, _, sh = best
-    if total_gpus > max_gpus:
-        base.problems.append(f"cluster size: the target needs {total_gpus} GPUs, above max_cluster_gpus={max_gpus}.")
-        return base
-
-    replicas = total_gpus // sh.gpus
-    rate = spec.requests_per_s / replicas
-    tp = sh.tp
-    concurrency = _operating_concurrency(
-        rate, sh.ttft_s, spec.output_tokens, lambda b: model.tpot_s(b, tp), float(sh.max_batch)
-    )
-    tpot = model.tpot_s(concurrency, tp)
-    base.feasible = True
-    base.shape = sh
-    base.replicas = replicas
-    base.ttft_ms = sh.ttft_s * 1000.0
-    base.tpot_ms = tpot * 1000.0
-    base.concurrency_per_replica = concurrency
-    base.tokens_per_s = spec.requests_per_s * spec.output_tokens
-    base.e2e_s = sh.ttft_s + spec.output_tokens * tpot
-    return base
+        replicas = replicas_for_rate(spec.requests_per_s, sh.capacity.requests_per_s, utilization)
+        key = (replicas * sh.gpus, sh.pp, sh.gpus)
+        if best is None or key < best:
+            best, chosen = key, sh
+    if chosen is None or best is None:
+        _explain_failure(result, shapes, spec, gpu)
+        return result
+    replicas = best[0] // chosen.gpus
+    if best[0] > max_gpus:
+        result.problems.append(f"cluster size: the target needs {best[0]} GPUs, above max_cluster_gpus={max_gpus}.")
+        result.limit = "cluster size"
+        result.closest = {"gpus": float(best[0])}
+        return result
+    m = chosen.model
+    batch = m.batch_for_rate(spec.requests_per_s / replicas, float(chosen.capacity_batch))
+    result.feasible = True
+    result.shape = chosen
+    result.replicas = replicas
+    result.point = m.point(batch)
+    result.limit = chosen.limit
+    result.curve = _curve(m, spec, min(chosen.max_sequences_by_memory, m.c.batch_cap))
+    return result
 
 
-def _explain_failure(shapes: list[ReplicaShape], spec: InferenceSpec, gpu: Gpu, model: _Model) -> list[str]:
-    """Name each binding limit with the best figure any replica shape reached."""
-    problems: list[str] = []
-    largest = max(shapes, key=lambda s: (s.gpus, s.tp))
-    fits = [s for s in shapes if s.max_sequences_by_memory >= 1]
+def _explain_failure(result: InferenceResult, shapes: list[ReplicaShape], spec: InferenceSpec, gpu: Gpu) -> None:
+    """Name the binding limit (memory, TTFT or TPOT) and the closest figures any replica shape reaches."""
+    fits = [s for s in shapes if s.batch1 is not None]
     if not fits:
+        largest = max(shapes, key=lambda s: (s.gpus, s.tp))
+        m = largest.model
         seq = spec.prompt_tokens + spec.output_tokens
-        if largest.kv_budget_gib_per_gpu <= 0:
-            problems.append(
-                f"memory: weights need {largest.weights_gib_per_gpu:.1f} GiB per GPU even at tp={largest.tp} "
-                f"pp={largest.pp}, more than the usable {gpu.hbm_gib * model.memory_utilization:.1f} GiB of "
-                f"{gpu.name}."
-            )
-        else:
-            problems.append(
-                f"memory: after weights, tp={largest.tp} pp={largest.pp} leaves "
-                f"{largest.kv_budget_gib_per_gpu:.2f} GiB per GPU for KV cache, too little for one "
-                f"{seq}-token sequence."
-            )
-        return problems
-    best_ttft = min(fits, key=lambda s: s.ttft_s)
-    if best_ttft.ttft_s > spec.ttft_ms / 1000.0:
-        problems.append(
+        need = (m.weight_bytes_per_gpu() + m.activation_bytes_per_gpu() + seq * m.kv_bytes_per_token_per_gpu())
+        result.limit = "memory"
+        result.closest = {
+            "memory_needed_gib_per_gpu": need / GIB,
+            "memory_usable_gib_per_gpu": m.usable_bytes_per_gpu() / GIB,
+            "tp": float(largest.tp),
+            "pp": float(largest.pp),
+        }
+        result.problems.append(
+            f"memory: even at tp={largest.tp} pp={largest.pp} one GPU needs {need / GIB:.1f} GiB (weights "
+            f"{m.weight_bytes_per_gpu() / GIB:.1f}, workspace {m.activation_bytes_per_gpu() / GIB:.1f}, one "
+            f"{seq}-token sequence of KV cache), more than the usable {m.usable_bytes_per_gpu() / GIB:.1f} GiB of "
+            f"{gpu.name}."
+        )
+        return
+    fastest_ttft = min(fits, key=lambda s: s.batch1.ttft_s if s.batch1 else math.inf)
+    fastest_tpot = min(fits, key=lambda s: s.batch1.tpot_s if s.batch1 else math.inf)
+    assert fastest_ttft.batch1 is not None and fastest_tpot.batch1 is not None
+    best_ttft_ms = fastest_ttft.batch1.ttft_s * 1000.0
+    best_tpot_ms = fastest_tpot.batch1.tpot_s * 1000.0
+    result.closest = {
+        "ttft_ms": best_ttft_ms,
+        "tpot_ms": best_tpot_ms,
+        "ttft_tp": float(fastest_ttft.tp),
+        "tpot_tp": float(fastest_tpot.tp),
+    }
+    limits: list[str] = []
+    if best_ttft_ms > spec.ttft_ms:
+        limits.append("TTFT")
+        result.problems.append(
             f"TTFT: the {spec.ttft_ms:g} ms target cannot be met; prefill is compute bound and the best is "
-            f"{best_ttft.ttft_s * 1000:.1f} ms at tp={best_ttft.tp} on {gpu.name}."
+            f"{best_ttft_ms:.1f} ms (one request alone, tp={fastest_ttft.tp}) on {gpu.name}."
         )
-    best_tpot = min(fits, key=lambda s: s.tpot_batch1_s)
-    if best_tpot.tpot_batch1_s > spec.tpot_ms / 1000.0:
-        problems.append(
+    if best_tpot_ms > spec.tpot_ms:
+        limits.append("TPOT")
+        result.problems.append(
             f"TPOT: the {spec.tpot_ms:g} ms target cannot be met even at batch 1; decode is HBM-bandwidth bound "
-            f"and the best is {best_tpot.tpot_batch1_s * 1000:.2f} ms at tp={best_tpot.tp} on {gpu.name}."
+            f"and the best is {best_tpot_ms:.2f} ms at tp={fastest_tpot.tp} pp={fastest_tpot.pp} on {gpu.name}."
         )
-    if not problems:
-        problems.append("no replica shape meets TTFT, TPOT and memory at the same time on " + gpu.name + ".")
-    return problems
+    if not limits:
+        # Each target alone is reachable, but not both in one shape at once.
+        limits.append("TTFT and TPOT")
+        result.problems.append(
+            f"TTFT and TPOT: no single replica shape on {gpu.name} meets both targets at once (best TTFT "
+            f"{best_ttft_ms:.1f} ms at tp={fastest_ttft.tp}, best TPOT {best_tpot_ms:.2f} ms at tp={fastest_tpot.tp})."
+        )
+    result.limit = " and ".join(limits)

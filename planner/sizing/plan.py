@@ -15,6 +15,7 @@ from planner.sizing.catalog import Catalog, Gpu, System
 from planner.sizing.explain import build_explain, facility_explain, inference_explain, training_explain
 from planner.sizing.facility import FacilityResult, size_facility
 from planner.sizing.inference import InferenceResult, size_inference
+from planner.sizing.physical import attach_physical
 from planner.sizing.request import PlanRequest
 from planner.sizing.training import TrainingResult, size_training
 from planner.sizing.workload import Workload, analyse_model
@@ -65,9 +66,15 @@ class _Candidate:
         }
         sz = self.sizing
         if isinstance(sz, TrainingResult) and sz.layout is not None:
-            row.update({"gpus": sz.gpus, "days": sz.days})
+            row.update({"gpus": sz.gpus, "days": sz.days, "days_ideal": sz.days_ideal, "mfu": sz.mfu})
+        if isinstance(sz, TrainingResult) and sz.search is not None:
+            row["search"] = sz.search.as_dict()
         if isinstance(sz, InferenceResult) and sz.shape is not None:
             row.update({"gpus": sz.gpus, "replicas": sz.replicas, "gpus_per_replica": sz.shape.gpus})
+            if sz.shape.capacity is not None:
+                row["tokens_per_s_per_gpu"] = sz.shape.capacity.tokens_per_s / sz.shape.gpus
+        if isinstance(sz, InferenceResult):
+            row.update({"limit": sz.limit, "closest": sz.closest})
         if self.facility is not None:
             row["it_kw"] = self.facility.it_kw
             if self.energy_mwh() is not None:
@@ -172,7 +179,7 @@ def run_plan(request: PlanRequest, catalog: Catalog, progress: Progress | None =
     for cand in cands:
         if not cand.problems:
             assert cand.sizing is not None
-            cand.build, problems = build_cluster(cand.system, cand.sizing.gpus, request.hardware, a)
+            cand.build, problems = build_cluster(cand.system, cand.sizing.gpus, request.hardware, a, catalog.parts)
             cand.problems.extend(problems)
     report("build")
 
@@ -207,6 +214,11 @@ def run_plan(request: PlanRequest, catalog: Catalog, progress: Progress | None =
         if isinstance(chosen.sizing, TrainingResult):
             assert request.training is not None
             plan["training"] = chosen.sizing.as_dict()
+            plan["training"]["frontier_by_system"] = {
+                c.system.id: c.sizing.frontier
+                for c in cands
+                if isinstance(c.sizing, TrainingResult) and c.sizing.feasible and c.sizing.frontier
+            }
             explain.update(training_explain(chosen.sizing, work, request.training, chosen.gpu))
         elif isinstance(chosen.sizing, InferenceResult):
             assert request.inference is not None
@@ -217,6 +229,7 @@ def run_plan(request: PlanRequest, catalog: Catalog, progress: Progress | None =
         plan["cooling"] = chosen.facility.cooling_dict()
         explain.update(build_explain(chosen.build, chosen.system))
         explain.update(facility_explain(chosen.facility, chosen.build, chosen.system))
+        attach_physical(plan, explain, chosen.system, chosen.build, chosen.sizing, request, work.params, catalog, a)
     plan["explain"] = explain
     plan["assumptions"] = a.report()
     result = _json_safe(plan)

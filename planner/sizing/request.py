@@ -70,6 +70,8 @@ class TrainingParallelism:
     dp: int | None = None
     micro_batch: int | None = None
     recompute: str | None = None
+    interleave: int | None = None  # virtual pipeline chunks per stage (interleaved 1F1B); 1 = plain 1F1B
+    zero_stage: int | None = None  # 0 none, 1 optimizer, 2 + gradients, 3 + parameters sharded over dp
 
 
 @dataclass(frozen=True)

@@ -316,12 +316,14 @@ def _validate_training_parallelism(
     obj = _object(err, data, "training", "parallelism")
     if obj is None:
         return None if err.has(base) else TrainingParallelism()
-    _unknown_keys(err, obj, base, ["tp", "pp", "dp", "micro_batch", "recompute"])
+    _unknown_keys(err, obj, base, ["tp", "pp", "dp", "micro_batch", "recompute", "interleave", "zero_stage"])
     tp = _number(err, obj, base, "tp", integer=True, le=4096)
     pp = _number(err, obj, base, "pp", integer=True, le=10_000)
     dp = _number(err, obj, base, "dp", integer=True, le=1_000_000)
     micro_batch = _number(err, obj, base, "micro_batch", integer=True, le=65_536)
     recompute = _choice(err, obj, base, "recompute", RECOMPUTE_MODES)
+    interleave = _number(err, obj, base, "interleave", integer=True, le=64)
+    zero_stage = _number(err, obj, base, "zero_stage", integer=True, gt=None, ge=0, le=3)
     if model is not None:
         if tp is not None and (model.heads % tp or model.kv_heads % tp):
             err.add(
@@ -330,6 +332,16 @@ def _validate_training_parallelism(
             )
         if pp is not None and pp > model.layers:
             err.add(f"{base}.pp", f"{base}.pp ({pp}) must be <= model.layers ({model.layers})")
+        elif pp is not None and model.layers % pp:
+            err.add(f"{base}.pp", f"{base}.pp ({pp}) must divide model.layers ({model.layers})")
+        elif interleave is not None and interleave > 1 and (pp or 1) > 1 and (model.layers // pp) % interleave:
+            err.add(
+                f"{base}.interleave",
+                f"{base}.interleave ({interleave}) must divide the layers per stage (model.layers / pp = "
+                f"{model.layers // pp})",
+            )
+        if interleave is not None and interleave > 1 and pp == 1:
+            err.add(f"{base}.interleave", f"{base}.interleave ({interleave}) needs pipeline parallelism (pp > 1)")
     if gpus is not None and not err.has(base):
         group = (tp or 1) * (pp or 1) * (dp or 1)
         if tp is not None and pp is not None and dp is not None and group != gpus:
@@ -338,7 +350,9 @@ def _validate_training_parallelism(
             err.add(base, f"{base}: the pinned degrees ({group} GPUs per group) must divide training.gpus ({gpus})")
     if err.has(base):
         return None
-    return TrainingParallelism(tp=tp, pp=pp, dp=dp, micro_batch=micro_batch, recompute=recompute)
+    return TrainingParallelism(
+        tp=tp, pp=pp, dp=dp, micro_batch=micro_batch, recompute=recompute, interleave=interleave, zero_stage=zero_stage
+    )
 
 
 # ------------------------------------------------------------------------------------------- inference

@@ -38,9 +38,9 @@ def test_plan_create_runs_the_chain_and_stores_the_contract(user, training_reque
     # GPUs come in whole systems, and TP x PP x DP uses them all.
     par = result["training"]["parallelism"]
     assert par["tp"] * par["pp"] * par["dp"] == result["training"]["gpus"] == result["cluster"]["gpus"]
-    # Stages not modelled yet are absent, never filled with invented numbers.
-    for absent in ("bom", "costs"):
-        assert absent not in result
+    # The pricing app fills `costs` (pricing.planning.plan_price, called by plan_compute).
+    assert result["costs"]["available"] is True
+    assert "costs.onprem.capex_usd" in result["explain"]
 
 
 def test_invalid_request_writes_nothing(user, training_request):
@@ -110,7 +110,7 @@ def test_stale_run_is_requeued_once_then_completes(user, training_request, setti
     run = _stale_running(user, training_request, attempts=1, age_s=61)
     with django_capture_on_commit_callbacks(execute=True):
         counts = services.plan_runs_recover_stale()
-    assert counts == {"requeued": 1, "failed": 0}
+    assert counts == {"requeued": 1, "failed": 0, "resent": 0, "failed_unclaimed": 0}
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED and run.attempts == 2
 
@@ -119,7 +119,7 @@ def test_run_that_lost_its_worker_twice_is_failed(user, training_request, settin
     settings.PLANNER_RUN_STALE_AFTER_S = 60
     settings.PLANNER_RUN_MAX_ATTEMPTS = 2
     run = _stale_running(user, training_request, attempts=2, age_s=300)
-    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 1}
+    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 1, "resent": 0, "failed_unclaimed": 0}
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and "stopped responding 2 times" in run.error and run.finished_at
 
@@ -127,7 +127,7 @@ def test_run_that_lost_its_worker_twice_is_failed(user, training_request, settin
 def test_fresh_running_run_is_left_alone(user, training_request, settings):
     settings.PLANNER_RUN_STALE_AFTER_S = 60
     run = _stale_running(user, training_request, attempts=1, age_s=10)
-    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 0}
+    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 0, "resent": 0, "failed_unclaimed": 0}
     run.refresh_from_db()
     assert run.status == RunStatus.RUNNING
 
@@ -149,3 +149,32 @@ def test_worker_heartbeat_is_recorded(db):
     services.worker_heartbeat_record(hostname="w1@host")
     services.worker_heartbeat_record(hostname="w1@host")
     assert WorkerHeartbeat.objects.filter(hostname="w1@host").count() == 1
+
+
+def _queued_sent(user, request_data, *, sends: int, age_s: float) -> PlanRun:
+    _plan, run = _queued_plan(user, request_data)
+    PlanRun.objects.filter(pk=run.pk).update(sends=sends, sent_at=timezone.now() - timedelta(seconds=age_s))
+    return run
+
+
+def test_lost_message_is_published_again(user, training_request, settings, django_capture_on_commit_callbacks):
+    """A queued run whose message vanished (e.g. Redis restarted) is re-sent, and then runs."""
+    settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S = 300
+    run = _queued_sent(user, training_request, sends=1, age_s=301)
+    waiting = _queued_sent(user, training_request, sends=1, age_s=30)  # just in a backlog: left alone
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = services.plan_runs_recover_stale()
+    assert counts["resent"] == 1
+    run.refresh_from_db()
+    waiting.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED and run.sends == 2 and run.attempts == 1
+    assert waiting.status == RunStatus.QUEUED and waiting.sends == 1
+
+
+def test_run_no_worker_takes_is_failed_after_max_sends(user, training_request, settings):
+    settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S = 300
+    settings.PLANNER_RUN_MAX_SENDS = 3
+    run = _queued_sent(user, training_request, sends=3, age_s=301)
+    assert services.plan_runs_recover_stale()["failed_unclaimed"] == 1
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "No worker took this run in about 15 minutes" in run.error

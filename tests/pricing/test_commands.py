@@ -75,6 +75,7 @@ def no_aws_credentials(monkeypatch, tmp_path):
     monkeypatch.setattr(botocore.session.Session, "create_client", no_clients)
 
 
+@pytest.mark.django_db
 def test_refresh_prices_without_credentials_exits_nonzero(no_aws_credentials, no_network, capsys):
     utility = ManagementUtility(["manage.py", "refresh_prices", "--region", "us-east-1", "--region", "us-west-2"])
     with pytest.raises(SystemExit) as exit_info:
@@ -86,6 +87,7 @@ def test_refresh_prices_without_credentials_exits_nonzero(no_aws_credentials, no
     assert no_network == []  # checked again by the fixture at teardown
 
 
+@pytest.mark.django_db
 def test_refresh_prices_without_credentials_via_call_command(no_aws_credentials):
     with pytest.raises(CommandError, match="No AWS credentials found") as error_info:
         call_command("refresh_prices", "--instance-type", "p5.48xlarge")

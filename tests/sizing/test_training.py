@@ -1,4 +1,9 @@
-"""Training sizing: hand-computed time to train, deadline rounding, pinned layouts, infeasible requests."""
+"""Training sizing: search modes, pinned layouts, goodput, frontier and infeasible requests.
+
+Expected values are derived by hand from the published formulas (6ND accounting, Young/Daly, Llama 3 failure
+counts), or by checking a property against an independent re-run of the engine (e.g. minimality of the GPU
+count), never copied from the engine's own output.
+"""
 
 from __future__ import annotations
 
@@ -10,141 +15,132 @@ import pytest
 LLAMA8_COMPUTE_PARAMS = 7_504_924_672
 # FLOPs per token = 6 N + 12 l s h = 6 x 7,504,924,672 + 12 x 32 x 8192 x 4096.
 LLAMA8_FLOPS_PER_TOKEN = 6 * LLAMA8_COMPUTE_PARAMS + 12 * 32 * 8192 * 4096
-H100_ACHIEVED = 989e12 * 0.40  # dense BF16 peak x default MFU
+# Llama 3 paper: 419 unexpected interruptions in 54 days on 16,384 H100 = one per 50,680 GPU-hours.
+H100_NODE_MTBF_H = 16_384 * 54 * 24 / 419 / 8 * 8 / 8  # per 8-GPU system: 6,334.9 h
 
 
-def test_time_to_train_on_fixed_gpus(plan):
-    p = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-8b"},
-            "training": {"tokens": 1e12, "gpus": 64},
-            "hardware": {"system": "dgx-h100"},
-        }
-    )
+def _fixed(preset: str, gpus: int, system: str = "dgx-h100", **training) -> dict:
+    return {
+        "workload": "training",
+        "model": {"preset": preset},
+        "training": {"tokens": 1e12, "gpus": gpus, **training},
+        "hardware": {"system": system},
+    }
+
+
+def test_fixed_gpus_figures_are_consistent(plan):
+    p = plan(_fixed("llama-3-8b", 64))
     assert p["feasible"]
     t = p["training"]
-    days = LLAMA8_FLOPS_PER_TOKEN * 1e12 / (64 * H100_ACHIEVED) / 86_400  # about 26.5 days
-    assert t["days"] == pytest.approx(days, rel=1e-9)
-    assert t["days"] == pytest.approx(26.47, abs=0.01)
-    assert t["gpus"] == 64 and t["mfu"] == 0.40
-    assert t["model_tflops_per_gpu"] == pytest.approx(395.6)
-    assert t["tokens_per_s"] == pytest.approx(64 * H100_ACHIEVED / LLAMA8_FLOPS_PER_TOKEN)
     par = t["parallelism"]
-    assert par["tp"] * par["pp"] * par["dp"] == 64
+    assert par["tp"] * par["pp"] * par["dp"] == 64 == t["gpus"]
     assert t["memory_per_gpu_gib"] <= 80
     assert set(t["memory_breakdown_gib"]) == {"weights", "gradients", "optimizer", "activations", "reserve"}
+    # MFU from the hand-computed FLOPs per token and the 989 TFLOP/s dense BF16 peak.
+    assert t["mfu"] == pytest.approx(t["tokens_per_s"] * LLAMA8_FLOPS_PER_TOKEN / (64 * 989e12), rel=1e-9)
+    assert t["days_ideal"] == pytest.approx(1e12 / t["tokens_per_s"] / 86_400, rel=1e-9)
+    assert t["step_time_s"] == pytest.approx(t["global_batch_sequences"] * 8192 / t["tokens_per_s"], rel=1e-9)
+    # Published H100 BF16 MFU for 7-70B dense models is 35-55 % (training-calibration.md 3c).
+    assert 0.30 < t["mfu"] < 0.60
+    assert t["hardware_tflops_per_gpu"] >= t["model_tflops_per_gpu"]
 
 
-def test_deadline_rounds_up_to_whole_systems(plan):
-    total = LLAMA8_FLOPS_PER_TOKEN * 1e12
-    # Choose the deadline so the ideal count is 100.3 GPUs: the cluster must round up to 13 DGX = 104 GPUs.
-    deadline = total / (100.3 * H100_ACHIEVED * 86_400)
-    p = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-8b"},
-            "training": {"tokens": 1e12, "deadline_days": deadline},
-            "hardware": {"system": "dgx-h100"},
-        }
-    )
+def test_goodput_matches_young_daly_by_hand(plan):
+    p = plan(_fixed("llama-3-70b", 1024))
     t = p["training"]
-    assert t["gpus"] == 104
-    assert p["cluster"]["systems"] == 13 and p["cluster"]["gpus"] == 104
-    assert t["days"] == pytest.approx(total / (104 * H100_ACHIEVED) / 86_400)
-    assert t["days"] <= deadline
-    par = t["parallelism"]
-    assert par["tp"] * par["pp"] * par["dp"] == 104
+    # 70,553,706,496 params (test_workload hand count) x 14 B; 1024 GPUs x 0.08 GB/s; 128 systems.
+    params = p["model"]["params"]
+    delta = params * 14 / (1024 * 0.08e9)
+    mtbf = 16_384 * 54 * 24 / 419 / 8 * 3600 / 128
+    tau = math.sqrt(2 * delta * mtbf) - delta
+    goodput = tau / (tau + delta) * (1 - ((tau + delta) / 2 + 15 * 60) / mtbf)
+    assert t["goodput"]["fraction"] == pytest.approx(goodput, rel=2e-4)  # catalog MTBF is rounded to the hour
+    assert t["days"] == pytest.approx(t["days_ideal"] / t["goodput"]["fraction"], rel=1e-12)
+    assert 0.9 < goodput < 1.0 and t["days"] > t["days_ideal"]
+    for key in ("training.days", "training.days_ideal", "training.goodput", "training.gpus", "training.step_time_s",
+                "training.mfu", "training.memory_per_gpu_gib"):
+        assert p["explain"][key]["formula"], key
 
 
-def test_mfu_override_scales_time_exactly(plan):
+def test_deadline_mode_finds_the_smallest_whole_system_count(plan):
     body = {
         "workload": "training",
         "model": {"preset": "llama-3-8b"},
-        "training": {"tokens": 1e12, "gpus": 64},
+        "training": {"tokens": 1e12, "deadline_days": 10},
         "hardware": {"system": "dgx-h100"},
     }
-    base = plan(body)["training"]["days"]
-    faster = plan({**body, "assumptions": {"training_mfu": 0.5}})
-    assert faster["training"]["days"] == pytest.approx(base * 0.40 / 0.5)
-    assert faster["assumptions"]["training_mfu"]["value"] == 0.5
-    assert faster["assumptions"]["training_mfu"]["default"] == 0.40
+    p = plan(body)
+    t = p["training"]
+    assert t["gpus"] % 8 == 0 and t["days"] <= 10
+    assert p["cluster"]["gpus"] == t["gpus"]
+    # Independent check of minimality: the fastest plan on one system fewer misses the deadline.
+    smaller = plan(_fixed("llama-3-8b", t["gpus"] - 8))
+    assert smaller["training"]["days"] > 10
+
+
+def test_more_gpus_train_faster_on_the_frontier(plan):
+    p = plan(_fixed("llama-3-70b", 512))
+    frontier = p["training"]["frontier"]
+    counts = [pt["gpus"] for pt in frontier]
+    assert counts == sorted(counts) and 512 in counts and len(counts) >= 5
+    assert all(c % 8 == 0 for c in counts)
+    assert frontier[0]["days"] > frontier[-1]["days"]
+    assert "dgx-h100" in p["training"]["frontier_by_system"]
+
+
+def test_search_statistics_add_up(plan):
+    p = plan(_fixed("llama-3-70b", 256))
+    s = p["training"]["search"]
+    assert s["candidates_evaluated"] == s["feasible"] + sum(s["rejected_by_reason"].values())
+    assert s["feasible"] > 0 and s["seconds"] > 0
+    d = plan({**_fixed("llama-3-70b", 8), "training": {"tokens": 1e12, "deadline_days": 60}})["training"]["search"]
+    assert d["candidates_evaluated"] == d["feasible"] + sum(d["rejected_by_reason"].values())
+    assert d["rejected_by_reason"]["memory"] > 0  # 70B on one 8-GPU node without sharding does not fit
 
 
 def test_pinned_parallelism_is_respected(plan):
-    p = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-70b"},
-            "training": {
-                "tokens": 1e12,
-                "gpus": 64,
-                "parallelism": {"tp": 8, "pp": 2, "micro_batch": 1, "recompute": "full"},
-            },
-            "hardware": {"system": "dgx-h100"},
-        }
-    )
+    pins = {"tp": 8, "pp": 2, "micro_batch": 1, "recompute": "full", "interleave": 2, "zero_stage": 1}
+    p = plan(_fixed("llama-3-70b", 64, parallelism=pins))
     assert p["feasible"]
-    assert p["training"]["parallelism"] == {"tp": 8, "pp": 2, "dp": 4, "micro_batch": 1, "recompute": "full"}
+    assert p["training"]["parallelism"] == {**pins, "dp": 4}
 
 
-def test_pinned_tp_outside_nvlink_domain_is_infeasible(plan):
-    # GPT-3 has 96 heads, so tp = 16 divides them, but a DGX H100 NVLink domain is 8 GPUs.
-    p = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "gpt-3-175b"},
-            "training": {"tokens": 300e9, "gpus": 1024, "parallelism": {"tp": 16}},
-            "hardware": {"system": "dgx-h100"},
-        }
-    )
-    assert not p["feasible"]
-    assert "NVLink domain" in " ".join(p["problems"])
+def test_tp_never_exceeds_the_nvlink_domain(plan, catalog):
+    for system_id, system in catalog.systems.items():
+        p = plan(_fixed("llama-3-70b", system.gpus_per_system * 16, system=system_id))
+        assert p["training"]["parallelism"]["tp"] <= system.nvlink_domain_gpus
+    p = plan(_fixed("gpt-3-175b", 1024, parallelism={"tp": 16}))  # 96 heads: 16 divides them, 8-GPU domain
+    assert not p["feasible"] and "NVLink domain" in " ".join(p["problems"])
     assert "training" not in p
 
 
-def test_405b_on_one_a100_is_infeasible_on_memory(plan):
-    p = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-405b"},
-            "training": {"tokens": 1e9, "gpus": 1, "parallelism": {"tp": 1, "pp": 1}},
-            "hardware": {"system": "dgx-a100-80gb"},
-        }
-    )
-    assert p["feasible"] is False
+def test_175b_cannot_train_on_one_80gb_gpu(plan):
+    p = plan(_fixed("gpt-3-175b", 1, parallelism={"tp": 1, "pp": 1}))
+    assert not p["feasible"]
     text = " ".join(p["problems"])
-    assert "memory" in text
-    # 405.9e9 params x 16 B = 6.5 TB per GPU, i.e. thousands of GiB against 80 GiB.
-    assert "80 GiB" in text
+    # 175e9 x 16 B = 2.8 TB, even ZeRO-3 on one GPU shards nothing.
+    assert "memory" in text and "80 GiB" in text
     for absent in ("training", "cluster", "power", "cooling"):
         assert absent not in p
 
 
-def test_fp8_needs_fp8_tensor_cores(plan):
-    p = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-8b"},
-            "training": {"tokens": 1e12, "gpus": 64, "precision": "fp8"},
-            "hardware": {"system": "dgx-a100-80gb"},
-        }
-    )
+def test_fp8_needs_fp8_tensor_cores_and_is_faster_but_not_2x(plan):
+    p = plan(_fixed("llama-3-8b", 64, system="dgx-a100-80gb", precision="fp8"))
     assert not p["feasible"] and "FP8" in " ".join(p["problems"])
-    h100 = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-8b"},
-            "training": {"tokens": 1e12, "gpus": 64, "precision": "fp8"},
-            "hardware": {"system": "dgx-h100"},
-        }
-    )
-    assert h100["training"]["model_tflops_per_gpu"] == pytest.approx(1979 * 0.28)
+    bf16 = plan(_fixed("llama-3-8b", 64))["training"]["days"]
+    fp8 = plan(_fixed("llama-3-8b", 64, precision="fp8"))["training"]["days"]
+    assert 1.0 < bf16 / fp8 < 2.0
+
+
+def test_gemm_efficiency_override_speeds_up_compute_bound_plans(plan):
+    body = _fixed("llama-3-70b", 512, parallelism={"tp": 8, "pp": 1, "micro_batch": 1, "recompute": "selective"})
+    base = plan(body)["training"]
+    faster = plan({**body, "assumptions": {"gemm_efficiency_hopper": 0.75}})
+    assert faster["training"]["step_time_s"] < base["step_time_s"]
+    assert faster["assumptions"]["gemm_efficiency_hopper"]["value"] == 0.75
 
 
 def test_deadline_beyond_cluster_cap_names_the_limit(plan):
-    # 405B on 15T tokens in 5 days needs ~230k H100s at MFU 0.4, above the default 131,072-GPU cap. The global
-    # batch (2^28 tokens = 32,768 sequences) is large enough that it is not the binding limit.
     p = plan(
         {
             "workload": "training",
@@ -155,10 +151,7 @@ def test_deadline_beyond_cluster_cap_names_the_limit(plan):
     )
     assert not p["feasible"]
     text = " ".join(p["problems"])
-    assert "max_cluster_gpus=131072" in text
-    flops_per_token = 6 * (405_853_388_800 - 128_256 * 16_384) + 12 * 126 * 8192 * 16_384
-    best_days = 15e12 * flops_per_token / (131_072 * H100_ACHIEVED) / 86_400
-    assert f"{best_days:.1f} days" in text
+    assert "max_cluster_gpus" in text and "shortest achievable time" in text
 
 
 def test_405b_batch_limit_matches_llama3_practice(plan):
@@ -177,7 +170,6 @@ def test_405b_batch_limit_matches_llama3_practice(plan):
 
 
 def test_global_batch_caps_data_parallelism(plan):
-    # 8 sequences of 8192 tokens can feed at most dp = 8; with tp = 1 that is 8 GPUs, far from the deadline.
     p = plan(
         {
             "workload": "training",
@@ -190,16 +182,17 @@ def test_global_batch_caps_data_parallelism(plan):
     assert "global batch" in " ".join(p["problems"])
 
 
-def test_step_time_consistent_with_batch(plan):
+def test_auto_70b_plan_has_issue_keys(plan):
     p = plan(
         {
             "workload": "training",
             "model": {"preset": "llama-3-70b"},
-            "training": {"tokens": 1e12, "gpus": 256},
-            "hardware": {"system": "dgx-h100"},
+            "training": {"tokens": 15e12, "deadline_days": 90},
+            "hardware": {"system": "auto"},
         }
     )
     t = p["training"]
-    tokens_per_step = t["global_batch_sequences"] * 8192
-    assert t["step_time_s"] == pytest.approx(tokens_per_step / t["tokens_per_s"])
-    assert t["global_batch_sequences"] <= 512 and math.isclose(t["mfu"], 0.4)
+    for key in ("search", "days_ideal", "days", "goodput", "hardware_tflops_per_gpu", "frontier"):
+        assert key in t
+    assert {"candidates_evaluated", "feasible", "rejected_by_reason", "seconds"} <= set(t["search"])
+    assert t["days"] <= 90

@@ -210,7 +210,7 @@ def test_site_pricing_assumptions_name(catalog):
         **GOOD_TRAINING,
         "site": {"pue": 0.9, "electricity_usd_per_kwh": -1},
         "pricing": {"years": 0, "regions": ["us-east-1", "moon-base"]},
-        "assumptions": {"training_mfu": 1.5, "max_tensor_parallel": 2.5},
+        "assumptions": {"gemm_efficiency_hopper": 1.5, "max_tensor_parallel": 2.5},
         "name": "x" * 201,
     }
     errs = errors_for(catalog, body)
@@ -219,7 +219,7 @@ def test_site_pricing_assumptions_name(catalog):
         "site.electricity_usd_per_kwh",
         "pricing.years",
         "pricing.regions.1",
-        "assumptions.training_mfu",
+        "assumptions.gemm_efficiency_hopper",
         "assumptions.max_tensor_parallel",
         "name",
     ):

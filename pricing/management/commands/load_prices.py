@@ -1,4 +1,5 @@
-"""`manage.py load_prices`: store the recorded AWS responses in fixtures/aws as the offline price snapshot."""
+"""`manage.py load_prices`: the offline prices: recorded AWS responses (fixtures/aws) as a price snapshot, and the
+on-prem references (fixtures/prices: component prices, costing parameters, carbon intensities, spot bands)."""
 
 from __future__ import annotations
 
@@ -8,24 +9,37 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pricing.aws.recorded import fixtures_content_sha256
 from pricing.models import PriceSnapshot
+from pricing.reference import FIXTURES_PRICES_DIR
 from pricing.selectors import cloud_offer_counts, cloud_offers_for_snapshot, price_snapshot_by_content
-from pricing.services import FIXTURES_AWS_DIR, price_snapshot_load_fixtures
+from pricing.services import FIXTURES_AWS_DIR, price_references_load_fixtures, price_snapshot_load_fixtures
 
 
 class Command(BaseCommand):
     help = (
         "Load the recorded AWS price responses (fixtures/aws) as a price snapshot, replayed through the live "
-        "fetch code. Running it again with unchanged files does nothing."
+        "fetch code, and the on-prem price references (fixtures/prices). Running it again with unchanged files "
+        "does nothing; rows edited in the admin are kept."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--folder", type=Path, default=FIXTURES_AWS_DIR, help=f"Recorded responses (default {FIXTURES_AWS_DIR})."
         )
+        parser.add_argument(
+            "--references",
+            type=Path,
+            default=FIXTURES_PRICES_DIR,
+            help=f"On-prem price references (default {FIXTURES_PRICES_DIR}).",
+        )
 
-    def handle(self, *args, folder: Path, verbosity: int = 1, **options) -> None:
+    def handle(self, *args, folder: Path, references: Path = FIXTURES_PRICES_DIR, verbosity: int = 1, **options):
         if not (folder / "manifest.json").is_file():
             raise CommandError(f"{folder} has no manifest.json; is it a recorded-responses folder?")
+        try:
+            report = price_references_load_fixtures(folder=references)
+        except (OSError, ValueError, KeyError) as error:
+            raise CommandError(f"could not load the price references in {references}: {error}") from error
+        self.stdout.write(f"Price references ({references.name}): {report}.")
         already = price_snapshot_by_content(
             content_sha256=fixtures_content_sha256(folder), kind=PriceSnapshot.Kind.FIXTURE
         )

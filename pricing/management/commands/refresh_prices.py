@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pricing.aws.fetch import aws_clients_from_default_chain
 from pricing.aws.instances import DEFAULT_INSTANCE_TYPES, DEFAULT_REGIONS
-from pricing.selectors import cloud_offer_counts
-from pricing.services import PriceRefreshError, price_snapshot_refresh_live
+from pricing.selectors import cloud_offer_counts, price_snapshot_latest
+from pricing.services import PriceRefreshError, price_snapshot_load_fixtures, price_snapshot_refresh_live
 
 NO_CREDENTIALS_HELP = (
     "No AWS credentials found. refresh_prices uses boto3's standard credential chain; provide credentials in "
@@ -20,6 +22,38 @@ NO_CREDENTIALS_HELP = (
     "The identity needs pricing:GetProducts, ec2:DescribeSpotPriceHistory and "
     "ec2:DescribeCapacityBlockOfferings. To use the bundled offline prices instead, run `manage.py load_prices`."
 )
+
+EXPIRED_CODES = frozenset({"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"})
+THROTTLED_CODES = frozenset(
+    {"Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException", "RequestThrottled"}
+)
+
+
+def last_good_snapshot_note() -> str:
+    """What plans keep using after a failed refresh (nothing is stored on failure)."""
+    last = price_snapshot_latest()
+    if last is None:
+        return "No price snapshot is stored yet; run `manage.py load_prices` for the bundled offline prices."
+    stale = " (stale: plans priced with it say so)" if last.is_stale else ""
+    return (
+        f"Nothing was stored; the last good snapshot #{last.pk} ({last.source}, observed "
+        f"{last.fetched_at:%Y-%m-%d}, {last.age_days} days old){stale} stays in use."
+    )
+
+
+def client_error_message(error) -> str:
+    code = error.response.get("Error", {}).get("Code", "?")
+    if code in EXPIRED_CODES:
+        return (
+            f"AWS credentials have expired ({code}). Renew them (`aws sso login`, a fresh session token, or "
+            "the role's credentials) and run refresh_prices again."
+        )
+    if code in THROTTLED_CODES:
+        return (
+            f"AWS throttled the price requests ({code}) even after botocore's retries. Wait a few minutes, or "
+            "refresh fewer regions/instance types at a time."
+        )
+    return f"AWS refused the request ({code}): {error}"
 
 
 class Command(BaseCommand):
@@ -40,9 +74,27 @@ class Command(BaseCommand):
             metavar="TYPE",
             help=f"Instance type to price; repeat for several (default: {' '.join(DEFAULT_INSTANCE_TYPES)}).",
         )
+        parser.add_argument(
+            "--from-dir",
+            type=Path,
+            dest="from_dir",
+            metavar="DIR",
+            help="Load recorded responses from DIR (the fixtures/aws layout, with manifest.json) instead of AWS.",
+        )
 
-    def handle(self, *args, regions: list[str] | None, instance_types: list[str] | None, **options) -> None:
+    def handle(
+        self,
+        *args,
+        regions: list[str] | None,
+        instance_types: list[str] | None,
+        from_dir: Path | None = None,
+        **options,
+    ) -> None:
         from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+        if from_dir is not None:
+            self._from_dir(from_dir)
+            return
 
         regions = list(dict.fromkeys(regions or DEFAULT_REGIONS))
         instance_types = list(dict.fromkeys(instance_types or DEFAULT_INSTANCE_TYPES))
@@ -50,16 +102,30 @@ class Command(BaseCommand):
             clients = aws_clients_from_default_chain(regions)
             snapshot = price_snapshot_refresh_live(regions=regions, instance_types=instance_types, clients=clients)
         except NoCredentialsError as error:
-            raise CommandError(NO_CREDENTIALS_HELP) from error
+            raise CommandError(f"{NO_CREDENTIALS_HELP}\n{last_good_snapshot_note()}") from error
         except ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "?")
-            raise CommandError(f"AWS refused the request ({code}): {error}") from error
+            raise CommandError(f"{client_error_message(error)}\n{last_good_snapshot_note()}") from error
         except (BotoCoreError, PriceRefreshError) as error:
-            raise CommandError(f"Price refresh failed: {error}") from error
+            raise CommandError(f"Price refresh failed: {error}\n{last_good_snapshot_note()}") from error
         counts = cloud_offer_counts(snapshot=snapshot)
         self.stdout.write(
             self.style.SUCCESS(f"Stored live price snapshot #{snapshot.pk} ({snapshot.fetched_at:%Y-%m-%d %H:%M} UTC).")
         )
         self.stdout.write(
             f"{sum(counts.values())} offers: " + ", ".join(f"{purchase} {n}" for purchase, n in counts.items())
+        )
+
+    def _from_dir(self, folder: Path) -> None:
+        if not (folder / "manifest.json").is_file():
+            raise CommandError(f"{folder} has no manifest.json; --from-dir needs the fixtures/aws layout.")
+        try:
+            snapshot = price_snapshot_load_fixtures(folder=folder, source=f"AWS recorded responses ({folder})")
+        except (OSError, ValueError, KeyError, AssertionError) as error:
+            raise CommandError(f"Could not load {folder}: {error}\n{last_good_snapshot_note()}") from error
+        counts = cloud_offer_counts(snapshot=snapshot)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Price snapshot #{snapshot.pk} from {folder} (observed {snapshot.fetched_at:%Y-%m-%d}): "
+                f"{sum(counts.values())} offers: " + ", ".join(f"{purchase} {n}" for purchase, n in counts.items())
+            )
         )

@@ -1,0 +1,28 @@
+"""The glue between a computed plan and the pure costing: read prices from the database, price, merge.
+
+`plan_price` is the one call `planner.engine.plan_compute` makes after the sizing engine. It fills
+`result["costs"]`, adds prices to `result["bom"]` lines when the plan has a BOM, and adds the `costs.*` entries
+to `result["explain"]`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .costing import plan_costs
+from .models import PriceSnapshot
+from .selectors import cost_inputs_for_snapshot
+
+__all__ = ["plan_price"]
+
+
+def plan_price(*, result: dict[str, Any], snapshot: PriceSnapshot | None) -> dict[str, Any]:
+    """Price `result` in place with `snapshot`'s cloud prices and the current on-prem references; return it."""
+    priced = plan_costs(result, cost_inputs_for_snapshot(snapshot=snapshot))
+    result["costs"] = priced.costs
+    if priced.bom is not None:
+        result["bom"] = priced.bom
+    result.setdefault("explain", {}).update(priced.explain)
+    if isinstance(result.get("not_modelled"), list) and "costs" in result["not_modelled"]:
+        result["not_modelled"] = [stage for stage in result["not_modelled"] if stage != "costs"]
+    return result
