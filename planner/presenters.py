@@ -29,7 +29,8 @@ HEADLINES: list[tuple[str, str, str]] = [
     ("Cooling", "cooling.method", ""),
     ("Capex", "costs.onprem.capex_usd", "USD"),
     ("TCO", "costs.onprem.tco_usd", "USD"),
-    ("This job on-prem", "costs.onprem.job_usd", "USD"),
+    ("This job on a shared cluster", "costs.onprem.job_usd_shared", "USD"),
+    ("Cheapest option for this job", "costs.comparison.cheapest.job_usd", "USD"),
 ]
 
 

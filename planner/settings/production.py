@@ -35,4 +35,5 @@ LOGGING = {
     "formatters": {"json": {"()": "planner.logging.JsonFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {name: {"level": "WARNING"} for name in ("weasyprint", "fontTools")},
 }

@@ -1,0 +1,61 @@
+"""The plan page for a real plan: costs, charts and diagrams render from the stored plan."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planner import services
+from planner.charts import plan_charts
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def priced_plan(user, django_capture_on_commit_callbacks):
+    from pricing.services import price_snapshot_load_fixtures
+
+    price_snapshot_load_fixtures()
+    body = {"workload": "training", "model": {"preset": "llama-3-70b"}, "training": {"tokens": 15e12, "gpus": 1024},
+            "hardware": {"system": "dgx-h100"}, "pricing": {"years": 3, "regions": ["us-east-1"]}}
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = services.plan_create(owner=user, request_data=body, name="priced")
+    plan.refresh_from_db()
+    return plan
+
+
+def test_plan_page_shows_costs_charts_and_diagrams(alice_client, priced_plan):
+    html = alice_client.get(priced_plan.get_absolute_url()).content.decode()
+    assert "Build or rent" in html and "Cloud options for the same work" in html
+    assert "p5.48xlarge" in html  # H100 work priced on the H100 instance type
+    for chart in ("cost-over-time", "cost-breakdown", "frontier", "power-per-rack"):
+        assert f'id="chart-{chart}"' in html
+    assert 'id="diagram-topology"' in html and 'id="diagram-racks"' in html
+
+
+def test_cost_chart_series_come_from_the_plan(priced_plan):
+    figure = json.loads(plan_charts(priced_plan.result)["cost-over-time"])
+    onprem = next(trace for trace in figure["data"] if trace["name"].startswith("On-prem"))
+    series = next(s for s in priced_plan.result["costs"]["comparison"]["cumulative"]["series"]
+                  if s["option"] == "onprem")
+    # Month 0 of the on-prem line is the capex paid up front.
+    assert onprem["y"][0] == pytest.approx(float(priced_plan.result["costs"]["onprem"]["capex_usd"]))
+    assert len(onprem["y"]) == len(series["usd"])
+
+
+def test_power_chart_draws_each_rack_build_once(priced_plan):
+    figure = json.loads(plan_charts(priced_plan.result)["power-per-rack"])
+    bar = figure["data"][0]
+    compute = [label for label in bar["x"] if label.startswith("compute")]
+    # 128 DGX H100 at 4 per rack: one compute build at 4 x 10.2 = 40.8 kW, drawn once, "x 32".
+    assert compute == ["compute 40.8 kW (air_containment)"]
+    assert bar["text"][bar["x"].index(compute[0])] == "x 32"
+
+
+def test_inference_plan_has_a_throughput_latency_chart(user, inference_request, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = services.plan_create(owner=user, request_data=inference_request)
+    plan.refresh_from_db()
+    figure = json.loads(plan_charts(plan.result)["throughput-latency"])
+    assert len(figure["data"][0]["x"]) == len(plan.result["inference"]["curve"])
