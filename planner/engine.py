@@ -36,7 +36,13 @@ def plan_compute(
     """Validate and run the whole chain; stamp the result with the catalog and price snapshot used."""
     catalog = load_catalog()
     started = time.perf_counter()
-    result = run_plan(validate_request(request_data, catalog), catalog, progress)
+
+    def engine_progress(stage: str, percent: int) -> None:
+        # The engine's "done" is not the end here: pricing follows, so report it as that stage.
+        if progress:
+            progress("costing" if stage == "done" else stage, min(percent, 95))
+
+    result = run_plan(validate_request(request_data, catalog), catalog, engine_progress)
     plan_price(result=result, snapshot=price_snapshot)  # costs, BOM prices, costs.* explain (pricing app)
     engine_s = time.perf_counter() - started
     result["catalog_version"] = catalog.version

@@ -16,7 +16,13 @@ from .exports.pdf import render_pdf
 from .forms import PlanForm, initial_from_request
 from .health import health_report
 from .presenters import comparison_table, headline_figures, plan_diagrams, report_context
-from .sizing import RequestInvalid
+from .sizing import STAGES, RequestInvalid
+
+
+def progress_stages(workload: str) -> list[str]:
+    """The run card's stage names: the engine's chain for this workload, then the pricing step."""
+    other = "inference" if workload == "training" else "training"
+    return [stage for stage in STAGES if stage not in (other, "done")] + ["costing", "done"]
 
 
 @login_required
@@ -57,6 +63,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "headlines": headline_figures(plan.result),
         "charts": plan_charts(plan.result),
         "diagrams": plan_diagrams(plan.result),
+        "stages": progress_stages(plan.workload),
     }
     return render(request, "planner/plan_detail.html", context)
 

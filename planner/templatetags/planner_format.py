@@ -21,12 +21,14 @@ UNIT_SUFFIXES = {
 @register.filter
 def num(value):
     """1234567.891 -> '1,234,568'; 12.345 -> '12.35'; 0.41 -> '0.41'; text passes through."""
-    if isinstance(value, str):
-        # Money arrives as a Decimal string ("1234567.50"): format it, but leave other text alone.
+    if isinstance(value, str | Decimal):
+        # Money arrives as Decimal or a Decimal string ("1234567.50"): format it, leave other text alone.
         try:
             number = Decimal(value)
         except InvalidOperation:
             return value
+        if not number.is_finite():
+            return str(value)
         return f"{number:,.0f}" if abs(number) >= 100 else f"{number:,.2f}"
     if isinstance(value, bool) or not isinstance(value, int | float):
         return value
@@ -81,4 +83,12 @@ def is_scalar(value) -> bool:
 @register.filter
 def is_small_mapping(value) -> bool:
     """A dict of a few scalars (shown inline as pairs); bigger structures get their own views."""
-    return isinstance(value, dict) and len(value) <= 12 and all(is_scalar(v) for v in value.values())
+    return isinstance(value, dict) and len(value) <= 12 and all(
+        is_scalar(v) and not (isinstance(v, str) and len(v) > 60) for v in value.values()
+    )
+
+
+@register.filter
+def words(value):
+    """`air_containment` -> 'air containment' for enum-like text; anything else unchanged."""
+    return value.replace("_", " ") if isinstance(value, str) and "_" in value and " " not in value else value

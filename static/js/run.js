@@ -11,6 +11,14 @@
   const stage = document.getElementById("run-stage");
   const percent = document.getElementById("run-percent");
   const error = document.getElementById("run-error");
+  const stages = Array.from(document.querySelectorAll(".stages li"));
+  function markStages(current, finished) {
+    const index = stages.findIndex((li) => li.dataset.stage === current);
+    stages.forEach((li, i) => {
+      li.classList.toggle("done", finished || (index >= 0 && i < index));
+      li.classList.toggle("current", !finished && i === index);
+    });
+  }
   let delay = 400;
   async function poll() {
     try {
@@ -20,6 +28,7 @@
         bar.value = run.progress_percent;
         percent.textContent = run.progress_percent + " %";
         stage.textContent = run.stage;
+        markStages(run.stage, run.finished);
         status.textContent = run.status;
         status.className = "status status-" + run.status;
         if (run.error) { error.textContent = run.error; error.hidden = false; }
