@@ -15,6 +15,7 @@ from django import forms
 
 from .choices import Workload
 from .engine import request_validate
+from .presenters import lookup
 from .sizing import RequestInvalid, load_catalog
 
 # form field -> request path
@@ -33,7 +34,28 @@ FIELD_PATHS: dict[str, str] = {
     "inference_tpot_ms": "inference.tpot_ms",
     "inference_precision": "inference.precision",
     "hardware_system": "hardware.system",
+    # Advanced (folded away in the page): every other field of the request.
+    "training_global_batch_tokens": "training.global_batch_tokens",
+    "training_tp": "training.parallelism.tp",
+    "training_pp": "training.parallelism.pp",
+    "training_dp": "training.parallelism.dp",
+    "training_micro_batch": "training.parallelism.micro_batch",
+    "training_recompute": "training.parallelism.recompute",
+    "inference_tp": "inference.parallelism.tp",
+    "inference_pp": "inference.parallelism.pp",
+    "hardware_fabric": "hardware.fabric",
+    "hardware_rack_kw": "hardware.rack_kw",
+    "hardware_cooling": "hardware.cooling",
+    "site_pue": "site.pue",
+    "site_electricity_usd_per_kwh": "site.electricity_usd_per_kwh",
+    "site_colo_usd_per_kw_month": "site.colo_usd_per_kw_month",
+    "pricing_years": "pricing.years",
+    "pricing_regions": "pricing.regions",
 }
+# Fields whose text goes through as text (choices), and the one that is a list.
+TEXT_FIELDS = {"training_precision", "inference_precision", "training_recompute", "hardware_fabric",
+               "hardware_cooling", "hardware_system", "model_preset", "workload", "name"}
+LIST_FIELDS = {"pricing_regions"}
 PATH_FIELDS = {path: field for field, path in FIELD_PATHS.items()}
 SECTION_OF_FIELD = {"training": Workload.TRAINING, "inference": Workload.INFERENCE}
 
@@ -62,27 +84,24 @@ def _catalog_choices(kind: str, blank: tuple[str, str] | None = None) -> list[tu
     return ([blank] if blank else []) + choices
 
 
+def _leaf_paths(data: Any, prefix: str = "") -> list[str]:
+    if isinstance(data, dict) and data:
+        return [path for key, value in data.items() for path in _leaf_paths(value, f"{prefix}{key}.")]
+    return [prefix.rstrip(".")]
+
+
 def initial_from_request(request: dict[str, Any], *, name: str) -> dict[str, Any]:
     """Form values that reproduce a stored request ("duplicate and edit").
 
-    Requests the simple fields can express fill those fields; anything richer (explicit shapes,
-    assumptions, pinned parallelism, site...) goes into the JSON box whole, so nothing is lost.
+    Requests the fields can express fill those fields; anything richer (explicit model shapes,
+    assumptions, price overrides...) goes into the JSON box whole, so nothing is lost.
     """
     initial: dict[str, Any] = {"name": name, "workload": request.get("workload")}
-    representable = True
     for field, path in FIELD_PATHS.items():
-        head, _, key = path.partition(".")
-        section = request.get(head) if key else request
-        if isinstance(section, dict) and key in section:
-            initial[field] = section[key]
-    simple_keys = {"workload", "name", "model", "training", "inference", "hardware"}
-    if set(request) - simple_keys or set(request.get("model", {})) - {"preset"}:
-        representable = False
-    for head in ("training", "inference", "hardware"):
-        allowed = {path.partition(".")[2] for path in FIELD_PATHS.values() if path.startswith(head + ".")}
-        if set(request.get(head, {})) - allowed:
-            representable = False
-    if not representable:
+        value = lookup(request, path)
+        if value is not None and field != "name":
+            initial[field] = ", ".join(map(str, value)) if isinstance(value, list) else value
+    if any(path not in PATH_FIELDS for path in _leaf_paths(request)):
         initial["request_json"] = json.dumps(request, indent=2)
     return initial
 
@@ -104,6 +123,37 @@ class PlanForm(forms.Form):
         choices=[(p, p.upper()) for p in ("bf16", "fp8", "int8", "int4", "fp4")], initial="bf16"
     )
     hardware_system = forms.ChoiceField(label="System", choices=())
+    # Advanced fields: blank means the engine's documented default.
+    training_global_batch_tokens = forms.CharField(label="Global batch (tokens)", required=False,
+                                                   help_text="Default 4,194,304 (4M tokens).")
+    training_tp = forms.CharField(label="Pin tensor parallel", required=False, help_text="Blank: searched.")
+    training_pp = forms.CharField(label="Pin pipeline parallel", required=False, help_text="Blank: searched.")
+    training_dp = forms.CharField(label="Pin data parallel", required=False, help_text="Blank: searched.")
+    training_micro_batch = forms.CharField(label="Pin micro-batch", required=False, help_text="Blank: searched.")
+    training_recompute = forms.ChoiceField(
+        label="Pin recompute", required=False,
+        choices=[("", "searched"), ("none", "none"), ("selective", "selective"), ("full", "full")],
+    )
+    inference_tp = forms.CharField(label="Pin replica tensor parallel", required=False, help_text="Blank: searched.")
+    inference_pp = forms.CharField(label="Pin replica pipeline parallel", required=False, help_text="Blank: searched.")
+    hardware_fabric = forms.ChoiceField(
+        label="Compute fabric", required=False,
+        choices=[("", "auto"), *[(f, f) for f in ("infiniband-ndr", "infiniband-xdr", "roce-400g", "roce-800g")]],
+    )
+    hardware_rack_kw = forms.CharField(label="Rack power budget (kW)", required=False,
+                                       help_text="Blank: the system's reference rack.")
+    hardware_cooling = forms.ChoiceField(
+        label="Cooling", required=False,
+        choices=[("", "auto (by rack kW)"), ("air", "air"), ("rdhx", "rear-door HX"), ("liquid", "liquid")],
+    )
+    site_pue = forms.CharField(label="PUE", required=False, help_text="Blank: by cooling method (1.2-1.4).")
+    site_electricity_usd_per_kwh = forms.CharField(label="Electricity (USD/kWh)", required=False,
+                                                   help_text="Blank: the sourced default in the plan's costs.")
+    site_colo_usd_per_kw_month = forms.CharField(label="Colocation (USD/kW-month)", required=False,
+                                                 help_text="Blank: the sourced default in the plan's costs.")
+    pricing_years = forms.CharField(label="TCO years", required=False, initial="3")
+    pricing_regions = forms.CharField(label="AWS regions", required=False, initial="us-east-1, us-west-2",
+                                      help_text="Comma-separated region codes.")
     request_json = forms.CharField(
         label="Advanced: whole request as JSON",
         required=False,
@@ -120,20 +170,27 @@ class PlanForm(forms.Form):
         self.request_data: dict[str, Any] | None = None
 
     def _request_from_fields(self) -> dict[str, Any]:
+        """Nested request from the filled-in fields; the other workload's section is left out."""
         data = self.cleaned_data
         workload = data.get("workload")
-        request: dict[str, Any] = {"workload": workload, "model": {"preset": data.get("model_preset")}}
-        if data.get("name"):
-            request["name"] = data["name"]
-        section: dict[str, Any] = {}
+        request: dict[str, Any] = {"workload": workload, workload: {}, "hardware": {"system": "auto"}}
         for field, path in FIELD_PATHS.items():
-            head, _, key = path.partition(".")
-            if head != workload or data.get(field) in (None, ""):
+            keys = path.split(".")
+            if field == "workload" or (keys[0] in SECTION_OF_FIELD and keys[0] != workload):
                 continue
-            value = data[field]
-            section[key] = value if field.endswith("precision") else _number_or_text(value)
-        request[workload] = section
-        request["hardware"] = {"system": data.get("hardware_system") or "auto"}
+            raw = data.get(field)
+            if raw in (None, ""):
+                continue
+            if field in LIST_FIELDS:
+                value: Any = [part.strip() for part in str(raw).split(",") if part.strip()]
+            elif field in TEXT_FIELDS:
+                value = raw
+            else:
+                value = _number_or_text(raw)
+            target = request
+            for key in keys[:-1]:
+                target = target.setdefault(key, {})
+            target[keys[-1]] = value
         return request
 
     def clean(self) -> dict[str, Any]:

@@ -57,6 +57,7 @@ __all__ = [
     "job_mtbf_hours",
     "percentile",
     "plan_costs",
+    "request_overrides",
     "spot_net_saving",
     "usd",
     "young_interval_hours",
@@ -375,7 +376,7 @@ class _Params:
             if site.get(name) is not None:
                 self.overrides[name] = (D(site[name]), f"request site.{name}")
         for name, value in inputs.parameter_overrides.items():
-            self.overrides[name] = (D(value), "user override for this plan")
+            self.overrides[name] = (D(value), "user override for this plan (request pricing)")
         pricing = (plan.get("request") or {}).get("pricing") or {}
         self.years = int(pricing.get("years") or 3)
         self.regions = tuple(pricing.get("regions") or ())
@@ -428,31 +429,47 @@ class _Onprem:
     electricity: Decimal = Decimal(0)
 
 
-def _price_index(inputs: CostInputs) -> dict[str, PartPrice]:
-    index: dict[str, PartPrice] = {}
+@dataclass(frozen=True)
+class _PriceIndex:
+    """Reference prices and this plan's overrides, each keyed by part number and by catalog id."""
+
+    references: dict[str, PartPrice]
+    overrides: dict[str, PartPrice]
+
+    def get(self, key: str) -> PartPrice | None:
+        return self.overrides.get(key) or self.references.get(key)
+
+
+def _price_index(inputs: CostInputs) -> _PriceIndex:
+    references: dict[str, PartPrice] = {}
     for p in inputs.parts:
         for key in (p.catalog_id, p.part_number):
             if key:
-                index[key] = p
+                references[key] = p
+    overrides: dict[str, PartPrice] = {}
     for key, value in inputs.part_overrides.items():
-        known = index.get(key)
-        index[key] = PartPrice(
+        known = references.get(key)
+        overrides[key] = PartPrice(
             part_number=known.part_number if known else key,
             catalog_id=known.catalog_id if known else "",
             unit_price_usd=D(value),
-            source="user override for this plan",
+            source=f"user override for this plan ({key})",
             as_of="",
             confidence="user_override",
             description=known.description if known else "",
             category=known.category if known else "",
         )
-    return index
+    return _PriceIndex(references=references, overrides=overrides)
 
 
-def _line_price(line: Mapping[str, Any], index: Mapping[str, PartPrice]) -> PartPrice | None:
-    for key in (line.get("part_number"), line.get("catalog_id"), line.get("id")):
-        if key and key in index:
-            return index[key]
+def _line_price(line: Mapping[str, Any], index: _PriceIndex) -> PartPrice | None:
+    """A user override wins over any reference, whether it names the line's part number or its catalog id (a
+    catalog id covers every length of a cable); then the reference for the part number, then for the catalog id."""
+    keys = [k for k in (line.get("part_number"), line.get("catalog_id"), line.get("id")) if k]
+    for table in (index.overrides, index.references):
+        for key in keys:
+            if key in table:
+                return table[key]
     return None
 
 
@@ -1084,6 +1101,20 @@ def _carbon(ev: _Eval, inputs: CostInputs) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------------- entry
+
+
+def request_overrides(plan: Mapping[str, Any]) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
+    """This plan's own prices from its (validated) request: (part overrides, parameter overrides).
+
+    `pricing.component_prices` -> part overrides by part number or catalog id; `pricing.parameters` and
+    `pricing.utilization` -> parameter overrides. Floats become Decimal through their shortest repr.
+    """
+    pricing = (plan.get("request") or {}).get("pricing") or {}
+    parts = {str(k): D(v) for k, v in (pricing.get("component_prices") or {}).items()}
+    params = {str(k): D(v) for k, v in (pricing.get("parameters") or {}).items()}
+    if pricing.get("utilization") is not None:
+        params["utilization"] = D(pricing["utilization"])
+    return parts, params
 
 
 def plan_costs(plan: Mapping[str, Any], inputs: CostInputs) -> CostResult:

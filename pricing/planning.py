@@ -2,14 +2,16 @@
 
 `plan_price` is the one call `planner.engine.plan_compute` makes after the sizing engine. It fills
 `result["costs"]`, adds prices to `result["bom"]` lines when the plan has a BOM, and adds the `costs.*` entries
-to `result["explain"]`.
+to `result["explain"]`. The request's own prices (`pricing.component_prices`, `pricing.parameters`,
+`pricing.utilization`) apply to this plan only, on top of the shared references.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from .costing import plan_costs
+from .costing import plan_costs, request_overrides
 from .models import PriceSnapshot
 from .selectors import cost_inputs_for_snapshot
 
@@ -18,7 +20,15 @@ __all__ = ["plan_price"]
 
 def plan_price(*, result: dict[str, Any], snapshot: PriceSnapshot | None) -> dict[str, Any]:
     """Price `result` in place with `snapshot`'s cloud prices and the current on-prem references; return it."""
-    priced = plan_costs(result, cost_inputs_for_snapshot(snapshot=snapshot))
+    inputs = cost_inputs_for_snapshot(snapshot=snapshot)
+    part_overrides, parameter_overrides = request_overrides(result)
+    if part_overrides or parameter_overrides:
+        inputs = replace(
+            inputs,
+            part_overrides={**inputs.part_overrides, **part_overrides},
+            parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
+        )
+    priced = plan_costs(result, inputs)
     result["costs"] = priced.costs
     if priced.bom is not None:
         result["bom"] = priced.bom

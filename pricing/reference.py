@@ -4,7 +4,8 @@ Files (each record carries `source`, `as_of` and a `confidence` label):
 
 - `components.json`: unit prices of parts (matched to BOM lines by `part_number`) and systems (by `catalog_id`);
 - `parameters.json`: named costing parameters (install/integration %, maintenance %, utilisation, default
-  electricity and colocation prices, cloud PUE, spot checkpoint/restart times);
+  electricity and colocation prices, cloud PUE, spot checkpoint/restart times), each with the range a request's
+  `pricing.parameters` may set it to (checked by planner.sizing.validation);
 - `carbon.json`: grid carbon intensity for the default site and per AWS region;
 - `spot_advisor.json`: Spot Instance Advisor interruption bands per (region, instance type), dated.
 
@@ -47,6 +48,17 @@ def _confidence(value: str, where: str) -> str:
     return value
 
 
+def _within_limits(record: dict) -> None:
+    """A parameter's default must lie in the range a request may set it to (`minimum`..`maximum`)."""
+    where = f"parameters.json {record.get('name')}"
+    if "minimum" not in record or "maximum" not in record:
+        raise ValueError(f"{where}: minimum and maximum are required (the range a request may set)")
+    value, low, high = Decimal(record["value"]), Decimal(record["minimum"]), Decimal(record["maximum"])
+    too_low = value <= low if record.get("minimum_exclusive") else value < low
+    if too_low or value > high:
+        raise ValueError(f"{where}: default {value} is outside its range {low}..{high}")
+
+
 def price_references_load(folder: Path | str | None = None) -> PriceReferences:
     """Parse and check the four reference files (raises ValueError naming the bad record)."""
     folder = Path(folder) if folder is not None else FIXTURES_PRICES_DIR
@@ -75,6 +87,8 @@ def price_references_load(folder: Path | str | None = None) -> PriceReferences:
                 confidence=_confidence(r.get("confidence", ""), where),
             )
         )
+    for r in parameters["records"]:
+        _within_limits(r)
     params = {
         r["name"]: CostParameter(
             name=r["name"],

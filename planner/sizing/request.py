@@ -128,10 +128,18 @@ class SiteSpec:
 
 @dataclass(frozen=True)
 class PricingSpec:
-    """Costing horizon and cloud regions; echoed for the costing stage (not modelled yet)."""
+    """Costing horizon, cloud regions and this plan's own price overrides (read by the costing stage).
+
+    utilization: fraction of hours the on-prem cluster does paid work (None = the cost parameter's default);
+    component_prices: USD per unit by BOM part number or catalog id (a catalog id covers every length of a cable);
+    parameters: named cost parameters (fixtures/prices/parameters.json) overriding their defaults.
+    """
 
     years: int = 3
     regions: tuple[str, ...] = DEFAULT_REGIONS
+    utilization: float | None = None
+    component_prices: dict[str, float] = field(default_factory=dict)
+    parameters: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

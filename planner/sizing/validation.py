@@ -7,10 +7,14 @@ validation never stops at the first problem because fixing one field at a time i
 from __future__ import annotations
 
 import difflib
+import functools
+import json
 import math
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from planner.sizing.assumptions import ASSUMPTIONS
 from planner.sizing.catalog import Catalog, ModelPreset
@@ -38,7 +42,9 @@ __all__ = [
     "INFERENCE_PRECISIONS",
     "TRAINING_PRECISIONS",
     "WORKLOADS",
+    "CostParameterLimit",
     "RequestInvalid",
+    "cost_parameter_limits",
     "validate_request",
 ]
 
@@ -62,6 +68,41 @@ _SHAPE_INTS = {
 }
 _SHAPE_BOOLS = ("ffn_gated", "tied_embeddings", "learned_positions", "biases")
 _EXPLICIT_REQUIRED = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq_len")
+_MAX_COMPONENT_PRICES = 500
+_MAX_COMPONENT_USD = 1e9
+# Cost parameters a request also sets elsewhere: giving both would be ambiguous, so it is an error.
+_PARAMETER_TWINS = {
+    "utilization": "pricing.utilization",
+    "electricity_usd_per_kwh": "site.electricity_usd_per_kwh",
+    "colo_usd_per_kw_month": "site.colo_usd_per_kw_month",
+}
+
+
+class CostParameterLimit(NamedTuple):
+    """What a request may set a named cost parameter to: minimum..maximum (minimum excluded if exclusive)."""
+
+    minimum: float
+    maximum: float
+    unit: str
+    minimum_exclusive: bool = False
+
+
+@functools.lru_cache(maxsize=4)
+def cost_parameter_limits(path: Path | None = None) -> Mapping[str, CostParameterLimit]:
+    """Names and allowed ranges of the cost parameters, read from `fixtures/prices/parameters.json`.
+
+    Plain JSON (no pricing-app import), so the engine stays pure; `validate_request` takes another table if given.
+    """
+    path = path or Path(__file__).resolve().parents[2] / "fixtures" / "prices" / "parameters.json"
+    records = json.loads(Path(path).read_text(encoding="utf-8"))["records"]
+    return MappingProxyType(
+        {
+            r["name"]: CostParameterLimit(
+                float(r["minimum"]), float(r["maximum"]), str(r.get("unit", "")), bool(r.get("minimum_exclusive"))
+            )
+            for r in records
+        }
+    )
 
 
 class RequestInvalid(ValueError):
@@ -443,12 +484,86 @@ def _validate_site(err: _Errors, data: dict[str, Any] | None) -> SiteSpec | None
     )
 
 
-def _validate_pricing(err: _Errors, data: dict[str, Any] | None) -> PricingSpec | None:
+def _price_keys(catalog: Catalog) -> set[str]:
+    """Every key a component price override may name: catalog ids and BOM part numbers (each cable length)."""
+    keys = set(catalog.systems)
+    parts = catalog.parts
+    if parts is None:
+        return keys
+    for part in parts.parts.values():
+        keys.add(part.id)
+        lengths = part.spec.get("lengths_m") or [None]
+        keys.update(part.part_number_for(length) for length in lengths)
+    keys.update(phys.part_number for phys in parts.systems.values() if phys.part_number)
+    return keys
+
+
+def _validate_component_prices(err: _Errors, data: dict[str, Any], base: str, catalog: Catalog) -> dict[str, float]:
+    path = f"{base}.component_prices"
+    prices = _object(err, data, base, "component_prices")
+    if prices is None:
+        return {}
+    if len(prices) > _MAX_COMPONENT_PRICES:
+        err.add(path, f"{path} may name at most {_MAX_COMPONENT_PRICES} parts")
+        return {}
+    known = _price_keys(catalog)
+    out: dict[str, float] = {}
+    for key in prices:
+        if key not in known:
+            hint = difflib.get_close_matches(str(key), sorted(known), n=1)
+            suffix = f"; did you mean '{hint[0]}'?" if hint else ""
+            err.add(f"{path}.{key}", f"{path}.{key} is not a catalog part number or id{suffix}")
+            continue
+        value = _number(err, prices, path, key, le=_MAX_COMPONENT_USD)
+        if value is not None:
+            out[key] = float(value)
+    return out
+
+
+def _validate_cost_parameters(
+    err: _Errors,
+    data: dict[str, Any],
+    base: str,
+    limits: Mapping[str, CostParameterLimit],
+    site: dict[str, Any] | None,
+) -> dict[str, float]:
+    path = f"{base}.parameters"
+    params = _object(err, data, base, "parameters")
+    if params is None:
+        return {}
+    _unknown_keys(err, params, path, limits)
+    out: dict[str, float] = {}
+    for name, limit in limits.items():
+        if name not in params:
+            continue
+        twin = _PARAMETER_TWINS.get(name)
+        twin_section, _, twin_key = (twin or "").partition(".")
+        given = data if twin_section == "pricing" else (site or {})
+        if twin and given.get(twin_key) is not None:
+            err.add(f"{path}.{name}", f"{path}.{name} and {twin} set the same thing: give only one")
+            continue
+        lower = {"gt": limit.minimum, "ge": None} if limit.minimum_exclusive else {"gt": None, "ge": limit.minimum}
+        value = _number(err, params, path, name, le=limit.maximum, **lower)
+        if value is not None:
+            out[name] = float(value)
+    return out
+
+
+def _validate_pricing(
+    err: _Errors,
+    data: dict[str, Any] | None,
+    catalog: Catalog,
+    limits: Mapping[str, CostParameterLimit],
+    site: dict[str, Any] | None,
+) -> PricingSpec | None:
     if data is None:
         return PricingSpec()
     base = "pricing"
-    _unknown_keys(err, data, base, ["years", "regions"])
+    _unknown_keys(err, data, base, ["years", "regions", "utilization", "component_prices", "parameters"])
     years = _number(err, data, base, "years", integer=True, le=20)
+    utilization = _number(err, data, base, "utilization", le=1)
+    component_prices = _validate_component_prices(err, data, base, catalog)
+    parameters = _validate_cost_parameters(err, data, base, limits, site)
     regions = data.get("regions")
     cleaned: list[str] = list(DEFAULT_REGIONS)
     if regions is not None:
@@ -471,7 +586,13 @@ def _validate_pricing(err: _Errors, data: dict[str, Any] | None) -> PricingSpec 
                     cleaned.append(region)
     if err.has(base):
         return None
-    return PricingSpec(years=years or 3, regions=tuple(cleaned))
+    return PricingSpec(
+        years=years or 3,
+        regions=tuple(cleaned),
+        utilization=None if utilization is None else float(utilization),
+        component_prices=component_prices,
+        parameters=parameters,
+    )
 
 
 def _validate_assumptions(err: _Errors, data: dict[str, Any] | None) -> dict[str, float]:
@@ -497,8 +618,14 @@ def _validate_assumptions(err: _Errors, data: dict[str, Any] | None) -> dict[str
 # ----------------------------------------------------------------------------------------------- entry
 
 
-def validate_request(data: object, catalog: Catalog) -> PlanRequest:
-    """Validate a decoded JSON body against the contract in design.md; raise RequestInvalid with all errors."""
+def validate_request(
+    data: object, catalog: Catalog, cost_parameters: Mapping[str, CostParameterLimit] | None = None
+) -> PlanRequest:
+    """Validate a decoded JSON body against the contract in design.md; raise RequestInvalid with all errors.
+
+    `cost_parameters` names the cost parameters `pricing.parameters` may set, with their ranges (default: the
+    table in fixtures/prices/parameters.json, see `cost_parameter_limits`).
+    """
     err = _Errors()
     if not isinstance(data, dict):
         err.add("__all__", f"the request body must be a JSON object, not {_type_name(data)}")
@@ -532,7 +659,9 @@ def validate_request(data: object, catalog: Catalog) -> PlanRequest:
 
     hardware = _validate_hardware(err, _object(err, data, "", "hardware"), catalog)
     site = _validate_site(err, _object(err, data, "", "site"))
-    pricing = _validate_pricing(err, _object(err, data, "", "pricing"))
+    site_data = data.get("site") if isinstance(data.get("site"), dict) else None
+    limits = cost_parameter_limits() if cost_parameters is None else cost_parameters
+    pricing = _validate_pricing(err, _object(err, data, "", "pricing"), catalog, limits, site_data)
     assumptions = _validate_assumptions(err, _object(err, data, "", "assumptions"))
 
     if err.errors:

@@ -92,3 +92,14 @@ def is_small_mapping(value) -> bool:
 def words(value):
     """`air_containment` -> 'air containment' for enum-like text; anything else unchanged."""
     return value.replace("_", " ") if isinstance(value, str) and "_" in value and " " not in value else value
+
+
+@register.filter
+def split(value: str) -> list[str]:
+    return str(value).split()
+
+
+@register.filter
+def field(form, name: str):
+    """A bound field by name (templates cannot index a form with a variable)."""
+    return form[name]

@@ -35,8 +35,15 @@ def test_duplicate_prefills_the_form(alice_client, finished_plan):
     form = alice_client.get(reverse("planner:plan_create"), {"from": finished_plan.pk}).context["form"]
     assert form.initial["name"] == "seventy (copy)"
     assert form.initial["model_preset"] == "llama-3-70b" and form.initial["training_tokens"] == 15e12
-    # pricing options do not fit the simple fields, so the whole request travels as JSON.
-    assert json.loads(form.initial["request_json"]) == finished_plan.request
+    assert form.initial["pricing_regions"] == "us-east-1, us-west-2" and "request_json" not in form.initial
+
+
+def test_duplicate_of_a_rich_request_keeps_it_whole_as_json(alice_client, user, training_request):
+    training_request["assumptions"] = {"gemm_efficiency_hopper": 0.5}
+    plan = Plan.objects.create(owner=user, name="rich", workload="training", request=training_request)
+    form = alice_client.get(reverse("planner:plan_create"), {"from": plan.pk}).context["form"]
+    # Assumptions have no form field, so the whole request travels as JSON: nothing is lost.
+    assert json.loads(form.initial["request_json"]) == training_request
 
 
 def test_duplicate_of_someone_elses_plan_is_404(client, other_user, finished_plan):
@@ -119,3 +126,31 @@ def test_bom_total_is_absent_when_a_line_is_unpriced():
     partial = bom_summary([{"category": "a", "quantity": 2, "unit_price_usd": "1.25"},
                            {"category": "a", "quantity": 1}])
     assert partial["total_usd"] is None and partial["groups"][0].subtotal_usd is None
+
+
+def test_advanced_fields_build_the_nested_request(alice_client, django_capture_on_commit_callbacks):
+    form = {"workload": "training", "model_preset": "llama-3-8b", "hardware_system": "dgx-h100",
+            "training_tokens": "1e12", "training_gpus": "64", "training_precision": "bf16",
+            "inference_precision": "bf16", "training_tp": "2", "training_recompute": "selective",
+            "hardware_rack_kw": "41", "site_pue": "1.25", "pricing_years": "5",
+            "pricing_regions": "us-east-1, us-west-2"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_client.post(reverse("planner:plan_create"), form)
+    assert response.status_code == 302, response.context["form"].errors
+    plan = Plan.objects.get()
+    assert plan.request["training"]["parallelism"] == {"tp": 2, "recompute": "selective"}
+    assert plan.request["hardware"] == {"system": "dgx-h100", "rack_kw": 41}
+    assert plan.request["site"] == {"pue": 1.25} and plan.request["pricing"]["regions"] == ["us-east-1", "us-west-2"]
+    assert plan.result["training"]["parallelism"]["tp"] == 2  # the pin is honoured
+    # Duplicating it fills the same fields back, with nothing left over for the JSON box.
+    initial = alice_client.get(reverse("planner:plan_create"), {"from": plan.pk}).context["form"].initial
+    assert initial["training_tp"] == 2 and initial["pricing_regions"] == "us-east-1, us-west-2"
+    assert "request_json" not in initial
+
+
+def test_advanced_field_errors_land_on_their_fields(alice_client):
+    form = {"workload": "training", "model_preset": "llama-3-8b", "hardware_system": "dgx-h100",
+            "training_tokens": "1e12", "training_gpus": "64", "training_precision": "bf16",
+            "inference_precision": "bf16", "hardware_rack_kw": "-3", "site_pue": "0.5"}
+    errors = alice_client.post(reverse("planner:plan_create"), form).context["form"].errors
+    assert "hardware.rack_kw" in " ".join(errors["hardware_rack_kw"]) and "site.pue" in " ".join(errors["site_pue"])

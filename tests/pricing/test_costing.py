@@ -410,8 +410,10 @@ def test_user_part_override_applies_to_this_plan_only():
 
 
 def test_unpriced_system_gives_no_onprem_figures_and_says_why():
+    # Every catalog system is priced now (test_component_prices.py); drop the DGX H200 record to see the gap.
     plan = training_plan(system="dgx-h200", gpu="h200-sxm")
-    costs = plan_costs(plan, inputs([])).costs
+    parts = [p for p in REFS.parts if p.catalog_id != "dgx-h200"]
+    costs = plan_costs(plan, CostInputs([], parts, REFS.parameters, REFS.carbon, REFS.spot_bands)).costs
     assert costs["onprem"]["capex_usd"] is None and costs["onprem"]["tco_usd"] is None
     assert "no sourced price" in costs["coverage"]["notes"][1]
 

@@ -49,17 +49,16 @@ def test_priced_systems_are_catalog_systems():
         r["id"] for r in json.loads((FIXTURES_PRICES_DIR.parent / "catalog" / "systems.json").read_text())["records"]
     }
     priced = {p.catalog_id for p in price_references_load().parts if p.category == "system"}
-    assert priced <= systems
-    # dgx-h200 and dgx-b300 have no sourced price: left unpriced rather than guessed
-    assert {"dgx-h100", "dgx-b200", "gb200-nvl72"} <= priced
+    assert priced == systems  # every system, each with its source and confidence label
 
 
 @pytest.mark.django_db
 def test_load_prices_loads_the_references_once(capsys):
     call_command("load_prices")
     out = capsys.readouterr().out
-    n_parts = len(price_references_load().parts)
-    assert f"{n_parts + 0}" in out and "created" in out
+    refs = price_references_load()
+    rows = len(refs.parts) + len(refs.parameters) + len(refs.carbon) + len(refs.spot_bands)
+    assert f"{rows} created, 0 updated" in out
     counts = (ComponentPrice.objects.count(), CostParameter.objects.count(), SpotAdvisorBand.objects.count())
     call_command("load_prices")
     out = capsys.readouterr().out
