@@ -40,3 +40,9 @@ def plan_latest_run(*, plan: Plan) -> PlanRun | None:
 def price_snapshot_current() -> PriceSnapshot | None:
     """The snapshot new plans are priced with: the most recently observed one."""
     return price_snapshot_latest()
+
+
+def api_token_exists(*, user: AbstractBaseUser) -> bool:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.filter(user=user).exists()

@@ -324,3 +324,19 @@ def worker_heartbeat_record(*, hostname: str | None = None) -> None:
     WorkerHeartbeat.objects.update_or_create(
         hostname=hostname, defaults={"seen_at": timezone.now(), "pid": os.getpid()}
     )
+
+
+def api_token_issue(*, user: AbstractBaseUser) -> str:
+    """A new API token for the user, replacing any previous one (which stops working at once)."""
+    from rest_framework.authtoken.models import Token
+
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user).key
+
+
+def api_token_revoke(*, user: AbstractBaseUser) -> int:
+    from rest_framework.authtoken.models import Token
+
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return deleted

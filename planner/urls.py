@@ -23,6 +23,7 @@ urlpatterns = [
     path("", include((plan_patterns, "planner"))),
     path("api/", include("planner.api.urls")),
     path("healthz", views.healthz, name="healthz"),
+    path("account/api-token/", views.api_token, name="api_token"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

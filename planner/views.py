@@ -198,3 +198,19 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": "Not found."}, status=404)
     return render(request, "404.html", status=404)
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_token(request: HttpRequest) -> HttpResponse:
+    """Make, replace or revoke the user's API token. The key is shown once, right after it is made."""
+    new_key = None
+    if request.method == "POST":
+        if request.POST.get("action") == "revoke":
+            services.api_token_revoke(user=request.user)
+            messages.success(request, "API token revoked: tools using it are now refused.")
+        else:
+            new_key = services.api_token_issue(user=request.user)
+    has_token = selectors.api_token_exists(user=request.user)
+    return render(request, "planner/api_token.html", {"new_key": new_key, "has_token": has_token})

@@ -83,6 +83,15 @@ class SiteSerializer(serializers.Serializer):
 class PricingOptionsSerializer(serializers.Serializer):
     years = serializers.IntegerField(required=False, min_value=1)
     regions = serializers.ListField(child=serializers.CharField(), required=False)
+    utilization = serializers.FloatField(required=False, help_text="Share of hours the owned cluster is busy (0-1].")
+    component_prices = serializers.DictField(
+        child=serializers.FloatField(), required=False,
+        help_text="USD per unit by part number or catalog id; replaces the catalog price for this plan only.",
+    )
+    parameters = serializers.DictField(
+        child=serializers.FloatField(), required=False,
+        help_text="Named cost parameters (install %, maintenance %, ...) for this plan only.",
+    )
 
 
 class PlanRequestSerializer(serializers.Serializer):

@@ -232,3 +232,17 @@ def test_topology_and_diagrams(api, user, training_request, django_capture_on_co
         assert response.content.lstrip().startswith(b"<svg") and b"<style" in response.content
     racks = api.get(f"{PLANS}{plan_id}/racks.svg").content.decode()
     assert "Compute x 32" in racks  # 128 DGX at 4 per rack (DC Design H100: 4 x 10.2 = 40.8 kW)
+
+
+def test_token_page_makes_replaces_and_revokes(alice_client, user):
+    page = alice_client.post("/account/api-token/", {"action": "issue"})
+    key = page.context["new_key"]
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert api.get(PLANS).status_code == 200
+    newer = alice_client.post("/account/api-token/", {"action": "issue"}).context["new_key"]
+    assert newer != key and api.get(PLANS).status_code == 401  # the replaced token stops working
+    alice_client.post("/account/api-token/", {"action": "revoke"})
+    api.credentials(HTTP_AUTHORIZATION=f"Token {newer}")
+    assert api.get(PLANS).status_code == 401 and not Token.objects.filter(user=user).exists()
+    assert "You have no token." in alice_client.get("/account/api-token/").content.decode()
