@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.deps-installed
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install run test system-deps test-scaleout bench load lint clean
+.PHONY: install run test system-deps test-scaleout bench load capacity lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -52,6 +52,11 @@ accuracy: $(STAMP)
 ## load: bounded API load test under gunicorn on loopback (reads and creations; prints req/s, p50/p99)
 load: install
 	$(PY) scripts/load.py
+
+## capacity: bounded burst of 200 plans through 1 then 2 real Celery workers on its own loopback Redis
+## (plans/min, queue wait and end-to-end p50/p99 -> var/capacity/results.json; PostgreSQL if PLANNER_TEST_DATABASE_URL)
+capacity: install
+	$(PY) scripts/capacity.py
 
 ## lint: ruff
 lint: $(STAMP)

@@ -6,6 +6,7 @@ With nothing set the app runs on its embedded stack: SQLite in WAL mode, a Celer
 """
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -172,6 +173,16 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery beat (optional, one process per deployment): refresh AWS prices every N hours when
+# PLANNER_PRICE_REFRESH_EVERY_H is set (> 0); needs AWS credentials in the beat's workers. Off by default.
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+PLANNER_PRICE_REFRESH_EVERY_H = env.float("PLANNER_PRICE_REFRESH_EVERY_H", default=0.0)
+CELERY_BEAT_SCHEDULE = {}
+if PLANNER_PRICE_REFRESH_EVERY_H > 0:
+    CELERY_BEAT_SCHEDULE["refresh-prices"] = {
+        "task": "pricing.refresh_prices",
+        "schedule": timedelta(hours=PLANNER_PRICE_REFRESH_EVERY_H),
+    }
 
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # The filesystem transport needs its folders to exist before the first delay(), or the

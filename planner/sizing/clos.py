@@ -57,21 +57,25 @@ def spread(types: list[LeafType], down_ports: int) -> tuple[int, tuple[int, ...]
     that, round each leaf's uplinks up to a multiple of the count, within its free ports. None = impossible
     (a leaf cannot reach enough switches): the caller adds a tier.
     """
-    types = [t for t in types if t.count > 0 and t.uplinks > 0]
-    if not types:
-        return 0, ()
-    demand = sum(t.count * t.uplinks for t in types)
+    # Leaf types with no leaves (or no uplinks) take no ports; they keep their place in the answer
+    # with 0 uplinks so callers can zip the result with their own list.
+    active = [i for i, t in enumerate(types) if t.count > 0 and t.uplinks > 0]
+    if not active:
+        return 0, tuple(0 for _ in types)
+    used = [types[i] for i in active]
+    demand = sum(t.count * t.uplinks for t in used)
     first = max(1, math.ceil(demand / down_ports))
-    widest = min(t.max_uplinks for t in types)
+    widest = min(t.max_uplinks for t in used)
     for exact in (True, False):
         for switches in range(first, widest + 1):
-            ups = tuple(math.ceil(t.uplinks / switches) * switches for t in types)
-            if exact and ups != tuple(t.uplinks for t in types):
+            ups = tuple(math.ceil(t.uplinks / switches) * switches for t in used)
+            if exact and ups != tuple(t.uplinks for t in used):
                 continue
-            if any(u > t.max_uplinks for u, t in zip(ups, types, strict=True)):
+            if any(u > t.max_uplinks for u, t in zip(ups, used, strict=True)):
                 continue
-            if switches * down_ports >= sum(t.count * u for u, t in zip(ups, types, strict=True)):
-                return switches, ups
+            if switches * down_ports >= sum(t.count * u for u, t in zip(ups, used, strict=True)):
+                aligned = dict(zip(active, ups, strict=True))
+                return switches, tuple(aligned.get(i, 0) for i in range(len(types)))
     return None
 
 

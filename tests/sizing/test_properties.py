@@ -12,7 +12,6 @@ import json
 import math
 import os
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -171,11 +170,8 @@ def valid_looking(draw) -> dict:
         overrides = {}
         for name in names:
             spec = ASSUMPTIONS[name]
-            # management_servers = 0 is a known engine bug (see the xfail test below); skip it so deeper
-            # hunts (PLANNER_FUZZ_SCALE) can find anything else.
-            low = max(spec.minimum, 1) if name == "management_servers" else spec.minimum
             if spec.integer:
-                overrides[name] = draw(st.integers(int(low), int(min(spec.maximum, low + 64))))
+                overrides[name] = draw(st.integers(int(spec.minimum), int(min(spec.maximum, spec.minimum + 64))))
             else:
                 overrides[name] = draw(st.floats(spec.minimum, spec.maximum))
         request["assumptions"] = overrides
@@ -280,7 +276,7 @@ def check_feasible_plan(plan: dict, data: dict) -> None:
 
     assert power["it_kw"] > 0 and power["facility_kw"] >= power["it_kw"] - EPS, power
     assert power["per_rack_kw"] > 0
-    rack_kw = data.get("hardware", {}).get("rack_kw")
+    rack_kw = (data.get("hardware") or {}).get("rack_kw")
     if rack_kw is not None:
         assert power["per_rack_kw"] <= rack_kw + EPS, (power["per_rack_kw"], rack_kw)
         for rack in plan["racks"]["layout"]:
@@ -361,14 +357,9 @@ def test_junk_gives_field_errors(data):
     check_outcome(data)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="engine bug found by the property test: with assumptions.management_servers = 0 the in-band fabric has "
-    "a leaf type with no leaves; clos.spread() drops it, so its uplink tuple is shorter than the leaf types and "
-    "clos() fails on zip(strict=True). Not a one-line fix (spread must keep its result aligned with its input).",
-)
 def test_no_management_servers_with_a_multi_leaf_inband_fabric():
+    """Found by the property test: with no management servers the in-band fabric had a leaf type with no
+    leaves, clos.spread() dropped it, and clos() failed on zip(strict=True) (ValueError)."""
     data = {
         "workload": "training",
         "model": {"preset": "llama-3-8b"},

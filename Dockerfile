@@ -1,0 +1,21 @@
+# Image for compose.yaml (web, worker, beat run the same image with different commands).
+FROM python:3.11-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+# Dependencies first (cached until pyproject.toml changes); the pins live in pyproject.toml only.
+COPY pyproject.toml ./
+COPY scripts/deps.py scripts/deps.py
+RUN python scripts/deps.py > /tmp/requirements.txt && pip install --no-cache-dir -r /tmp/requirements.txt
+COPY . .
+ENV STATIC_ROOT=/app/staticfiles PLANNER_VAR_DIR=/app/var PYTHONUNBUFFERED=1
+RUN python scripts/vendor_assets.py \
+ && DJANGO_SETTINGS_MODULE=planner.settings.base PLANNER_VAR_DIR=/tmp/build-var \
+    python manage.py collectstatic --noinput -v 0 \
+ && rm -rf /tmp/build-var \
+ && useradd --create-home planner && mkdir -p /app/var && chown planner /app/var
+USER planner
+ENV DJANGO_SETTINGS_MODULE=planner.settings.production
+EXPOSE 8000
+CMD ["gunicorn", "planner.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
