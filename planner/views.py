@@ -15,7 +15,7 @@ from .exports.bom_csv import BOM_CSV_VERSION, bom_csv
 from .exports.pdf import render_pdf
 from .forms import PlanForm, initial_from_request
 from .health import health_report
-from .presenters import comparison_table, headline_figures, plan_diagrams, report_context
+from .presenters import bom_summary, comparison_table, headline_figures, plan_diagrams, report_context
 from .sizing import STAGES, RequestInvalid
 
 
@@ -64,6 +64,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "charts": plan_charts(plan.result),
         "diagrams": plan_diagrams(plan.result),
         "stages": progress_stages(plan.workload),
+        "bom": bom_summary((plan.result or {}).get("bom")),
     }
     return render(request, "planner/plan_detail.html", context)
 

@@ -59,3 +59,16 @@ def test_inference_plan_has_a_throughput_latency_chart(user, inference_request, 
     plan.refresh_from_db()
     figure = json.loads(plan_charts(plan.result)["throughput-latency"])
     assert len(figure["data"][0]["x"]) == len(plan.result["inference"]["curve"])
+
+
+def test_bom_table_groups_by_category_with_a_total(alice_client, priced_plan):
+    from decimal import Decimal
+
+    response = alice_client.get(priced_plan.get_absolute_url())
+    bom = response.context["bom"]
+    lines = priced_plan.result["bom"]
+    assert bom["line_count"] == len(lines)
+    # Total = sum of every line's extended price, added up here independently of the presenter.
+    expected = sum(Decimal(line["extended_price_usd"]) for line in lines)
+    assert bom["total_usd"] == expected
+    assert f"{expected:,.0f}" in response.content.decode()
