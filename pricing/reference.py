@@ -59,6 +59,17 @@ def _within_limits(record: dict) -> None:
         raise ValueError(f"{where}: default {value} is outside its range {low}..{high}")
 
 
+def _parameter(record: dict, name: str, unit: str, where: str) -> CostParameter:
+    return CostParameter(
+        name=name,
+        value=Decimal(record["value"]),
+        unit=unit,
+        source=record["source"],
+        as_of=record["as_of"],
+        confidence=_confidence(record["confidence"], where),
+    )
+
+
 def price_references_load(folder: Path | str | None = None) -> PriceReferences:
     """Parse and check the four reference files (raises ValueError naming the bad record)."""
     folder = Path(folder) if folder is not None else FIXTURES_PRICES_DIR
@@ -90,25 +101,10 @@ def price_references_load(folder: Path | str | None = None) -> PriceReferences:
     for r in parameters["records"]:
         _within_limits(r)
     params = {
-        r["name"]: CostParameter(
-            name=r["name"],
-            value=Decimal(r["value"]),
-            unit=r["unit"],
-            source=r["source"],
-            as_of=r["as_of"],
-            confidence=_confidence(r["confidence"], f"parameters.json {r['name']}"),
-        )
-        for r in parameters["records"]
+        r["name"]: _parameter(r, r["name"], r["unit"], f"parameters.json {r['name']}") for r in parameters["records"]
     }
     intensities = {
-        r["scope"]: CostParameter(
-            name=f"grid_gco2e_per_kwh.{r['scope']}",
-            value=Decimal(r["value"]),
-            unit=carbon["unit"],
-            source=r["source"],
-            as_of=r["as_of"],
-            confidence=_confidence(r["confidence"], f"carbon.json {r['scope']}"),
-        )
+        r["scope"]: _parameter(r, f"grid_gco2e_per_kwh.{r['scope']}", carbon["unit"], f"carbon.json {r['scope']}")
         for r in carbon["records"]
     }
     bands = tuple(

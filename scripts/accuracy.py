@@ -19,6 +19,7 @@ from planner.sizing.calibration import ROWS, evaluate_rows, fit_generation, summ
 from planner.sizing.inference_calibration import (  # noqa: E402
     FIT_NAMES,
     INFERENCE_ROWS,
+    NEUTRAL_START,
     evaluate_inference_rows,
     fit_inference,
     fit_loss,
@@ -26,16 +27,6 @@ from planner.sizing.inference_calibration import (  # noqa: E402
     replica_for_row,
 )
 from planner.sizing.workload import analyse_model  # noqa: E402
-
-# Where the inference fit starts: the judgement values the constants had before calibration.
-INFERENCE_NEUTRAL_START = {
-    "decode_mbu": 0.55,
-    "decode_step_overhead_ms": 0.5,
-    "inference_allreduce_latency_us": 8.0,
-    "prefill_mfu": 0.35,
-    "prefill_half_mfu_tokens": 512.0,
-    "inference_memory_utilization": 0.9,
-}
 
 INFERENCE_HEADER = """# Inference serving accuracy
 
@@ -139,14 +130,14 @@ def inference_lines(catalog) -> list[str]:
     from planner.sizing.assumptions import ASSUMPTIONS, Assumptions
 
     stored = {n: ASSUMPTIONS[n].default for n in FIT_NAMES}
-    refit, refit_loss = fit_inference(catalog, start=INFERENCE_NEUTRAL_START)
+    refit, refit_loss = fit_inference(catalog, start=NEUTRAL_START)
     results = evaluate_inference_rows(catalog)
     lines = ["", INFERENCE_HEADER, "## Fitted constants", "",
              "| Constant | Unit | Stored default | Refit now (from the judgement start) |", "|---|---|---|---|"]
     for n in FIT_NAMES:
         lines.append(f"| `{n}` | {ASSUMPTIONS[n].unit} | {stored[n]:.4g} | {refit[n]:.4g} |")
     lines += ["", f"Fit loss (mean abs log error over fit rows): stored {fit_loss(catalog, stored):.4f}, "
-              f"refit {refit_loss:.4f}, judgement start {fit_loss(catalog, INFERENCE_NEUTRAL_START):.4f}."]
+              f"refit {refit_loss:.4f}, judgement start {fit_loss(catalog, NEUTRAL_START):.4f}."]
     stats = inference_summary(results)
     lines += ["", "## Summary (|error|)", "", "| Rows | Count | Median | Mean | Worst |", "|---|---|---|---|---|"]
     for label in ("all", "fit", "held out"):

@@ -33,38 +33,31 @@ A100_PEAK_TFLOPS = 312.0
 H100_PEAK_TFLOPS = 989.0
 
 
-def _gpt(layers: int, hidden: int, heads: int) -> ModelSpec:
-    """Megatron GPT shape of 3a/3b: vocab 51,200, seq 2048, d_ff = 4h, biases, learned positions, tied head."""
+def _plain_4h(layers: int, hidden: int, heads: int, *, vocab: int, gpt: bool) -> ModelSpec:
+    """MHA, d_ff = 4h, no gate, seq 2048, tied head; `gpt` adds GPT's biases and learned positions."""
     return ModelSpec(
         layers=layers,
         hidden=hidden,
         heads=heads,
         kv_heads=heads,
         ffn_hidden=4 * hidden,
-        vocab=51_200,
+        vocab=vocab,
         seq_len=2048,
         ffn_gated=False,
         tied_embeddings=True,
-        learned_positions=True,
-        biases=True,
+        learned_positions=gpt,
+        biases=gpt,
     )
+
+
+def _gpt(layers: int, hidden: int, heads: int) -> ModelSpec:
+    """Megatron GPT shape of 3a/3b: vocab 51,200, seq 2048, d_ff = 4h, biases, learned positions, tied head."""
+    return _plain_4h(layers, hidden, heads, vocab=51_200, gpt=True)
 
 
 def _mpt(layers: int, hidden: int, heads: int) -> ModelSpec:
     """MPT shape of 3c (llm-foundry yamls): vocab 50,368, d_ff = 4h GELU, no biases, ALiBi, tied head."""
-    return ModelSpec(
-        layers=layers,
-        hidden=hidden,
-        heads=heads,
-        kv_heads=heads,
-        ffn_hidden=4 * hidden,
-        vocab=50_368,
-        seq_len=2048,
-        ffn_gated=False,
-        tied_embeddings=True,
-        learned_positions=False,
-        biases=False,
-    )
+    return _plain_4h(layers, hidden, heads, vocab=50_368, gpt=False)
 
 
 @dataclass(frozen=True)

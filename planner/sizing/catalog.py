@@ -64,7 +64,7 @@ class System:
     confidence: str
     source: str
     as_of: str
-    node_mtbf_hours: float = 6335.0  # per system; see mtbf_source
+    node_mtbf_hours: float  # per system; see mtbf_source (required: no unsourced fallback)
     mtbf_source: str = ""
 
     @property
@@ -160,7 +160,7 @@ def _system(rec: dict[str, Any]) -> System:
         confidence=rec.get("confidence", ""),
         source=rec["source"],
         as_of=rec["as_of"],
-        node_mtbf_hours=float(rec.get("node_mtbf_hours", 6335.0)),
+        node_mtbf_hours=float(rec["node_mtbf_hours"]),
         mtbf_source=rec.get("mtbf_source", ""),
     )
 

@@ -107,13 +107,7 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
             "micro_batch, interleave, recompute and ZeRO stage (and dp); infeasible candidates rejected by reason; "
             "the fastest feasible plan wins (deadline mode: the fewest GPUs first)",
             {
-                "tp": lay.tp,
-                "pp": lay.pp,
-                "dp": lay.dp,
-                "micro_batch": lay.micro_batch,
-                "recompute": lay.recompute,
-                "interleave": lay.interleave,
-                "zero_stage": lay.zero_stage,
+                **lay.parallelism(),
                 "micro_batches": lay.micro_batches,
                 "search": tr.search.as_dict() if tr.search else None,
             },

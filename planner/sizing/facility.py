@@ -7,7 +7,7 @@ maximum rated draw, because circuits and cooling must be sized for peak.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.sizing.assumptions import Assumptions
 from planner.sizing.build import ClusterBuild, usable_feed_kw
@@ -297,6 +297,14 @@ def size_site(
         return part.rack_units, (part.power_max_w or 0.0) / 1000.0, part.weight_kg or 0.0
 
     racks: list[Rack] = []
+    empty_kg = rack.weight_kg or 0.0
+
+    def pack_racks(row: int, tag: str, role: str, items: list) -> None:
+        """Pack network or management devices into n+1-fed racks r<row>-<tag><n>."""
+        for n_idx, content in enumerate(_pack(items, usable_u, net_kw), start=1):
+            rid = f"r{row:02d}-{tag}{n_idx:02d}"
+            racks.append(_rack(rid, row, role, content, "n+1", usable_kw, empty_kg, system, assumptions))
+
     rows = max(1, fabric.scalable_units)
     per_rack = build.systems_per_rack
     remaining = build.systems
@@ -319,7 +327,7 @@ def size_site(
                     content,
                     phys.power_redundancy,
                     usable_kw,
-                    (rack.weight_kg or 0.0),
+                    empty_kg,
                     system,
                     assumptions,
                 )
@@ -329,39 +337,13 @@ def size_site(
             share = tier.count // rows + (1 if row <= tier.count % rows else 0)
             u, kw, kg = dev(tier.part)
             items.append((tier.part, share, u, kw, kg))
-        for n_idx, content in enumerate(_pack(items, usable_u, net_kw), start=1):
-            racks.append(
-                _rack(
-                    f"r{row:02d}-n{n_idx:02d}",
-                    row,
-                    "network",
-                    content,
-                    "n+1",
-                    usable_kw,
-                    (rack.weight_kg or 0.0),
-                    system,
-                    assumptions,
-                )
-            )
+        pack_racks(row, "n", "network", items)
     central_row = rows + 1
     items = []
     for tier in central_tiers:
         u, kw, kg = dev(tier.part)
         items.append((tier.part, tier.count, u, kw, kg))
-    for n_idx, content in enumerate(_pack(items, usable_u, net_kw), start=1):
-        racks.append(
-            _rack(
-                f"r{central_row:02d}-n{n_idx:02d}",
-                central_row,
-                "network",
-                content,
-                "n+1",
-                usable_kw,
-                (rack.weight_kg or 0.0),
-                system,
-                assumptions,
-            )
-        )
+    pack_racks(central_row, "n", "network", items)
     mgmt_items = []
     if fabric.ufm_appliances:
         u, kw, kg = dev("ufm-3.1")
@@ -372,20 +354,7 @@ def size_site(
     if storage_part is not None and storage_units:
         u, kw, kg = dev(storage_part.id)
         mgmt_items.append((storage_part.id, storage_units, u, kw, kg))
-    for n_idx, content in enumerate(_pack(mgmt_items, usable_u, net_kw), start=1):
-        racks.append(
-            _rack(
-                f"r{central_row:02d}-m{n_idx:02d}",
-                central_row,
-                "management",
-                content,
-                "n+1",
-                usable_kw,
-                (rack.weight_kg or 0.0),
-                system,
-                assumptions,
-            )
-        )
+    pack_racks(central_row, "m", "management", mgmt_items)
 
     def kw_of(ids: set[str]) -> float:
         total = 0.0
@@ -406,17 +375,9 @@ def size_site(
     base = size_facility(build, system, requested_cooling, site, assumptions)
     liquid_kw = sum(r.kw for r in racks if r.cooling == "liquid") * (1.0 - assumptions["liquid_residual_air_fraction"])
     air_kw = it_kw - liquid_kw
-    pue = base.pue
-    fac = FacilityResult(
-        it_kw=it_kw,
-        facility_kw=it_kw * pue,
-        per_rack_kw=base.per_rack_kw,
-        pue=pue,
-        pue_from_site=base.pue_from_site,
-        cooling_method=base.cooling_method,
-        liquid_kw=liquid_kw,
-        air_kw=air_kw,
-        tons=it_kw / KW_PER_TON,
+    # The rack layout's IT load and liquid share replace the per-system estimate; PUE and cooling method stay.
+    fac = replace(
+        base, it_kw=it_kw, facility_kw=it_kw * base.pue, liquid_kw=liquid_kw, air_kw=air_kw, tons=it_kw / KW_PER_TON
     )
     cdu, cdus = choose_cdus(liquid_kw, parts.of_kind("cdu"), assumptions)
     worst = max(

@@ -33,6 +33,7 @@ __all__ = [
     "FIT_NAMES",
     "INFERENCE_ROWS",
     "L40S",
+    "NEUTRAL_START",
     "InferenceRow",
     "InferenceRowResult",
     "constants_from",
@@ -71,6 +72,15 @@ FIT_NAMES = (
     "prefill_half_mfu_tokens",
     "inference_memory_utilization",
 )
+# Where the fit starts: the judgement values the constants had before calibration (docs/accuracy.md, the tests).
+NEUTRAL_START = {
+    "decode_mbu": 0.55,
+    "decode_step_overhead_ms": 0.5,
+    "inference_allreduce_latency_us": 8.0,
+    "prefill_mfu": 0.35,
+    "prefill_half_mfu_tokens": 512.0,
+    "inference_memory_utilization": 0.9,
+}
 
 
 def _llama(layers: int, hidden: int, heads: int, kv_heads: int, ffn: int, vocab: int) -> ModelSpec:

@@ -1,13 +1,15 @@
 """Training memory per GPU: model state (ZeRO-1 accounting) plus activations (Korthikanti et al. 2022).
 
-Kept separate from the layout search so the formulas can be tested by hand and reused by later stages
-(checkpoint sizing reads the same per-parameter bytes).
+Kept separate from the layout search so the formulas can be tested by hand; the engine (`step_time`) calls
+the same functions over numpy arrays of layouts, and inference sizing reuses `params_per_gpu`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from planner.sizing.workload import Workload
 
@@ -19,7 +21,9 @@ __all__ = [
     "WEIGHT_BYTES_PER_PARAM",
     "MemoryBreakdown",
     "activation_bytes_per_layer",
+    "activation_terms",
     "params_per_gpu",
+    "state_bytes",
     "training_memory",
 ]
 
@@ -55,27 +59,24 @@ class MemoryBreakdown:
         }
 
 
-def params_per_gpu(work: Workload, tp: int, pp: int) -> float:
-    """Parameters on one GPU of the heaviest pipeline stage.
+def params_per_gpu(work: Workload, tp, pp):
+    """Parameters on one GPU of the heaviest pipeline stage (scalars, or numpy arrays of layouts).
 
     The first stage also holds the input embedding, the last the output head (a tied matrix is held by both,
     as Megatron does), so with pipelining the heavier end stage sets the memory need.
     """
-    layers_per_stage = math.ceil(work.shape.layers / pp)
-    body = layers_per_stage * work.layer_params()
+    layers_per_stage = np.ceil(work.shape.layers / np.asarray(pp, dtype=float))
     scale = work.params / work.params_derived  # declared-params scaling, 1.0 normally
     first_extra = work.input_embedding_params * scale
     head = work.shape.vocab * work.shape.hidden if work.shape.tied_embeddings else work.output_head_params
     last_extra = (head + work.final_norm_params) * scale
-    if pp == 1:
-        stage = body + first_extra + (work.output_head_params + work.final_norm_params) * scale
-    else:
-        stage = body + max(first_extra, last_extra)
-    return stage / tp
+    both = first_extra + (work.output_head_params + work.final_norm_params) * scale
+    stage = layers_per_stage * work.layer_params() + np.where(np.asarray(pp) == 1, both, max(first_extra, last_extra))
+    return _scalar_or_array(stage / tp)
 
 
-def activation_bytes_per_layer(work: Workload, micro_batch: int, tp: int, recompute: str) -> float:
-    """Activation bytes one layer keeps for one micro-batch, with tensor + sequence parallelism over `tp`.
+def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = False):
+    """Activation bytes one layer keeps for `tokens` tokens of a micro-batch: (full, selective, none) recompute.
 
     Korthikanti et al. 2022 (16-bit activations): s b (18h + 4 d_ff) + 5 a s^2 b per layer without
     parallelism, which is 34 s b h + 5 a s^2 b at d_ff = 4h. Two generalisations, same derivation:
@@ -83,23 +84,45 @@ def activation_bytes_per_layer(work: Workload, micro_batch: int, tp: int, recomp
     the activation function's input and the second matmul's input, 2 d_ff + 2 d_ff = 4 s b d_ff for a plain FFN
     and 4 d_ff (gate and up) + 2 d_ff = 6 s b d_ff for a fused SwiGLU; MoE keeps these for each of the `active`
     experts a token visits. Selective recompute drops the 5 a s^2 b score term
-    (as FlashAttention does); full recompute keeps only the layer input (2 s b h). Sequence parallelism
-    shards every term over tp.
+    (as FlashAttention does, so with `flash_attention` no mode keeps it); full recompute keeps only the layer
+    input (2 s b h). Tensor parallelism shards the terms over `tp`; the 10h of norm inputs, dropout masks and
+    GEMM inputs shard only with sequence parallelism, over `sp` (sp = tp with it, 1 without).
     """
     s = work.shape
+    h = float(s.hidden)
     kv_ratio = s.kv_heads / s.heads
-    ffn_bytes_per_token = (6.0 if s.ffn_gated else 4.0) * s.ffn_hidden * work.active_experts
-    linear_per_token = (14.0 + 4.0 * kv_ratio) * s.hidden + ffn_bytes_per_token
-    tokens = s.seq_len * micro_batch
-    if recompute == "full":
-        per_layer = 2.0 * tokens * s.hidden
-    elif recompute == "selective":
-        per_layer = tokens * linear_per_token
-    elif recompute == "none":
-        per_layer = tokens * linear_per_token + 5.0 * s.heads * s.seq_len**2 * micro_batch
-    else:
+    act_fn_bytes = (6.0 if s.ffn_gated else 4.0) * float(s.ffn_hidden) * float(work.active_experts)
+    linear = (14.0 + 4.0 * kv_ratio) * h + act_fn_bytes  # bytes per token per layer at 16-bit
+    replicated = 10.0 * h
+    selective = tokens * (replicated / sp + (linear - replicated) / tp)
+    score = 0.0 if flash_attention else 5.0 * float(s.heads) * float(s.seq_len) * tokens / tp
+    return 2.0 * tokens * h / sp, selective, selective + score
+
+
+def activation_bytes_per_layer(work: Workload, micro_batch: int, tp: int, recompute: str) -> float:
+    """Activation bytes one layer keeps for one micro-batch, with tensor + sequence parallelism over `tp`
+    and no FlashAttention (`activation_terms` has the derivation)."""
+    if recompute not in RECOMPUTE_MODES:
         raise ValueError(f"unknown recompute mode {recompute!r}")
-    return per_layer / tp
+    full, selective, none = activation_terms(work, float(work.shape.seq_len * micro_batch), tp, tp)
+    return _scalar_or_array({"full": full, "selective": selective, "none": none}[recompute])
+
+
+def state_bytes(params, layer_params, dp, zero):
+    """Bytes per GPU of (weights, gradients, optimizer state) under ZeRO stage `zero` over `dp` ranks.
+
+    2 + 2 + 12 bytes per parameter (module note); ZeRO-1 shards the optimizer state, ZeRO-2 also the
+    gradients, ZeRO-3 also the weights (keeping one gathered layer, 4 bytes per its parameter, in flight).
+    """
+    shard = np.where(zero >= 1, dp, 1.0)
+    weights = np.where(
+        zero == 3,
+        WEIGHT_BYTES_PER_PARAM * params / dp + 4.0 * layer_params,
+        WEIGHT_BYTES_PER_PARAM * params,
+    )
+    grads = np.where(zero >= 2, GRAD_BYTES_PER_PARAM * params / dp, GRAD_BYTES_PER_PARAM * params)
+    optim = OPTIMIZER_BYTES_PER_PARAM * params / shard
+    return weights, grads, optim
 
 
 def training_memory(
@@ -117,16 +140,23 @@ def training_memory(
     """Memory per GPU: 2 + 2 + 12/dp bytes per parameter (ZeRO-1 distributed optimizer) plus activations.
 
     Under 1F1B the first stage has min(pp, micro-batches) micro-batches in flight, each holding its
-    ceil(L/pp) layers' activations, i.e. about L layers' worth when the pipeline is full.
+    ceil(L/pp) layers' activations, i.e. about L layers' worth when the pipeline is full. The engine
+    (`step_time.step_costs`) adds the other ZeRO stages, interleaving and the last stage's logits.
     """
     params = params_per_gpu(work, tp, pp)
     layers_per_stage = math.ceil(work.shape.layers / pp)
     in_flight = min(pp, micro_batches)
     activations = activation_bytes_per_layer(work, micro_batch, tp, recompute) * layers_per_stage * in_flight
+    weights, grads, optim = (float(x) for x in state_bytes(params, params, float(dp), np.asarray(1)))
     return MemoryBreakdown(
-        weights_gib=params * WEIGHT_BYTES_PER_PARAM / GIB,
-        gradients_gib=params * GRAD_BYTES_PER_PARAM / GIB,
-        optimizer_gib=params * OPTIMIZER_BYTES_PER_PARAM / dp / GIB,
+        weights_gib=weights / GIB,
+        gradients_gib=grads / GIB,
+        optimizer_gib=optim / GIB,
         activations_gib=activations / GIB,
         reserve_gib=hbm_gib * reserve_fraction,
     )
+
+
+def _scalar_or_array(x):
+    """A plain float for scalar inputs (so callers keep Python floats), the array otherwise."""
+    return float(x) if np.ndim(x) == 0 else x

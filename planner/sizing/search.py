@@ -23,6 +23,7 @@ import numpy as np
 from planner.sizing.assumptions import Assumptions
 from planner.sizing.catalog import Gpu, System
 from planner.sizing.goodput import MIN_GOODPUT
+from planner.sizing.memory import GIB, MemoryBreakdown
 from planner.sizing.request import TrainingSpec
 from planner.sizing.step_time import (
     RECOMPUTE_CODES,
@@ -96,15 +97,11 @@ class Plan:
     p2p_time_s: float
     dp_exposed_time_s: float
     optimizer_time_s: float
-    weights_gib: float
-    gradients_gib: float
-    optimizer_gib: float
-    activations_gib: float
-    reserve_gib: float
+    memory: MemoryBreakdown
 
     @property
     def memory_gib(self) -> float:
-        return self.weights_gib + self.gradients_gib + self.optimizer_gib + self.activations_gib + self.reserve_gib
+        return self.memory.total_gib
 
 
 @dataclass
@@ -212,7 +209,6 @@ class TrainingSearch:
         sl = slice(i, i + 1)
         c = step_costs(lay, idx[sl], dp[sl], zero[sl], self.batch_sequences, self.work.shape.seq_len, self.hw, self.eff)
         j = int(idx[i])
-        gib = 1024.0**3
         tp, pp, d = int(lay.tp[j]), int(lay.pp[j]), int(dp[i])
         return Plan(
             tp=tp,
@@ -234,11 +230,13 @@ class TrainingSearch:
             p2p_time_s=float(lay.p2p_time_s[j]) * float(max(c.micro_batches[0], 1)),
             dp_exposed_time_s=float(c.dp_exposed_time_s[0]),
             optimizer_time_s=float(c.optimizer_time_s[0]),
-            weights_gib=float(c.weights_bytes[0]) / gib,
-            gradients_gib=float(c.gradients_bytes[0]) / gib,
-            optimizer_gib=float(c.optimizer_bytes[0]) / gib,
-            activations_gib=float(c.activations_bytes[0]) / gib,
-            reserve_gib=float(c.reserve_bytes) / gib,
+            memory=MemoryBreakdown(
+                weights_gib=float(c.weights_bytes[0]) / GIB,
+                gradients_gib=float(c.gradients_bytes[0]) / GIB,
+                optimizer_gib=float(c.optimizer_bytes[0]) / GIB,
+                activations_gib=float(c.activations_bytes[0]) / GIB,
+                reserve_gib=float(c.reserve_bytes) / GIB,
+            ),
         )
 
     # ------------------------------------------------------------------ GPU-count mode
@@ -276,7 +274,7 @@ class TrainingSearch:
         stats.feasible = int(np.count_nonzero(good))
         if not np.any(fits):
             k = int(np.argmin(c.memory_bytes))
-            miss.min_memory_gib = float(c.memory_bytes[k]) / 1024.0**3
+            miss.min_memory_gib = float(c.memory_bytes[k]) / GIB
             miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
         if not np.any(good):
             if np.any(fits):
@@ -351,7 +349,7 @@ class TrainingSearch:
         stats.reject("deadline", np.count_nonzero(fits_hi & ~meets_hi))
         if not np.any(fits_hi):
             k = int(np.argmin(mem_hi))
-            miss.min_memory_gib = float(mem_hi[k]) / 1024.0**3
+            miss.min_memory_gib = float(mem_hi[k]) / GIB
             miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
         if not np.any(meets_hi):
             if np.any(fits_hi):

@@ -26,6 +26,7 @@ import numpy as np
 
 from planner.sizing.assumptions import Assumptions
 from planner.sizing.catalog import Gpu, System
+from planner.sizing.memory import GIB, activation_terms, params_per_gpu, state_bytes
 from planner.sizing.workload import Workload
 
 __all__ = [
@@ -40,7 +41,6 @@ __all__ = [
     "step_costs",
 ]
 
-GIB = 1024.0**3
 # Recompute modes as array codes: 0 none, 1 selective (attention core only), 2 full (whole layer forward).
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
 RECOMPUTE_NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
@@ -248,24 +248,15 @@ def layout_costs(
     p2p = np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
 
     # --- parameters of the heaviest stage per GPU (first holds the embedding, last the head) ---
-    scale = work.params / work.params_derived
     layer_params = work.layer_params()
-    first_extra = work.input_embedding_params * scale
-    head_params = s.vocab * s.hidden if s.tied_embeddings else work.output_head_params
-    last_extra = (head_params + work.final_norm_params) * scale
-    both = first_extra + (work.output_head_params + work.final_norm_params) * scale
-    params_stage = (layers_per_stage * layer_params + np.where(pp == 1, both, max(first_extra, last_extra))) / tp
+    params_stage = params_per_gpu(work, tp, pp)
 
     # --- activations (Korthikanti 2022 terms, generalised to GQA / gated FFN / MoE; see memory.py) ---
-    kv_ratio = s.kv_heads / s.heads
-    linear = (14.0 + 4.0 * kv_ratio) * h + act_fn_bytes  # bytes per token per layer at 16-bit
-    replicated = 10.0 * h  # norm inputs, dropout masks, GEMM inputs: sharded only with sequence parallelism
-    per_layer_sel = tokens * (replicated / sp + (linear - replicated) / tp)
-    score_term = 0.0 if eff.flash_attention else 5.0 * heads * seq * tokens / tp
-    per_layer = np.where(rc == 2, 2.0 * tokens * h / sp, np.where(rc == 1, per_layer_sel, per_layer_sel + score_term))
+    act_full, per_layer_sel, act_none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
+    per_layer = np.where(rc == 2, act_full, np.where(rc == 1, per_layer_sel, act_none))
     act_stage = per_layer * layers_per_stage
     # Full recompute rebuilds one layer's activations at a time; the last stage keeps fp32 logits and their grad.
-    extra = np.where(rc == 2, per_layer_sel + score_term, 0.0) + 8.0 * tokens * vocab / tp
+    extra = np.where(rc == 2, act_none, 0.0) + 8.0 * tokens * vocab / tp
 
     return LayoutCosts(
         tp=tp,
@@ -354,9 +345,7 @@ def step_costs(
     optimizer_time = params / shard * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm)
     step = pipeline + dp_exposed + optimizer_time
 
-    weights = np.where(zero == 3, 2.0 * params / dp + 4.0 * lay.layer_params_per_gpu[idx], 2.0 * params)
-    grads = np.where(zero >= 2, 2.0 * params / dp, 2.0 * params)
-    optim = 12.0 * params / shard
+    weights, grads, optim = state_bytes(params, lay.layer_params_per_gpu[idx], dp, zero)
     in_flight = np.minimum(pp, m_eff)
     interleave_factor = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
     acts = lay.activation_bytes[idx] * in_flight * interleave_factor + lay.activation_extra_bytes[idx]

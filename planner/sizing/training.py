@@ -47,6 +47,18 @@ class TrainingLayout:
     interleave: int = 1
     zero_stage: int = 1
 
+    def parallelism(self) -> dict[str, object]:
+        """The layout's degrees, as the plan's `training.parallelism` reports them."""
+        return {
+            "tp": self.tp,
+            "pp": self.pp,
+            "dp": self.dp,
+            "micro_batch": self.micro_batch,
+            "recompute": self.recompute,
+            "interleave": self.interleave,
+            "zero_stage": self.zero_stage,
+        }
+
 
 @dataclass
 class TrainingResult:
@@ -67,13 +79,17 @@ class TrainingResult:
     flops_per_token: float = 0.0
     hardware_flops_per_token: float = 0.0
     layout: TrainingLayout | None = None
-    memory: MemoryBreakdown | None = None
     hbm_gib: float = 0.0
     peak_tflops: float = 0.0
     plan: Plan | None = None
     goodput: Goodput | None = None
     search: SearchStats | None = None
     frontier: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def memory(self) -> MemoryBreakdown | None:
+        """Memory per GPU of the chosen plan."""
+        return self.plan.memory if self.plan is not None else None
 
     def as_dict(self) -> dict[str, object]:
         """The plan's `training` section (design.md contract keys plus issue 3's keys and breakdowns)."""
@@ -89,15 +105,7 @@ class TrainingResult:
             "hardware_tflops_per_gpu": self.hardware_tflops_per_gpu,
             "mfu": self.mfu,
             "hfu": self.hfu,
-            "parallelism": {
-                "tp": lay.tp,
-                "pp": lay.pp,
-                "dp": lay.dp,
-                "micro_batch": lay.micro_batch,
-                "recompute": lay.recompute,
-                "interleave": lay.interleave,
-                "zero_stage": lay.zero_stage,
-            },
+            "parallelism": lay.parallelism(),
             "memory_per_gpu_gib": self.memory.total_gib,
             "memory_breakdown_gib": self.memory.as_dict(),
             "hbm_gib": self.hbm_gib,
@@ -172,13 +180,6 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         interleave=plan.interleave,
         zero_stage=plan.zero_stage,
     )
-    memory = MemoryBreakdown(
-        weights_gib=plan.weights_gib,
-        gradients_gib=plan.gradients_gib,
-        optimizer_gib=plan.optimizer_gib,
-        activations_gib=plan.activations_gib,
-        reserve_gib=plan.reserve_gib,
-    )
     days_ideal = spec.tokens / tokens_per_s / SECONDS_PER_DAY
     return TrainingResult(
         feasible=True,
@@ -195,7 +196,6 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         flops_per_token=flops_per_token,
         hardware_flops_per_token=hw_flops,
         layout=layout,
-        memory=memory,
         hbm_gib=gpu.hbm_gib,
         peak_tflops=peak,
         plan=plan,

@@ -104,19 +104,22 @@ def _product_offers(product: ProductPrices) -> list[OfferRecord]:
     gpus = instance_gpus(product.instance_type, gpu_attribute=product.attributes.get("gpu"))
     attributes = {k: product.attributes[k] for k in _KEPT_ATTRIBUTES if k in product.attributes}
     records = []
-    if product.on_demand_usd_per_hour is not None:
-        records.append(
-            OfferRecord(
-                instance_type=product.instance_type,
-                region=product.region,
-                availability_zone_id="",
-                purchase=ON_DEMAND,
-                usd_per_hour=usd_per_hour_round(product.on_demand_usd_per_hour),
-                gpus=gpus.gpus,
-                gpu_model=gpus.gpu_model,
-                raw=json_safe({"sku": product.sku, **product.on_demand_raw, "attributes": attributes}),
-            )
+
+    def offer(purchase: str, usd_per_hour, raw: dict) -> OfferRecord:
+        return OfferRecord(
+            instance_type=product.instance_type,
+            region=product.region,
+            availability_zone_id="",
+            purchase=purchase,
+            usd_per_hour=usd_per_hour_round(usd_per_hour),
+            gpus=gpus.gpus,
+            gpu_model=gpus.gpu_model,
+            raw=json_safe(raw),
         )
+
+    if product.on_demand_usd_per_hour is not None:
+        raw = {"sku": product.sku, **product.on_demand_raw, "attributes": attributes}
+        records.append(offer(ON_DEMAND, product.on_demand_usd_per_hour, raw))
     by_years: dict[int, list[ReservedTerm]] = defaultdict(list)
     for term in product.reserved:
         by_years[term.lease_years].append(term)
@@ -126,25 +129,13 @@ def _product_offers(product: ProductPrices) -> list[OfferRecord]:
             continue
         standard = [t for t in terms if t.offering_class == "standard"] or terms
         chosen = min(standard, key=lambda t: (t.effective_usd_per_hour, t.purchase_option))
-        records.append(
-            OfferRecord(
-                instance_type=product.instance_type,
-                region=product.region,
-                availability_zone_id="",
-                purchase=purchase,
-                usd_per_hour=usd_per_hour_round(chosen.effective_usd_per_hour),
-                gpus=gpus.gpus,
-                gpu_model=gpus.gpu_model,
-                raw=json_safe(
-                    {
-                        "sku": product.sku,
-                        "selection": "lowest effective hourly (hourly + upfront / (years x 8760)) among standard",
-                        "chosen": {**_reserved_option(chosen), **chosen.raw},
-                        "options": [_reserved_option(t) for t in terms],
-                    }
-                ),
-            )
-        )
+        raw = {
+            "sku": product.sku,
+            "selection": "lowest effective hourly (hourly + upfront / (years x 8760)) among standard",
+            "chosen": {**_reserved_option(chosen), **chosen.raw},
+            "options": [_reserved_option(t) for t in terms],
+        }
+        records.append(offer(purchase, chosen.effective_usd_per_hour, raw))
     return records
 
 

@@ -8,22 +8,13 @@ from planner.sizing.assumptions import ASSUMPTIONS, Assumptions
 from planner.sizing.inference_calibration import (
     FIT_NAMES,
     INFERENCE_ROWS,
+    NEUTRAL_START,
     evaluate_inference_rows,
     fit_inference,
     fit_loss,
     inference_summary,
     replica_for_row,
 )
-
-# The judgement values the constants had before calibration (decode_mbu 0.55 etc.): the fit starts here.
-NEUTRAL_START = {
-    "decode_mbu": 0.55,
-    "decode_step_overhead_ms": 0.5,
-    "inference_allreduce_latency_us": 8.0,
-    "prefill_mfu": 0.35,
-    "prefill_half_mfu_tokens": 512.0,
-    "inference_memory_utilization": 0.9,
-}
 
 
 @pytest.fixture(scope="module")
