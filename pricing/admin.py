@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
 
-from .models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
+from .models import CloudInstanceType, CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 
 
 @admin.register(PriceSnapshot)
@@ -35,6 +35,19 @@ class CloudOfferAdmin(admin.ModelAdmin):
     search_fields = ["instance_type", "region", "availability_zone_id", "gpu_model"]
     list_select_related = ["snapshot"]
 
+
+
+@admin.register(CloudInstanceType)
+class CloudInstanceTypeAdmin(admin.ModelAdmin):
+    """Read-only: specs are what AWS said plus the versioned override table (pricing.aws.specs), per snapshot."""
+
+    list_display = ["instance_type", "gpus", "gpu_model", "gpu_memory_gib", "efa_max_interfaces", "snapshot"]
+    list_filter = ["gpu_model", "snapshot"]
+    search_fields = ["instance_type", "gpu_model", "gpu_name"]
+    list_select_related = ["snapshot"]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 class _ReferenceAdmin(admin.ModelAdmin):
     """Admin edits mark the row `locally_edited`, so `load_prices` will not reset it to the fixture."""

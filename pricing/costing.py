@@ -9,7 +9,8 @@ has no Decimal type, and a float would lose cents on large sums).
 Models, each stated once (reference/cloud-pricing.md section 5 for spot):
 
 - cloud job: instances = ceil(job GPUs / GPUs per instance) of an instance type with the same catalog GPU
-  (same model *and* memory: `pricing.aws.instances.INSTANCE_GPUS` writes catalog ids); job hours = the plan's
+  (same model *and* memory: catalog ids, from the snapshot's stored instance specs or, without them, the curated
+  `pricing.aws.instances.INSTANCE_GPUS`; the caller passes them in on each `CloudPrice`); job hours = the plan's
   training days x 24, or one year of serving for inference; job cost = instances x $/instance-hour x hours.
 - reserved: paid for whole terms (1 or 3 years) whether used or not, so the job pays ceil(hours / term) terms;
   `job_usd_if_term_shared` is what the job would cost if other work used the rest of the term.

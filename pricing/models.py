@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-__all__ = ["CloudOffer", "ComponentPrice", "CostParameter", "PriceSnapshot", "SpotAdvisorBand"]
+__all__ = ["CloudInstanceType", "CloudOffer", "ComponentPrice", "CostParameter", "PriceSnapshot", "SpotAdvisorBand"]
 
 
 class PriceSnapshot(models.Model):
@@ -106,6 +106,46 @@ class CloudOffer(models.Model):
     @property
     def usd_per_gpu_hour(self) -> Decimal | None:
         return self.usd_per_hour / self.gpus if self.gpus else None
+
+
+class CloudInstanceType(models.Model):
+    """GPU specs of one instance type as stored with one snapshot: `describe_instance_types` + curated overrides.
+
+    `raw` is AWS's `InstanceTypeInfo` as returned (errors included); the other fields are after the versioned
+    override table of `pricing.aws.specs`, and `overridden_fields` lists each correction with AWS's value, the
+    curated one, the reason and the source. `gpu_model` is the catalog GPU id costing matches plans on;
+    `gpu_memory_gib` the marketing memory per GPU (AWS's MiB sit below it), `gpu_memory_mib` what AWS reports.
+    """
+
+    snapshot = models.ForeignKey(PriceSnapshot, on_delete=models.CASCADE, related_name="instance_types")
+    provider = models.CharField(max_length=16, default="aws")
+    instance_type = models.CharField(max_length=64)
+    gpus = models.PositiveSmallIntegerField(default=0, help_text="Whole GPUs per instance.")
+    gpu_fraction = models.DecimalField(
+        max_digits=6, decimal_places=4, null=True, blank=True, help_text="Share of one GPU (fractional types)."
+    )
+    gpu_model = models.CharField(max_length=64, blank=True, help_text="Catalog GPU id where the catalog has it.")
+    gpu_name = models.CharField(max_length=64, blank=True)
+    gpu_manufacturer = models.CharField(max_length=64, blank=True)
+    gpu_memory_mib = models.PositiveIntegerField(null=True, blank=True, help_text="Per GPU, as AWS reports it.")
+    gpu_memory_gib = models.PositiveIntegerField(null=True, blank=True, help_text="Per GPU, marketing figure.")
+    vcpus = models.PositiveIntegerField(null=True, blank=True)
+    memory_mib = models.PositiveBigIntegerField(null=True, blank=True)
+    efa_max_interfaces = models.PositiveSmallIntegerField(default=0)
+    overridden_fields = models.JSONField(default=list, blank=True, help_text="Corrections applied to AWS's data.")
+    overrides_version = models.CharField(max_length=32, blank=True)
+    raw = models.JSONField(default=dict, blank=True, help_text="AWS's InstanceTypeInfo, unmodified.")
+
+    class Meta:
+        ordering = ["instance_type"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["snapshot", "instance_type"], name="cloud_instance_type_unique_per_snapshot"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.instance_type}: {self.gpus} x {self.gpu_model or self.gpu_name or 'no GPU'}"
 
 
 class Confidence(models.TextChoices):

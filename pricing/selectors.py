@@ -7,12 +7,13 @@ from collections.abc import Iterable
 from django.db.models import Count, QuerySet
 
 from .costing import CloudPrice, CostInputs, CostParameter, PartPrice, SpotBand
-from .models import CloudOffer, ComponentPrice, PriceSnapshot, SpotAdvisorBand
+from .models import CloudInstanceType, CloudOffer, ComponentPrice, PriceSnapshot, SpotAdvisorBand
 from .models import CostParameter as CostParameterRow
 from .reference import price_references_load
 
 __all__ = [
     "GRID_INTENSITY",
+    "cloud_instance_gpus_for_snapshot",
     "cloud_offer_counts",
     "cloud_offers_for_snapshot",
     "cost_inputs_for_snapshot",
@@ -70,10 +71,22 @@ def cloud_offer_counts(*, snapshot: PriceSnapshot) -> dict[str, int]:
     return {purchase: counts[purchase] for purchase in CloudOffer.Purchase.values if purchase in counts}
 
 
+def cloud_instance_gpus_for_snapshot(*, snapshot: PriceSnapshot) -> dict[str, tuple[int, str]]:
+    """(whole GPUs, catalog GPU id) per instance type from the snapshot's stored specs (describe_instance_types
+    + overrides); types whose spec has no catalog GPU, and snapshots stored without specs, are absent."""
+    rows = CloudInstanceType.objects.filter(snapshot=snapshot, gpus__gt=0).exclude(gpu_model="")
+    return {
+        instance_type: (gpus, model)
+        for instance_type, gpus, model in rows.values_list("instance_type", "gpus", "gpu_model")
+    }
+
+
 def cost_inputs_for_snapshot(*, snapshot: PriceSnapshot | None) -> CostInputs:
     """Everything `pricing.costing.plan_costs` needs, read from the database.
 
-    Cloud prices come from the snapshot (none without one). The on-prem references come from the editable tables;
+    Cloud prices come from the snapshot (none without one), each with the GPU count and catalog model of the
+    snapshot's stored spec of its type; where the snapshot has no spec for a type, the offer's own figures (the
+    curated `pricing.aws.instances` table at load time) stand in. The on-prem references come from the editable tables;
     where a table is still empty (a database that never ran `load_prices`), the fixture files stand in, so a
     plan is never priced against nothing.
     """
@@ -81,14 +94,15 @@ def cost_inputs_for_snapshot(*, snapshot: PriceSnapshot | None) -> CostInputs:
     note = ""
     if snapshot is not None:
         observed = snapshot.fetched_at.isoformat()
+        spec_gpus = cloud_instance_gpus_for_snapshot(snapshot=snapshot)
         prices = [
             CloudPrice(
                 instance_type=o.instance_type,
                 region=o.region,
                 purchase=o.purchase,
                 usd_per_hour=o.usd_per_hour,
-                gpus=o.gpus,
-                gpu_model=o.gpu_model,
+                gpus=spec_gpus.get(o.instance_type, (o.gpus, o.gpu_model))[0],
+                gpu_model=spec_gpus.get(o.instance_type, (o.gpus, o.gpu_model))[1],
                 availability_zone_id=o.availability_zone_id,
                 capacity_constrained=o.capacity_constrained,
                 observed_at=o.observed_at.isoformat() if o.observed_at else observed,

@@ -23,7 +23,8 @@ from django.utils import timezone
 from .aws.fetch import AwsClients, AwsPriceFetcher, aws_clients_from_default_chain
 from .aws.offers import OfferRecord, json_safe
 from .aws.recorded import fixtures_content_sha256, recorded_clients
-from .models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
+from .aws.specs import ResolvedSpec, instance_specs_resolve, instance_type_patterns
+from .models import CloudInstanceType, CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 from .reference import price_references_load
 from .selectors import GRID_INTENSITY, price_snapshot_by_content
 
@@ -61,20 +62,27 @@ def price_snapshot_load_fixtures(*, folder: Path | str | None = None, source: st
     if existing is not None:
         return existing
     with recorded_clients(folder) as (clients, manifest):
-        records = AwsPriceFetcher(clients, now=lambda: manifest.observed_at).collect(
+        fetcher = AwsPriceFetcher(clients, now=lambda: manifest.observed_at)
+        records = fetcher.collect(
             regions=manifest.regions,
             instance_types=manifest.instance_types,
             capacity_block_types=manifest.capacity_block_types,
             capacity_block_instance_count=manifest.capacity_block_instance_count,
             capacity_block_duration_hours=manifest.capacity_block_duration_hours,
         )
+        specs: list[ResolvedSpec] = []
+        if manifest.spec_region:  # folders recorded before specs existed have none: offers keep the curated GPUs
+            specs = instance_specs_resolve(
+                fetcher.instance_types(region=manifest.spec_region, patterns=manifest.spec_patterns)
+            )
     return _snapshot_store(
         kind=PriceSnapshot.Kind.FIXTURE,
         source=source or FIXTURE_SOURCE,
         fetched_at=manifest.observed_at,
         content_sha256=content_sha256,
         records=records,
-        notes=manifest.source,
+        specs=specs,
+        notes="\n".join([manifest.source, *_spec_warnings(specs)]),
         reuse_same_content=True,
     )
 
@@ -85,8 +93,14 @@ def price_snapshot_refresh_live(
     instance_types: Sequence[str],
     clients: AwsClients | None = None,
     capacity_block_types: Sequence[str] | None = None,
+    spec_patterns: Sequence[str] | None = None,
 ) -> PriceSnapshot:
     """Fetch current prices from AWS and store them as a new `live` snapshot.
+
+    GPU specs come from one `describe_instance_types` query in the first region, filtered by instance-type
+    wildcards (`spec_patterns`, default: the GPU families plus the requested types' families). If AWS
+    refuses that query the prices are still stored and the offers keep the curated GPU table; the snapshot's
+    notes say so.
 
     `clients` defaults to boto3's standard credential chain (raises botocore's NoCredentialsError if there
     is none); tests pass Stubber-attached clients. Every live refresh is stored, even if the prices did not
@@ -102,16 +116,34 @@ def price_snapshot_refresh_live(
     records = fetcher.collect(regions=regions, instance_types=instance_types, capacity_block_types=capacity_block_types)
     if not records:
         raise PriceRefreshError(f"AWS returned no prices for {', '.join(instance_types)} in {', '.join(regions)}")
+    patterns = spec_patterns or instance_type_patterns(instance_types)
+    specs = _live_specs(fetcher, region=regions[0], patterns=patterns)
     notes = [f"regions: {', '.join(regions)}", f"instance types: {', '.join(instance_types)}", *fetcher.warnings]
+    notes += _spec_warnings(specs)
     return _snapshot_store(
         kind=PriceSnapshot.Kind.LIVE,
         source=LIVE_SOURCE,
         fetched_at=fetched_at,
         content_sha256=_records_sha256(records),
         records=records,
+        specs=specs,
         notes="\n".join(notes),
         reuse_same_content=False,
     )
+
+
+def _live_specs(fetcher: AwsPriceFetcher, *, region: str, patterns: Sequence[str]) -> list[ResolvedSpec]:
+    from botocore.exceptions import ClientError
+
+    try:
+        return instance_specs_resolve(fetcher.instance_types(region=region, patterns=patterns))
+    except ClientError as error:
+        fetcher.warnings.append(f"instance type specs unavailable ({error}); GPUs per type from the curated table")
+        return []
+
+
+def _spec_warnings(specs: Sequence[ResolvedSpec]) -> list[str]:
+    return [warning for spec in specs for warning in spec.warnings]
 
 
 def _records_sha256(records: Sequence[OfferRecord]) -> str:
@@ -132,8 +164,12 @@ def _snapshot_store(
     records: Sequence[OfferRecord],
     notes: str,
     reuse_same_content: bool,
+    specs: Sequence[ResolvedSpec] = (),
 ) -> PriceSnapshot:
-    """One transaction: the snapshot row and every offer, or nothing.
+    """One transaction: the snapshot row, every offer and every instance type spec, or nothing.
+
+    An offer takes its GPU count and model from the snapshot's spec of its type when that spec maps to a catalog
+    GPU, else keeps the curated table's (`pricing.aws.instances`), so a snapshot's offers and specs agree.
 
     The same-content check is repeated inside the transaction so two concurrent loads cannot both insert
     (on SQLite the IMMEDIATE transaction mode serialises them; elsewhere the window is tiny and harmless).
@@ -146,6 +182,11 @@ def _snapshot_store(
         snapshot = PriceSnapshot.objects.create(
             kind=kind, source=source, fetched_at=fetched_at, content_sha256=content_sha256, notes=notes
         )
+        gpus_by_type = {s.instance_type: (s.spec.gpus, s.gpu_model) for s in specs if s.gpu_model and s.spec.gpus}
+
+        def curated(record: OfferRecord) -> tuple[int, str]:
+            return (record.gpus, record.gpu_model)
+
         CloudOffer.objects.bulk_create(
             CloudOffer(
                 snapshot=snapshot,
@@ -155,13 +196,34 @@ def _snapshot_store(
                 availability_zone_id=record.availability_zone_id,
                 purchase=record.purchase,
                 usd_per_hour=record.usd_per_hour,
-                gpus=record.gpus,
-                gpu_model=record.gpu_model,
+                gpus=gpus_by_type.get(record.instance_type, curated(record))[0],
+                gpu_model=gpus_by_type.get(record.instance_type, curated(record))[1],
                 capacity_constrained=record.capacity_constrained,
                 observed_at=fetched_at,
                 raw=json_safe(record.raw),
             )
             for record in records
+        )
+        CloudInstanceType.objects.bulk_create(
+            CloudInstanceType(
+                snapshot=snapshot,
+                provider="aws",
+                instance_type=s.instance_type,
+                gpus=s.spec.gpus,
+                gpu_fraction=s.spec.gpu_fraction,
+                gpu_model=s.gpu_model,
+                gpu_name=s.spec.gpu_name or "",
+                gpu_manufacturer=s.spec.gpu_manufacturer or "",
+                gpu_memory_mib=s.spec.gpu_memory_mib,
+                gpu_memory_gib=s.gpu_memory_gib,
+                vcpus=s.spec.vcpus,
+                memory_mib=s.spec.memory_mib,
+                efa_max_interfaces=s.spec.efa_max_interfaces,
+                overridden_fields=list(s.overridden),
+                overrides_version=s.overrides_version,
+                raw=json_safe(s.api.raw),
+            )
+            for s in specs
         )
     return snapshot
 
@@ -221,22 +283,12 @@ def price_references_load_fixtures(*, folder: Path | str | None = None) -> Refer
                     "confidence": part.confidence,
                 },
             )
-        for name, param in refs.parameters.items():
+        parameter_rows = [(name, "", param) for name, param in refs.parameters.items()]
+        parameter_rows += [(GRID_INTENSITY, scope, param) for scope, param in refs.carbon.items()]
+        for name, scope, param in parameter_rows:
             upsert(
                 CostParameter,
-                {"name": name, "scope": ""},
-                {
-                    "value": param.value,
-                    "unit": param.unit,
-                    "source": param.source,
-                    "as_of": param.as_of,
-                    "confidence": param.confidence,
-                },
-            )
-        for scope, param in refs.carbon.items():
-            upsert(
-                CostParameter,
-                {"name": GRID_INTENSITY, "scope": scope},
+                {"name": name, "scope": scope},
                 {
                     "value": param.value,
                     "unit": param.unit,

@@ -26,9 +26,11 @@ from .parse import (
     product_prices,
     spot_latest_by_az,
 )
+from .specs import describe_instance_types_params
 
 __all__ = [
     "GET_PRODUCTS_PAGE_SIZE",
+    "INSTANCE_TYPES_PAGE_SIZE",
     "PRICING_CLIENT_REGION",
     "SPOT_PAGE_SIZE",
     "AwsClients",
@@ -45,6 +47,7 @@ logger = logging.getLogger(__name__)
 PRICING_CLIENT_REGION = "us-east-1"
 GET_PRODUCTS_PAGE_SIZE = 100  # the API maximum
 SPOT_PAGE_SIZE = 1000  # the API maximum
+INSTANCE_TYPES_PAGE_SIZE = 100  # the API maximum (5-100)
 SPOT_PRODUCT_DESCRIPTION = "Linux/UNIX"
 CAPACITY_BLOCK_INSTANCE_COUNT = 1
 CAPACITY_BLOCK_DURATION_HOURS = 24
@@ -124,7 +127,8 @@ class AwsPriceFetcher:
     Call order (which matters to a Stubber, whose queue is per client and first-in first-out):
     the pricing client sees one `get_products` query per (region, instance type), regions outer, both in the
     order given; each region's EC2 client sees one `describe_spot_price_history` query for all types, then
-    one `describe_capacity_block_offerings` query per Capacity Block type, in the order given.
+    one `describe_capacity_block_offerings` query per Capacity Block type, in the order given. The services call
+    `instance_types` (one paginated `describe_instance_types` query, in one region) after `collect`.
     """
 
     def __init__(self, clients: AwsClients, *, now: Callable[[], datetime] = _utc_now) -> None:
@@ -167,6 +171,18 @@ class AwsPriceFetcher:
         )
         offerings = [item for page in pages for item in page.get("CapacityBlockOfferings", [])]
         return capacity_block_quotes(offerings, region=region)
+
+    def instance_types(self, *, region: str, patterns: Sequence[str]) -> list[dict]:
+        """Raw `InstanceTypeInfo` items for types matching the `instance-type` wildcards (there is no gpu filter).
+
+        Returned unparsed: `pricing.aws.specs.instance_specs_resolve` parses and corrects them. Specs are the same
+        in every region that offers a type, so one region's answer serves the snapshot.
+        """
+        paginator = self.clients.ec2_for(region).get_paginator("describe_instance_types")
+        pages = paginator.paginate(
+            **describe_instance_types_params(patterns), PaginationConfig={"PageSize": INSTANCE_TYPES_PAGE_SIZE}
+        )
+        return [item for page in pages for item in page.get("InstanceTypes", [])]
 
     def collect(
         self,

@@ -4,6 +4,11 @@ cloud-pricing.md section 2 lists known errors in `describe_instance_types` (p4de
 p5en once "NVIDIA", g6e with 0 GB); the Price List only carries a GPU count. So the GPU model of each type
 comes from this versioned table, written with the catalog's GPU ids (fixtures/catalog/gpus.json) where the
 catalog has the part, so costing can join a cloud offer to on-prem hardware without string matching.
+
+Since specs are fetched (`pricing.aws.specs`: describe_instance_types + a versioned override table + catalog
+mapping, stored per snapshot as `CloudInstanceType`), `INSTANCE_GPUS` is the fallback: offers are built with it,
+then take the snapshot's stored spec where there is one (services and selectors). A test checks that the
+recorded API data plus overrides agree with this table for every type listed here.
 """
 
 from __future__ import annotations

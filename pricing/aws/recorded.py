@@ -46,6 +46,8 @@ class RecordedManifest:
     capacity_block_instance_count: int
     capacity_block_duration_hours: int
     folder: Path
+    spec_region: str = ""  # region whose describe_instance_types answer was recorded; "" = no specs recorded
+    spec_patterns: tuple[str, ...] = ()
 
     def get_products_path(self, region: str, instance_type: str) -> Path:
         return self.folder / "pricing" / "get_products" / region / f"{instance_type}.json"
@@ -56,6 +58,9 @@ class RecordedManifest:
     def capacity_block_path(self, region: str, instance_type: str) -> Path:
         return self.folder / "ec2" / region / "describe_capacity_block_offerings" / f"{instance_type}.json"
 
+    def instance_types_path(self, region: str) -> Path:
+        return self.folder / "ec2" / region / "describe_instance_types.json"
+
 
 def _parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -64,6 +69,7 @@ def _parse_iso(text: str) -> datetime:
 def manifest_load(folder: Path) -> RecordedManifest:
     data = json.loads((Path(folder) / "manifest.json").read_text())
     block = data.get("capacity_block") or {}
+    specs = data.get("instance_type_specs") or {}
     return RecordedManifest(
         observed_at=_parse_iso(data["observed_at"]),
         source=data["source"],
@@ -73,6 +79,8 @@ def manifest_load(folder: Path) -> RecordedManifest:
         capacity_block_instance_count=int(block.get("instance_count", 1)),
         capacity_block_duration_hours=int(block.get("duration_hours", 24)),
         folder=Path(folder),
+        spec_region=specs.get("region", ""),
+        spec_patterns=tuple(specs.get("instance_type_patterns", ())),
     )
 
 
@@ -199,6 +207,8 @@ def recorded_clients(folder: Path) -> Iterator[tuple[AwsClients, RecordedManifes
         queue(stubbers[region], manifest.spot_path(region))
         for instance_type in manifest.capacity_block_types:
             queue(stubbers[region], manifest.capacity_block_path(region, instance_type))
+    if manifest.spec_region:  # asked after `collect`, so queued after every price query on that client
+        queue(stubbers[manifest.spec_region], manifest.instance_types_path(manifest.spec_region))
 
     with contextlib.ExitStack() as stack:
         for stubber in stubbers.values():

@@ -34,7 +34,7 @@ def test_every_recorded_page_passes_botocore_validation():
     """Stubber validates each response against botocore 1.44.5's service model as it is queued."""
     manifest = manifest_load(FIXTURES)
     files = sorted((FIXTURES / "pricing").rglob("*.json")) + sorted((FIXTURES / "ec2").rglob("*.json"))
-    assert len(files) == 12 + 2 + 2
+    assert len(files) == 12 + 2 + 2 + 1  # get_products, spot, capacity blocks, describe_instance_types
     clients = {}
     for path in files:
         data = json.loads(path.read_text())
