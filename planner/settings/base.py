@@ -114,7 +114,10 @@ USE_TZ = True
 USE_THOUSAND_SEPARATOR = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# Browser libraries copied out of Python packages by scripts/vendor_assets.py (make install).
+VENDOR_DIR = BASE_DIR / "var" / "vendor"
+VENDOR_DIR.mkdir(parents=True, exist_ok=True)
+STATICFILES_DIRS = [BASE_DIR / "static", ("vendor", str(VENDOR_DIR))]
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns at every request otherwise
 STORAGES = {
