@@ -143,3 +143,13 @@ def report_context(plan: Any) -> dict[str, Any]:
         "bom": bom_summary(result.get("bom")),
         "diagrams": list(plan_diagrams(result).values()),
     }
+
+
+def record_table(records: list[dict] | None) -> dict:
+    """Rows of dicts -> one header (the union of keys, first-seen order) and aligned rows."""
+    records = records or []
+    # Nested structures (search statistics, frontiers) have their own views; the table keeps scalars.
+    columns = list(dict.fromkeys(
+        key for record in records for key, value in record.items() if not isinstance(value, dict | list)
+    ))
+    return {"columns": columns, "rows": [[record.get(key) for key in columns] for record in records]}

@@ -15,7 +15,7 @@ from .exports.bom_csv import BOM_CSV_VERSION, bom_csv
 from .exports.pdf import render_pdf
 from .forms import PlanForm, initial_from_request
 from .health import health_report
-from .presenters import bom_summary, comparison_table, headline_figures, plan_diagrams, report_context
+from .presenters import bom_summary, comparison_table, headline_figures, plan_diagrams, record_table, report_context
 from .sizing import STAGES, RequestInvalid
 
 
@@ -59,7 +59,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "plan": plan,
         "run": run,
         "result": plan.result,
-        "candidates": _table((plan.result or {}).get("candidates")),
+        "candidates": record_table((plan.result or {}).get("candidates")),
         "headlines": headline_figures(plan.result),
         "charts": plan_charts(plan.result),
         "diagrams": plan_diagrams(plan.result),
@@ -157,16 +157,6 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
     plans = selectors.plans_owned(owner=request.user, plan_ids=[int(part) for part in raw_ids])
     rows = comparison_table([plan.result for plan in plans])
     return render(request, "planner/plan_compare.html", {"plans": plans, "rows": rows})
-
-
-def _table(records: list[dict] | None) -> dict:
-    """Rows of dicts -> one header (the union of keys, first-seen order) and aligned rows."""
-    records = records or []
-    # Nested structures (search statistics, frontiers) have their own views; the table keeps scalars.
-    columns = list(dict.fromkeys(
-        key for record in records for key, value in record.items() if not isinstance(value, dict | list)
-    ))
-    return {"columns": columns, "rows": [[record.get(key) for key in columns] for record in records]}
 
 
 @login_required
