@@ -51,6 +51,19 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
     benchmark.extra_info["search_configs_per_s"] = result["training"]["search"]["configs_per_s"]
 
 
+AUTO_MIXTRAL_8X22B = {"workload": "training", "model": {"preset": "mixtral-8x22b", "seq_len": 4096},
+                      "training": {"tokens": 12e12, "deadline_days": 90, "global_batch_tokens": 16 * 2**20},
+                      "hardware": {"system": "auto"}}
+
+
+def test_auto_mixtral_8x22b_plan(benchmark, catalog):
+    """MoE adds expert parallelism (divisors of 8 experts) to the grid; the auto plan must stay interactive."""
+    request = validate_request(copy.deepcopy(AUTO_MIXTRAL_8X22B), catalog)
+    result = benchmark(run_plan, request, catalog)
+    assert result["training"]["days"] <= 90
+    benchmark.extra_info["ep"] = result["training"]["parallelism"]["ep"]
+
+
 def test_search_configs_per_second(benchmark, catalog):
     """Issue 3 goal: >= 50,000 configurations evaluated per second (Calculon: ~430/s)."""
     from planner.sizing.assumptions import Assumptions

@@ -40,6 +40,7 @@ FIELD_PATHS: dict[str, str] = {
     "training_pp": "training.parallelism.pp",
     "training_dp": "training.parallelism.dp",
     "training_micro_batch": "training.parallelism.micro_batch",
+    "training_ep": "training.parallelism.ep",
     "training_recompute": "training.parallelism.recompute",
     "inference_tp": "inference.parallelism.tp",
     "inference_pp": "inference.parallelism.pp",
@@ -130,6 +131,8 @@ class PlanForm(forms.Form):
     training_pp = forms.CharField(label="Pin pipeline parallel", required=False, help_text="Blank: searched.")
     training_dp = forms.CharField(label="Pin data parallel", required=False, help_text="Blank: searched.")
     training_micro_batch = forms.CharField(label="Pin micro-batch", required=False, help_text="Blank: searched.")
+    training_ep = forms.CharField(label="Pin expert parallel (MoE)", required=False,
+                                 help_text="Blank: searched for mixture-of-experts models; 1 for dense.")
     training_recompute = forms.ChoiceField(
         label="Pin recompute", required=False,
         choices=[("", "searched"), ("none", "none"), ("selective", "selective"), ("full", "full")],

@@ -116,6 +116,15 @@ def main() -> int:
               "percent.",
               f"- Rows: {len(ROWS)}. The test `tests/sizing/test_accuracy.py` fails if the median error over all rows "
               "exceeds 10 %, if the held-out median exceeds 10 %, or if the stored defaults drift from the refit.", ""]
+    lines += ["## Mixture-of-experts training (not validated)", "",
+              "There is no published MoE training measurement in the reference data (training-calibration.md has dense "
+              "runs only), so the expert-parallel terms are unvalidated: Mixtral-style plans use the dense calibration "
+              "for compute, plus per MoE layer two all-to-alls forward (dispatch, combine) and two backward, each "
+              "moving tokens x active experts x hidden x 2 B x (ep - 1)/ep per GPU, on NVLink when the ep x tp group "
+              "fits the NVLink domain and on the scale-out NICs otherwise, at the same link efficiencies as the other "
+              "collectives and not overlapped with compute. Router load imbalance, capacity-factor padding and token "
+              "dropping are not modelled, so MoE step times are likely optimistic; treat them as a lower bound until a "
+              "published Mixtral/DeepSeek-style run is added to the calibration set.", ""]
     lines += inference_lines(catalog)
     text = "\n".join(lines)
     out = ROOT / "docs" / "accuracy.md"

@@ -39,6 +39,9 @@ class TrainingParallelismSerializer(serializers.Serializer):
     dp = serializers.IntegerField(required=False, min_value=1)
     micro_batch = serializers.IntegerField(required=False, min_value=1)
     recompute = serializers.ChoiceField(choices=["none", "selective", "full"], required=False)
+    ep = serializers.IntegerField(
+        required=False, min_value=1, help_text="Expert parallelism (MoE models): divides the expert count and dp."
+    )
 
 
 class TrainingTargetSerializer(serializers.Serializer):

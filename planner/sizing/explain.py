@@ -48,13 +48,15 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
             "micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B bubble) + exposed "
             "data-parallel collectives + optimizer step; stage_time = layers/pp x per-layer roofline (GEMMs at "
             "gemm_efficiency x peak + kernel overhead, attention, HBM-bound element-wise ops, TP collectives on "
-            "NVLink, recompute) + LM head on the last stage",
+            "NVLink, MoE expert all-to-alls (4 per layer, each tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink "
+            "when ep x tp fits the NVLink domain, else the scale-out NICs), recompute) + LM head on the last stage",
             {
                 "micro_batches": lay.micro_batches,
                 "stage_time_s": p.stage_time_s,
                 "pipeline_time_s": p.pipeline_time_s,
                 "bubble_time_s": p.bubble_time_s,
                 "tensor_parallel_comm_s": p.tp_comm_time_s,
+                "expert_all_to_all_s": p.ep_comm_time_s,
                 "pipeline_p2p_s": p.p2p_time_s,
                 "data_parallel_exposed_s": p.dp_exposed_time_s,
                 "optimizer_s": p.optimizer_time_s,
@@ -104,7 +106,8 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
         ),
         "training.parallelism": _entry(
             "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), pp (dividing layers), "
-            "micro_batch, interleave, recompute and ZeRO stage (and dp); infeasible candidates rejected by reason; "
+            "micro_batch, interleave, recompute, ZeRO stage, ep (MoE only: divisors of the expert count, dividing dp) "
+            "and dp; infeasible candidates rejected by reason; "
             "the fastest feasible plan wins (deadline mode: the fewest GPUs first)",
             {
                 **lay.parallelism(),
@@ -114,7 +117,8 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
             "planner/sizing/search.py; Narayanan et al. 2021 (Megatron-LM) for the layout space",
         ),
         "training.memory_per_gpu_gib": _entry(
-            "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it) + "
+            "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it; MoE "
+            "expert params / ep per GPU, sharded over dp / ep) + "
             "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
             "+ working set + reserve_fraction x HBM",
             {
@@ -122,6 +126,7 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
                 "dp": lay.dp,
                 "tp": lay.tp,
                 "pp": lay.pp,
+                "ep": lay.ep,
                 "zero_stage": lay.zero_stage,
                 "recompute": lay.recompute,
                 "hbm_gib": gpu.hbm_gib,

@@ -22,8 +22,10 @@ __all__ = [
     "MemoryBreakdown",
     "activation_bytes_per_layer",
     "activation_terms",
+    "expert_params_per_gpu",
     "params_per_gpu",
     "state_bytes",
+    "state_bytes_ep",
     "training_memory",
 ]
 
@@ -59,20 +61,33 @@ class MemoryBreakdown:
         }
 
 
-def params_per_gpu(work: Workload, tp, pp):
+def params_per_gpu(work: Workload, tp, pp, ep=1):
     """Parameters on one GPU of the heaviest pipeline stage (scalars, or numpy arrays of layouts).
 
     The first stage also holds the input embedding, the last the output head (a tied matrix is held by both,
-    as Megatron does), so with pipelining the heavier end stage sets the memory need.
+    as Megatron does), so with pipelining the heavier end stage sets the memory need. Expert parallelism
+    splits a mixture-of-experts layer's experts over `ep` GPUs (each holds experts / ep whole experts, still
+    sharded over tp); attention, router, norms and embeddings are not split by ep. The expert share is
+    subtracted (times 1 - 1/ep) rather than re-added so that ep = 1 reproduces the dense figure bit for bit.
     """
     layers_per_stage = np.ceil(work.shape.layers / np.asarray(pp, dtype=float))
+    ep = np.asarray(ep, dtype=float)
+    layer = work.layer_params() - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)
     scale = work.params / work.params_derived  # declared-params scaling, 1.0 normally
     first_extra = work.input_embedding_params * scale
     head = work.shape.vocab * work.shape.hidden if work.shape.tied_embeddings else work.output_head_params
     last_extra = (head + work.final_norm_params) * scale
     both = first_extra + (work.output_head_params + work.final_norm_params) * scale
-    stage = layers_per_stage * work.layer_params() + np.where(np.asarray(pp) == 1, both, max(first_extra, last_extra))
+    stage = layers_per_stage * layer + np.where(np.asarray(pp) == 1, both, max(first_extra, last_extra))
     return _scalar_or_array(stage / tp)
+
+
+def expert_params_per_gpu(work: Workload, tp, pp, ep):
+    """Expert parameters one GPU of the heaviest stage holds after expert parallelism: layers/pp x experts
+    x per-expert FFN / (ep x tp); 0 for a dense model. Their gradients are reduced, and their optimizer state
+    sharded, over the dp / ep ranks that hold the same experts, not over all of dp (`state_bytes_ep`)."""
+    layers_per_stage = np.ceil(work.shape.layers / np.asarray(pp, dtype=float))
+    return _scalar_or_array(layers_per_stage * work.moe_expert_params_per_layer() / np.asarray(ep, dtype=float) / tp)
 
 
 def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = False):
@@ -125,6 +140,17 @@ def state_bytes(params, layer_params, dp, zero):
     return weights, grads, optim
 
 
+def state_bytes_ep(params, expert_params, layer_params, dp, ep, zero):
+    """`state_bytes` with expert parallelism: the dense share of `params` shards over dp, the expert share
+    (`expert_params`, already divided by ep) over the dp / ep expert-data-parallel ranks holding the same
+    experts (Megatron-Core and DeepSpeed-MoE carve EP groups out of DP). With no expert share (dense models)
+    the expert term is exactly zero, so dense figures are unchanged."""
+    dp = np.asarray(dp, dtype=float)
+    dense = state_bytes(params - expert_params, layer_params, dp, zero)
+    expert = state_bytes(expert_params, 0.0, dp / np.asarray(ep, dtype=float), zero)
+    return tuple(d + e for d, e in zip(dense, expert, strict=True))
+
+
 def training_memory(
     work: Workload,
     *,
@@ -136,18 +162,22 @@ def training_memory(
     recompute: str,
     hbm_gib: float,
     reserve_fraction: float,
+    ep: int = 1,
 ) -> MemoryBreakdown:
     """Memory per GPU: 2 + 2 + 12/dp bytes per parameter (ZeRO-1 distributed optimizer) plus activations.
+
+    With expert parallelism `ep` (which must divide dp) each GPU holds experts / ep of every MoE layer.
 
     Under 1F1B the first stage has min(pp, micro-batches) micro-batches in flight, each holding its
     ceil(L/pp) layers' activations, i.e. about L layers' worth when the pipeline is full. The engine
     (`step_time.step_costs`) adds the other ZeRO stages, interleaving and the last stage's logits.
     """
-    params = params_per_gpu(work, tp, pp)
+    params = params_per_gpu(work, tp, pp, ep)
+    experts = expert_params_per_gpu(work, tp, pp, ep)
     layers_per_stage = math.ceil(work.shape.layers / pp)
     in_flight = min(pp, micro_batches)
     activations = activation_bytes_per_layer(work, micro_batch, tp, recompute) * layers_per_stage * in_flight
-    weights, grads, optim = (float(x) for x in state_bytes(params, params, float(dp), np.asarray(1)))
+    weights, grads, optim = (float(x) for x in state_bytes_ep(params, experts, params, float(dp), ep, np.asarray(1)))
     return MemoryBreakdown(
         weights_gib=weights / GIB,
         gradients_gib=grads / GIB,

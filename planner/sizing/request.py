@@ -72,6 +72,7 @@ class TrainingParallelism:
     recompute: str | None = None
     interleave: int | None = None  # virtual pipeline chunks per stage (interleaved 1F1B); 1 = plain 1F1B
     zero_stage: int | None = None  # 0 none, 1 optimizer, 2 + gradients, 3 + parameters sharded over dp
+    ep: int | None = None  # expert parallelism (MoE only): experts split over ep GPUs carved out of dp
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Parallelism search: every valid (tp, pp, micro_batch, interleave, recompute, ZeRO, dp) for one system.
+"""Parallelism search: every valid (tp, pp, micro_batch, interleave, recompute, ep, ZeRO, dp) for one system.
 
 Why exhaustive and vectorised: the best layout depends on the model, the batch and the hardware in ways no
 fixed rule captures (Megatron's takeaways are a good prior but not always right), and numpy lets us score
@@ -8,6 +8,10 @@ every layout in milliseconds. Layout costs are computed once per system (`step_t
 - Deadline mode: for each layout and ZeRO stage, a vectorised bisection over whole-system GPU counts finds the
   smallest count that fits memory and meets the deadline (time falls as GPUs rise); the smallest count wins,
   then the fastest. Every rejected candidate is counted under the first reason that rules it out.
+
+Expert parallelism (ep) is searched only for mixture-of-experts models, over the divisors of the expert count;
+ep groups are carved out of data parallelism (Megatron-Core / DeepSpeed-MoE layout), so a candidate needs ep to
+divide dp. Dense models have the single option ep = 1, which leaves their grid exactly as before.
 
 Pinned fields of `training.parallelism` restrict the grid to the given value.
 """
@@ -47,7 +51,7 @@ INTERLEAVE_OPTIONS = (1, 2, 3, 4)
 ZERO_OPTIONS = (0, 1, 2, 3)
 TP_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
 # Rejection reasons, in the order they are tested.
-REASONS = ("gpus_not_divisible", "pinned_dp", "global_batch", "cluster_cap", "memory", "deadline")
+REASONS = ("gpus_not_divisible", "pinned_dp", "ep_not_dividing_dp", "global_batch", "cluster_cap", "memory", "deadline")
 
 
 @dataclass
@@ -98,6 +102,8 @@ class Plan:
     dp_exposed_time_s: float
     optimizer_time_s: float
     memory: MemoryBreakdown
+    ep: int = 1
+    ep_comm_time_s: float = 0.0
 
     @property
     def memory_gib(self) -> float:
@@ -145,6 +151,18 @@ class TrainingSearch:
         limit = min(self.system.nvlink_domain_gpus, self.max_tp)
         return [t for t in TP_OPTIONS if t <= limit and s.heads % t == 0 and s.kv_heads % t == 0]
 
+    def ep_options(self) -> list[int]:
+        """Expert-parallel degrees: every divisor of the expert count for a MoE model (each GPU then holds whole
+        experts), only 1 for a dense model. Crossing the NVLink domain is allowed and costed in the step time."""
+        pin = self.spec.parallelism.ep
+        moe = self.work.shape.moe
+        if moe is None:
+            return [1] if pin in (None, 1) else []
+        options = [e for e in range(1, moe.experts + 1) if moe.experts % e == 0]
+        if pin is not None:
+            return [pin] if pin in options else []
+        return options
+
     def _layouts(self) -> LayoutCosts | None:
         pin = self.spec.parallelism
         layers = self.work.shape.layers
@@ -158,17 +176,24 @@ class TrainingSearch:
         if pin.micro_batch is not None:
             mbs = [pin.micro_batch]
         rcs = [RECOMPUTE_CODES[pin.recompute]] if pin.recompute is not None else [0, 1, 2]
+        eps = self.ep_options()
         rows = []
         for tp, pp, mb, rc in itertools.product(tps, pps, mbs, rcs):
             per_stage = layers // pp
             vs = [v for v in INTERLEAVE_OPTIONS if per_stage % v == 0] if pp > 1 else [1]
             if pin.interleave is not None:
                 vs = [pin.interleave] if pin.interleave in vs or (pp > 1 and per_stage % pin.interleave == 0) else []
-            rows.extend((tp, pp, mb, v, rc) for v in vs)
+            rows.extend((tp, pp, mb, v, rc, ep) for v in vs for ep in eps)
         if not rows:
             return None
         arr = np.array(rows, dtype=np.int64)
-        return layout_costs(self.work, self.hw, self.eff, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4])
+        return layout_costs(
+            self.work, self.hw, self.eff, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4], arr[:, 5]
+        )
+
+    def _ep(self, idx: np.ndarray) -> np.ndarray:
+        assert self.layouts is not None and self.layouts.ep is not None
+        return self.layouts.ep[idx]
 
     def _zero_options(self) -> list[int]:
         z = self.spec.parallelism.zero_stage
@@ -237,6 +262,8 @@ class TrainingSearch:
                 activations_gib=float(c.activations_bytes[0]) / GIB,
                 reserve_gib=float(c.reserve_bytes) / GIB,
             ),
+            ep=int(self._ep(idx[sl])[0]),
+            ep_comm_time_s=float(lay.ep_comm_time_s[j]) * float(max(c.micro_batches[0], 1)),
         )
 
     # ------------------------------------------------------------------ GPU-count mode
@@ -259,6 +286,9 @@ class TrainingSearch:
             bad = ok & (dp != pin_dp)
             stats.reject("pinned_dp", np.count_nonzero(bad))
             ok &= ~bad
+        bad = ok & (dp % self._ep(idx) != 0)
+        stats.reject("ep_not_dividing_dp", np.count_nonzero(bad))
+        ok &= ~bad
         idx, zero, dp = idx[ok], zero[ok], dp[ok]
         if len(idx) == 0:
             stats.seconds = time.perf_counter() - t0
@@ -309,14 +339,19 @@ class TrainingSearch:
         group = (lay.tp * lay.pp)[idx].astype(np.int64)
         gps = self.system.gpus_per_system
         pin_dp = self.spec.parallelism.dp
+        ep = self._ep(idx).astype(np.int64)
         if pin_dp is not None:
             # A pinned dp fixes the size: one evaluation per candidate, whole systems not enforced.
+            bad = pin_dp % ep != 0
+            stats.reject("ep_not_dividing_dp", np.count_nonzero(bad))
+            idx, zero, group = idx[~bad], zero[~bad], group[~bad]
             unit = group * pin_dp
             q = np.full_like(group, pin_dp)
             k_hi = np.ones_like(group)
             k_cap_batch = np.where(pin_dp * lay.micro_batch[idx] * self._need_m(idx) <= self.batch_sequences, 1, 0)
         else:
-            q = gps // np.gcd(gps, group)  # dp granularity for whole systems
+            # dp granularity: whole systems, and a multiple of ep (expert groups are carved out of dp).
+            q = np.lcm(gps // np.gcd(gps, group), ep)
             unit = group * q
             k_cap_batch = np.floor(
                 self.batch_sequences / (lay.micro_batch[idx] * self._need_m(idx) * q)

@@ -26,7 +26,7 @@ import numpy as np
 
 from planner.sizing.assumptions import Assumptions
 from planner.sizing.catalog import Gpu, System
-from planner.sizing.memory import GIB, activation_terms, params_per_gpu, state_bytes
+from planner.sizing.memory import GIB, activation_terms, expert_params_per_gpu, params_per_gpu, state_bytes_ep
 from planner.sizing.workload import Workload
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "LayoutCosts",
     "StepCosts",
     "efficiency_for",
+    "expert_alltoall_bytes",
     "hardware_for",
     "layout_costs",
     "step_costs",
@@ -54,6 +55,8 @@ SOFTMAX_BYTES_PER_SCORE = 9.0
 ELEMENTWISE_KERNELS_PER_LAYER = 7.0
 # FlashAttention's backward is about 2.5x its forward (it recomputes the scores): FlashAttention-2 paper, section 3.
 FLASH_BACKWARD_RATIO = 2.5
+# Expert dispatch and combine move 16-bit (bf16) activations, like the TP collectives and pipeline sends.
+EXPERT_ALLTOALL_BYTES_PER_ELEMENT = 2.0
 # Optimizer step traffic per parameter it updates: read bf16 grad 2 + fp32 master/m/v 12, write 12 + bf16 weight 2.
 OPTIMIZER_BYTES_PER_PARAM = 28.0
 
@@ -150,9 +153,21 @@ def _ring_time(bytes_: np.ndarray, ranks: np.ndarray, factor: float, bw: np.ndar
     return np.where(ranks > 1, t, 0.0)
 
 
+def expert_alltoall_bytes(tokens, hidden: float, active: float, ep):
+    """Bytes one GPU sends (and receives) in one expert all-to-all (a dispatch or a combine) of a MoE layer.
+
+    Each of the GPU's `tokens` goes to `active` experts as a `hidden`-wide 16-bit vector, and the experts are
+    spread evenly over the `ep` GPUs of the expert-parallel group, so (ep - 1) / ep of the copies leave the GPU:
+    tokens x active x hidden x 2 B x (ep - 1) / ep. The top-k factor is real: Megatron-Core's all-to-all token
+    dispatcher and GShard/DeepSpeed-MoE's capacity buffers both send one copy per (token, expert) pair. 0 at ep = 1.
+    """
+    ep = np.asarray(ep, dtype=float)
+    return tokens * active * hidden * EXPERT_ALLTOALL_BYTES_PER_ELEMENT * (ep - 1.0) / ep
+
+
 @dataclass
 class LayoutCosts:
-    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute) layout)."""
+    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep) layout)."""
 
     tp: np.ndarray
     pp: np.ndarray
@@ -163,11 +178,14 @@ class LayoutCosts:
     body_stage_time_s: np.ndarray  # the same through a stage without embedding / LM head (bubble unit)
     p2p_time_s: np.ndarray  # exposed pipeline send/receive time per micro-batch
     tp_comm_time_s: np.ndarray  # TP collectives inside stage_time_s (for the explain output)
+    ep_comm_time_s: np.ndarray  # expert all-to-alls inside stage_time_s (0 for dense models and ep = 1)
     params_per_gpu: np.ndarray  # parameters held by one GPU of the heaviest stage before ZeRO sharding
+    expert_params_per_gpu: np.ndarray  # the expert share of params_per_gpu (after ep), sharded over dp / ep
     layer_params_per_gpu: np.ndarray
     activation_bytes: np.ndarray  # one micro-batch's stored activations for one stage (all its layers)
     activation_extra_bytes: np.ndarray  # working set not multiplied by micro-batches in flight
     dp_bandwidth_bytes_s: float  # per GPU for DP collectives crossing systems
+    ep: np.ndarray | None = None  # expert-parallel degree (carved out of dp); None = 1 everywhere
 
 
 def layout_costs(
@@ -179,14 +197,23 @@ def layout_costs(
     micro_batch: np.ndarray,
     interleave: np.ndarray,
     recompute: np.ndarray,
+    ep: np.ndarray | None = None,
 ) -> LayoutCosts:
-    """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts."""
+    """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
+
+    `ep` (expert parallelism, default 1) only matters for mixture-of-experts models: it divides the expert
+    parameters per GPU and adds two all-to-alls (dispatch, combine) per MoE layer to the forward pass and two to
+    the backward, on NVLink when the ep x tp GPUs of an expert group fit in the NVLink domain, else on the
+    scale-out NICs. The expert GEMMs keep their FLOPs (each GPU still runs tokens x active expert FFNs on average;
+    ep changes where they run, not how many), so ep = 1 leaves every figure as it was.
+    """
     s = work.shape
     tp = np.asarray(tp, dtype=float)
     pp = np.asarray(pp, dtype=float)
     mb = np.asarray(micro_batch, dtype=float)
     v = np.asarray(interleave, dtype=float)
     rc = np.asarray(recompute)
+    ep = np.ones_like(tp) if ep is None else np.asarray(ep, dtype=float)
     h, f, seq, heads, vocab = float(s.hidden), float(s.ffn_hidden), float(s.seq_len), float(s.heads), float(s.vocab)
     kv = float(s.kv_heads * work.head_dim)
     active = float(work.active_experts)
@@ -227,8 +254,21 @@ def layout_costs(
     coll = _ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, eff.collective_latency_s)
     comm_f = 2.0 * coll
 
-    fwd = gemm_f + attn_f + ew_f + comm_f
-    bwd = 2.0 * gemm_f + attn_b + 2.0 * ew_f + comm_f
+    # --- expert all-to-alls (MoE with ep > 1): dispatch + combine forward, their transposes backward. With
+    # sequence parallelism each TP rank dispatches only its 1/tp share of the tokens. Not overlapped with compute
+    # (Megatron-Core's all-to-all dispatcher runs them on the critical path). ---
+    if work.shape.moe is not None:
+        ep_inside = ep * tp <= hw.nvlink_domain
+        ep_bw = np.where(ep_inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
+        ep_link_eff = np.where(ep_inside, eff.nvlink, eff.scaleout)
+        a2a_bytes = expert_alltoall_bytes(tokens / sp, h, active, ep)
+        a2a = np.where(ep > 1, eff.collective_latency_s + a2a_bytes / (ep_bw * ep_link_eff), 0.0)
+        ep_f = 2.0 * a2a
+    else:
+        ep_f = np.zeros_like(tp)
+
+    fwd = gemm_f + attn_f + ew_f + comm_f + ep_f
+    bwd = 2.0 * gemm_f + attn_b + 2.0 * ew_f + comm_f + ep_f
     # Full recompute replays the forward (with its collectives); selective replays only the attention core,
     # which flash attention already does inside its backward.
     recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, 0.0 if eff.flash_attention else attn_f, 0.0))
@@ -236,6 +276,7 @@ def layout_costs(
     layers_per_stage = s.layers / pp
     body = layers_per_stage * layer_time
     tp_comm = layers_per_stage * (comm_f * np.where(rc == 2, 3.0, 2.0))
+    ep_comm = layers_per_stage * (ep_f * np.where(rc == 2, 3.0, 2.0))
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * _gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
@@ -249,7 +290,9 @@ def layout_costs(
 
     # --- parameters of the heaviest stage per GPU (first holds the embedding, last the head) ---
     layer_params = work.layer_params()
-    params_stage = params_per_gpu(work, tp, pp)
+    params_stage = params_per_gpu(work, tp, pp, ep)
+    experts_stage = expert_params_per_gpu(work, tp, pp, ep)
+    layer_params_gpu = (layer_params - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
 
     # --- activations (Korthikanti 2022 terms, generalised to GQA / gated FFN / MoE; see memory.py) ---
     act_full, per_layer_sel, act_none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
@@ -268,11 +311,15 @@ def layout_costs(
         body_stage_time_s=body,
         p2p_time_s=p2p,
         tp_comm_time_s=tp_comm,
+        ep_comm_time_s=ep_comm,
         params_per_gpu=params_stage,
-        layer_params_per_gpu=layer_params / tp,
+        # At ep = 1 the experts are replicated over all of dp like the dense weights, so they stay in that share.
+        expert_params_per_gpu=np.where(ep > 1, experts_stage, 0.0),
+        layer_params_per_gpu=layer_params_gpu,
         activation_bytes=act_stage,
         activation_extra_bytes=extra,
         dp_bandwidth_bytes_s=hw.scaleout_bytes_s,
+        ep=ep,
     )
 
 
@@ -312,6 +359,10 @@ def step_costs(
     (an all-reduce's volume), overlapped with the last micro-batch's backward; ZeRO-2 reduce-scatters every
     micro-batch; ZeRO-3 also all-gathers parameters for forward and backward of every micro-batch, overlapped
     with that micro-batch's compute. The optimizer step is HBM bound over the parameters a GPU updates.
+
+    With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
+    over dp / ep ranks, so its gradient collectives and ZeRO sharding run over dp / ep; they are added as
+    separate collectives (zero for dense models, whose figures are therefore unchanged).
     """
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
@@ -319,6 +370,10 @@ def step_costs(
     mb, v = lay.micro_batch[idx], lay.interleave[idx]
     t_stage, t_body, p2p = lay.stage_time_s[idx], lay.body_stage_time_s[idx], lay.p2p_time_s[idx]
     params = lay.params_per_gpu[idx]
+    experts = lay.expert_params_per_gpu[idx]
+    ep = lay.ep[idx] if lay.ep is not None else np.ones_like(dp)
+    edp = dp / ep  # ranks holding the same experts (expert-data-parallel group)
+    has_experts = experts > 0
 
     m = np.floor(batch_sequences / (dp * mb))
     m_eff = np.maximum(m, 1.0)
@@ -329,11 +384,17 @@ def step_costs(
     inside = tp * pp * dp <= hw.gpus_per_system
     bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
     link_eff = np.where(inside, eff.nvlink, eff.scaleout)
-    grad_bytes = params * eff.grad_reduce_bytes_per_param
+    dense = params - experts
+    grad_bytes = dense * eff.grad_reduce_bytes_per_param
+    expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
     lat = eff.collective_latency_s
-    all_reduce = _ring_time(grad_bytes, dp, 2.0, bw, link_eff, lat)
-    reduce_scatter = _ring_time(grad_bytes, dp, 1.0, bw, link_eff, lat)
-    gather = _ring_time(params * 2.0, dp, 1.0, bw, link_eff, lat)
+
+    def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
+        return np.where(has_experts, _ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
+
+    all_reduce = _ring_time(grad_bytes, dp, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
+    reduce_scatter = _ring_time(grad_bytes, dp, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
+    gather = _ring_time(dense * 2.0, dp, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
     backward_last = t_stage * (2.0 / 3.0)
     hide = eff.dp_overlap
     exposed_once = np.maximum(0.0, all_reduce - hide * backward_last)
@@ -342,10 +403,12 @@ def step_costs(
     dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
 
     shard = np.where(zero >= 1, dp, 1.0)
-    optimizer_time = params / shard * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm)
+    expert_shard = np.where(zero >= 1, edp, 1.0)
+    updated = dense / shard + experts / expert_shard
+    optimizer_time = updated * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm)
     step = pipeline + dp_exposed + optimizer_time
 
-    weights, grads, optim = state_bytes(params, lay.layer_params_per_gpu[idx], dp, zero)
+    weights, grads, optim = state_bytes_ep(params, experts, lay.layer_params_per_gpu[idx], dp, ep, zero)
     in_flight = np.minimum(pp, m_eff)
     interleave_factor = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
     acts = lay.activation_bytes[idx] * in_flight * interleave_factor + lay.activation_extra_bytes[idx]

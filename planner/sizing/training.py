@@ -46,6 +46,7 @@ class TrainingLayout:
     global_batch_sequences: int  # dp x micro_batch x m, what one step really trains on
     interleave: int = 1
     zero_stage: int = 1
+    ep: int = 1  # expert parallelism (MoE); a sub-division of dp, not extra GPUs
 
     def parallelism(self) -> dict[str, object]:
         """The layout's degrees, as the plan's `training.parallelism` reports them."""
@@ -57,6 +58,7 @@ class TrainingLayout:
             "recompute": self.recompute,
             "interleave": self.interleave,
             "zero_stage": self.zero_stage,
+            "ep": self.ep,
         }
 
 
@@ -116,6 +118,7 @@ class TrainingResult:
                 "pipeline": p.pipeline_time_s,
                 "bubble": p.bubble_time_s,
                 "tensor_parallel_comm": p.tp_comm_time_s,
+                "expert_all_to_all": p.ep_comm_time_s,
                 "pipeline_p2p": p.p2p_time_s,
                 "data_parallel_exposed": p.dp_exposed_time_s,
                 "optimizer": p.optimizer_time_s,
@@ -179,6 +182,7 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         global_batch_sequences=plan.dp * plan.micro_batch * plan.micro_batches,
         interleave=plan.interleave,
         zero_stage=plan.zero_stage,
+        ep=plan.ep,
     )
     days_ideal = spec.tokens / tokens_per_s / SECONDS_PER_DAY
     return TrainingResult(
@@ -228,7 +232,7 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
                 "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "micro_batch": plan.micro_batch,
                                 "recompute": plan.recompute, "interleave": plan.interleave,
-                                "zero_stage": plan.zero_stage},
+                                "zero_stage": plan.zero_stage, "ep": plan.ep},
             }
         )
     return points
@@ -320,6 +324,11 @@ def _explain_failure(work: Workload, spec: TrainingSpec, system: System, gpu: Gp
         )
     if not problems and rejected.get("gpus_not_divisible") and spec.gpus is not None:
         problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus} GPUs.")
+    if not problems and rejected.get("ep_not_dividing_dp") and not stats.feasible and pin.ep is not None:
+        problems.append(
+            f"layout: pinned ep={pin.ep} must divide the data-parallel degree dp = GPUs / (tp x pp); no layout "
+            f"that fits gives such a dp."
+        )
     if not problems and pin.dp is not None:
         problems.append(f"pinned dp={pin.dp} gives no layout that fits memory and the batch on {system.id}.")
     if not problems:

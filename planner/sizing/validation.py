@@ -357,7 +357,7 @@ def _validate_training_parallelism(
     obj = _object(err, data, "training", "parallelism")
     if obj is None:
         return None if err.has(base) else TrainingParallelism()
-    _unknown_keys(err, obj, base, ["tp", "pp", "dp", "micro_batch", "recompute", "interleave", "zero_stage"])
+    _unknown_keys(err, obj, base, ["tp", "pp", "dp", "micro_batch", "recompute", "interleave", "zero_stage", "ep"])
     tp = _number(err, obj, base, "tp", integer=True, le=4096)
     pp = _number(err, obj, base, "pp", integer=True, le=10_000)
     dp = _number(err, obj, base, "dp", integer=True, le=1_000_000)
@@ -365,6 +365,9 @@ def _validate_training_parallelism(
     recompute = _choice(err, obj, base, "recompute", RECOMPUTE_MODES)
     interleave = _number(err, obj, base, "interleave", integer=True, le=64)
     zero_stage = _number(err, obj, base, "zero_stage", integer=True, gt=None, ge=0, le=3)
+    ep = _number(err, obj, base, "ep", integer=True, le=4096)
+    if ep is not None:
+        _check_expert_parallel(err, base, ep, tp, dp, model)
     if model is not None:
         if tp is not None and (model.heads % tp or model.kv_heads % tp):
             err.add(
@@ -384,6 +387,12 @@ def _validate_training_parallelism(
         if interleave is not None and interleave > 1 and pp == 1:
             err.add(f"{base}.interleave", f"{base}.interleave ({interleave}) needs pipeline parallelism (pp > 1)")
     if gpus is not None and not err.has(base):
+        if ep is not None and dp is None and gpus % ((tp or 1) * (pp or 1) * ep):
+            err.add(
+                f"{base}.ep",
+                f"{base}.ep ({ep}) must divide the data-parallel degree, so tp x pp x ep ({(tp or 1) * (pp or 1) * ep})"
+                f" must divide training.gpus ({gpus})",
+            )
         group = (tp or 1) * (pp or 1) * (dp or 1)
         if tp is not None and pp is not None and dp is not None and group != gpus:
             err.add(base, f"{base}: tp x pp x dp ({group}) must equal training.gpus ({gpus})")
@@ -392,8 +401,37 @@ def _validate_training_parallelism(
     if err.has(base):
         return None
     return TrainingParallelism(
-        tp=tp, pp=pp, dp=dp, micro_batch=micro_batch, recompute=recompute, interleave=interleave, zero_stage=zero_stage
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        micro_batch=micro_batch,
+        recompute=recompute,
+        interleave=interleave,
+        zero_stage=zero_stage,
+        ep=ep,
     )
+
+
+# Input-sanity bound on an expert group (ep x tp GPUs), like the le= caps on the other degrees: 8x the largest
+# published expert-parallel layout (DeepSeek-V3: EP 64 x TP 1, DeepSeek-V3 report section 3.2). Not an engine
+# constant: the step model charges crossing the NVLink domain in time instead.
+MAX_EXPERT_GROUP_GPUS = 512
+
+
+def _check_expert_parallel(
+    err: _Errors, base: str, ep: int, tp: int | None, dp: int | None, model: ModelSpec | None
+) -> None:
+    """Expert parallelism splits whole experts over ep GPUs carved out of dp (Megatron-Core / DeepSpeed-MoE)."""
+    field_ = f"{base}.ep"
+    if model is not None and model.moe is None and ep > 1:
+        err.add(field_, f"{field_} ({ep}) needs a mixture-of-experts model (model.moe); dense models use ep = 1")
+    elif model is not None and model.moe is not None and model.moe.experts % ep:
+        err.add(field_, f"{field_} ({ep}) must divide model.moe.experts ({model.moe.experts})")
+    elif ep * (tp or 1) > MAX_EXPERT_GROUP_GPUS:
+        group = ep * (tp or 1)
+        err.add(field_, f"{field_} x tp ({group}) must be at most {MAX_EXPERT_GROUP_GPUS} GPUs per expert group")
+    elif dp is not None and dp % ep:
+        err.add(field_, f"{field_} ({ep}) must divide {base}.dp ({dp}): expert groups are carved out of dp")
 
 
 # ------------------------------------------------------------------------------------------- inference

@@ -59,6 +59,17 @@ class Workload:
         )
         return raw * self.params / self.params_derived
 
+    def moe_expert_params_per_layer(self) -> float:
+        """Expert FFN parameters of one layer (all experts) that expert parallelism shards; 0 for a dense model.
+
+        A dense FFN is replicated like attention (it is not split over an expert-parallel group), so only
+        mixture-of-experts models have parameters here; expert biases, if any, stay with the dense part
+        (a conservative simplification: they are a few thousand parameters per expert).
+        """
+        if self.shape.moe is None:
+            return 0.0
+        return self.ffn_params_per_expert_per_layer * self.experts * self.params / self.params_derived
+
     def training_flops_per_token(self) -> float:
         """6 x compute params (2 forward + 4 backward) + 12 l s h attention (QK^T and AV, x3 for backward)."""
         s = self.shape
