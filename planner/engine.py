@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pricing.models import PriceSnapshot
-from pricing.planning import plan_price
+from pricing.planning import plan_price, selection_prices_for_request
 
 from .sizing import PlanRequest, load_catalog, run_plan, validate_request
+from .sizing.selection import SelectionPrices
 
 ProgressCallback = Callable[[str, int], None]
 
@@ -42,7 +43,10 @@ def plan_compute(
         if progress:
             progress("costing" if stage == "done" else stage, min(percent, 95))
 
-    result = run_plan(validate_request(request_data, catalog), catalog, engine_progress)
+    request = validate_request(request_data, catalog)
+    # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
+    prices = SelectionPrices(**selection_prices_for_request(request=request.to_dict(), system_ids=catalog.systems))
+    result = run_plan(request, catalog, engine_progress, prices=prices)
     plan_price(result=result, snapshot=price_snapshot)  # costs, BOM prices, costs.* explain (pricing app)
     engine_s = time.perf_counter() - started
     result["catalog_version"] = catalog.version

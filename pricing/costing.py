@@ -59,6 +59,7 @@ __all__ = [
     "percentile",
     "plan_costs",
     "request_overrides",
+    "selection_price_data",
     "spot_net_saving",
     "usd",
     "young_interval_hours",
@@ -1116,6 +1117,50 @@ def request_overrides(plan: Mapping[str, Any]) -> tuple[dict[str, Decimal], dict
     if pricing.get("utilization") is not None:
         params["utilization"] = D(pricing["utilization"])
     return parts, params
+
+
+def selection_price_data(request: Mapping[str, Any], inputs: CostInputs, system_ids: Iterable[str]) -> dict[str, Any]:
+    """Plain data for the sizing engine's cost-aware system choice (`planner.sizing.selection.SelectionPrices`).
+
+    `request` is the normalised request dict (`PlanRequest.to_dict()`, the plan's `request` echo); its
+    `pricing.component_prices`, `pricing.parameters`, `pricing.utilization` and `site.electricity_usd_per_kwh`
+    apply exactly as in `plan_costs`. Systems without a reference price or an override are left out of
+    `system_usd` (the engine then falls back to its energy rule).
+    """
+    plan = {"request": request}
+    part_overrides, parameter_overrides = request_overrides(plan)
+    inputs = replace(
+        inputs,
+        part_overrides={**inputs.part_overrides, **part_overrides},
+        parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
+    )
+    index = _price_index(inputs)
+    params = _Params(inputs, plan)
+    system_usd: dict[str, float] = {}
+    overridden: list[str] = []
+    for system_id in system_ids:
+        price = index.get(system_id)
+        if price is not None:
+            system_usd[system_id] = float(price.unit_price_usd)
+            if system_id in index.overrides:
+                overridden.append(system_id)
+    report = params.report()
+    system_source = "system prices by catalog id from the on-prem references (fixtures/prices/components.json)"
+    if overridden:
+        system_source += f"; this plan's pricing.component_prices override {', '.join(overridden)}"
+    return {
+        "system_usd": system_usd,
+        "electricity_usd_per_kwh": float(params["electricity_usd_per_kwh"]),
+        "utilization": float(min(Decimal(1), params["utilization"])),
+        "years": params.years,
+        "sources": {
+            "system_usd": system_source,
+            "electricity_usd_per_kwh": str(report["electricity_usd_per_kwh"]["source"]),
+            "utilization": str(report["utilization"]["source"]),
+            "years": "request pricing.years",
+            "pue": "the plan's facility PUE (request site.pue, else assumptions pue_<cooling>)",
+        },
+    }
 
 
 def plan_costs(plan: Mapping[str, Any], inputs: CostInputs) -> CostResult:

@@ -8,14 +8,15 @@ to `result["explain"]`. The request's own prices (`pricing.component_prices`, `p
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from .costing import plan_costs, request_overrides
+from .costing import plan_costs, request_overrides, selection_price_data
 from .models import PriceSnapshot
 from .selectors import cost_inputs_for_snapshot
 
-__all__ = ["plan_price"]
+__all__ = ["plan_price", "selection_prices_for_request"]
 
 
 def plan_price(*, result: dict[str, Any], snapshot: PriceSnapshot | None) -> dict[str, Any]:
@@ -36,3 +37,12 @@ def plan_price(*, result: dict[str, Any], snapshot: PriceSnapshot | None) -> dic
     if isinstance(result.get("not_modelled"), list) and "costs" in result["not_modelled"]:
         result["not_modelled"] = [stage for stage in result["not_modelled"] if stage != "costs"]
     return result
+
+
+def selection_prices_for_request(*, request: Mapping[str, Any], system_ids: Iterable[str]) -> dict[str, Any]:
+    """System prices, electricity, utilisation and years for ranking candidate systems before the plan is priced.
+
+    Plain data (keys of `planner.sizing.selection.SelectionPrices`), from the current on-prem references with this
+    request's own overrides. On-prem references do not depend on the cloud price snapshot, so none is read here.
+    """
+    return selection_price_data(request, cost_inputs_for_snapshot(snapshot=None), system_ids)

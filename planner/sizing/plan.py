@@ -17,10 +17,11 @@ from planner.sizing.facility import FacilityResult, size_facility
 from planner.sizing.inference import InferenceResult, size_inference
 from planner.sizing.physical import attach_physical
 from planner.sizing.request import PlanRequest
+from planner.sizing.selection import SelectionPrices, inference_selection_usd, training_selection_usd
 from planner.sizing.training import TrainingResult, size_training
 from planner.sizing.workload import Workload, analyse_model
 
-__all__ = ["ENGINE_VERSION", "NOT_MODELLED", "STAGES", "run_plan"]
+__all__ = ["ENGINE_VERSION", "NOT_MODELLED", "STAGES", "SelectionPrices", "run_plan"]
 
 ENGINE_VERSION = "0.1"
 STAGES = ["workload", "training", "inference", "build", "facility", "done"]
@@ -56,7 +57,18 @@ class _Candidate:
         primary = self.energy_mwh() if isinstance(self.sizing, TrainingResult) else self.facility.it_kw
         return (primary or 0.0, self.build.gpus, self.system.id)
 
-    def summary(self, chosen: bool) -> dict[str, object]:
+    def selection_usd(self, prices: SelectionPrices) -> float | None:
+        """Estimated on-prem cost of this job on this system (planner/sizing/selection.py); None without a price."""
+        price = prices.system_usd.get(self.system.id)
+        if not self.feasible or price is None:
+            return None
+        assert self.facility is not None and self.build is not None
+        kw, usd_kwh = self.facility.facility_kw, prices.electricity_usd_per_kwh
+        if isinstance(self.sizing, TrainingResult):
+            return training_selection_usd(self.build.systems, price, kw, self.sizing.days, usd_kwh)
+        return inference_selection_usd(self.build.systems, price, kw, prices.utilization, prices.years, usd_kwh)
+
+    def summary(self, chosen: bool, prices: SelectionPrices | None = None) -> dict[str, object]:
         row: dict[str, object] = {
             "system": self.system.id,
             "gpu": self.gpu.id,
@@ -79,6 +91,12 @@ class _Candidate:
             row["it_kw"] = self.facility.it_kw
             if self.energy_mwh() is not None:
                 row["it_energy_mwh"] = self.energy_mwh()
+        if prices is not None:
+            # The inputs of selection_usd that the row does not already show (PUE differs by cooling method).
+            if self.build is not None and self.facility is not None:
+                row.update({"systems": self.build.systems, "facility_kw": self.facility.facility_kw})
+            usd = self.selection_usd(prices)
+            row["selection_usd"] = None if usd is None else round(usd, 2)
         return row
 
 
@@ -123,23 +141,108 @@ def _size(request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions
         cand.problems.extend(cand.sizing.problems)
 
 
-def _select(cands: list[_Candidate]) -> _Candidate | None:
+def _unpriced(cands: list[_Candidate], prices: SelectionPrices | None) -> list[str]:
+    """Feasible candidates without a system price (any one of them sends the choice back to the energy rule)."""
+    if prices is None:
+        return []
+    return [c.system.id for c in cands if c.feasible and c.system.id not in prices.system_usd]
+
+
+def _select(cands: list[_Candidate], prices: SelectionPrices | None) -> _Candidate | None:
+    """Lowest selection_usd when every feasible candidate is priced, else lowest energy (score); fewer GPUs, id."""
     feasible = [c for c in cands if c.feasible]
-    return min(feasible, key=lambda c: c.score()) if feasible else None
+    if not feasible:
+        return None
+    if prices is not None and not _unpriced(cands, prices):
+        priced = prices
+        return min(feasible, key=lambda c: (c.selection_usd(priced) or 0.0, c.score()[1], c.system.id))
+    return min(feasible, key=lambda c: c.score())
 
 
-def _selection_rule(request: PlanRequest) -> str:
+_COST_TRAINING = "systems x system_usd + it_kw x PUE x days x 24 x electricity_usd_per_kwh"
+_COST_INFERENCE = "systems x system_usd + it_kw x PUE x 8760 x utilization x years x electricity_usd_per_kwh"
+
+
+def _selection_rule(
+    request: PlanRequest, prices: SelectionPrices | None = None, unpriced: list[str] | None = None
+) -> str:
     if request.hardware.system != "auto":
         return f"system fixed by the request: {request.hardware.system}"
-    if request.training is not None:
+    training = request.training is not None
+    if prices is not None and not unpriced:
+        within = (
+            "each at the smallest GPU count that meets the deadline"
+            if training and request.training is not None and request.training.deadline_days is not None
+            else "each at its best plan"
+        )
+        return (
+            f"auto, by cost: every catalog system is sized ({within}); the feasible one with the lowest estimated "
+            f"on-prem cost of this job wins, selection_usd = {_COST_TRAINING if training else _COST_INFERENCE} "
+            "(system prices and electricity from the pricing references with this plan's overrides); ties broken "
+            "by fewer GPUs."
+        )
+    why = (
+        "Prices are not used yet."
+        if prices is None
+        else f"Prices are not used: no system price for {', '.join(unpriced or [])}, so the cost rule cannot rank "
+        "every candidate and the energy rule applies."
+    )
+    if training:
         return (
             "auto: every catalog system is sized; the feasible one with the lowest IT energy for the job "
-            "(it_kw x days x 24) wins, ties broken by fewer GPUs. Prices are not used yet."
+            f"(it_kw x days x 24) wins, ties broken by fewer GPUs. {why}"
         )
     return (
         "auto: every catalog system is sized; the feasible one with the lowest IT power (it_kw) wins, ties "
-        "broken by fewer GPUs. Prices are not used yet."
+        f"broken by fewer GPUs. {why}"
     )
+
+
+def _selection(
+    request: PlanRequest, cands: list[_Candidate], chosen: _Candidate | None, prices: SelectionPrices | None
+) -> tuple[dict[str, object], dict[str, object]]:
+    """The plan's `selection` block and, when prices were given for an auto choice, its `explain` entry."""
+    unpriced = _unpriced(cands, prices)
+    selection: dict[str, object] = {
+        "rule": _selection_rule(request, prices, unpriced),
+        "system": chosen.system.id if chosen else None,
+    }
+    if prices is None:
+        return selection, {}
+    auto = request.hardware.system == "auto"
+    basis = "fixed" if not auto else ("energy" if unpriced else "cost")
+    selection.update({"basis": basis, "unpriced_systems": unpriced})
+    if not auto or chosen is None:
+        return selection, {}
+    assert chosen.build is not None and chosen.facility is not None
+    training = isinstance(chosen.sizing, TrainingResult)
+    ranking = {c.system.id: c.selection_usd(prices) for c in cands if c.feasible}
+    inputs: dict[str, object] = {
+        "basis": basis,
+        "systems": chosen.build.systems,
+        "system_usd": prices.system_usd.get(chosen.system.id),
+        "it_kw": chosen.facility.it_kw,
+        "pue": chosen.facility.pue,
+        "electricity_usd_per_kwh": prices.electricity_usd_per_kwh,
+    }
+    if training:
+        assert isinstance(chosen.sizing, TrainingResult)
+        inputs["days"] = chosen.sizing.days
+    else:
+        inputs.update({"utilization": prices.utilization, "years": prices.years})
+    inputs["selection_usd_by_system"] = {k: None if v is None else round(v, 2) for k, v in ranking.items()}
+    if basis == "cost":
+        formula = "min over feasible systems of " + (_COST_TRAINING if training else _COST_INFERENCE)
+    else:
+        formula = (
+            "min over feasible systems of "
+            + ("it_kw x days x 24 (IT energy)" if training else "it_kw (IT power)")
+            + f"; cost rule not used: no system price for {', '.join(unpriced)}"
+        )
+        inputs["unpriced_systems"] = unpriced
+    used = ("system_usd", "pue", "electricity_usd_per_kwh") + (() if training else ("utilization", "years"))
+    source = "; ".join(f"{k}: {prices.sources[k]}" for k in used if k in prices.sources) or "prices passed to run_plan"
+    return selection, {"selection.system": {"formula": formula, "inputs": inputs, "source": source}}
 
 
 def _json_safe(value: object) -> object:
@@ -159,8 +262,14 @@ def _json_safe(value: object) -> object:
     raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
 
 
-def run_plan(request: PlanRequest, catalog: Catalog, progress: Progress | None = None) -> dict:
-    """Run the chain and return the plan as a JSON-ready dict. Infeasible targets give feasible=false."""
+def run_plan(
+    request: PlanRequest, catalog: Catalog, progress: Progress | None = None, prices: SelectionPrices | None = None
+) -> dict:
+    """Run the chain and return the plan as a JSON-ready dict. Infeasible targets give feasible=false.
+
+    `prices` (optional plain data) makes the auto choice cost-aware (planner/sizing/selection.py); without it the
+    choice is by energy.
+    """
 
     def report(stage: str) -> None:
         if progress is not None:
@@ -188,7 +297,8 @@ def run_plan(request: PlanRequest, catalog: Catalog, progress: Progress | None =
             cand.facility = size_facility(cand.build, cand.system, request.hardware.cooling, request.site, a)
     report("facility")
 
-    chosen = _select(cands)
+    chosen = _select(cands, prices)
+    selection, selection_explain = _selection(request, cands, chosen, prices)
     plan: dict[str, object] = {
         "name": request.name,
         "workload": request.workload,
@@ -198,15 +308,15 @@ def run_plan(request: PlanRequest, catalog: Catalog, progress: Progress | None =
         "catalog_version": catalog.version,
         "request": request.to_dict(),
         "model": _model_section(work, request),
-        "selection": {"rule": _selection_rule(request), "system": chosen.system.id if chosen else None},
-        "candidates": [c.summary(c is chosen) for c in cands],
+        "selection": selection,
+        "candidates": [c.summary(c is chosen, prices) for c in cands],
         "not_modelled": list(NOT_MODELLED),
         "notes": [
             "power.it_kw counts GPU systems at maximum rated draw only; network, storage and management "
             "equipment are not included yet."
         ],
     }
-    explain: dict[str, object] = {}
+    explain: dict[str, object] = dict(selection_explain)
     if chosen is None:
         plan["problems"] = _problems(cands)
     else:

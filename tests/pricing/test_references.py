@@ -223,3 +223,57 @@ def test_repricing_from_another_snapshot_changes_only_cloud_prices():
     assert all(k.startswith(("costs.cloud.", "costs.comparison", "costs.sensitivity")) for k in changed_explain), (
         changed_explain
     )
+
+
+# ------------------------------------------------------------------------------- cost-aware auto selection
+
+
+def _cheapest_by_rule(result):
+    feasible = [c for c in result["candidates"] if c["feasible"]]
+    return min(feasible, key=lambda c: (c["selection_usd"], c["gpus"], c["system"]))["system"]
+
+
+@pytest.mark.django_db
+def test_plan_compute_picks_the_system_by_cost_with_the_fixture_prices():
+    call_command("load_prices")
+    result = plan_compute(request_data=REQUEST, price_snapshot=PriceSnapshot.objects.get()).result
+    selection = result["selection"]
+    assert selection["basis"] == "cost" and selection["unpriced_systems"] == []
+    assert "by cost" in selection["rule"] and "it_kw x PUE x days x 24 x electricity_usd_per_kwh" in selection["rule"]
+    feasible = [c for c in result["candidates"] if c["feasible"]]
+    assert feasible and all(c["selection_usd"] is not None for c in feasible)
+    assert selection["system"] == _cheapest_by_rule(result) == result["cluster"]["system"]
+    chosen = next(c for c in result["candidates"] if c["chosen"])
+    # systems x price from components.json + facility kW x days x 24 x $/kWh from parameters.json
+    price = float(ComponentPrice.objects.get(catalog_id=chosen["system"]).unit_price_usd)
+    kwh_price = float(CostParameter.objects.get(name="electricity_usd_per_kwh", scope="").value)
+    expected = chosen["systems"] * price + chosen["facility_kw"] * chosen["days"] * 24 * kwh_price
+    assert chosen["selection_usd"] == pytest.approx(expected)
+    entry = result["explain"]["selection.system"]
+    assert entry["inputs"]["basis"] == "cost" and entry["inputs"]["system_usd"] == price
+    assert entry["formula"].startswith("min over feasible systems of systems x system_usd")
+    assert "components.json" in entry["source"] and "electricity_usd_per_kwh" in entry["source"]
+
+
+@pytest.mark.django_db
+def test_a_plan_override_of_a_system_price_can_flip_the_choice():
+    call_command("load_prices")
+    base = plan_compute(request_data=REQUEST, price_snapshot=None).result
+    winner = base["selection"]["system"]
+    runner_up = min(
+        (c for c in base["candidates"] if c["feasible"] and c["system"] != winner), key=lambda c: c["selection_usd"]
+    )
+    # Cut the runner-up's system price until its estimate is below the winner's, by the stated rule.
+    winner_usd = next(c for c in base["candidates"] if c["chosen"])["selection_usd"]
+    energy = runner_up["selection_usd"] - runner_up["systems"] * float(
+        ComponentPrice.objects.get(catalog_id=runner_up["system"]).unit_price_usd
+    )
+    cheaper = round(0.9 * (winner_usd - energy) / runner_up["systems"], 2)
+    body = {**REQUEST, "pricing": {"component_prices": {runner_up["system"]: cheaper}}}
+    flipped = plan_compute(request_data=body, price_snapshot=None).result
+    assert flipped["selection"]["system"] == runner_up["system"] != winner
+    entry = flipped["explain"]["selection.system"]
+    assert entry["inputs"]["system_usd"] == cheaper
+    assert f"pricing.component_prices override {runner_up['system']}" in entry["source"]
+    row = next(c for c in flipped["candidates"] if c["chosen"])
+    assert row["selection_usd"] == pytest.approx(runner_up["systems"] * cheaper + energy)
