@@ -98,12 +98,14 @@ def initial_from_request(request: dict[str, Any], *, name: str) -> dict[str, Any
     assumptions, price overrides...) goes into the JSON box whole, so nothing is lost.
     """
     initial: dict[str, Any] = {"name": name, "workload": request.get("workload")}
+    if any(path not in PATH_FIELDS for path in _leaf_paths(request)):
+        # The JSON box wins on submit, so filling the fields too would invite edits that are ignored.
+        initial["request_json"] = json.dumps(request, indent=2)
+        return initial
     for field, path in FIELD_PATHS.items():
         value = lookup(request, path)
         if value is not None and field != "name":
             initial[field] = ", ".join(map(str, value)) if isinstance(value, list) else value
-    if any(path not in PATH_FIELDS for path in _leaf_paths(request)):
-        initial["request_json"] = json.dumps(request, indent=2)
     return initial
 
 
@@ -206,6 +208,9 @@ class PlanForm(forms.Form):
                 request = json.loads(raw_json)
             except json.JSONDecodeError as exc:
                 self.add_error("request_json", f"Malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")
+                return cleaned
+            except (ValueError, RecursionError):  # huge integers, absurd nesting
+                self.add_error("request_json", "Malformed JSON: a number is too long or the nesting too deep.")
                 return cleaned
         else:
             request = self._request_from_fields()

@@ -16,7 +16,7 @@ HEADLINES: list[tuple[str, str, str]] = [
     ("GPUs", "cluster.gpus", "GPUs"),
     ("Time to train", "training.days", "days"),
     ("Ideal time to train", "training.days_ideal", "days"),
-    ("MFU", "training.mfu", ""),
+    ("MFU", "training.mfu", "%"),
     ("Step time", "training.step_time_s", "s"),
     ("Memory per GPU", "training.memory_per_gpu_gib", "GiB"),
     ("Replicas", "inference.replicas", ""),
@@ -32,6 +32,14 @@ HEADLINES: list[tuple[str, str, str]] = [
     ("This job on a shared cluster", "costs.onprem.job_usd_shared", "USD"),
     ("Cheapest option for this job", "costs.comparison.cheapest.job_usd", "USD"),
 ]
+
+
+# Stored as fractions (0.41), shown as percentages (41 %).
+PERCENT_PATHS = {"training.mfu"}
+
+
+def _shown(path: str, value: Any) -> Any:
+    return value * 100 if path in PERCENT_PATHS and isinstance(value, int | float) else value
 
 
 def lookup(data: Any, path: str) -> Any:
@@ -61,7 +69,7 @@ def headline_figures(result: dict | None) -> list[Figure]:
     for label, path, unit in HEADLINES:
         value = lookup(result, path)
         if value is not None:
-            figures.append(Figure(label, path, value, unit, explain.get(path)))
+            figures.append(Figure(label, path, _shown(path, value), unit, explain.get(path)))
     return figures
 
 
@@ -69,7 +77,7 @@ def comparison_table(results: list[dict | None]) -> list[dict[str, Any]]:
     """Rows of {label, unit, values[...]} for every headline figure any of the plans has."""
     rows = []
     for label, path, unit in HEADLINES:
-        values = [lookup(result or {}, path) for result in results]
+        values = [_shown(path, lookup(result or {}, path)) for result in results]
         if any(value is not None for value in values):
             rows.append({"label": label, "path": path, "unit": unit, "values": values})
     return rows

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -14,7 +14,9 @@ from .models import Plan, PlanRun
 
 
 def plan_list(*, owner: AbstractBaseUser, search: str = "") -> QuerySet[Plan]:
-    plans = Plan.objects.filter(owner=owner).prefetch_related("runs")
+    """The owner's plans, newest first, each with its runs newest first (one query for all runs)."""
+    runs = Prefetch("runs", queryset=PlanRun.objects.order_by("-queued_at", "-pk"), to_attr="runs_newest_first")
+    plans = Plan.objects.filter(owner=owner).prefetch_related(runs)
     if search:
         plans = plans.filter(name__icontains=search)
     return plans
@@ -34,6 +36,9 @@ def plan_get_owned(*, owner: AbstractBaseUser, plan_id: int) -> Plan:
 
 
 def plan_latest_run(*, plan: Plan) -> PlanRun | None:
+    prefetched = getattr(plan, "runs_newest_first", None)
+    if prefetched is not None:
+        return prefetched[0] if prefetched else None
     return plan.runs.order_by("-queued_at", "-pk").first()
 
 

@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .choices import RunStatus
+from .choices import FINISHED_STATUSES, RunStatus
 from .engine import plan_compute, request_validate
 from .models import ApiIdempotencyKey, Plan, PlanRun, WorkerHeartbeat
 from .selectors import price_snapshot_current
@@ -113,9 +113,16 @@ def plan_delete(*, plan: Plan) -> None:
     plan.delete()
 
 
+class RunInProgress(Exception):
+    """The plan already has a queued or running run; a second one would race it for the result."""
+
+
 def plan_rerun(*, plan: Plan) -> PlanRun:
-    """Queue a fresh run of a stored plan (e.g. after the catalog or prices changed)."""
+    """Queue a fresh run of a stored plan with today's catalog and the newest prices."""
     with transaction.atomic():
+        if plan.runs.exclude(status__in=FINISHED_STATUSES).exists():
+            raise RunInProgress("This plan is already being run; wait for it to finish.")
+        Plan.objects.filter(pk=plan.pk).update(price_snapshot=price_snapshot_current())
         run = PlanRun.objects.create(plan=plan)
         _enqueue_on_commit(run.pk)
     return run
@@ -127,10 +134,13 @@ def _enqueue_on_commit(run_id: int) -> None:
     The send is recorded first (same transaction), so the sweeper can tell a run whose message
     was lost (a broker restart without persistence) from one still waiting in a backlog.
     """
-    # Imported here: the task module imports this one.
-    from .tasks import run_plan_task
-
     PlanRun.objects.filter(pk=run_id).update(sends=F("sends") + 1, sent_at=timezone.now())
+    _publish_on_commit(run_id)
+
+
+def _publish_on_commit(run_id: int) -> None:
+    from .tasks import run_plan_task  # imported here: the task module imports this one
+
     transaction.on_commit(lambda: run_plan_task.delay(run_id))
 
 
@@ -204,7 +214,7 @@ def plan_run_execute(*, run_id: int, claim_token: str = "") -> str:
 
     def progress(stage: str, percent: int) -> None:
         # Written by id and guarded on status, so a run that the sweeper already failed is not revived.
-        PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, claimed_by=claim_token).update(
             stage=stage[:64], progress_percent=max(1, min(99, int(percent))), heartbeat_at=timezone.now()
         )
         if delay_s:
@@ -219,7 +229,7 @@ def plan_run_execute(*, run_id: int, claim_token: str = "") -> str:
         return _run_fail(run_id, f"The planner hit an internal error: {type(exc).__name__}: {exc}")
 
     with transaction.atomic():
-        finished = PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        finished = PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, claimed_by=claim_token).update(
             status=RunStatus.SUCCEEDED,
             stage="done",
             progress_percent=100,
@@ -302,8 +312,12 @@ def _recover_lost_messages(now) -> dict[str, int]:
     for run in waiting:
         if run.sends < settings.PLANNER_RUN_MAX_SENDS:
             with transaction.atomic():
-                if PlanRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED, sent_at=run.sent_at).exists():
-                    _enqueue_on_commit(run.pk)
+                # Conditional on the send we saw: of several sweeping workers only one wins this update.
+                won = PlanRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED, sent_at=run.sent_at).update(
+                    sends=F("sends") + 1, sent_at=now
+                )
+                if won:
+                    _publish_on_commit(run.pk)
                     counts["resent"] += 1
         else:
             minutes = settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S * run.sends / 60

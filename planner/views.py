@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
@@ -25,24 +26,36 @@ def progress_stages(workload: str) -> list[str]:
     return [stage for stage in STAGES if stage not in (other, "done")] + ["costing", "done"]
 
 
+PLANS_PER_PAGE = 50
+
+
+def _plan_id(text: str) -> int | None:
+    """A plan id from a query string, or None: ASCII digits only, and small enough for any database."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 @login_required
 @require_GET
 def plan_list(request: HttpRequest) -> HttpResponse:
     search = request.GET.get("q", "").strip()[:200]
-    plans = selectors.plan_list(owner=request.user, search=search)
-    rows = [(plan, selectors.plan_latest_run(plan=plan)) for plan in plans]
-    return render(request, "planner/plan_list.html", {"rows": rows, "search": search})
+    page = Paginator(selectors.plan_list(owner=request.user, search=search), PLANS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    rows = [(plan, selectors.plan_latest_run(plan=plan)) for plan in page]
+    return render(request, "planner/plan_list.html", {"rows": rows, "search": search, "page": page})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def plan_create(request: HttpRequest) -> HttpResponse:
     initial = None
-    if request.method == "GET" and request.GET.get("from", "").isdigit():
+    source_id = _plan_id(request.GET.get("from", "")) if request.method == "GET" else None
+    if source_id is not None:
         # "Duplicate and edit": the form starts from one of the user's own plans.
-        source = selectors.plan_get_owned(owner=request.user, plan_id=int(request.GET["from"]))
+        source = selectors.plan_get_owned(owner=request.user, plan_id=source_id)
         initial = initial_from_request(source.request, name=f"{source.name} (copy)")
-    form = PlanForm(request.POST or None, initial=initial)
+    form = PlanForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
         plan = services.plan_create(owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"])
         return redirect(plan)
@@ -150,11 +163,11 @@ def plan_replan(request: HttpRequest, plan_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def plan_compare(request: HttpRequest) -> HttpResponse:
-    raw_ids = [part for part in request.GET.get("ids", "").split(",") if part.strip()]
-    if not raw_ids or not all(part.strip().isdigit() for part in raw_ids) or len(raw_ids) > 8:
+    plan_ids = [_plan_id(part) for part in request.GET.get("ids", "").split(",") if part.strip()]
+    if not plan_ids or None in plan_ids or len(plan_ids) > 8:
         messages.error(request, "Choose two to eight of your plans to compare.")
         return redirect("planner:plan_list")
-    plans = selectors.plans_owned(owner=request.user, plan_ids=[int(part) for part in raw_ids])
+    plans = selectors.plans_owned(owner=request.user, plan_ids=plan_ids)
     rows = comparison_table([plan.result for plan in plans])
     return render(request, "planner/plan_compare.html", {"plans": plans, "rows": rows})
 
@@ -163,7 +176,10 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
 @require_POST
 def plan_rerun(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
-    services.plan_rerun(plan=plan)
+    try:
+        services.plan_rerun(plan=plan)
+    except services.RunInProgress as exc:
+        messages.info(request, str(exc))
     return redirect(plan)
 
 

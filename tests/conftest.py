@@ -21,6 +21,15 @@ def _remove_session_var_dir():
         shutil.rmtree(settings.VAR_DIR, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """API throttles count in the cache; user ids repeat from test to test, so each test starts clean."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 @pytest.fixture
 def training_request() -> dict:
     return copy.deepcopy(TRAINING_REQUEST)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from rest_framework import status
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
 
 
@@ -27,4 +27,7 @@ class BoundedJSONParser(JSONParser):
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
         if declared and str(declared).isdigit() and int(declared) > limit:
             raise PayloadTooLarge(f"Request body is {declared} bytes; the limit is {limit} bytes.")
-        return super().parse(stream, media_type, parser_context)
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError as exc:  # e.g. thousands of nested brackets: malformed for our purposes
+            raise ParseError("JSON parse error - nested too deeply.") from exc

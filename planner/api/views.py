@@ -192,17 +192,21 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
 
 def _parse_when(name: str, raw: str) -> datetime:
-    value = parse_datetime(raw)
-    if value is None and (day := parse_date(raw)) is not None:
-        value = datetime(day.year, day.month, day.day)
-    if value is None:
-        raise ValidationError({name: ["must be an ISO 8601 date or date-time"]})
-    value = value.astimezone(UTC) if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+    invalid = ValidationError({name: ["must be an ISO 8601 date or date-time between 1970 and 9999"]})
+    try:
+        value = parse_datetime(raw)
+        if value is None and (day := parse_date(raw)) is not None:
+            value = datetime(day.year, day.month, day.day)
+    except ValueError as exc:  # well-formed but impossible: 2024-02-30, 25:00
+        raise invalid from exc
     # Databases differ at the edges of the calendar (PostgreSQL rejects some offsets in year 16):
     # plans exist only in this era, so anything far outside it is a client error, not a query.
-    if not 1970 <= value.year <= 9999:
-        raise ValidationError({name: ["must be between 1970 and 9999"]})
-    return value
+    if value is None or not 1970 <= value.year <= 9999:
+        raise invalid
+    try:
+        return value.astimezone(UTC) if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+    except OverflowError as exc:
+        raise invalid from exc
 
 
 class CatalogView(APIView):

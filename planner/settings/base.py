@@ -111,7 +111,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
-USE_THOUSAND_SEPARATOR = True
+# Numbers are formatted for people by the `num` filter; raw values (ids, form values) stay machine-readable.
+USE_THOUSAND_SEPARATOR = False
 
 STATIC_URL = "static/"
 # Browser libraries copied out of Python packages by scripts/vendor_assets.py (make install).

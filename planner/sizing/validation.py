@@ -681,6 +681,9 @@ def validate_request(
         err.add("name", f"name must be a string, not {_type_name(name)}")
     elif isinstance(name, str) and len(name) > _MAX_NAME:
         err.add("name", f"name must be at most {_MAX_NAME} characters")
+    elif isinstance(name, str) and any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        # NUL and other control characters: PostgreSQL refuses NUL in text, and none belong in a name.
+        err.add("name", "name must not contain control characters")
 
     model_data = _object(err, data, "", "model", required=True)
     model = _validate_model(err, model_data, catalog) if model_data is not None else None

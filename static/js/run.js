@@ -23,17 +23,22 @@
   async function poll() {
     try {
       const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
-      if (response.ok) {
-        const run = await response.json();
-        bar.value = run.progress_percent;
-        percent.textContent = run.progress_percent + " %";
-        stage.textContent = run.stage;
-        markStages(run.stage, run.finished);
-        status.textContent = run.status;
-        status.className = "status status-" + run.status;
-        if (run.error) { error.textContent = run.error; error.hidden = false; }
-        if (run.finished) { window.location.reload(); return; }
+      const json = (response.headers.get("Content-Type") || "").includes("application/json");
+      if (!response.ok || !json) {
+        // Deleted plan (404) or an expired session (redirect to the login page): stop and say so.
+        error.textContent = "Lost track of this run (reload the page, or log in again).";
+        error.hidden = false;
+        return;
       }
+      const run = await response.json();
+      bar.value = run.progress_percent;
+      percent.textContent = run.progress_percent + " %";
+      stage.textContent = run.stage;
+      markStages(run.stage, run.finished);
+      status.textContent = run.status;
+      status.className = "status status-" + run.status;
+      if (run.error) { error.textContent = run.error; error.hidden = false; }
+      if (run.finished) { window.location.reload(); return; }
     } catch (e) { /* network blip: keep polling */ }
     delay = Math.min(delay * 1.3, 3000);
     window.setTimeout(poll, delay);

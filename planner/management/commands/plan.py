@@ -60,6 +60,8 @@ class Command(BaseCommand):
             return json.loads(text)
         except json.JSONDecodeError as exc:
             self._invalid({"__all__": [f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"]})
+        except (ValueError, RecursionError):
+            self._invalid({"__all__": ["malformed JSON: a number is too long or the nesting too deep"]})
 
     def _owner(self, username: str):
         try:
