@@ -26,6 +26,9 @@ SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
+# API rate limits count in the cache: it must be shared by every web process, so default to the Redis
+# that already carries the broker (CACHE_URL overrides, e.g. redis://cache.internal:6379/1).
+CACHES = {"default": env.cache("CACHE_URL", default=CELERY_BROKER_URL)}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
