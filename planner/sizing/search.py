@@ -269,13 +269,11 @@ class TrainingSearch:
     # ------------------------------------------------------------------ GPU-count mode
     def fastest(self, gpus: int) -> tuple[Plan | None, SearchStats, Infeasibility]:
         """The fastest feasible plan on exactly `gpus` GPUs."""
-        t0 = time.perf_counter()
-        stats, miss = SearchStats(), Infeasibility()
-        if self.layouts is None:
+        t0, stats, miss = time.perf_counter(), SearchStats(), Infeasibility()
+        if self.layouts is None:  # nothing fits this system at all
             stats.seconds = time.perf_counter() - t0
             return None, stats, miss
-        lay = self.layouts
-        idx, zero = self._candidates()
+        lay, (idx, zero) = self.layouts, self._candidates()
         stats.candidates_evaluated = len(idx)
         group = (lay.tp * lay.pp)[idx]
         ok = (gpus % group) == 0
@@ -328,13 +326,11 @@ class TrainingSearch:
     # ------------------------------------------------------------------ deadline mode
     def smallest_for_deadline(self, deadline_days: float) -> tuple[Plan | None, SearchStats, Infeasibility]:
         """The smallest whole-system GPU count that meets the deadline (then the fastest plan on it)."""
-        t0 = time.perf_counter()
-        stats, miss = SearchStats(), Infeasibility()
-        if self.layouts is None:
+        t0, stats, miss = time.perf_counter(), SearchStats(), Infeasibility()
+        if self.layouts is None:  # nothing fits this system at all
             stats.seconds = time.perf_counter() - t0
             return None, stats, miss
-        lay = self.layouts
-        idx, zero = self._candidates()
+        lay, (idx, zero) = self.layouts, self._candidates()
         stats.candidates_evaluated = len(idx)
         group = (lay.tp * lay.pp)[idx].astype(np.int64)
         gps = self.system.gpus_per_system
