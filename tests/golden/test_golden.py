@@ -1,0 +1,103 @@
+"""Golden plans: the restructure of issue 12 changes structure, not answers.
+
+Each request in `requests.GOLDEN_REQUESTS` is planned with the recorded AWS snapshot and compared with the plan
+captured before the restructure (`plans/<name>.json`). Every value in the captured plan must still be there with
+the same value (floats to 1e-9 relative); keys added since are fine. A difference made on purpose is listed in
+`INTENDED` with the reason, so the list is the record of answers that changed and why.
+
+Re-capture (only when an answer is meant to change): `PLANNER_GOLDEN_CAPTURE=1 .venv/bin/pytest tests/golden`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.golden.requests import GOLDEN_REQUESTS
+
+PLANS = Path(__file__).parent / "plans"
+CAPTURE = os.environ.get("PLANNER_GOLDEN_CAPTURE") == "1"
+
+# Parts of a plan that depend on when or where it was computed, not on the request.
+VOLATILE = ("price_snapshot",)
+
+# Measurements of this machine's speed inside a plan (search timing), not answers.
+VOLATILE_PATHS = (r".*\.search\.(seconds|configs_per_s)\b",)
+
+# path regex -> why the value changed on purpose (the note of issue 12 lists these).
+INTENDED: dict[str, str] = {}
+
+
+def _normalise(plan: dict) -> dict:
+    return {k: v for k, v in plan.items() if k not in VOLATILE}
+
+
+def _differences(old: object, new: object, path: str = "") -> list[str]:
+    if isinstance(old, dict):
+        if not isinstance(new, dict):
+            return [f"{path}: was an object, now {type(new).__name__}"]
+        out: list[str] = []
+        for key, value in old.items():
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in new:
+                out.append(f"{sub}: missing")
+            else:
+                out.extend(_differences(value, new[key], sub))
+        return out
+    if isinstance(old, list):
+        if not isinstance(new, list) or len(new) != len(old):
+            return [f"{path}: list of {len(old)} is now {len(new) if isinstance(new, list) else type(new).__name__}"]
+        return [d for i, (a, b) in enumerate(zip(old, new, strict=True)) for d in _differences(a, b, f"{path}[{i}]")]
+    if isinstance(old, float) or isinstance(new, float):
+        if isinstance(old, bool) or isinstance(new, bool) or not isinstance(new, (int, float)):
+            return [f"{path}: {old!r} -> {new!r}"]
+        if not math.isclose(float(old), float(new), rel_tol=1e-9, abs_tol=1e-12):
+            return [f"{path}: {old!r} -> {new!r}"]
+        return []
+    return [] if old == new else [f"{path}: {old!r} -> {new!r}"]
+
+
+def _unexplained(differences: list[str]) -> list[str]:
+    patterns = (*VOLATILE_PATHS, *INTENDED)
+    return [d for d in differences if not any(re.match(pattern, d) for pattern in patterns)]
+
+
+@pytest.fixture(scope="module")
+def snapshot(django_db_setup, django_db_blocker):
+    from pricing.services import price_snapshot_load_fixtures
+
+    with django_db_blocker.unblock():
+        return price_snapshot_load_fixtures()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(GOLDEN_REQUESTS))
+def test_golden_plan_unchanged(name: str, snapshot) -> None:
+    from planner.engine import plan_compute
+
+    plan = plan_compute(request_data=GOLDEN_REQUESTS[name], price_snapshot=snapshot).result
+    plan = json.loads(json.dumps(plan))  # exactly what is stored: JSON types only
+    path = PLANS / f"{name}.json"
+    if CAPTURE:
+        PLANS.mkdir(exist_ok=True)
+        path.write_text(json.dumps(_normalise(plan), indent=1, sort_keys=True) + "\n")
+        return
+    golden = json.loads(path.read_text())
+    unexplained = _unexplained(_differences(golden, _normalise(plan)))
+    assert not unexplained, f"{len(unexplained)} figures changed:\n" + "\n".join(unexplained[:40])
+
+
+def test_golden_set_is_wide() -> None:
+    """At least 30 requests, covering training and serving, every catalog system, infeasible and MoE plans."""
+    requests = GOLDEN_REQUESTS.values()
+    assert len(GOLDEN_REQUESTS) >= 30
+    systems = {r.get("hardware", {}).get("system", "auto") for r in requests}
+    assert {"auto", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "gb200-nvl72"} <= systems
+    assert {r["workload"] for r in requests} == {"training", "inference"}
+    assert any("mixtral" in r["model"].get("preset", "") for r in requests)
+    assert any(name.startswith("infeasible") for name in GOLDEN_REQUESTS)
