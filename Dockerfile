@@ -11,11 +11,11 @@ RUN python scripts/deps.py > /tmp/requirements.txt && pip install --no-cache-dir
 COPY . .
 ENV STATIC_ROOT=/app/staticfiles PLANNER_VAR_DIR=/app/var PYTHONUNBUFFERED=1
 RUN python scripts/vendor_assets.py \
- && DJANGO_SETTINGS_MODULE=planner.settings.base PLANNER_VAR_DIR=/tmp/build-var \
+ && DJANGO_SETTINGS_MODULE=config.settings.base PLANNER_VAR_DIR=/tmp/build-var \
     python manage.py collectstatic --noinput -v 0 \
  && rm -rf /tmp/build-var \
  && useradd --create-home planner && mkdir -p /app/var && chown planner /app/var
 USER planner
-ENV DJANGO_SETTINGS_MODULE=planner.settings.production
+ENV DJANGO_SETTINGS_MODULE=config.settings.production
 EXPOSE 8000
-CMD ["gunicorn", "planner.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from planner.sizing import load_catalog, run_plan, validate_request
+from engine import load_catalog, run_plan, validate_request
 from tests.samples import INFERENCE_REQUEST, TRAINING_REQUEST
 
 
@@ -66,9 +66,9 @@ def test_auto_mixtral_8x22b_plan(benchmark, catalog):
 
 def test_search_configs_per_second(benchmark, catalog):
     """Issue 3 goal: >= 50,000 configurations evaluated per second (Calculon: ~430/s)."""
-    from planner.sizing.assumptions import Assumptions
-    from planner.sizing.search import TrainingSearch
-    from planner.sizing.workload import analyse_model
+    from engine.assumptions.registry import Assumptions
+    from engine.search.layouts import TrainingSearch
+    from engine.workload.model import analyse_model
 
     body = {"workload": "training", "model": {"preset": "llama-3-70b"}, "training": {"tokens": 15e12, "gpus": 2048}}
     request = validate_request(body, catalog)
@@ -93,10 +93,10 @@ def test_search_configs_per_second(benchmark, catalog):
 def test_physical_build_16384_gpus(benchmark, catalog):
     """Whole physical build (storage, four fabrics with media, racks/power/cooling, BOM, topology) for
     16,384 H100 GPUs = 2,048 DGX H100; goal < 50 ms."""
-    from planner.sizing.assumptions import Assumptions
-    from planner.sizing.build import build_cluster
-    from planner.sizing.physical import build_physical
-    from planner.sizing.request import HardwareSpec
+    from engine.assumptions.registry import Assumptions
+    from engine.physical.build import build_physical
+    from engine.physical.cluster import build_cluster
+    from engine.request.spec import HardwareSpec
 
     system = catalog.systems["dgx-h100"]
 

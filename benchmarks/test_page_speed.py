@@ -39,7 +39,7 @@ def test_plan_page_render(benchmark, big_plan):
 
 
 def test_pdf_report_render(benchmark, big_plan):
-    from planner.exports.pdf import render_pdf
+    from planner.outputs.pdf import render_pdf
 
     pdf = benchmark.pedantic(render_pdf, args=("planner/report.html", report_context(big_plan)), rounds=3,
                              iterations=1)

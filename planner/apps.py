@@ -8,4 +8,6 @@ class PlannerConfig(AppConfig):
     def ready(self) -> None:
         # The Celery app is attached here (not in planner/__init__.py) so that every Django
         # process, web or worker, has it, while the pure engine stays importable on its own.
-        from . import celery, signals  # noqa: F401
+        import config.celery  # noqa: F401
+
+        from . import signals  # noqa: F401

@@ -1,7 +1,7 @@
 """The plan form: a few common fields, or a whole request as JSON.
 
 The form does no checking of its own beyond parsing text: it builds the request dict and hands
-it to the one request validator (planner.sizing), then puts each field error back on the form
+it to the one request validator (engine), then puts each field error back on the form
 field it belongs to, so the browser, the API and the command report the same problems.
 """
 
@@ -13,10 +13,11 @@ from typing import Any
 
 from django import forms
 
+from engine import RequestInvalid, load_catalog
+
+from .adapter import request_validate
 from .choices import Workload
-from .engine import request_validate
 from .presenters import lookup
-from .sizing import RequestInvalid, load_catalog
 
 # form field -> request path
 FIELD_PATHS: dict[str, str] = {

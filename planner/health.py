@@ -23,7 +23,7 @@ def check_database() -> tuple[bool, str]:
 
 def check_broker() -> tuple[bool, str]:
     """Open (and close) a real connection to the configured broker."""
-    from .celery import app
+    from config.celery import app
 
     try:
         with app.connection_for_write() as conn:

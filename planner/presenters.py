@@ -119,7 +119,7 @@ def bom_summary(lines: list[dict] | None) -> dict[str, Any]:
 
 def rack_units_of(item_id: str) -> tuple[int, str]:
     """(rack units, kind) of a system or part id, from the catalog (for rack elevations)."""
-    from .sizing import load_catalog
+    from engine import load_catalog
 
     catalog = load_catalog()
     if item_id in catalog.systems:
@@ -130,8 +130,8 @@ def rack_units_of(item_id: str) -> tuple[int, str]:
 
 def plan_diagrams(result: dict | None) -> dict[str, str]:
     """The plan's SVG diagrams (topology, racks) that its data supports, as SVG text."""
-    from .svg.racks import racks_svg
-    from .svg.topology import topology_svg
+    from .outputs.svg.racks import racks_svg
+    from .outputs.svg.topology import topology_svg
 
     diagrams = {}
     if result and result.get("fabric"):

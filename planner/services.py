@@ -22,8 +22,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from .adapter import plan_compute, request_validate
 from .choices import FINISHED_STATUSES, RunStatus
-from .engine import plan_compute, request_validate
 from .models import ApiIdempotencyKey, Plan, PlanRun, WorkerHeartbeat
 from .selectors import price_snapshot_current
 

@@ -10,14 +10,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from engine import STAGES, RequestInvalid
+
 from . import selectors, services
-from .charts import plan_charts
-from .exports.bom_csv import BOM_CSV_VERSION, bom_csv
-from .exports.pdf import render_pdf
 from .forms import PlanForm, initial_from_request
 from .health import health_report
+from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
+from .outputs.charts import plan_charts
+from .outputs.pdf import render_pdf
 from .presenters import bom_summary, comparison_table, headline_figures, plan_diagrams, record_table, report_context
-from .sizing import STAGES, RequestInvalid
 
 
 def progress_stages(workload: str) -> list[str]:

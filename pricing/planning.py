@@ -1,6 +1,6 @@
 """The glue between a computed plan and the pure costing: read prices from the database, price, merge.
 
-`plan_price` is the one call `planner.engine.plan_compute` makes after the sizing engine. It fills
+`plan_price` is the one call `planner.adapter.plan_compute` makes after the sizing engine. It fills
 `result["costs"]`, adds prices to `result["bom"]` lines when the plan has a BOM, and adds the `costs.*` entries
 to `result["explain"]`. The request's own prices (`pricing.component_prices`, `pricing.parameters`,
 `pricing.utilization`) apply to this plan only, on top of the shared references.
@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from .costing import plan_costs, request_overrides, selection_price_data
+from engine.costing.plan_costs import plan_costs, request_overrides, selection_price_data
+
 from .models import PriceSnapshot
 from .selectors import cost_inputs_for_snapshot
 
@@ -42,7 +43,7 @@ def plan_price(*, result: dict[str, Any], snapshot: PriceSnapshot | None) -> dic
 def selection_prices_for_request(*, request: Mapping[str, Any], system_ids: Iterable[str]) -> dict[str, Any]:
     """System prices, electricity, utilisation and years for ranking candidate systems before the plan is priced.
 
-    Plain data (keys of `planner.sizing.selection.SelectionPrices`), from the current on-prem references with this
+    Plain data (keys of `engine.search.selection.SelectionPrices`), from the current on-prem references with this
     request's own overrides. On-prem references do not depend on the cloud price snapshot, so none is read here.
     """
     return selection_price_data(request, cost_inputs_for_snapshot(snapshot=None), system_ids)

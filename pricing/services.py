@@ -25,7 +25,7 @@ from .aws.offers import OfferRecord, json_safe
 from .aws.recorded import fixtures_content_sha256, recorded_clients
 from .aws.specs import ResolvedSpec, instance_specs_resolve, instance_type_patterns
 from .models import CloudInstanceType, CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
-from .reference import price_references_load
+from .references import price_references_load
 from .selectors import GRID_INTENSITY, price_snapshot_by_content
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Predicted vs published training step times for every calibration row -> docs/accuracy.md (`make accuracy`).
 
-Runs the engine's own search on each row's published configuration (planner/sizing/calibration.py), refits the
+Runs the engine's own search on each row's published configuration (calibration/training.py), refits the
 per-generation GEMM efficiency on the fit rows to show the stored defaults are reproducible, and writes the table
 with the median and worst errors for all rows, the fit rows and the held-out rows. Prints the table too.
 """
@@ -13,10 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from planner.sizing import load_catalog  # noqa: E402
-from planner.sizing.assumptions import ASSUMPTIONS  # noqa: E402
-from planner.sizing.calibration import ROWS, evaluate_rows, fit_generation, summary  # noqa: E402
-from planner.sizing.inference_calibration import (  # noqa: E402
+from calibration.serving import (  # noqa: E402
     FIT_NAMES,
     INFERENCE_ROWS,
     NEUTRAL_START,
@@ -26,12 +23,15 @@ from planner.sizing.inference_calibration import (  # noqa: E402
     inference_summary,
     replica_for_row,
 )
-from planner.sizing.workload import analyse_model  # noqa: E402
+from calibration.training import ROWS, evaluate_rows, fit_generation, summary  # noqa: E402
+from engine import load_catalog  # noqa: E402
+from engine.assumptions.registry import ASSUMPTIONS  # noqa: E402
+from engine.workload.model import analyse_model  # noqa: E402
 
 INFERENCE_HEADER = """# Inference serving accuracy
 
 Every published serving figure of reference/inference-calibration.md (sections 3, 5b, 5c and the section 7
-TensorRT-LLM v0.17 grid) is run through the engine's own serving model (`planner/sizing/inference_model.py`) at its
+TensorRT-LLM v0.17 grid) is run through the engine's own serving model (`engine/performance/serving.py`) at its
 published configuration: model, precision (FP8 also means an FP8 KV cache), GPU, TP, prompt/output tokens, load
 (all requests at once, a request rate, or a fixed batch), and the engine's batch cap (TensorRT-LLM 2048 [U],
 vLLM 256) and multi-step setting. Error = `predicted / published - 1` on the published quantity (output tok/s for
@@ -62,7 +62,7 @@ converted to seconds per iteration on their own basis before comparing.
 
 **Calibration principle.** One constant per GPU generation is fitted, `gemm_efficiency_<generation>` (the fraction
 of dense peak a large GEMM reaches); every other constant (HBM, NVLink and fabric efficiency, kernel and collective
-latency, flash-attention ratio, DP overlap) is a documented judgement default in `planner/sizing/assumptions.py`.
+latency, flash-attention ratio, DP overlap) is a documented judgement default in `engine/assumptions/registry.py`.
 No row is special-cased: each row only states its published configuration and software stack (fused attention or
 not, sequence parallelism or not).
 
@@ -136,7 +136,7 @@ def main() -> int:
 
 def inference_lines(catalog) -> list[str]:
     """The inference section of docs/accuracy.md."""
-    from planner.sizing.assumptions import ASSUMPTIONS, Assumptions
+    from engine.assumptions.registry import ASSUMPTIONS, Assumptions
 
     stored = {n: ASSUMPTIONS[n].default for n in FIT_NAMES}
     refit, refit_loss = fit_inference(catalog, start=NEUTRAL_START)

@@ -219,7 +219,7 @@ def main() -> None:
         env = dict(
             os.environ,
             PLANNER_VAR_DIR=str(VAR),
-            DJANGO_SETTINGS_MODULE="planner.settings.base",
+            DJANGO_SETTINGS_MODULE="config.settings.base",
             CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/0",
             PLANNER_TASKS_EAGER="0",
             PLANNER_WORKER_HEARTBEAT_S="1",

@@ -87,7 +87,7 @@ def main() -> None:
 
     var = REPO / "var" / "load"
     shutil.rmtree(var, ignore_errors=True)
-    env = dict(os.environ, PLANNER_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="planner.settings.base",
+    env = dict(os.environ, PLANNER_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings.base",
                PLANNER_API_RATE="10000000/min", PLANNER_API_CREATE_RATE="10000000/min", LOG_LEVEL="WARNING")
     env.pop("DATABASE_URL", None)
 
@@ -103,7 +103,7 @@ def main() -> None:
     plan_id = json.loads(saved.stdout)["id"]
 
     server = subprocess.Popen(
-        [PY, "-m", "gunicorn", "planner.wsgi", "-b", f"127.0.0.1:{args.port}", "--workers",
+        [PY, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{args.port}", "--workers",
          str(args.gunicorn_workers), "--log-level", "warning"],
         cwd=REPO, env=env, start_new_session=True)
     try:

@@ -17,7 +17,7 @@ fi
 worker_loop() {
   # A worker that dies (OOM, kill) is started again after a short pause.
   while true; do
-    "$CELERY" -A planner worker --loglevel=INFO --concurrency=1 --pool=prefork \
+    "$CELERY" -A config worker --loglevel=INFO --concurrency=1 --pool=prefork \
       --without-gossip --without-mingle -n "planner@%h" || true
     echo "celery worker exited; restarting in 2 s" >&2
     sleep 2

@@ -29,7 +29,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     """Environment for a child process that shares this test's database (a file, see settings)."""
     env = dict(os.environ)
     env.update(
-        DJANGO_SETTINGS_MODULE="planner.settings.test",
+        DJANGO_SETTINGS_MODULE="config.settings.test",
         DATABASE_URL=test_database_url(),
         PLANNER_TASKS_EAGER="0",
         PYTHONUNBUFFERED="1",
@@ -42,7 +42,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 def celery_worker(env: dict[str, str], log_path: Path, name: str = "test") -> Iterator[subprocess.Popen]:
     """A real prefork Celery worker in its own process group; killed (whole group) on exit."""
     cmd = [
-        sys.executable, "-m", "celery", "-A", "planner", "worker", "--pool=prefork", "--concurrency=1",
+        sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
         "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"{name}@%h", "--loglevel=INFO",
     ]
     with open(log_path, "ab") as log:

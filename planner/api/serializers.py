@@ -1,5 +1,5 @@
 """API shapes. The request serializers document the plan-request contract in the OpenAPI schema;
-validation itself is done by the one request validator (planner.sizing) so the API, the form and
+validation itself is done by the one request validator (engine) so the API, the form and
 the command can never disagree."""
 
 from __future__ import annotations

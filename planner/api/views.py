@@ -19,12 +19,12 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from engine.catalog.hardware import default_catalog_dir, load_catalog
 from planner import selectors, services
-from planner.exports.bom_csv import BOM_CSV_VERSION, bom_csv
-from planner.exports.pdf import render_pdf
 from planner.models import Plan
+from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
+from planner.outputs.pdf import render_pdf
 from planner.presenters import plan_diagrams, report_context
-from planner.sizing.catalog import default_catalog_dir, load_catalog
 
 from .serializers import (
     ErrorSerializer,

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis import checks as st_checks
 
+from config.wsgi import application
 from planner.models import Plan
-from planner.wsgi import application
 from tests.samples import TRAINING_REQUEST
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)

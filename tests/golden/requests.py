@@ -41,17 +41,23 @@ GOLDEN_REQUESTS: dict[str, dict] = {
             _training(LLAMA_70B_15T, tokens=2e12, deadline_days=60), hardware={"system": system}
         )
         for system in (
-            "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "gb200-nvl72", "gb300-nvl72",
+            "dgx-a100-80gb",
+            "dgx-h100",
+            "dgx-h200",
+            "dgx-b200",
+            "dgx-b300",
+            "gb200-nvl72",
+            "gb300-nvl72",
             "hgx-h100-oem",
         )
     },
     # fixed GPU count and pinned layouts
-    "train-70b-gpus-1024": _with(
-        _training(LLAMA_70B_15T, tokens=1e12, gpus=1024), hardware={"system": "dgx-h100"}
-    ),
+    "train-70b-gpus-1024": _with(_training(LLAMA_70B_15T, tokens=1e12, gpus=1024), hardware={"system": "dgx-h100"}),
     "train-70b-pinned-tp8-pp4": _with(
         _training(
-            LLAMA_70B_15T, tokens=1e12, gpus=1024,
+            LLAMA_70B_15T,
+            tokens=1e12,
+            gpus=1024,
             parallelism={"tp": 8, "pp": 4, "micro_batch": 1, "recompute": "selective"},
         ),
         hardware={"system": "dgx-h100"},
@@ -76,9 +82,17 @@ GOLDEN_REQUESTS: dict[str, dict] = {
     # explicit model shape
     "train-explicit-shape": _with(
         _training(
-            {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336, "vocab": 128256,
-             "seq_len": 4096},
-            tokens=5e11, deadline_days=20,
+            {
+                "layers": 32,
+                "hidden": 4096,
+                "heads": 32,
+                "kv_heads": 8,
+                "ffn_hidden": 14336,
+                "vocab": 128256,
+                "seq_len": 4096,
+            },
+            tokens=5e11,
+            deadline_days=20,
         ),
         hardware={"system": "dgx-h100"},
     ),
@@ -119,7 +133,9 @@ GOLDEN_REQUESTS: dict[str, dict] = {
         assumptions={"gemm_efficiency_hopper": 0.5},
     ),
     # serving
-    "serve-8b-h100": _with(_serving({"preset": "llama-3-8b"}, ttft_ms=1000, tpot_ms=50), hardware={"system": "dgx-h100"}),
+    "serve-8b-h100": _with(
+        _serving({"preset": "llama-3-8b"}, ttft_ms=1000, tpot_ms=50), hardware={"system": "dgx-h100"}
+    ),
     "serve-70b-auto": _serving(LLAMA_70B_15T, requests_per_s=50, prompt_tokens=2000, output_tokens=500),
     "serve-70b-fp8-h200": _with(
         _serving(LLAMA_70B_15T, requests_per_s=30, precision="fp8"), hardware={"system": "dgx-h200"}

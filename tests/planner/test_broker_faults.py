@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from config.celery import app
 from planner import services
-from planner.celery import app
 from planner.choices import RunStatus
 from planner.models import PlanRun, WorkerHeartbeat
 from tests.support import celery_worker, subprocess_env, wait_for

@@ -10,7 +10,7 @@ import sys
 from tests.support import REPO
 
 PRODUCTION_ENV = {
-    "DJANGO_SETTINGS_MODULE": "planner.settings.production",
+    "DJANGO_SETTINGS_MODULE": "config.settings.production",
     "SECRET_KEY": "x" * 64 + "-not-a-real-secret-only-for-the-deploy-check",
     "ALLOWED_HOSTS": "planner.example.com",
     "DATABASE_URL": "postgres://planner:pw@db.invalid:5432/planner",
@@ -39,7 +39,7 @@ def test_missing_production_variable_fails_fast(tmp_path):
 
 
 def test_json_log_lines():
-    from planner.logging import JsonFormatter
+    from config.logging import JsonFormatter
 
     record = logging.makeLogRecord({"name": "planner", "levelname": "INFO", "msg": "run %s done", "args": (7,),
                                     "run_id": 7})

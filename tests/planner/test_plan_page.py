@@ -7,7 +7,7 @@ import json
 import pytest
 
 from planner import services
-from planner.charts import plan_charts
+from planner.outputs.charts import plan_charts
 
 pytestmark = pytest.mark.django_db
 

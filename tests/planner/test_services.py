@@ -8,10 +8,10 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.utils import timezone
 
+from engine import RequestInvalid
 from planner import services
 from planner.choices import RunStatus
 from planner.models import Plan, PlanRun
-from planner.sizing import RequestInvalid
 
 TRAINING_KEYS = {"gpus", "days", "step_time_s", "tokens_per_s", "model_tflops_per_gpu", "mfu", "parallelism",
                  "memory_per_gpu_gib"}

@@ -10,8 +10,8 @@ import signal
 import pytest
 from django.conf import settings
 
+from config.celery import app
 from planner import services
-from planner.celery import app
 from planner.choices import RunStatus
 from planner.models import PlanRun, WorkerHeartbeat
 from tests.support import celery_worker, kill_group, subprocess_env, wait_for

@@ -10,10 +10,10 @@ from decimal import Decimal
 
 import pytest
 
-from planner.sizing import load_catalog, run_plan, validate_request
-from planner.sizing.validation import RequestInvalid, cost_parameter_limits
-from pricing.costing import CostInputs, plan_costs, request_overrides
-from pricing.reference import CONFIDENCE_LABELS, FIXTURES_PRICES_DIR, price_references_load
+from engine import load_catalog, run_plan, validate_request
+from engine.costing.plan_costs import CostInputs, plan_costs, request_overrides
+from engine.request.validation import RequestInvalid, cost_parameter_limits
+from pricing.references import CONFIDENCE_LABELS, FIXTURES_PRICES_DIR, price_references_load
 from tests.pricing.test_costing import training_plan
 
 CATALOG_DIR = FIXTURES_PRICES_DIR.parent / "catalog"
@@ -317,7 +317,7 @@ def test_every_bad_override_is_reported_at_once():
 
 
 def test_validator_takes_another_parameter_table():
-    from planner.sizing.validation import CostParameterLimit
+    from engine.request.validation import CostParameterLimit
 
     limits = {"utilization": CostParameterLimit(0.1, 0.9, "fraction")}
     with pytest.raises(RequestInvalid) as info:
@@ -330,7 +330,7 @@ def test_validator_takes_another_parameter_table():
 
 @pytest.mark.django_db
 def test_plan_price_applies_the_request_overrides_to_this_plan_only():
-    from planner.engine import plan_compute
+    from planner.adapter import plan_compute
 
     base = plan_compute(request_data=DEFAULT_REQUEST, price_snapshot=None).result
     body = {**DEFAULT_REQUEST, "pricing": {"component_prices": {"qm9700": 40000}, "utilization": 0.5}}

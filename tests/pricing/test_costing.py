@@ -1,4 +1,4 @@
-"""pricing.costing against hand-worked examples (plain pytest: no database, no boto3).
+"""engine.costing.plan_costs against hand-worked examples (plain pytest: no database, no boto3).
 
 Every expected figure is worked out in the comment above its assertion, so a reader can check it with a
 calculator. The plans here are small hand-built dicts with only the keys costing reads.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pricing.costing import (
+from engine.costing.plan_costs import (
     CloudPrice,
     CostInputs,
     capacity_block_days,
@@ -30,7 +30,7 @@ from pricing.costing import (
     usd,
     young_interval_hours,
 )
-from pricing.reference import price_references_load
+from pricing.references import price_references_load
 
 ROOT = Path(__file__).resolve().parents[2]
 OBSERVED = "2026-11-09T00:00:00+00:00"
@@ -568,8 +568,8 @@ def test_repricing_with_another_snapshot_changes_exactly_the_price_dependent_fig
 
 PURITY_SCRIPT = """
 import json, sys
-from pricing.costing import plan_costs, CostInputs
-from pricing.reference import price_references_load
+from engine.costing.plan_costs import plan_costs, CostInputs
+from pricing.references import price_references_load
 refs = price_references_load()
 plan = {"feasible": True, "training": {"gpus": 8, "days": 1.0}, "cluster": {"system": "dgx-h100", "systems": 1,
         "gpus": 8}, "power": {"it_kw": 10.2, "facility_kw": 13.26}, "candidates": [], "request": {}}

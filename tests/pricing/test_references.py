@@ -11,11 +11,11 @@ from botocore.stub import Stubber
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from planner.engine import plan_compute
+from planner.adapter import plan_compute
 from pricing.aws.fetch import AwsClients
 from pricing.aws.recorded import stubbed_client
 from pricing.models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
-from pricing.reference import CONFIDENCE_LABELS, FIXTURES_PRICES_DIR, price_references_load
+from pricing.references import CONFIDENCE_LABELS, FIXTURES_PRICES_DIR, price_references_load
 from pricing.selectors import GRID_INTENSITY, cost_inputs_for_snapshot
 from pricing.services import price_references_load_fixtures, price_snapshot_load_fixtures
 from tests.pricing.conftest import FIXTURES

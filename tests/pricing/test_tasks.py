@@ -41,7 +41,7 @@ def test_refresh_task_without_credentials_stores_nothing(monkeypatch):
 
 
 def test_beat_schedule_is_off_unless_asked(monkeypatch):
-    from planner.settings import base
+    from config.settings import base
 
     try:
         monkeypatch.delenv("PLANNER_PRICE_REFRESH_EVERY_H", raising=False)

@@ -11,8 +11,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from engine import load_catalog
 from planner.models import CatalogRelease
-from planner.sizing import load_catalog
 
 
 class Command(BaseCommand):

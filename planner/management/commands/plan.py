@@ -15,10 +15,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from engine import RequestInvalid
 from planner import services
-from planner.engine import plan_compute
+from planner.adapter import plan_compute
 from planner.selectors import price_snapshot_current
-from planner.sizing import RequestInvalid
 
 EXIT_INVALID = 2
 

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pricing.aws.recorded import fixtures_content_sha256
 from pricing.models import PriceSnapshot
-from pricing.reference import FIXTURES_PRICES_DIR
+from pricing.references import FIXTURES_PRICES_DIR
 from pricing.selectors import cloud_offer_counts, cloud_offers_for_snapshot, price_snapshot_by_content
 from pricing.services import FIXTURES_AWS_DIR, price_references_load_fixtures, price_snapshot_load_fixtures
 

@@ -1,0 +1,15 @@
+"""The Celery application.
+
+Loaded by planner.apps, wsgi.py, asgi.py and manage.py, never by planner/__init__.py, so that
+importing the pure engine (`engine`) does not drag Celery and Django in with it.
+"""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+
+app = Celery("planner")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,240 @@
+"""Settings for every environment, read from environment variables (django-environ).
+
+With nothing set the app runs on its embedded stack: SQLite in WAL mode, a Celery
+`filesystem://` broker under `var/`, and the `django-db` result backend. Setting
+`DATABASE_URL` (PostgreSQL) and `CELERY_BROKER_URL` (Redis) scales it out with no code change.
+"""
+
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+env = environ.Env()
+
+# Runtime state (database, broker queue, generated secret, collected static) lives in one
+# untracked folder so a clean clone has nothing to delete and nothing to leak.
+VAR_DIR = Path(env("PLANNER_VAR_DIR", default=str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """Use SECRET_KEY from the environment, else a key generated once into var/ (never committed)."""
+    from_env = env("SECRET_KEY", default="")
+    if from_env:
+        return from_env
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "django_celery_results",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "planner",
+    "pricing",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the web server read while the worker writes; IMMEDIATE transactions take the
+    # write lock up front so two processes never deadlock upgrading a read lock.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL;",
+        "transaction_mode": "IMMEDIATE",
+    }
+    # A file (not :memory:) so the test suite's real worker processes see the same data.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "planner:plan_list"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+# Numbers are formatted for people by the `num` filter; raw values (ids, form values) stay machine-readable.
+USE_THOUSAND_SEPARATOR = False
+
+STATIC_URL = "static/"
+# Browser libraries copied out of Python packages by scripts/vendor_assets.py (make install).
+VENDOR_DIR = BASE_DIR / "var" / "vendor"
+VENDOR_DIR.mkdir(parents=True, exist_ok=True)
+STATICFILES_DIRS = [BASE_DIR / "static", ("vendor", str(VENDOR_DIR))]
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "static")))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns at every request otherwise
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- API -----------------------------------------------------------------------------------
+# Largest plan request accepted, in bytes; larger bodies get 413 before any parsing.
+PLANNER_API_MAX_BODY_BYTES = env.int("PLANNER_API_MAX_BODY_BYTES", default=64 * 1024)
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "planner.api.pagination.StrictLimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env("PLANNER_API_RATE", default="3000/min"),
+        "plan_create": env("PLANNER_API_CREATE_RATE", default="120/min"),
+    },
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["planner.api.parsers.BoundedJSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "planner.api.errors.exception_handler",
+    "COERCE_DECIMAL_TO_STRING": True,
+    "DATETIME_FORMAT": "iso-8601",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Cluster Planner API",
+    "DESCRIPTION": (
+        "Plan GPU clusters for training and serving, and read their bills of materials, topology, catalog and prices. "
+        "Version policy: paths under /api/ keep their meaning; fields may be added, never renamed or removed, "
+        "within API version 1."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"WorkloadEnum": "planner.choices.Workload"},
+}
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+
+# --- Celery ---------------------------------------------------------------------------------
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="django-db")
+CELERY_RESULT_EXTENDED = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery beat (optional, one process per deployment): refresh AWS prices every N hours when
+# PLANNER_PRICE_REFRESH_EVERY_H is set (> 0); needs AWS credentials in the beat's workers. Off by default.
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+PLANNER_PRICE_REFRESH_EVERY_H = env.float("PLANNER_PRICE_REFRESH_EVERY_H", default=0.0)
+CELERY_BEAT_SCHEDULE = {}
+if PLANNER_PRICE_REFRESH_EVERY_H > 0:
+    CELERY_BEAT_SCHEDULE["refresh-prices"] = {
+        "task": "pricing.refresh_prices",
+        "schedule": timedelta(hours=PLANNER_PRICE_REFRESH_EVERY_H),
+    }
+
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    # The filesystem transport needs its folders to exist before the first delay(), or the
+    # publisher raises FileNotFoundError; create them here, at start-up, in every process.
+    BROKER_DIR = Path(env("PLANNER_BROKER_DIR", default=str(VAR_DIR / "broker")))
+    _queue_dir = BROKER_DIR / "queue"
+    for _folder in (_queue_dir, BROKER_DIR / "control", BROKER_DIR / "processed"):
+        _folder.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_queue_dir),
+        "data_folder_out": str(_queue_dir),
+        "control_folder": str(BROKER_DIR / "control"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+
+# --- Planner --------------------------------------------------------------------------------
+# A plan run normally takes well under a second; these bound what a runaway run may cost.
+PLANNER_TASK_SOFT_TIME_LIMIT_S = env.int("PLANNER_TASK_SOFT_TIME_LIMIT_S", default=120)
+PLANNER_TASK_TIME_LIMIT_S = env.int("PLANNER_TASK_TIME_LIMIT_S", default=150)
+# Database errors inside a run are retried this many times, backing off from this many seconds.
+PLANNER_TASK_DB_RETRIES = env.int("PLANNER_TASK_DB_RETRIES", default=5)
+PLANNER_TASK_DB_RETRY_BACKOFF_S = env.int("PLANNER_TASK_DB_RETRY_BACKOFF_S", default=1)
+# A running run whose heartbeat is older than this is presumed lost with its worker.
+PLANNER_RUN_STALE_AFTER_S = env.int("PLANNER_RUN_STALE_AFTER_S", default=180)
+# A stale run is re-queued this many times before it is failed for good.
+PLANNER_RUN_MAX_ATTEMPTS = env.int("PLANNER_RUN_MAX_ATTEMPTS", default=2)
+# A queued run nobody claimed this long after its message was sent is re-published (the message
+# may be lost, e.g. Redis restarted without persistence), at most PLANNER_RUN_MAX_SENDS times.
+PLANNER_RUN_QUEUED_RESEND_AFTER_S = env.int("PLANNER_RUN_QUEUED_RESEND_AFTER_S", default=300)
+PLANNER_RUN_MAX_SENDS = env.int("PLANNER_RUN_MAX_SENDS", default=3)
+# How often each worker records that it is alive and sweeps stale runs.
+PLANNER_WORKER_HEARTBEAT_S = env.float("PLANNER_WORKER_HEARTBEAT_S", default=15.0)
+# /healthz calls the worker healthy when one was seen this recently.
+PLANNER_WORKER_SEEN_WITHIN_S = env.int("PLANNER_WORKER_SEEN_WITHIN_S", default=60)
+# A price snapshot older than this is shown as stale next to every figure priced from it.
+PLANNER_PRICE_STALE_AFTER_DAYS = env.int("PLANNER_PRICE_STALE_AFTER_DAYS", default=7)
+# Fault injection and demos only: sleep this long after each engine stage.
+PLANNER_RUN_STAGE_DELAY_S = env.float("PLANNER_RUN_STAGE_DELAY_S", default=0.0)
+# Absolute links in command output (e.g. `plan --save`); relative when empty.
+PLANNER_BASE_URL = env("PLANNER_BASE_URL", default="")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # WeasyPrint and fontTools narrate every PDF step at INFO.
+    "loggers": {name: {"level": "WARNING"} for name in ("weasyprint", "fontTools")},
+}

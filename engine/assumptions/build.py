@@ -1,0 +1,310 @@
+"""Named assumptions of the physical build (fabric, storage, facility): defaults, units, sources.
+
+They live in their own module so the build stages can grow without editing the sizing assumptions; the shared
+registry in assumptions.py merges them, so a request overrides them exactly like any other assumption.
+"""
+
+from __future__ import annotations
+
+from engine.assumptions.registry import Assumption
+
+__all__ = ["BUILD_ASSUMPTIONS"]
+
+_BOTH = ("training", "inference")
+
+
+def _b(
+    name: str,
+    default: float,
+    unit: str,
+    minimum: float,
+    maximum: float,
+    description: str,
+    source: str,
+    integer: bool = False,
+) -> Assumption:
+    return Assumption(name, default, unit, source, description, minimum, maximum, _BOTH, integer)
+
+
+BUILD_ASSUMPTIONS: list[Assumption] = [
+    # ---- fabrics ----
+    _b(
+        "compute_oversubscription",
+        1.0,
+        "leaf down:up ratio",
+        1.0,
+        8.0,
+        "Compute-fabric leaf oversubscription (node-facing ports per uplink). 1 = non-blocking.",
+        "fabric.md sections 4-5: every SuperPOD compute fabric is 1:1 non-blocking; raise it only to explore cost.",
+    ),
+    _b(
+        "ufm_links",
+        4,
+        "links",
+        0,
+        64,
+        "Compute-leaf ports taken by the UFM appliances on an InfiniBand compute fabric (0 = no UFM, the RA's "
+        "idealised tables).",
+        "H100 RA Table 4: node+UFM cables = 8 x nodes + 4 (fabric.md section 8).",
+        integer=True,
+    ),
+    _b(
+        "ufm_appliances_per_ib_fabric",
+        2,
+        "appliances",
+        0,
+        8,
+        "UFM Enterprise appliances per InfiniBand fabric (an HA pair).",
+        "H100 RA Table 7: 4 UFM appliances for a 4-SU SuperPOD with InfiniBand compute and storage fabrics.",
+        integer=True,
+    ),
+    _b(
+        "storage_fabric_node_oversubscription",
+        4.0 / 3.0,
+        "leaf down:up ratio",
+        1.0,
+        8.0,
+        "Node-facing storage-fabric leaves: node ports per uplink (storage-facing leaves stay 1:1).",
+        "fabric.md section 6: H100 RA storage fabric, DGX side about 4:3, storage side non-blocking.",
+    ),
+    _b(
+        "converged_fabric_node_oversubscription",
+        5.0 / 3.0,
+        "leaf down:up ratio",
+        1.0,
+        8.0,
+        "Node-facing leaves of the converged storage + in-band Ethernet fabric (NVL72 designs).",
+        "fabric.md section 6: GB200 RA converged Ethernet fabric 5:3 blocking on the node side.",
+    ),
+    _b(
+        "inband_fabric_oversubscription",
+        1.0,
+        "leaf down:up ratio",
+        1.0,
+        8.0,
+        "In-band management fabric leaf oversubscription.",
+        "Judgement: the RAs give no ratio for the in-band fabric; non-blocking is the conservative (costlier) choice.",
+    ),
+    _b(
+        "oob_uplinks_per_leaf",
+        2,
+        "100G links",
+        1,
+        4,
+        "Uplinks from each out-of-band (SN2201) switch to the OOB aggregation pair.",
+        "Judgement: one uplink to each of two aggregation switches for redundancy (SN2201 has 4 x 100G).",
+        integer=True,
+    ),
+    _b(
+        "management_servers",
+        5,
+        "servers",
+        0,
+        100,
+        "Head/management servers (cluster manager, scheduler, monitoring) per cluster.",
+        "H100 RA Table 7: 5 x86 management servers for a 4-SU SuperPOD.",
+        integer=True,
+    ),
+    # ---- geometry (cable lengths, hence media) ----
+    _b(
+        "row_pitch_m",
+        3.6,
+        "m",
+        1.0,
+        20.0,
+        "Distance between adjacent rack rows (rack depth plus one aisle width each side, halved per row).",
+        "Judgement from DC Design H100: 1,200 mm deep racks with ~1.2 m hot and cold aisles.",
+    ),
+    _b(
+        "cable_slack_m",
+        4.0,
+        "m",
+        0.0,
+        50.0,
+        "Added to every horizontal run for vertical drops, tray routing and service loops at both ends.",
+        "Judgement: ~2 m per end for overhead tray drops in 48U racks.",
+    ),
+    _b(
+        "rack_reserved_u",
+        6,
+        "U",
+        0,
+        20,
+        "Rack units per compute rack not available to systems (airflow gap, cable management, patch panel).",
+        "DC Design H100: 3U airflow gap; plus 3U judgement for cable management and the OOB switch.",
+        integer=True,
+    ),
+    _b(
+        "rack_max_weight_kg",
+        1600.0,
+        "kg",
+        100.0,
+        5000.0,
+        "Largest equipment weight per rack (rack static load rating; check floor loading separately).",
+        "facility.md section 7: heavy-duty racks ~1,360-1,600 kg static; an NVL72 rack is ~1.36 t.",
+    ),
+    _b(
+        "network_rack_max_kw",
+        25.0,
+        "kW per rack",
+        1.0,
+        200.0,
+        "Power budget of a network/management rack (switches at maximum power with optics).",
+        "Judgement: air-cooled network racks stay in the containment band (facility.md section 4).",
+    ),
+    # ---- electrical ----
+    _b(
+        "feed_voltage_v",
+        415.0,
+        "V line-to-line",
+        100.0,
+        1000.0,
+        "Rack feed voltage (3-phase).",
+        "DC Design H100: 415 V 3-phase 60 A feeds (facility.md section 1).",
+    ),
+    _b(
+        "feed_current_a",
+        60.0,
+        "A",
+        10.0,
+        400.0,
+        "Rack feed breaker rating.",
+        "DC Design H100: 415 V 3-phase 60 A feeds (facility.md section 1).",
+    ),
+    _b(
+        "feed_derate",
+        0.8,
+        "fraction",
+        0.1,
+        1.0,
+        "Continuous-load derating of a feed breaker.",
+        "facility.md section 2 (80 % continuous load; NEC/NetBox convention).",
+    ),
+    _b(
+        "feed_power_factor",
+        0.95,
+        "ratio",
+        0.5,
+        1.0,
+        "Power factor converting feed kVA to kW.",
+        "facility.md section 2: reproduces NVIDIA's 32.8 kW usable per 415 V / 60 A feed.",
+    ),
+    _b(
+        "rack_max_feeds",
+        12,
+        "feeds per rack",
+        2,
+        32,
+        "Most power feeds one rack can take; caps rack power together with the redundancy scheme.",
+        "Judgement: a GB300 NVL72 (up to 142 kW, N+N) needs 2 x ceil(142 / 32.8) = 10 feeds of 415 V / 60 A "
+        "(facility.md sections 1-2); 12 leaves room for it and caps anything denser.",
+        integer=True,
+    ),
+    # ---- cooling ----
+    _b(
+        "air_delta_t_f",
+        29.0,
+        "degF",
+        5.0,
+        60.0,
+        "Air temperature rise across the equipment, for airflow = 3.16 x W / dT_F.",
+        "facility.md section 3: a DGX H100 at 10.2 kW moves 1,105 CFM, i.e. dT ~ 29 F (16 K).",
+    ),
+    _b(
+        "liquid_delta_t_k",
+        10.0,
+        "K",
+        2.0,
+        40.0,
+        "Coolant temperature rise, for flow L/min = 60 x kW / (4.18 x dT_K).",
+        "facility.md section 3: ~1.5 L/min per kW at 10 K, the industry guidance (1.5-2 L/min per kW).",
+    ),
+    _b(
+        "cdu_redundant_units",
+        1,
+        "CDUs",
+        0,
+        10,
+        "Spare CDUs added to those the liquid load needs (N+1).",
+        "Judgement: N+1 matches the electrical redundancy of the racks they serve.",
+        integer=True,
+    ),
+    _b(
+        "cdu_max_units",
+        4,
+        "CDUs",
+        1,
+        100,
+        "CDU class choice: the smallest class (in-rack, in-row, facility) that carries the liquid load with at "
+        "most this many working units.",
+        "Judgement: beyond a handful of units a larger capacity class is simpler to pipe and maintain.",
+        integer=True,
+    ),
+    # ---- storage ----
+    _b(
+        "storage_read_gbps_per_su",
+        40.0,
+        "GB/s per scalable unit",
+        0.1,
+        10000.0,
+        "Aggregate storage read bandwidth per scalable unit. RA tiers: good 15, better 40, best 125 GB/s per SU.",
+        "H100 RA Table 6 (per 32-node SU) and GB200 RA Table 5.2 (standard 40 / enhanced 125 per 576-GPU SU); "
+        "'better' is the LLM-training default.",
+    ),
+    _b(
+        "storage_write_to_read_ratio",
+        0.5,
+        "fraction",
+        0.05,
+        2.0,
+        "Write bandwidth planned as a share of read bandwidth.",
+        "GB200 RA: plan at least half the read performance as write; reproduces H100 RA Table 6 4-SU rows "
+        "(60/30, 160/80, 500/250).",
+    ),
+    _b(
+        "checkpoint_bytes_per_param",
+        14.0,
+        "bytes per parameter",
+        1.0,
+        32.0,
+        "Checkpoint size per parameter: bf16 weights 2 + fp32 master 4 + Adam m 4 + Adam v 4.",
+        "facility.md section 8 (ZeRO accounting; 16 if bf16 gradients are saved too).",
+    ),
+    _b(
+        "checkpoint_stall_s",
+        120.0,
+        "s",
+        1.0,
+        86400.0,
+        "Longest training stall allowed while a synchronous checkpoint is written; sets the write bandwidth.",
+        "Judgement: facility.md section 8 (write bandwidth = checkpoint size / allowed stall time).",
+    ),
+    _b(
+        "checkpoints_retained",
+        5,
+        "checkpoints",
+        1,
+        1000,
+        "Checkpoints kept on the high-performance file system at once.",
+        "Judgement: a few recent restart points plus milestones.",
+        integer=True,
+    ),
+    _b(
+        "dataset_bytes_per_token",
+        4.0,
+        "bytes per token",
+        0.5,
+        64.0,
+        "Stored bytes per training token (tokenised uint32 ids, or ~4 bytes of UTF-8 text per token).",
+        "Judgement: both common storage forms land near 4 bytes per token.",
+    ),
+    _b(
+        "storage_headroom_fraction",
+        0.3,
+        "fraction",
+        0.0,
+        5.0,
+        "Free capacity kept above the data stored (parallel file systems slow down when nearly full).",
+        "Judgement: keep file systems below ~75-80 % full.",
+    ),
+]

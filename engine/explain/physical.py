@@ -1,0 +1,128 @@
+"""`explain` entries for the physical build's headline figures (fabric, storage, power, cooling, BOM)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.hardware import System
+from engine.physical.cluster import ClusterBuild
+
+if TYPE_CHECKING:
+    from engine.physical.build import PhysicalBuild
+
+__all__ = ["physical_explain"]
+
+Entry = dict[str, object]
+FABRIC_SRC = "fabric.md sections 2-5 (SuperPOD RAs: rail-optimised SUs, even spreading, SU-local spines + core)"
+
+
+def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
+    return {"formula": formula, "inputs": inputs, "source": source}
+
+
+def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
+    c = pb.fabric.compute
+    st = pb.storage
+    site = pb.site
+    out: dict[str, Entry] = {
+        "fabric.compute.leaf": _entry(
+            "SUs x rails x ceil(su_systems / systems per leaf) x planes; SUs = ceil((systems + systems displaced by "
+            "UFM) / su_systems); the full SU is built even when partly populated",
+            {
+                "systems": build.systems,
+                "su_systems": system.su_systems,
+                "scalable_units": pb.fabric.scalable_units,
+                "displaced_by_ufm": pb.fabric.displaced_systems,
+                "radix": c.radix,
+                "link_gbps": c.link_gbps,
+                "planes": c.planes,
+            },
+            FABRIC_SRC,
+        ),
+        "fabric.compute.spine": _entry(
+            "two tiers: fewest spines that divide each leaf's uplinks and offer a port for every uplink "
+            "(spines x radix >= leaves x uplinks); otherwise three tiers with pod-local spines (half ports down, "
+            "half up) and core groups, cores per group the fewest that divide each spine's uplinks",
+            {"tiers": c.tiers, "leaf": c.leaf, "spine": c.spine, "core": c.core, "radix": c.radix},
+            FABRIC_SRC + "; Al-Fares 2008",
+        ),
+        "fabric.compute.cables": _entry(
+            "per link group: links x link speed / native port speed; media by run length (DAC <= 2 m, ACC <= 5 m, "
+            "multimode <= 50 m, single-mode <= 500 m); transceivers per device = ceil(links x speed / module capacity)",
+            {
+                "row_pitch_m": a["row_pitch_m"],
+                "cable_slack_m": a["cable_slack_m"],
+                "cables": c.cables,
+                "transceivers": c.transceivers,
+            },
+            "fabric.md section 7; hardware.md section 4 (LinkX reaches)",
+        ),
+        "storage.read_gbps": _entry(
+            "storage_read_gbps_per_su x scalable units",
+            {
+                "read_gbps_per_su": st.read_gbps_per_su,
+                "tier": st.tier,
+                "scalable_units": round(st.read_gbps / st.read_gbps_per_su),
+            },
+            "facility.md section 8 (H100 RA Table 6, GB200 RA Table 5.2)",
+        ),
+        "storage.write_gbps": _entry(
+            "max(read x storage_write_to_read_ratio, checkpoint_tb / checkpoint_stall_s)",
+            {"read_gbps": st.read_gbps, "checkpoint_write_gbps": st.checkpoint_write_gbps},
+            "facility.md section 8 (GB200 RA write rule; checkpoint size / allowed stall)",
+        ),
+        "storage.capacity_tb": _entry(
+            "(dataset_tb + checkpoints_retained x checkpoint_tb) x (1 + storage_headroom_fraction); appliances = "
+            "max over read, write and capacity of ceil(need / per-appliance figure)",
+            {
+                "dataset_tb": st.dataset_tb,
+                "checkpoint_tb": st.checkpoint_tb,
+                "appliances": st.appliances,
+                "binding": st.binding,
+            },
+            "facility.md section 8",
+        ),
+        "power.it_kw": _entry(
+            "systems + switches (maximum, with optics) + storage + management servers/UFM, all at maximum draw",
+            {
+                "systems_kw": site.systems_kw,
+                "network_kw": site.network_kw,
+                "storage_kw": site.storage_kw,
+                "management_kw": site.management_kw,
+            },
+            "facility.md sections 1-2; hardware.md section 3 (budget switches at optical maximum)",
+        ),
+        "power.feeds": _entry(
+            "usable feed kW = sqrt(3) x V x A x derate x PF; feeds per rack = ceil(rack kW / usable) + 1 (N+1) or "
+            "2 x ceil(rack kW / usable) (N+N)",
+            {
+                "usable_feed_kw": site.usable_feed_kw,
+                "feeds": site.feeds,
+                "worst_feed_after_failure_kw": site.worst_feed_after_failure_kw,
+            },
+            "facility.md section 2 (415 V / 60 A -> 32.8 kW)",
+        ),
+        "cooling.cdus": _entry(
+            "smallest CDU class carrying liquid_kw with <= cdu_max_units working units, + cdu_redundant_units",
+            {"liquid_kw": site.facility.liquid_kw, "cdu_part": site.cdu_part, "cdus": site.cdus},
+            "facility.md section 5",
+        ),
+        "cooling.airflow_cfm": _entry(
+            "3.16 x air W / air_delta_t_f",
+            {"air_kw": site.facility.air_kw, "delta_t_f": a["air_delta_t_f"]},
+            "facility.md section 3",
+        ),
+        "cooling.coolant_lpm": _entry(
+            "60 x liquid kW / (4.18 x liquid_delta_t_k)",
+            {"liquid_kw": site.facility.liquid_kw, "delta_t_k": a["liquid_delta_t_k"]},
+            "facility.md section 3",
+        ),
+        "bom": _entry(
+            "one line per part number; quantities are the fabric's switches, cables and transceivers and the "
+            "facility's racks, PDUs (one per feed) and CDUs",
+            {"lines": len(pb.bom)},
+            "parts catalog (fixtures/catalog/parts.json, systems.json physical)",
+        ),
+    }
+    return out

@@ -1,0 +1,192 @@
+"""Training memory per GPU: model state (ZeRO-1 accounting) plus activations (Korthikanti et al. 2022).
+
+Kept separate from the layout search so the formulas can be tested by hand; the engine (`step_time`) calls
+the same functions over numpy arrays of layouts, and inference sizing reuses `params_per_gpu`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.workload.model import Workload
+
+__all__ = [
+    "GIB",
+    "GRAD_BYTES_PER_PARAM",
+    "OPTIMIZER_BYTES_PER_PARAM",
+    "RECOMPUTE_MODES",
+    "WEIGHT_BYTES_PER_PARAM",
+    "MemoryBreakdown",
+    "activation_bytes_per_layer",
+    "activation_terms",
+    "expert_params_per_gpu",
+    "params_per_gpu",
+    "state_bytes",
+    "state_bytes_ep",
+    "training_memory",
+]
+
+GIB = 1024**3
+# Mixed-precision Adam (ZeRO paper accounting): bf16 weights 2 + bf16 grads 2 + fp32 master/m/v 12 = 16 B/param.
+WEIGHT_BYTES_PER_PARAM = 2.0
+GRAD_BYTES_PER_PARAM = 2.0
+OPTIMIZER_BYTES_PER_PARAM = 12.0
+RECOMPUTE_MODES = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Per-GPU memory of the most loaded pipeline stage, GiB."""
+
+    weights_gib: float
+    gradients_gib: float
+    optimizer_gib: float
+    activations_gib: float
+    reserve_gib: float
+
+    @property
+    def total_gib(self) -> float:
+        return self.weights_gib + self.gradients_gib + self.optimizer_gib + self.activations_gib + self.reserve_gib
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "weights": self.weights_gib,
+            "gradients": self.gradients_gib,
+            "optimizer": self.optimizer_gib,
+            "activations": self.activations_gib,
+            "reserve": self.reserve_gib,
+        }
+
+
+def params_per_gpu(work: Workload, tp, pp, ep=1):
+    """Parameters on one GPU of the heaviest pipeline stage (scalars, or numpy arrays of layouts).
+
+    The first stage also holds the input embedding, the last the output head (a tied matrix is held by both,
+    as Megatron does), so with pipelining the heavier end stage sets the memory need. Expert parallelism
+    splits a mixture-of-experts layer's experts over `ep` GPUs (each holds experts / ep whole experts, still
+    sharded over tp); attention, router, norms and embeddings are not split by ep. The expert share is
+    subtracted (times 1 - 1/ep) rather than re-added so that ep = 1 reproduces the dense figure bit for bit.
+    """
+    layers_per_stage = np.ceil(work.shape.layers / np.asarray(pp, dtype=float))
+    ep = np.asarray(ep, dtype=float)
+    layer = work.layer_params() - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)
+    scale = work.params / work.params_derived  # declared-params scaling, 1.0 normally
+    first_extra = work.input_embedding_params * scale
+    head = work.shape.vocab * work.shape.hidden if work.shape.tied_embeddings else work.output_head_params
+    last_extra = (head + work.final_norm_params) * scale
+    both = first_extra + (work.output_head_params + work.final_norm_params) * scale
+    stage = layers_per_stage * layer + np.where(np.asarray(pp) == 1, both, max(first_extra, last_extra))
+    return _scalar_or_array(stage / tp)
+
+
+def expert_params_per_gpu(work: Workload, tp, pp, ep):
+    """Expert parameters one GPU of the heaviest stage holds after expert parallelism: layers/pp x experts
+    x per-expert FFN / (ep x tp); 0 for a dense model. Their gradients are reduced, and their optimizer state
+    sharded, over the dp / ep ranks that hold the same experts, not over all of dp (`state_bytes_ep`)."""
+    layers_per_stage = np.ceil(work.shape.layers / np.asarray(pp, dtype=float))
+    return _scalar_or_array(layers_per_stage * work.moe_expert_params_per_layer() / np.asarray(ep, dtype=float) / tp)
+
+
+def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = False):
+    """Activation bytes one layer keeps for `tokens` tokens of a micro-batch: (full, selective, none) recompute.
+
+    Korthikanti et al. 2022 (16-bit activations): s b (18h + 4 d_ff) + 5 a s^2 b per layer without
+    parallelism, which is 34 s b h + 5 a s^2 b at d_ff = 4h. Two generalisations, same derivation:
+    with GQA the stored K and V shrink by kv_heads/heads (attention 11 sbh -> (7 + 4 kv/a) sbh); the FFN keeps
+    the activation function's input and the second matmul's input, 2 d_ff + 2 d_ff = 4 s b d_ff for a plain FFN
+    and 4 d_ff (gate and up) + 2 d_ff = 6 s b d_ff for a fused SwiGLU; MoE keeps these for each of the `active`
+    experts a token visits. Selective recompute drops the 5 a s^2 b score term
+    (as FlashAttention does, so with `flash_attention` no mode keeps it); full recompute keeps only the layer
+    input (2 s b h). Tensor parallelism shards the terms over `tp`; the 10h of norm inputs, dropout masks and
+    GEMM inputs shard only with sequence parallelism, over `sp` (sp = tp with it, 1 without).
+    """
+    s = work.shape
+    h = float(s.hidden)
+    kv_ratio = s.kv_heads / s.heads
+    act_fn_bytes = (6.0 if s.ffn_gated else 4.0) * float(s.ffn_hidden) * float(work.active_experts)
+    linear = (14.0 + 4.0 * kv_ratio) * h + act_fn_bytes  # bytes per token per layer at 16-bit
+    replicated = 10.0 * h
+    selective = tokens * (replicated / sp + (linear - replicated) / tp)
+    score = 0.0 if flash_attention else 5.0 * float(s.heads) * float(s.seq_len) * tokens / tp
+    return 2.0 * tokens * h / sp, selective, selective + score
+
+
+def activation_bytes_per_layer(work: Workload, micro_batch: int, tp: int, recompute: str) -> float:
+    """Activation bytes one layer keeps for one micro-batch, with tensor + sequence parallelism over `tp`
+    and no FlashAttention (`activation_terms` has the derivation)."""
+    if recompute not in RECOMPUTE_MODES:
+        raise ValueError(f"unknown recompute mode {recompute!r}")
+    full, selective, none = activation_terms(work, float(work.shape.seq_len * micro_batch), tp, tp)
+    return _scalar_or_array({"full": full, "selective": selective, "none": none}[recompute])
+
+
+def state_bytes(params, layer_params, dp, zero):
+    """Bytes per GPU of (weights, gradients, optimizer state) under ZeRO stage `zero` over `dp` ranks.
+
+    2 + 2 + 12 bytes per parameter (module note); ZeRO-1 shards the optimizer state, ZeRO-2 also the
+    gradients, ZeRO-3 also the weights (keeping one gathered layer, 4 bytes per its parameter, in flight).
+    """
+    shard = np.where(zero >= 1, dp, 1.0)
+    weights = np.where(
+        zero == 3,
+        WEIGHT_BYTES_PER_PARAM * params / dp + 4.0 * layer_params,
+        WEIGHT_BYTES_PER_PARAM * params,
+    )
+    grads = np.where(zero >= 2, GRAD_BYTES_PER_PARAM * params / dp, GRAD_BYTES_PER_PARAM * params)
+    optim = OPTIMIZER_BYTES_PER_PARAM * params / shard
+    return weights, grads, optim
+
+
+def state_bytes_ep(params, expert_params, layer_params, dp, ep, zero):
+    """`state_bytes` with expert parallelism: the dense share of `params` shards over dp, the expert share
+    (`expert_params`, already divided by ep) over the dp / ep expert-data-parallel ranks holding the same
+    experts (Megatron-Core and DeepSpeed-MoE carve EP groups out of DP). With no expert share (dense models)
+    the expert term is exactly zero, so dense figures are unchanged."""
+    dp = np.asarray(dp, dtype=float)
+    dense = state_bytes(params - expert_params, layer_params, dp, zero)
+    expert = state_bytes(expert_params, 0.0, dp / np.asarray(ep, dtype=float), zero)
+    return tuple(d + e for d, e in zip(dense, expert, strict=True))
+
+
+def training_memory(
+    work: Workload,
+    *,
+    tp: int,
+    pp: int,
+    dp: int,
+    micro_batch: int,
+    micro_batches: int,
+    recompute: str,
+    hbm_gib: float,
+    reserve_fraction: float,
+    ep: int = 1,
+) -> MemoryBreakdown:
+    """Memory per GPU: 2 + 2 + 12/dp bytes per parameter (ZeRO-1 distributed optimizer) plus activations.
+
+    With expert parallelism `ep` (which must divide dp) each GPU holds experts / ep of every MoE layer.
+
+    Under 1F1B the first stage has min(pp, micro-batches) micro-batches in flight, each holding its
+    ceil(L/pp) layers' activations, i.e. about L layers' worth when the pipeline is full. The engine
+    (`step_time.step_costs`) adds the other ZeRO stages, interleaving and the last stage's logits.
+    """
+    params = params_per_gpu(work, tp, pp, ep)
+    experts = expert_params_per_gpu(work, tp, pp, ep)
+    layers_per_stage = math.ceil(work.shape.layers / pp)
+    in_flight = min(pp, micro_batches)
+    activations = activation_bytes_per_layer(work, micro_batch, tp, recompute) * layers_per_stage * in_flight
+    weights, grads, optim = (float(x) for x in state_bytes_ep(params, experts, params, float(dp), ep, np.asarray(1)))
+    return MemoryBreakdown(
+        weights_gib=weights / GIB,
+        gradients_gib=grads / GIB,
+        optimizer_gib=optim / GIB,
+        activations_gib=activations / GIB,
+        reserve_gib=hbm_gib * reserve_fraction,
+    )
+
+
+def _scalar_or_array(x):
+    """A plain float for scalar inputs (so callers keep Python floats), the array otherwise."""
+    return float(x) if np.ndim(x) == 0 else x

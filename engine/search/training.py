@@ -1,0 +1,336 @@
+"""Training stage: search the parallel layout, size the GPU count (or the time), add goodput and a frontier.
+
+The speed model is the per-operation roofline in `step_time.py` (calibrated per GPU generation, see
+docs/accuracy.md); the layout is found by the exhaustive vectorised search in `search.py`. This module turns
+the chosen plan into the plan's `training` section: ideal and expected days, MFU and HFU, memory, the search
+statistics and a time-vs-GPUs frontier for the system.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.hardware import Gpu, System
+from engine.performance.goodput import Goodput, expected_goodput
+from engine.performance.memory import MemoryBreakdown
+from engine.request.spec import TrainingSpec
+from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
+from engine.workload.model import Workload
+
+__all__ = [
+    "FRONTIER_FACTORS",
+    "SECONDS_PER_DAY",
+    "TrainingLayout",
+    "TrainingResult",
+    "hardware_flops_per_token",
+    "size_training",
+]
+
+SECONDS_PER_DAY = 86_400.0
+# GPU counts of the frontier, as multiples of the plan's count (then rounded to whole systems).
+FRONTIER_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
+
+
+@dataclass(frozen=True)
+class TrainingLayout:
+    """A parallel layout and the micro-batching it implies for the global batch."""
+
+    tp: int
+    pp: int
+    dp: int
+    micro_batch: int
+    recompute: str
+    micro_batches: int  # per pipeline per step (m)
+    global_batch_sequences: int  # dp x micro_batch x m, what one step really trains on
+    interleave: int = 1
+    zero_stage: int = 1
+    ep: int = 1  # expert parallelism (MoE); a sub-division of dp, not extra GPUs
+
+    def parallelism(self) -> dict[str, object]:
+        """The layout's degrees, as the plan's `training.parallelism` reports them."""
+        return {
+            "tp": self.tp,
+            "pp": self.pp,
+            "dp": self.dp,
+            "micro_batch": self.micro_batch,
+            "recompute": self.recompute,
+            "interleave": self.interleave,
+            "zero_stage": self.zero_stage,
+            "ep": self.ep,
+        }
+
+
+@dataclass
+class TrainingResult:
+    """Outcome for one system: figures when feasible, otherwise the binding limit in `problems`."""
+
+    feasible: bool
+    problems: list[str] = field(default_factory=list)
+    gpus: int = 0
+    days: float = 0.0
+    days_ideal: float = 0.0
+    step_time_s: float = 0.0
+    tokens_per_s: float = 0.0
+    model_tflops_per_gpu: float = 0.0
+    hardware_tflops_per_gpu: float = 0.0
+    mfu: float = 0.0
+    hfu: float = 0.0
+    total_flops: float = 0.0
+    flops_per_token: float = 0.0
+    hardware_flops_per_token: float = 0.0
+    layout: TrainingLayout | None = None
+    hbm_gib: float = 0.0
+    peak_tflops: float = 0.0
+    plan: Plan | None = None
+    goodput: Goodput | None = None
+    search: SearchStats | None = None
+    frontier: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def memory(self) -> MemoryBreakdown | None:
+        """Memory per GPU of the chosen plan."""
+        return self.plan.memory if self.plan is not None else None
+
+    def as_dict(self) -> dict[str, object]:
+        """The plan's `training` section (design.md contract keys plus issue 3's keys and breakdowns)."""
+        assert self.layout is not None and self.memory is not None and self.plan is not None
+        lay, p = self.layout, self.plan
+        return {
+            "gpus": self.gpus,
+            "days": self.days,
+            "days_ideal": self.days_ideal,
+            "step_time_s": self.step_time_s,
+            "tokens_per_s": self.tokens_per_s,
+            "model_tflops_per_gpu": self.model_tflops_per_gpu,
+            "hardware_tflops_per_gpu": self.hardware_tflops_per_gpu,
+            "mfu": self.mfu,
+            "hfu": self.hfu,
+            "parallelism": lay.parallelism(),
+            "memory_per_gpu_gib": self.memory.total_gib,
+            "memory_breakdown_gib": self.memory.as_dict(),
+            "hbm_gib": self.hbm_gib,
+            "micro_batches_per_step": lay.micro_batches,
+            "global_batch_sequences": lay.global_batch_sequences,
+            "pipeline_bubble_fraction": p.bubble_time_s / p.step_time_s,
+            "step_breakdown_s": {
+                "pipeline": p.pipeline_time_s,
+                "bubble": p.bubble_time_s,
+                "tensor_parallel_comm": p.tp_comm_time_s,
+                "expert_all_to_all": p.ep_comm_time_s,
+                "pipeline_p2p": p.p2p_time_s,
+                "data_parallel_exposed": p.dp_exposed_time_s,
+                "optimizer": p.optimizer_time_s,
+            },
+            "goodput": self.goodput.as_dict() if self.goodput else None,
+            "search": self.search.as_dict() if self.search else None,
+            "frontier": self.frontier,
+            "total_flops": self.total_flops,
+            "flops_per_token": self.flops_per_token,
+            "hardware_flops_per_token": self.hardware_flops_per_token,
+            "peak_tflops_per_gpu": self.peak_tflops,
+        }
+
+
+def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bool) -> float:
+    """Model FLOPs plus recomputed forward FLOPs (HFU numerator; training-calibration.md section 1).
+
+    Full recompute replays every layer's forward (2 x layer compute params + 4 l s h attention); selective replays
+    the attention core (4 l s h) unless fused attention already does it inside its backward.
+    """
+    s = work.shape
+    model = work.training_flops_per_token()
+    attention_fwd = 4.0 * s.layers * s.seq_len * s.hidden
+    head = s.vocab * s.hidden
+    if recompute == "full":
+        return model + 2.0 * (work.compute_params_active - head) + attention_fwd
+    if recompute == "selective" and not flash_attention:
+        return model + attention_fwd
+    return model
+
+
+def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, a: Assumptions) -> Goodput:
+    return expected_goodput(
+        params=work.params,
+        gpus=gpus,
+        systems=math.ceil(gpus / system.gpus_per_system),
+        node_mtbf_hours=search.node_mtbf_hours,
+        write_gbyte_s_per_gpu=a["storage_write_gbyte_s_per_gpu"],
+        checkpoint_bytes_per_param=a["checkpoint_bytes_per_param"],
+        restart_s=a["restart_minutes"] * 60.0,
+        mtbf_source=system.mtbf_source if a["node_mtbf_hours"] <= 0 else "assumption node_mtbf_hours",
+    )
+
+
+def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: Plan, search: TrainingSearch,
+            stats: SearchStats, a: Assumptions) -> TrainingResult:
+    flops_per_token = work.training_flops_per_token()
+    hw_flops = hardware_flops_per_token(work, plan.recompute, search.eff.flash_attention)
+    tokens_per_s = plan.tokens_per_step / plan.step_time_s
+    peak = search.hw.gemm_peak_flops / 1e12
+    model_tflops = tokens_per_s * flops_per_token / plan.gpus / 1e12
+    hw_tflops = tokens_per_s * hw_flops / plan.gpus / 1e12
+    good = _goodput(work, system, plan.gpus, search, a)
+    layout = TrainingLayout(
+        tp=plan.tp,
+        pp=plan.pp,
+        dp=plan.dp,
+        micro_batch=plan.micro_batch,
+        recompute=plan.recompute,
+        micro_batches=plan.micro_batches,
+        global_batch_sequences=plan.dp * plan.micro_batch * plan.micro_batches,
+        interleave=plan.interleave,
+        zero_stage=plan.zero_stage,
+        ep=plan.ep,
+    )
+    days_ideal = spec.tokens / tokens_per_s / SECONDS_PER_DAY
+    return TrainingResult(
+        feasible=True,
+        gpus=plan.gpus,
+        days=days_ideal / good.fraction,
+        days_ideal=days_ideal,
+        step_time_s=plan.step_time_s,
+        tokens_per_s=tokens_per_s,
+        model_tflops_per_gpu=model_tflops,
+        hardware_tflops_per_gpu=hw_tflops,
+        mfu=model_tflops / peak,
+        hfu=hw_tflops / peak,
+        total_flops=float(flops_per_token * spec.tokens),  # JSON readers (and jsonb) lose ints past 2**53
+        flops_per_token=flops_per_token,
+        hardware_flops_per_token=hw_flops,
+        layout=layout,
+        hbm_gib=gpu.hbm_gib,
+        peak_tflops=peak,
+        plan=plan,
+        goodput=good,
+        search=stats,
+    )
+
+
+def _frontier(work: Workload, spec: TrainingSpec, system: System, search: TrainingSearch, gpus: int,
+              a: Assumptions) -> list[dict[str, object]]:
+    """Fastest plan at GPU counts around the chosen one (whole systems): the time-vs-GPUs curve."""
+    gps = system.gpus_per_system
+    counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
+    points: list[dict[str, object]] = []
+    for n in counts:
+        if n > a["max_cluster_gpus"]:
+            continue
+        plan, _stats, _miss = search.fastest(n)
+        if plan is None:
+            continue
+        tokens_per_s = plan.tokens_per_step / plan.step_time_s
+        days_ideal = spec.tokens / tokens_per_s / SECONDS_PER_DAY
+        good = _goodput(work, system, n, search, a)
+        points.append(
+            {
+                "gpus": n,
+                "days_ideal": days_ideal,
+                "days": days_ideal / good.fraction,
+                "step_time_s": plan.step_time_s,
+                "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
+                "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "micro_batch": plan.micro_batch,
+                                "recompute": plan.recompute, "interleave": plan.interleave,
+                                "zero_stage": plan.zero_stage, "ep": plan.ep},
+            }
+        )
+    return points
+
+
+def size_training(
+    work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, assumptions: Assumptions
+) -> TrainingResult:
+    """Size one training job on one system: search the layout, then GPU count (deadline) or days (GPU count)."""
+    if gpu.dense_tflops(spec.precision) is None:
+        return TrainingResult(
+            False, [f"{gpu.name} has no {spec.precision.upper()} tensor cores; train in bf16 or pick a newer GPU."]
+        )
+    pin = spec.parallelism
+    max_tp = assumptions["max_tensor_parallel"]
+    search = TrainingSearch(work, spec, system, gpu, assumptions)
+    if pin.tp is not None and pin.tp not in search.tp_options():
+        return TrainingResult(
+            False,
+            [
+                f"pinned tp={pin.tp} is not allowed on {system.id}: TP must be at most the {system.nvlink_domain_gpus}"
+                f"-GPU NVLink domain and max_tensor_parallel={max_tp}, and must divide heads={work.shape.heads} and "
+                f"kv_heads={work.shape.kv_heads}."
+            ],
+        )
+    if spec.gpus is not None:
+        plan, stats, miss = search.fastest(spec.gpus)
+    else:
+        assert spec.deadline_days is not None
+        plan, stats, miss = search.smallest_for_deadline(spec.deadline_days)
+    stats.seconds += search.layout_seconds
+    if plan is None:
+        problems = _explain_failure(work, spec, system, gpu, miss, stats, max_gpus=assumptions["max_cluster_gpus"])
+        result = TrainingResult(False, problems)
+        result.search = stats
+        return result
+    result = _result(work, spec, system, gpu, plan, search, stats, assumptions)
+    result.frontier = _frontier(work, spec, system, search, plan.gpus, assumptions)
+    return result
+
+
+def _explain_failure(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, miss: Infeasibility,
+                     stats: SearchStats, max_gpus: int) -> list[str]:
+    """Name the limit that binds, with the closest achievable figure."""
+    pin = spec.parallelism
+    rejected = {k: v for k, v in stats.rejected_by_reason.items() if v}
+    problems: list[str] = []
+    if miss.min_memory_gib is not None and miss.best_days is None:
+        tp, pp = miss.min_memory_layout or (0, 0)
+        problems.append(
+            f"memory: the model does not fit {gpu.name} ({gpu.hbm_gib:g} GiB HBM): the leanest layout tried "
+            f"(tp={tp}, pp={pp}) needs {miss.min_memory_gib:.1f} GiB per GPU for weights, gradients, optimizer state, "
+            f"activations and reserve."
+        )
+        if any(v is not None for v in (pin.tp, pin.pp, pin.zero_stage, pin.recompute)):
+            problems.append("the pinned parallelism rules out leaner layouts; unpin tp/pp/zero_stage/recompute.")
+        if spec.gpus is not None:
+            problems.append(
+                f"only layouts whose tp x pp divides {spec.gpus} GPUs were tried; more GPUs shard the state further."
+            )
+        return problems
+    sequences = max(1, spec.global_batch_tokens // work.shape.seq_len)
+    if miss.best_days is not None and spec.deadline_days is not None:
+        needed = math.ceil((miss.best_days_gpus or 0) * miss.best_days / spec.deadline_days)
+        if miss.best_days_limit == "global batch":
+            problems.append(
+                f"global batch: the deadline needs about {needed} GPUs, but {spec.global_batch_tokens} tokens = "
+                f"{sequences} sequences caps data parallelism at {miss.batch_cap_gpus} GPUs; the shortest achievable "
+                f"time is {miss.best_days:.1f} days (deadline {spec.deadline_days:g} days). Raise "
+                f"training.global_batch_tokens."
+            )
+        else:
+            problems.append(
+                f"cluster size: the deadline needs about {needed} GPUs, above max_cluster_gpus={max_gpus}; with "
+                f"{miss.best_days_gpus} GPUs the shortest achievable time is {miss.best_days:.1f} days (deadline "
+                f"{spec.deadline_days:g} days)."
+            )
+        return problems
+    if rejected.get("global_batch") and spec.gpus is not None:
+        cap = f" (at most {miss.batch_cap_gpus} GPUs with a layout that fits)" if miss.batch_cap_gpus else ""
+        problems.append(
+            f"global batch: {spec.global_batch_tokens} tokens = {sequences} sequences cannot feed the data "
+            f"parallelism {spec.gpus} GPUs need{cap}; raise training.global_batch_tokens or use fewer GPUs."
+        )
+    elif rejected.get("global_batch"):
+        problems.append(
+            f"global batch: {sequences} sequences per step cannot fill any layout's pipeline; raise "
+            f"training.global_batch_tokens."
+        )
+    if not problems and rejected.get("gpus_not_divisible") and spec.gpus is not None:
+        problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus} GPUs.")
+    if not problems and rejected.get("ep_not_dividing_dp") and not stats.feasible and pin.ep is not None:
+        problems.append(
+            f"layout: pinned ep={pin.ep} must divide the data-parallel degree dp = GPUs / (tp x pp); no layout "
+            f"that fits gives such a dp."
+        )
+    if not problems and pin.dp is not None:
+        problems.append(f"pinned dp={pin.dp} gives no layout that fits memory and the batch on {system.id}.")
+    if not problems:
+        problems.append(f"no parallel layout satisfies the request on {system.id} (rejected: {rejected}).")
+    return problems

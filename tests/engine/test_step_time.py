@@ -1,0 +1,68 @@
+"""Step-time and memory model: hand-derived properties of the roofline, bubble, recompute and ZeRO accounting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.assumptions.registry import Assumptions
+from engine.performance.step_time import efficiency_for, hardware_for, layout_costs, step_costs
+from engine.workload.model import analyse_model
+
+
+@pytest.fixture
+def setup(catalog, shape_of):
+    system = catalog.systems["dgx-h100"]
+    gpu = catalog.gpu_of(system)
+    work = analyse_model(shape_of("llama-3-70b"))
+    return work, hardware_for(gpu, system, "bf16"), efficiency_for(gpu, "bf16", Assumptions())
+
+
+def _one(work, hw, eff, tp, pp, mb, v, rc):
+    return layout_costs(work, hw, eff, np.array([tp]), np.array([pp]), np.array([mb]), np.array([v]), np.array([rc]))
+
+
+def test_bubble_is_pp_minus_1_over_v_body_stages(setup):
+    work, hw, eff = setup
+    for v in (1, 2, 5):
+        lay = _one(work, hw, eff, 8, 8, 1, v, 1)
+        c = step_costs(lay, np.array([0]), np.array([4]), np.array([1]), 512, 8192, hw, eff)
+        # Narayanan 2021: bubble = (p - 1) / v of one micro-batch through a stage.
+        assert c.bubble_time_s[0] == pytest.approx(7 / v * lay.body_stage_time_s[0])
+        assert c.micro_batches[0] == 512 // (4 * 1)
+
+
+def test_recompute_costs_order_and_full_is_about_a_third_more(setup):
+    work, hw, eff = setup
+    none, sel, full = (_one(work, hw, eff, 8, 1, 1, 1, rc).body_stage_time_s[0] for rc in (0, 1, 2))
+    assert none <= sel < full
+    # Full recompute replays the forward: about (3 + 1) / 3 of the work without it.
+    assert 1.2 < full / none < 1.45
+
+
+def test_sixteen_bytes_per_param_without_sharding_and_zero3_divides_by_dp(catalog, shape_of):
+    system = catalog.systems["dgx-h100"]
+    gpu = catalog.gpu_of(system)
+    work = analyse_model(shape_of("llama-3-8b"))
+    hw, eff = hardware_for(gpu, system, "bf16"), efficiency_for(gpu, "bf16", Assumptions())
+    lay = _one(work, hw, eff, 1, 1, 1, 1, 2)
+    params = work.params  # tp = pp = 1: one GPU holds everything
+    assert lay.params_per_gpu[0] == pytest.approx(params)
+    z0 = step_costs(lay, np.array([0]), np.array([8]), np.array([0]), 64, 8192, hw, eff)
+    state0 = z0.weights_bytes[0] + z0.gradients_bytes[0] + z0.optimizer_bytes[0]
+    assert state0 == pytest.approx(16 * params)  # 2 + 2 + 12 (ZeRO paper)
+    z1 = step_costs(lay, np.array([0]), np.array([8]), np.array([1]), 64, 8192, hw, eff)
+    assert z1.weights_bytes[0] + z1.gradients_bytes[0] + z1.optimizer_bytes[0] == pytest.approx((4 + 12 / 8) * params)
+    z2 = step_costs(lay, np.array([0]), np.array([8]), np.array([2]), 64, 8192, hw, eff)
+    assert z2.weights_bytes[0] + z2.gradients_bytes[0] + z2.optimizer_bytes[0] == pytest.approx((2 + 14 / 8) * params)
+
+
+def test_tensor_parallel_comm_grows_as_hidden_shrinks(setup, shape_of):
+    work, hw, eff = setup
+    small = analyse_model(shape_of("llama-3-8b"))
+    big_share = _one(work, hw, eff, 8, 1, 1, 1, 1)
+    small_share = _one(small, hw, eff, 8, 1, 1, 1, 1)
+    ratio_big = big_share.tp_comm_time_s[0] / big_share.body_stage_time_s[0]
+    ratio_small = small_share.tp_comm_time_s[0] / small_share.body_stage_time_s[0]
+    # Compute per layer grows with h^2, TP traffic with h: narrower models spend a larger share communicating.
+    assert ratio_small > ratio_big > 0

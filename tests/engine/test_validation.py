@@ -1,0 +1,250 @@
+"""Request validation: every nasty input is rejected with a message on its dotted path, all at once."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import RequestInvalid, validate_request
+
+GOOD_TRAINING = {
+    "workload": "training",
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": 15e12, "deadline_days": 90},
+    "hardware": {"system": "auto"},
+    "pricing": {"years": 3, "regions": ["us-east-1", "us-west-2"]},
+}
+GOOD_INFERENCE = {
+    "workload": "inference",
+    "model": {"preset": "llama-3-8b"},
+    "inference": {"requests_per_s": 5, "prompt_tokens": 1000, "output_tokens": 200},
+}
+
+
+def errors_for(catalog, data) -> dict[str, list[str]]:
+    with pytest.raises(RequestInvalid) as info:
+        validate_request(data, catalog)
+    return info.value.errors
+
+
+def with_training(**fields):
+    return {**GOOD_TRAINING, "training": {**GOOD_TRAINING["training"], **fields}}
+
+
+def test_good_requests_validate_with_defaults(catalog):
+    req = validate_request(GOOD_TRAINING, catalog)
+    assert req.training.global_batch_tokens == 4 * 1024 * 1024 and req.training.precision == "bf16"
+    assert req.model.layers == 80 and req.model.kv_heads == 8 and req.model.preset == "llama-3-70b"
+    assert req.pricing.regions == ("us-east-1", "us-west-2")
+    inf = validate_request(GOOD_INFERENCE, catalog)
+    assert inf.inference.ttft_ms == 1000 and inf.inference.tpot_ms == 50 and inf.hardware.system == "auto"
+    json.dumps(inf.to_dict())
+
+
+@pytest.mark.parametrize("body", [[], ["workload"], "training", 42, None, True])
+def test_non_object_body(catalog, body):
+    errs = errors_for(catalog, body)
+    assert list(errs) == ["__all__"]
+    assert "JSON object" in errs["__all__"][0]
+
+
+@pytest.mark.parametrize(
+    ("value", "phrase"),
+    [
+        ("15e12", "must be a number, not a string"),
+        (True, "must be a number, not a boolean"),
+        (float("nan"), "finite"),
+        (float("inf"), "finite"),
+        (-1, "must be > 0"),
+        (0, "must be > 0"),
+        (1e30, "must be <="),
+        ([1], "must be a number, not a list"),
+        ({"v": 1}, "must be a number, not an object"),
+    ],
+)
+def test_bad_tokens(catalog, value, phrase):
+    errs = errors_for(catalog, with_training(tokens=value))
+    assert list(errs) == ["training.tokens"]
+    assert phrase in errs["training.tokens"][0]
+    assert errs["training.tokens"][0].startswith("training.tokens ")
+
+
+def test_exact_message_for_zero_tokens(catalog):
+    assert errors_for(catalog, with_training(tokens=0)) == {"training.tokens": ["training.tokens must be > 0"]}
+
+
+@pytest.mark.parametrize(
+    ("fields", "path"),
+    [
+        ({"deadline_days": 4000}, "training.deadline_days"),
+        ({"deadline_days": None, "gpus": 2_000_000}, "training.gpus"),
+        ({"deadline_days": None, "gpus": 8.5}, "training.gpus"),
+        ({"global_batch_tokens": 1024}, "training.global_batch_tokens"),  # below seq_len 8192
+        ({"precision": "fp16"}, "training.precision"),
+        ({"parallelism": {"tp": 0}}, "training.parallelism.tp"),
+        ({"parallelism": {"tp": 3}}, "training.parallelism.tp"),  # does not divide 64 heads / 8 kv heads
+        ({"parallelism": {"pp": 81}}, "training.parallelism.pp"),
+        ({"parallelism": {"recompute": "some"}}, "training.parallelism.recompute"),
+        ({"parallelism": [8, 1]}, "training.parallelism"),
+        ({"parallelism": {"tpp": 8}}, "training.parallelism.tpp"),
+    ],
+)
+def test_bad_training_fields(catalog, fields, path):
+    assert path in errors_for(catalog, with_training(**fields))
+
+
+def test_both_or_neither_deadline_and_gpus(catalog):
+    both = errors_for(catalog, with_training(gpus=64))
+    assert both == {"training": ["training must give exactly one of deadline_days or gpus (got both)"]}
+    neither = errors_for(catalog, with_training(deadline_days=None))
+    assert "got neither" in neither["training"][0]
+
+
+def test_pinned_degrees_must_match_gpus(catalog):
+    errs = errors_for(catalog, with_training(deadline_days=None, gpus=64, parallelism={"tp": 8, "pp": 2, "dp": 2}))
+    assert errs == {"training.parallelism": ["training.parallelism: tp x pp x dp (32) must equal training.gpus (64)"]}
+    errs = errors_for(catalog, with_training(deadline_days=None, gpus=60, parallelism={"tp": 8}))
+    assert "must divide training.gpus (60)" in errs["training.parallelism"][0]
+
+
+def test_unknown_preset_system_and_enums(catalog):
+    errs = errors_for(
+        catalog,
+        {
+            **GOOD_TRAINING,
+            "model": {"preset": "llama-9-1t"},
+            "hardware": {"system": "dgx-z900", "fabric": "token-ring", "cooling": "ice"},
+        },
+    )
+    assert "model.preset 'llama-9-1t' is not a known preset" in errs["model.preset"][0]
+    assert "hardware.system 'dgx-z900' is not a catalog system" in errs["hardware.system"][0]
+    assert "hardware.fabric" in errs and "hardware.cooling" in errs
+
+
+def test_unknown_keys_at_every_level(catalog):
+    body = {
+        **GOOD_TRAINING,
+        "wokload": "x",
+        "model": {"preset": "llama-3-8b", "layer": 2},
+        "training": {**GOOD_TRAINING["training"], "tokenz": 1},
+        "hardware": {"sytem": "auto"},
+        "site": {"pue": 1.2, "power": 3},
+        "pricing": {"year": 3},
+        "assumptions": {"mfu": 0.5},
+    }
+    errs = errors_for(catalog, body)
+    for path in (
+        "wokload",
+        "model.layer",
+        "training.tokenz",
+        "hardware.sytem",
+        "site.power",
+        "pricing.year",
+        "assumptions.mfu",
+    ):
+        assert path in errs, path
+    assert "did you mean 'tokens'" in errs["training.tokenz"][0]
+
+
+def test_workload_and_sections(catalog):
+    assert "workload" in errors_for(catalog, {**GOOD_TRAINING, "workload": "finetune"})
+    assert "workload" in errors_for(catalog, {k: v for k, v in GOOD_TRAINING.items() if k != "workload"})
+    assert errors_for(catalog, {"workload": "inference", "model": {"preset": "llama-3-8b"}}) == {
+        "inference": ["inference is required"]
+    }
+    assert "model" in errors_for(catalog, {"workload": "training", "training": GOOD_TRAINING["training"]})
+    # The other workload's section is ignored (forms may send both), but it must still be an object.
+    req = validate_request({**GOOD_INFERENCE, "training": {"tokens": 1}}, catalog)
+    assert req.training is None
+
+
+def test_model_shape_rules(catalog):
+    base = {"workload": "training", "training": {"tokens": 1e9, "gpus": 8}}
+    partial = errors_for(catalog, {**base, "model": {"layers": 2, "hidden": 64}})
+    for key in ("heads", "ffn_hidden", "vocab", "seq_len"):
+        assert f"model.{key}" in partial
+    shape = {"layers": 2, "hidden": 100, "heads": 8, "kv_heads": 3, "ffn_hidden": 256, "vocab": 1000, "seq_len": 128}
+    errs = errors_for(catalog, {**base, "model": shape})
+    assert "model.heads (8) must divide model.hidden (100)" in errs["model.heads"][0]
+    assert "model.kv_heads (3) must divide model.heads (8)" in errs["model.kv_heads"][0]
+    moe = errors_for(catalog, {**base, "model": {"preset": "mixtral-8x7b", "moe": {"experts": 4, "active": 8}}})
+    assert moe == {"model.moe.active": ["model.moe.active (8) must be <= model.moe.experts (4)"]}
+    assert "model.ffn_gated" in errors_for(catalog, {**base, "model": {"preset": "llama-3-8b", "ffn_gated": "yes"}})
+    assert "model.seq_len" in errors_for(catalog, {**base, "model": {"preset": "llama-3-8b", "seq_len": 10**8}})
+
+
+def test_preset_with_override(catalog):
+    req = validate_request({**GOOD_TRAINING, "model": {"preset": "llama-3-8b", "seq_len": 4096}}, catalog)
+    assert req.model.seq_len == 4096 and req.model.hidden == 4096 and req.model.preset == "llama-3-8b"
+
+
+def test_inference_fields(catalog):
+    body = {
+        **GOOD_INFERENCE,
+        "inference": {
+            "requests_per_s": "5",
+            "prompt_tokens": 0,
+            "output_tokens": -3,
+            "ttft_ms": float("inf"),
+            "tpot_ms": False,
+            "precision": "int2",
+            "parallelism": {"tp": 5},
+        },
+    }
+    errs = errors_for(catalog, body)
+    for path in (
+        "inference.requests_per_s",
+        "inference.prompt_tokens",
+        "inference.output_tokens",
+        "inference.ttft_ms",
+        "inference.tpot_ms",
+        "inference.precision",
+        "inference.parallelism.tp",
+    ):
+        assert path in errs, path
+
+
+def test_site_pricing_assumptions_name(catalog):
+    body = {
+        **GOOD_TRAINING,
+        "site": {"pue": 0.9, "electricity_usd_per_kwh": -1},
+        "pricing": {"years": 0, "regions": ["us-east-1", "moon-base"]},
+        "assumptions": {"gemm_efficiency_hopper": 1.5, "max_tensor_parallel": 2.5},
+        "name": "x" * 201,
+    }
+    errs = errors_for(catalog, body)
+    for path in (
+        "site.pue",
+        "site.electricity_usd_per_kwh",
+        "pricing.years",
+        "pricing.regions.1",
+        "assumptions.gemm_efficiency_hopper",
+        "assumptions.max_tensor_parallel",
+        "name",
+    ):
+        assert path in errs, path
+    assert "pricing.regions" in errors_for(catalog, {**GOOD_TRAINING, "pricing": {"regions": []}})
+    assert "hardware.rack_kw" in errors_for(catalog, {**GOOD_TRAINING, "hardware": {"rack_kw": 0}})
+
+
+def test_every_problem_reported_at_once(catalog):
+    body = {
+        "workload": "training",
+        "model": {"preset": "nope"},
+        "training": {"tokens": -5, "deadline_days": "soon", "gpus": 8},
+        "hardware": {"system": "dgx-h900", "rack_kw": True},
+        "bogus": 1,
+    }
+    errs = errors_for(catalog, body)
+    assert set(errs) == {
+        "model.preset",
+        "training.tokens",
+        "training.deadline_days",
+        "training",
+        "hardware.system",
+        "hardware.rack_kw",
+        "bogus",
+    }
+    text = str(RequestInvalid(errs))
+    assert "training.tokens must be > 0" in text and "bogus is not a known field" in text

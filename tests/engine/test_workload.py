@@ -1,0 +1,129 @@
+"""Parameter counts and FLOPs against published sizes and the reference formulas."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.request.spec import ModelSpec, MoeSpec
+from engine.workload.model import analyse_model, bytes_per_param
+
+
+def preset_shape(catalog, preset_id: str) -> ModelSpec:
+    p = catalog.models[preset_id]
+    moe = MoeSpec(p.moe_experts, p.moe_active) if p.moe_experts else None
+    return ModelSpec(
+        layers=p.layers,
+        hidden=p.hidden,
+        heads=p.heads,
+        kv_heads=p.kv_heads,
+        ffn_hidden=p.ffn_hidden,
+        vocab=p.vocab,
+        seq_len=p.seq_len,
+        preset=p.id,
+        ffn_gated=p.ffn_gated,
+        tied_embeddings=p.tied_embeddings,
+        learned_positions=p.learned_positions,
+        biases=p.biases,
+        moe=moe,
+    )
+
+
+def gpt_shape(layers: int, hidden: int, heads: int, vocab: int = 51200, seq_len: int = 2048) -> ModelSpec:
+    """Megatron GPT block: MHA, plain 4h FFN, tied embeddings, learned positions, biases."""
+    return ModelSpec(
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=heads,
+        ffn_hidden=4 * hidden,
+        vocab=vocab,
+        seq_len=seq_len,
+        ffn_gated=False,
+        tied_embeddings=True,
+        learned_positions=True,
+        biases=True,
+    )
+
+
+# Narayanan et al. 2021 Table 1 (training-calibration.md 3a): published size, heads, hidden, layers.
+NARAYANAN_ROWS = [
+    (1.7e9, 24, 2304, 24),
+    (18.4e9, 48, 6144, 40),
+    (145.6e9, 96, 12288, 80),
+    (310.1e9, 128, 16384, 96),
+    (529.6e9, 128, 20480, 105),
+    (1008e9, 160, 25600, 128),
+]
+
+
+@pytest.mark.parametrize(("published", "heads", "hidden", "layers"), NARAYANAN_ROWS)
+def test_narayanan_table1_sizes(published, heads, hidden, layers):
+    params = analyse_model(gpt_shape(layers, hidden, heads)).params
+    # Eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)); our count adds only the final LayerNorm (2h).
+    eq2 = 12 * layers * hidden**2 * (1 + 13 / (12 * hidden) + (51200 + 2048) / (12 * layers * hidden))
+    assert params == pytest.approx(eq2 + 2 * hidden, rel=1e-12)
+    # The table prints sizes to one decimal in billions; 1.652B prints as 1.7B.
+    assert round(params / 1e9, 1) == pytest.approx(published / 1e9)
+    if published >= 10e9:
+        assert params == pytest.approx(published, rel=0.01)
+
+
+def test_gpt3_total_compute_matches_brown_2020():
+    work = analyse_model(gpt_shape(96, 12288, 96, vocab=50257))
+    assert work.params == pytest.approx(175e9, rel=0.01)
+    # 6ND with D = 300B tokens vs the reported 3.14e23 FLOPs (Brown et al. 2020 Table D.1): within 0.5 %.
+    six_nd = 6 * work.compute_params_active * 300e9
+    assert six_nd == pytest.approx(3.14e23, rel=0.005)
+    # The engine's total adds the attention term 12 l s h per token (training-calibration.md section 2).
+    attention = 12 * 96 * 2048 * 12288 * 300e9
+    assert work.training_flops(300e9) == pytest.approx(six_nd + attention, rel=1e-12)
+
+
+def test_llama_3_8b_hand_count(catalog):
+    work = analyse_model(preset_shape(catalog, "llama-3-8b"))
+    # Per layer: q,o 2 x 4096^2 = 33,554,432; k,v 2 x 4096 x 1024 = 8,388,608;
+    # SwiGLU 3 x 4096 x 14336 = 176,160,768; RMSNorm weights 2 x 4096 = 8,192 -> 218,112,000 x 32 layers.
+    # Untied embedding + head 2 x 128256 x 4096 = 1,050,673,152; final norm 4,096.
+    assert work.params == 218_112_000 * 32 + 1_050_673_152 + 4_096 == 8_030_261_248
+    # Input embedding lookups cost no FLOPs: compute params = total - 128256 x 4096.
+    assert work.compute_params_active == 8_030_261_248 - 525_336_576
+
+
+@pytest.mark.parametrize(
+    ("preset", "published"),
+    [
+        ("llama-3-8b", 8.03e9),
+        ("llama-3-70b", 70.6e9),
+        ("llama-3-405b", 405.9e9),
+        ("mixtral-8x22b", 141e9),
+    ],
+)
+def test_published_sizes(catalog, preset, published):
+    # inference-calibration.md section 1 (recomputed from shapes, agree to 0.1 %); Mistral's announcement.
+    assert analyse_model(preset_shape(catalog, preset)).params == pytest.approx(published, rel=0.003)
+
+
+def test_mixtral_total_and_active(catalog):
+    work = analyse_model(preset_shape(catalog, "mixtral-8x7b"))
+    # Jiang et al. 2024: 46.7B total, 12.9B active (2 of 8 experts).
+    assert work.params == pytest.approx(46.7e9, rel=0.002)
+    assert work.active_params == pytest.approx(12.9e9, rel=0.002)
+    assert analyse_model(preset_shape(catalog, "mixtral-8x22b")).active_params == pytest.approx(39e9, rel=0.01)
+
+
+def test_declared_params_override_scales_consistently(catalog):
+    shape = preset_shape(catalog, "llama-3-8b")
+    declared = analyse_model(ModelSpec(**{**shape.__dict__, "params": 16e9}))
+    assert declared.params == 16e9
+    assert declared.params_derived == pytest.approx(8.03e9, rel=0.001)
+    assert declared.compute_params_active / declared.params == pytest.approx(
+        (8_030_261_248 - 525_336_576) / 8_030_261_248
+    )
+
+
+def test_bytes_per_param():
+    assert bytes_per_param("bf16", 0.53125, 0.5625) == 2
+    assert bytes_per_param("fp8", 0.53125, 0.5625) == 1
+    assert bytes_per_param("int8", 0.53125, 0.5625) == 1
+    assert bytes_per_param("int4", 0.53125, 0.5625) == 0.53125
+    assert bytes_per_param("fp4", 0.53125, 0.5625) == 0.5625
