@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from engine.costing.plan_costs import plan_costs, request_overrides, selection_price_data
+from engine.costing import plan_costs, request_overrides, selection_price_data
 
 from .models import PriceSnapshot
 from .selectors import cost_inputs_for_snapshot

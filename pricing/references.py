@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from engine.costing.plan_costs import CostParameter, PartPrice, SpotBand
+from engine.costing import CostParameter, PartPrice, SpotBand
 
 __all__ = [
     "CONFIDENCE_LABELS",

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.db.models import Count, QuerySet
 
-from engine.costing.plan_costs import CloudPrice, CostInputs, CostParameter, PartPrice, SpotBand
+from engine.costing import CloudPrice, CostInputs, CostParameter, PartPrice, SpotBand
 
 from .models import CloudInstanceType, CloudOffer, ComponentPrice, PriceSnapshot, SpotAdvisorBand
 from .models import CostParameter as CostParameterRow

@@ -26,7 +26,7 @@ import numpy as np
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
-from engine.performance.goodput import MIN_GOODPUT
+from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
 from engine.performance.memory import GIB, MemoryBreakdown
 from engine.performance.step_time import (
     RECOMPUTE_CODES,
@@ -218,14 +218,12 @@ class TrainingSearch:
         return steps * costs.step_time_s / SECONDS_PER_DAY
 
     def goodput(self, gpus: np.ndarray) -> np.ndarray:
-        """Vectorised goodput (see goodput.py for the derivation; this is the same formula on arrays)."""
+        """Vectorised goodput: goodput.py's one formula (`goodput_fraction`) on arrays."""
         gpus = np.maximum(np.asarray(gpus, dtype=float), 1.0)
         systems = np.maximum(np.ceil(gpus / self.system.gpus_per_system), 1.0)
         mtbf = self.node_mtbf_hours * 3600.0 / systems
         delta = self.checkpoint_bytes / (self.write_bytes_s_per_gpu * gpus)
-        tau = np.maximum(delta, np.sqrt(2.0 * delta * mtbf) - delta)
-        fraction = tau / (tau + delta) * (1.0 - ((tau + delta) / 2.0 + self.restart_s) / mtbf)
-        return np.maximum(fraction, MIN_GOODPUT)
+        return np.maximum(goodput_fraction(delta, mtbf, self.restart_s), MIN_GOODPUT)
 
     def _plan(self, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int) -> Plan:
         """Re-evaluate candidate i alone and package it."""

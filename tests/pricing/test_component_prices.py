@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 from engine import load_catalog, run_plan, validate_request
-from engine.costing.plan_costs import CostInputs, plan_costs, request_overrides
+from engine.costing import CostInputs, plan_costs, request_overrides
 from engine.request.validation import RequestInvalid, cost_parameter_limits
 from pricing.references import CONFIDENCE_LABELS, FIXTURES_PRICES_DIR, price_references_load
 from tests.pricing.test_costing import training_plan

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.costing.plan_costs import (
+from engine.costing import (
     CloudPrice,
     CostInputs,
     capacity_block_days,
@@ -568,7 +568,7 @@ def test_repricing_with_another_snapshot_changes_exactly_the_price_dependent_fig
 
 PURITY_SCRIPT = """
 import json, sys
-from engine.costing.plan_costs import plan_costs, CostInputs
+from engine.costing import plan_costs, CostInputs
 from pricing.references import price_references_load
 refs = price_references_load()
 plan = {"feasible": True, "training": {"gpus": 8, "days": 1.0}, "cluster": {"system": "dgx-h100", "systems": 1,

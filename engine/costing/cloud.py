@@ -1,0 +1,168 @@
+"""Cloud: one row per region x instance type x purchase option for each sizing the plan offers.
+
+instances = ceil(job GPUs / GPUs per instance) of an instance type with the same catalog GPU (same model *and*
+memory: catalog ids the caller passes on each `CloudPrice`); job hours = the plan's training days x 24, or one
+year of serving; job cost = instances x $/instance-hour x hours, rounded to the cent. Reserved terms are paid in
+whole (1 or 3 years) whether used or not (`job_usd_if_term_shared` is the cost if other work used the rest);
+capacity blocks allow <= 64 instances per block and <= 256 in total, for 1-14 days then 7-day steps to 182 days.
+Keys starting with "_" carry Decimals for the comparison and are dropped from the JSON.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any
+
+from .inputs import CloudPrice, CostInputs, CostJob, Scales, Sizing
+from .money import HOURS_PER_YEAR, D, cents, r, rate, usd
+from .parameters import Params
+from .spot import SpotQuote, spot_row
+
+__all__ = [
+    "CAPACITY_BLOCK_MAX_DAYS",
+    "CAPACITY_BLOCK_MAX_INSTANCES",
+    "CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK",
+    "PURCHASE_ORDER",
+    "RESERVED_YEARS",
+    "capacity_block_days",
+    "cloud_rows",
+]
+
+PURCHASE_ORDER = ("on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block")
+RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3}
+
+CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK = 64
+CAPACITY_BLOCK_MAX_INSTANCES = 256
+CAPACITY_BLOCK_DAILY_STEPS_TO = 14
+CAPACITY_BLOCK_MAX_DAYS = 182
+
+
+def capacity_block_days(job_days: float) -> int | None:
+    """Shortest bookable block covering the job: whole days up to 14, then 7-day steps to 182; None if longer."""
+    days = max(1, math.ceil(job_days - 1e-9))
+    if days <= CAPACITY_BLOCK_DAILY_STEPS_TO:
+        return days
+    stepped = CAPACITY_BLOCK_DAILY_STEPS_TO + 7 * math.ceil((days - CAPACITY_BLOCK_DAILY_STEPS_TO) / 7)
+    return stepped if stepped <= CAPACITY_BLOCK_MAX_DAYS else None
+
+
+def _capacity_block(row: dict[str, Any], unit: Decimal, instances: int, hours: float) -> None:
+    days = capacity_block_days(hours / 24)
+    row["blocks"] = math.ceil(instances / CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK)
+    row["price_basis"] = (
+        "the snapshot's cheapest offering per instance-hour (a small, short block); larger and longer blocks "
+        "are priced by supply and demand when booked (up to 8 weeks ahead)"
+    )
+    if instances > CAPACITY_BLOCK_MAX_INSTANCES:
+        row["available"] = False
+        row["unavailable_reason"] = (
+            f"needs {instances} instances; capacity blocks allow at most {CAPACITY_BLOCK_MAX_INSTANCES} in "
+            f"total ({CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK} per block)"
+        )
+    elif days is None:
+        row["available"] = False
+        row["unavailable_reason"] = (
+            f"the job runs {hours / 24:.1f} days; a capacity block lasts at most {CAPACITY_BLOCK_MAX_DAYS} days"
+        )
+    else:
+        row["block_days"] = days
+        row["billed_hours"] = days * 24
+        row["_job_usd"] = cents(instances * unit * days * 24)
+
+
+def _priced_row(row: dict[str, Any], purchase: str, unit: Decimal, hours: float) -> None:
+    """Fill a regional-price row: on-demand, reserved (whole terms) or capacity block (limits respected)."""
+    instances, gpi = row["instances"], row["gpus_per_instance"]
+    row["usd_per_hour"] = rate(unit)
+    row["usd_per_gpu_hour"] = rate(unit / gpi)
+    row["_effective_usd_per_gpu_hour"] = unit / gpi
+    if purchase in RESERVED_YEARS:
+        term_h = RESERVED_YEARS[purchase] * HOURS_PER_YEAR
+        terms = max(1, math.ceil(hours / term_h - 1e-9))
+        row["commitment_hours"] = terms * term_h
+        row["_job_usd"] = cents(instances * unit * terms * term_h)
+        row["job_usd_if_term_shared"] = usd(instances * unit * D(hours))
+        row["_fixed"] = True
+    elif purchase == "capacity_block":
+        _capacity_block(row, unit, instances, hours)
+    else:
+        row["_job_usd"] = cents(instances * unit * D(hours))
+    if row.get("_job_usd") is not None:
+        row["job_usd"] = usd(row["_job_usd"])
+
+
+def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizing, hours: float, **kw: Any) -> dict:
+    instances = math.ceil(sizing.gpus / gpi)
+    return {
+        "region": region,
+        "instance_type": instance_type,
+        "purchase": purchase,
+        "available": True,
+        "unavailable_reason": None,
+        "capacity_constrained": False,
+        "instances": instances,
+        "gpus_per_instance": gpi,
+        "gpus": instances * gpi,
+        "usd_per_hour": None,
+        "usd_per_gpu_hour": None,
+        "job_hours": r(hours, 3),
+        "job_days": r(hours / 24, 3),
+        "job_usd": None,
+        "price_observed_at": kw["observed_at"],
+        "sized_on": {
+            "system": sizing.system,
+            "gpu": sizing.gpu,
+            "gpus": sizing.gpus,
+            "days": r(sizing.days / kw["mfu"], 3),
+            "chosen": sizing.chosen,
+        },
+    }
+
+
+def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> tuple[list[dict], list[str]]:
+    """Every priced row (sizings in order, then regions, instance types and PURCHASE_ORDER) and notes."""
+    by_key: dict[tuple[str, str], list[CloudPrice]] = {}
+    gpu_types: dict[str, dict[str, int]] = {}
+    for p in inputs.cloud_prices:
+        by_key.setdefault((p.instance_type, p.region), []).append(p)
+        if p.gpu_model and p.gpus > 0:
+            gpu_types.setdefault(p.gpu_model, {})[p.instance_type] = p.gpus
+    bands = {(b.region, b.instance_type): b for b in inputs.spot_bands}
+    regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices}))
+    rows: list[dict] = []
+    notes: list[str] = []
+    for sizing in job.sizings:
+        types = gpu_types.get(sizing.gpu, {})
+        if not types and sizing.chosen:
+            notes.append(
+                f"No AWS instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
+                f"{sizing.system}); the same work is priced on the other feasible systems' GPUs instead."
+            )
+        hours = sizing.days * 24 / scales.mfu
+        for region in regions:
+            for instance_type in sorted(types):
+                by_purchase: dict[str, list[CloudPrice]] = {}
+                for p in by_key.get((instance_type, region), []):
+                    by_purchase.setdefault(p.purchase, []).append(p)
+                od = by_purchase.get("on_demand", [None])[0]
+                for purchase in (p for p in PURCHASE_ORDER if by_purchase.get(p)):
+                    quotes = by_purchase[purchase]
+                    observed = max(q.observed_at for q in quotes)
+                    row = _row(
+                        region,
+                        instance_type,
+                        purchase,
+                        types[instance_type],
+                        sizing,
+                        hours,
+                        observed_at=observed,
+                        mfu=scales.mfu,
+                    )
+                    if purchase == "spot":
+                        quote = SpotQuote(quotes, od.usd_per_hour if od else None, bands.get((region, instance_type)))
+                        row = spot_row(row, quote, sizing, hours, job.workload == "training", params, scales.spot_price)
+                    else:
+                        _priced_row(row, purchase, quotes[0].usd_per_hour, hours)
+                    rows.append(row)
+    return rows, notes

@@ -1,0 +1,34 @@
+"""One evaluation of a job under given scales: parameters, on-prem, cloud rows and the options they give.
+
+The sensitivity table re-runs it with one input scaled; `plan_costs` runs it once at scale 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cloud import cloud_rows
+from .comparison import options
+from .inputs import CostInputs, CostJob, Scales
+from .onprem import OnpremCosts, onprem_costs
+from .parameters import Params
+
+__all__ = ["Evaluation", "evaluate"]
+
+
+@dataclass
+class Evaluation:
+    job: CostJob
+    params: Params
+    onprem: OnpremCosts
+    rows: list[dict[str, Any]]
+    cloud_notes: list[str]
+    options: list[dict[str, Any]]
+
+
+def evaluate(job: CostJob, inputs: CostInputs, scales: Scales) -> Evaluation:
+    params = Params(inputs, job.terms)
+    onprem = onprem_costs(job, inputs, params, scales)
+    rows, notes = cloud_rows(job, inputs, params, scales)
+    return Evaluation(job, params, onprem, rows, notes, options(onprem, rows))

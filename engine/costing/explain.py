@@ -1,0 +1,156 @@
+"""`explain` entries for the costs: for each headline figure its formula, the inputs it used and their source."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .cloud import RESERVED_YEARS
+from .evaluation import Evaluation
+from .sensitivity import SENSITIVITY_STEP
+
+__all__ = ["costs_explain"]
+
+SRC_PARAMS = "fixtures/prices/parameters.json (see costs.parameters for each value's source)"
+SPOT_FORMULA = (
+    "instances x median-zone spot usd_per_hour x job_hours x (1 + overhead); overhead = C/tau + "
+    "(tau + C)/(2M) + R/M, M = 1/(instances x lambda), lambda = -ln(1 - f)/730, tau = Daly"
+)
+SPOT_KEYS = (
+    "band",
+    "checkpoint_write_min",
+    "restart_min",
+    "job_mtbf_hours",
+    "checkpoint_interval_hours",
+    "overhead_fraction",
+)
+
+
+def _entry(formula: str, inputs: dict[str, Any], source: str) -> dict[str, Any]:
+    return {"formula": formula, "inputs": inputs, "source": source}
+
+
+def _onprem(ev: Evaluation, on: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    o, job, p = ev.onprem, ev.job, ev.params
+    hw_source = (
+        "BOM lines x fixtures/prices/components.json"
+        if o.coverage["basis"] == "bom"
+        else "cluster.systems x system price (fixtures/prices/components.json); no BOM in this plan"
+    )
+    utilization = str(o.utilization)
+    return {
+        "costs.onprem.capex_usd": _entry(
+            "hardware + hardware x install_integration_percent / 100",
+            {
+                "hardware_usd": on["hardware_usd"],
+                "install_integration_percent": str(p["install_integration_percent"]),
+                "coverage": o.coverage["basis"],
+            },
+            hw_source,
+        ),
+        "costs.onprem.opex_usd_per_year": _entry(
+            "facility_kw x 8760 x utilization x electricity_usd_per_kwh + it_kw x colo_usd_per_kw_month x "
+            "12 + capex x maintenance_percent_per_year / 100 + staff_usd_per_year",
+            {
+                "facility_kw": job.facility_kw,
+                "it_kw": job.it_kw,
+                "utilization": utilization,
+                "electricity_usd_per_kwh": str(o.electricity_usd_per_kwh),
+                "colo_usd_per_kw_month": str(p["colo_usd_per_kw_month"]),
+                "maintenance_percent_per_year": str(p["maintenance_percent_per_year"]),
+                "staff_usd_per_year": str(p["staff_usd_per_year"]),
+            },
+            SRC_PARAMS + "; request site block overrides electricity and colocation",
+        ),
+        "costs.onprem.tco_usd": _entry(
+            "capex + years x opex_per_year",
+            {"capex_usd": on["capex_usd"], "opex_usd_per_year": on["opex_usd_per_year"], "years": p.years},
+            "request pricing.years",
+        ),
+        "costs.onprem.usd_per_gpu_hour": _entry(
+            "tco / (gpus x 8760 x utilization x years)",
+            {"tco_usd": on["tco_usd"], "gpus": job.cluster_gpus, "utilization": utilization, "years": p.years},
+            SRC_PARAMS,
+        ),
+        "costs.onprem.job_usd": _entry(
+            "capex + facility_kw x job_hours x electricity_usd_per_kwh + (colocation + maintenance + "
+            "staff per year) x job_hours / 8760  (bought for this job; no resale value counted)",
+            {"capex_usd": on["capex_usd"], "facility_kw": job.facility_kw, "job_hours": on["job_hours"]},
+            "plan training.days (or one year of serving)",
+        ),
+        "costs.onprem.job_usd_shared": _entry(
+            "job_gpus x job_hours x usd_per_gpu_hour",
+            {"job_gpus": job.job_gpus, "job_hours": on["job_hours"], "usd_per_gpu_hour": on["usd_per_gpu_hour"]},
+            "a shared cluster charges the job for the GPU-hours it uses",
+        ),
+    }
+
+
+def _cloud_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    inputs: dict[str, Any] = {
+        "instances": row["instances"],
+        "usd_per_hour": row["usd_per_hour"],
+        "job_hours": row["job_hours"],
+        "gpus_needed": row["sized_on"]["gpus"],
+        "gpus_per_instance": row["gpus_per_instance"],
+    }
+    formula = "instances x usd_per_hour x job_hours; instances = ceil(gpus_needed / gpus_per_instance)"
+    if row["purchase"] in RESERVED_YEARS:
+        formula = "instances x usd_per_hour (effective, upfront spread over the term) x commitment_hours"
+        inputs["commitment_hours"] = row.get("commitment_hours")
+    elif row["purchase"] == "capacity_block":
+        formula = "instances x usd_per_hour x block_days x 24 (shortest bookable duration covering the job)"
+        inputs["block_days"] = row.get("block_days")
+    elif row["purchase"] == "spot":
+        formula = SPOT_FORMULA
+        inputs["spot"] = {k: row["spot"].get(k) for k in SPOT_KEYS}
+    source = f"price snapshot observed {row['price_observed_at']}; reference/cloud-pricing.md"
+    return _entry(formula, inputs, source)
+
+
+def _comparison_and_carbon(ev: Evaluation, costs: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    job, p, comp, carbon = ev.job, ev.params, costs["comparison"], costs["carbon"]
+    ex = {
+        "costs.comparison.cheapest": _entry(
+            "min job_usd over on-prem (bought, shared) and every available cloud row",
+            {"cheapest": comp["cheapest"]["label"] if comp["cheapest"] else None, "options": len(comp["options"])},
+            "costs.onprem, costs.cloud",
+        ),
+        "costs.comparison.break_even": _entry(
+            "u where capex/years + colocation + maintenance + staff + facility_kw x 8760 x u x $/kWh = "
+            "gpus x 8760 x cloud $/GPU-hour x u (pay per use) or = gpus x 8760 x cloud $/GPU-hour (reserved)",
+            {"gpus": job.cluster_gpus, "years": p.years},
+            "costs.onprem, costs.cloud (spot uses its expected $/GPU-hour including interruption overhead)",
+        ),
+        "costs.sensitivity": _entry(
+            "each input moved by -20 % and +20 % alone; rows sorted by the swing of cloud - on-prem",
+            {"step": SENSITIVITY_STEP},
+            "recomputed with the same prices",
+        ),
+    }
+    if carbon.get("onprem"):
+        ex["costs.carbon.onprem.job_tco2e"] = _entry(
+            "facility_kw x job_hours x grid g/kWh / 1e6",
+            {
+                "facility_kw": job.facility_kw,
+                "job_hours": costs["onprem"]["job_hours"],
+                "grid_gco2e_per_kwh": carbon["onprem"]["grid_gco2e_per_kwh"],
+            },
+            carbon["onprem"]["source"],
+        )
+    for c in carbon["cloud"]:
+        ex[f"costs.carbon.cloud.{c['region']}.{c['sized_on']}.job_tco2e"] = _entry(
+            "it_kw x cloud_pue x job_hours x grid g/kWh / 1e6",
+            {"cloud_pue": c["cloud_pue"], "grid_gco2e_per_kwh": c["grid_gco2e_per_kwh"]},
+            c["source"],
+        )
+    return ex
+
+
+def costs_explain(ev: Evaluation, costs: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every `costs.*` explain entry, in the order on-prem, cloud rows, comparison, sensitivity, carbon."""
+    ex = _onprem(ev, costs["onprem"])
+    for row in costs["cloud"]:
+        ex[f"costs.cloud.{row['region']}.{row['instance_type']}.{row['purchase']}.job_usd"] = _cloud_row(row)
+    ex.update(_comparison_and_carbon(ev, costs))
+    return ex

@@ -1,0 +1,247 @@
+"""What costing reads: price inputs (dataclasses the pricing app fills) and the typed job taken from a plan.
+
+`cost_job_from_plan` is the only place in costing that reads the plan dict; every other module works on the
+`CostJob` it returns. Training days come from the plan (`training.days`, the engine's one time-to-train, and each
+candidate's `days`); costing never recomputes them. A request's own prices are read by `request_terms`, which both
+the job and `request_overrides` use, so the request's `pricing` and `site` blocks are parsed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .money import D
+
+__all__ = [
+    "CloudPrice",
+    "CostInputs",
+    "CostJob",
+    "CostParameter",
+    "PartPrice",
+    "RequestTerms",
+    "Scales",
+    "Sizing",
+    "SpotBand",
+    "cost_job_from_plan",
+    "request_overrides",
+    "request_terms",
+]
+
+SERVING_DAYS = 365.0  # inference plans are priced for one year of serving
+DEFAULT_YEARS = 3
+
+
+@dataclass(frozen=True)
+class CloudPrice:
+    """One snapshot price: one instance of `instance_type` for one hour under `purchase` (spot: per AZ ID)."""
+
+    instance_type: str
+    region: str
+    purchase: str
+    usd_per_hour: Decimal
+    gpus: int
+    gpu_model: str
+    availability_zone_id: str = ""
+    capacity_constrained: bool = False
+    observed_at: str = ""
+
+
+@dataclass(frozen=True)
+class PartPrice:
+    part_number: str
+    catalog_id: str
+    unit_price_usd: Decimal
+    source: str
+    as_of: str
+    confidence: str  # list_price | public_estimate | assumption | user_override
+    description: str = ""
+    category: str = ""
+
+
+@dataclass(frozen=True)
+class CostParameter:
+    name: str
+    value: Decimal
+    unit: str
+    source: str
+    as_of: str
+    confidence: str
+
+
+@dataclass(frozen=True)
+class SpotBand:
+    region: str
+    instance_type: str
+    band: str
+    savings_percent: int | None
+    as_of: str
+    source: str
+
+
+@dataclass(frozen=True)
+class CostInputs:
+    """Everything costing needs besides the plan. `part_overrides` are one user's prices for one plan."""
+
+    cloud_prices: Sequence[CloudPrice]
+    parts: Sequence[PartPrice]
+    parameters: Mapping[str, CostParameter]
+    carbon: Mapping[str, CostParameter]
+    spot_bands: Sequence[SpotBand] = ()
+    part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
+    parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
+    snapshot_note: str = ""
+
+
+@dataclass(frozen=True)
+class Scales:
+    """Multipliers for the sensitivity table (1 = the plan as given)."""
+
+    utilization: float = 1.0
+    system_price: float = 1.0
+    power_price: float = 1.0
+    spot_price: float = 1.0
+    mfu: float = 1.0  # job time scales with 1 / mfu
+
+
+@dataclass(frozen=True)
+class RequestTerms:
+    """The request's costing terms: horizon, regions, site prices and this plan's own price overrides."""
+
+    years: int = DEFAULT_YEARS
+    regions: tuple[str, ...] = ()
+    site_prices: Mapping[str, Decimal] = field(default_factory=dict)  # electricity_usd_per_kwh, colo_usd_...
+    part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
+    parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """The work sized on one system: what a cloud option must replicate."""
+
+    system: str
+    gpu: str
+    gpus: int
+    days: float  # the plan's training days, or 365 for a year of serving
+    it_kw: float
+    checkpoint_write_h: float | None
+    chosen: bool
+
+
+@dataclass(frozen=True)
+class CostJob:
+    """Everything costing needs from a plan. `sizings[0]` is the chosen system; the rest are one per other GPU."""
+
+    workload: str  # training | inference
+    sizings: tuple[Sizing, ...]
+    deadline_days: float | None
+    cluster_system: str
+    cluster_systems: int
+    cluster_gpus: int
+    job_gpus: int
+    it_kw: float
+    facility_kw: float
+    bom: tuple[Mapping[str, Any], ...] | None
+    terms: RequestTerms
+
+    @property
+    def chosen(self) -> Sizing:
+        return self.sizings[0]
+
+
+def request_terms(request: Mapping[str, Any]) -> RequestTerms:
+    """The normalised request's `pricing` and `site` blocks as typed terms (floats to Decimal by shortest repr).
+
+    `pricing.component_prices` -> part overrides by part number or catalog id; `pricing.parameters` and
+    `pricing.utilization` -> parameter overrides; `site.electricity_usd_per_kwh` and `site.colo_usd_per_kw_month`
+    -> site prices.
+    """
+    pricing = request.get("pricing") or {}
+    site = request.get("site") or {}
+    params = {str(k): D(v) for k, v in (pricing.get("parameters") or {}).items()}
+    if pricing.get("utilization") is not None:
+        params["utilization"] = D(pricing["utilization"])
+    return RequestTerms(
+        years=int(pricing.get("years") or DEFAULT_YEARS),
+        regions=tuple(pricing.get("regions") or ()),
+        site_prices={
+            name: D(site[name])
+            for name in ("electricity_usd_per_kwh", "colo_usd_per_kw_month")
+            if site.get(name) is not None
+        },
+        part_overrides={str(k): D(v) for k, v in (pricing.get("component_prices") or {}).items()},
+        parameter_overrides=params,
+    )
+
+
+def request_overrides(plan: Mapping[str, Any]) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
+    """This plan's own prices from its (validated) request: (part overrides, parameter overrides)."""
+    terms = request_terms(plan.get("request") or {})
+    return dict(terms.part_overrides), dict(terms.parameter_overrides)
+
+
+def cost_job_from_plan(plan: Mapping[str, Any]) -> CostJob | None:
+    """The typed job of a feasible plan with a cluster and power; None when there is nothing to price."""
+    if not plan.get("feasible") or "cluster" not in plan or "power" not in plan:
+        return None
+    cluster, power = plan["cluster"], plan["power"]
+    training, inference = plan.get("training"), plan.get("inference")
+    request = plan.get("request") or {}
+    candidates = plan.get("candidates") or []
+    chosen_gpu = next((c.get("gpu") for c in candidates if c.get("chosen")), "")
+    if training:
+        write_s = (training.get("goodput") or {}).get("checkpoint_write_s")
+        chosen = Sizing(
+            system=cluster["system"],
+            gpu=chosen_gpu,
+            gpus=int(training["gpus"]),
+            days=float(training["days"]),
+            it_kw=float(power["it_kw"]),
+            checkpoint_write_h=None if write_s is None else float(write_s) / 3600,
+            chosen=True,
+        )
+        deadline = (request.get("training") or {}).get("deadline_days")
+    elif inference:
+        gpus = int(inference["gpus"])
+        chosen = Sizing(cluster["system"], chosen_gpu, gpus, SERVING_DAYS, float(power["it_kw"]), None, True)
+        deadline = None
+    else:
+        return None
+    bom = plan.get("bom")
+    return CostJob(
+        workload="training" if training else "inference",
+        sizings=(chosen, *_other_sizings(candidates, chosen, training=bool(training))),
+        deadline_days=None if deadline is None else float(deadline),
+        cluster_system=cluster["system"],
+        cluster_systems=int(cluster["systems"]),
+        cluster_gpus=int(cluster["gpus"]),
+        job_gpus=chosen.gpus,
+        it_kw=float(power["it_kw"]),
+        facility_kw=float(power["facility_kw"]),
+        bom=tuple(bom) if isinstance(bom, list) and bom else None,
+        terms=request_terms(request),
+    )
+
+
+def _other_sizings(candidates: Sequence[Mapping[str, Any]], chosen: Sizing, *, training: bool) -> list[Sizing]:
+    """One sizing per other GPU model: the feasible candidate needing the fewest GPU-hours (a cloud user's pick).
+
+    A candidate's `it_kw` is the plan's per-candidate figure (GPU systems only), while the chosen sizing carries
+    the plan's `power.it_kw` (all IT gear): both are read as the plan states them.
+    """
+    others = [c for c in candidates if c.get("feasible") and not c.get("chosen") and c.get("gpus")]
+    others.sort(key=lambda c: (float(c["gpus"]) * float(c.get("days") or SERVING_DAYS), c["system"]))
+    seen, out = {chosen.gpu}, []
+    for c in others:
+        if c["gpu"] in seen:
+            continue
+        seen.add(c["gpu"])
+        write_h = None
+        if chosen.checkpoint_write_h is not None and training:
+            # Same checkpoint size and per-GPU write bandwidth: write time scales with 1 / GPUs.
+            write_h = chosen.checkpoint_write_h * chosen.gpus / int(c["gpus"])
+        days = float(c.get("days") or SERVING_DAYS) if training else SERVING_DAYS
+        out.append(Sizing(c["system"], c["gpu"], int(c["gpus"]), days, float(c.get("it_kw") or 0.0), write_h, False))
+    return out

@@ -1,0 +1,49 @@
+"""Money: the one rounding rule of costing, and how amounts and rates leave it as JSON.
+
+Rule: a money amount is quantized to the cent, ROUND_HALF_UP, once, where the figure is produced (`cents`); every
+figure built from others (capex = hardware + install, opex = its parts, TCO = capex + years x opex, a BOM total =
+its lines) adds the already-rounded figures, so what a page, CSV or PDF shows adds up to the cent. Hourly rates are
+not cents: they keep the snapshot's 6 decimals (`rate`). JSON has no decimal type and a float would lose cents on
+large sums, so amounts leave as strings with 2 decimals ("1234.50").
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+__all__ = ["CENT", "HOURS_PER_MONTH", "HOURS_PER_YEAR", "RATE_QUANTUM", "D", "cents", "r", "rate", "usd"]
+
+HOURS_PER_YEAR = 8760
+HOURS_PER_MONTH = 730  # the Spot Advisor's "month" (8760 / 12)
+CENT = Decimal("0.01")
+RATE_QUANTUM = Decimal("0.000001")  # CloudOffer.usd_per_hour precision
+
+
+def D(value: float | int | str | Decimal) -> Decimal:
+    """A number as Decimal without binary noise (floats go through their shortest repr)."""
+    if isinstance(value, Decimal):
+        return value
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+
+
+def cents(value: Decimal) -> Decimal:
+    """The rounding rule: to the cent, half up. Idempotent, so formatting a produced figure never moves it."""
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def usd(value: Decimal | None) -> str | None:
+    """Money out: a string with exactly 2 decimals (half-up), or None."""
+    return None if value is None else str(cents(value))
+
+
+def rate(value: Decimal | None) -> str | None:
+    """An hourly rate out: 6 decimals at most, trailing zeros kept to 2 ("55.04", "21.957642")."""
+    if value is None:
+        return None
+    q = value.quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP).normalize()
+    return str(q.quantize(CENT)) if -q.as_tuple().exponent < 2 else format(q, "f")  # type: ignore[operator]
+
+
+def r(x: float, digits: int = 4) -> float:
+    """A non-money float for JSON (hours, fractions, tonnes), rounded for reading."""
+    return float(round(x, digits))
