@@ -87,7 +87,7 @@ def expected_goodput(
     mtbf = node_mtbf_hours * 3600.0 / systems
     ckpt_bytes = params * checkpoint_bytes_per_param
     delta = ckpt_bytes / (write_gbyte_s_per_gpu * 1e9 * max(gpus, 1))
-    fraction = goodput_fraction(delta, mtbf, restart_s)
+    fraction = float(goodput_fraction(delta, mtbf, restart_s))
     floored = fraction < MIN_GOODPUT
     return Goodput(
         fraction=max(MIN_GOODPUT, fraction),

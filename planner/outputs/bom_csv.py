@@ -1,8 +1,13 @@
 """The BOM as CSV for spreadsheets and ERP imports.
 
-Stable, versioned column order; dot decimals with no thousands separators; extended price =
-quantity x unit price in Decimal, rounded once; text cells that a spreadsheet would run as a
-formula are escaped (OWASP ASVS 1.2.10).
+Stable, versioned column order; dot decimals with no thousands separators; text cells that a
+spreadsheet would run as a formula are escaped (OWASP ASVS 1.2.10).
+
+Prices are the plan's stored figures, never recomputed here: `unit_price_usd` and
+`extended_price_usd` were set by costing's one extended-price rule (`engine.costing.onprem`:
+unit price rounded to the cent, then x quantity, rounded to the cent), so the CSV, the page and
+the BOM total agree to the cent, and a plan re-opened after a price change exports what it showed.
+A line without a stored extended price exports an empty cell.
 """
 
 from __future__ import annotations
@@ -10,19 +15,41 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 BOM_CSV_VERSION = "1"
 COLUMNS = [
-    "line_no", "part_number", "manufacturer", "manufacturer_part_number", "description", "vendor", "category",
-    "quantity", "uom", "unit_price", "currency", "extended_price", "lead_time_days", "min_order_qty", "source",
+    "line_no",
+    "part_number",
+    "manufacturer",
+    "manufacturer_part_number",
+    "description",
+    "vendor",
+    "category",
+    "quantity",
+    "uom",
+    "unit_price",
+    "currency",
+    "extended_price",
+    "lead_time_days",
+    "min_order_qty",
+    "source",
     "notes",
 ]
-TEXT_COLUMNS = {"part_number", "manufacturer", "manufacturer_part_number", "description", "vendor", "category",
-                "uom", "currency", "source", "notes"}
+TEXT_COLUMNS = {
+    "part_number",
+    "manufacturer",
+    "manufacturer_part_number",
+    "description",
+    "vendor",
+    "category",
+    "uom",
+    "currency",
+    "source",
+    "notes",
+}
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-CENTS = Decimal("0.01")
 
 
 def escape_cell(value: str) -> str:
@@ -45,7 +72,7 @@ def bom_rows(lines: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
     for number, line in enumerate(lines, start=1):
         quantity = _decimal(line.get("quantity")) or Decimal(0)
         unit_price = _decimal(line.get("unit_price_usd"))
-        extended = (quantity * unit_price).quantize(CENTS, rounding=ROUND_HALF_UP) if unit_price is not None else None
+        extended = _decimal(line.get("extended_price_usd"))
         row = {
             "line_no": str(number),
             "part_number": str(line.get("part_number", "")),
@@ -57,7 +84,7 @@ def bom_rows(lines: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
             "quantity": f"{quantity:f}".rstrip("0").rstrip(".") if "." in f"{quantity:f}" else f"{quantity:f}",
             "uom": str(line.get("uom", "EA")),
             "unit_price": f"{unit_price:f}" if unit_price is not None else "",
-            "currency": "USD" if unit_price is not None else "",
+            "currency": "USD" if unit_price is not None or extended is not None else "",
             "extended_price": f"{extended:f}" if extended is not None else "",
             "lead_time_days": str(line.get("lead_time_days", "") or ""),
             "min_order_qty": str(line.get("min_order_qty", "") or ""),

@@ -133,7 +133,8 @@ def test_list_filters(api, user, training_request, inference_request):
 def test_bom_exports(api, user, training_request):
     lines = [
         {"part_number": "DGXH-G640F+P2CMI36", "manufacturer": "NVIDIA", "description": "DGX H100", "category":
-         "compute", "quantity": 4, "unit_price_usd": "289000.10", "source": "vendor quote"},
+         "compute", "quantity": 4, "unit_price_usd": "289000.10", "extended_price_usd": "1156000.40",
+         "source": "vendor quote"},
         {"part_number": "=HYPERLINK(\"x\")", "manufacturer": "@evil", "description": "-cable", "category": "cable",
          "quantity": 3, "source": "catalog"},
     ]

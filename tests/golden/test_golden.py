@@ -32,6 +32,33 @@ VOLATILE_PATHS = (r".*\.search\.(seconds|configs_per_s)\b",)
 # path regex -> why the value changed on purpose (the note of issue 12 lists these).
 INTENDED: dict[str, str] = {
     r"^(\S*\.)?(source|formula|rule|why|justification)(\[\d+\])?: ": "wording of an explanation, not a figure",
+    # One checkpoint-interval model (issue 12): goodput used the first-order sqrt(2 delta M) - delta, costing's spot
+    # model Daly's (2006) higher-order series; both now use goodput.daly_interval. Intervals grow by 0.04-0.31 %,
+    # goodput falls by at most 1.2e-7 (relative), training days and what follows them rise by at most 4.6e-7.
+    r"^training\.(days|goodput\.(fraction|checkpoint_interval_s)|frontier(_by_system\.[\w-]+)?\[\d+\]\.days): ": (
+        "one Daly interval model (goodput.daly_interval)"
+    ),
+    r"^explain\.training\.(days|goodput|gpus)\.inputs\.(goodput|fraction|checkpoint_interval_s|days): ": (
+        "one Daly interval model (goodput.daly_interval)"
+    ),
+    r"^candidates\[\d+\]\.(days|it_energy_mwh|selection_usd): ": "one Daly interval model (days follow goodput)",
+    r"^explain\.selection\.system\.inputs\.(days|selection_usd_by_system\.[\w-]+): ": (
+        "one Daly interval model (days follow goodput)"
+    ),
+    r"^(candidates\[\d+\]\.reason|problems\[\d+\]): '.*the deadline needs about \d+ GPUs": (
+        "one Daly interval model (the GPUs a deadline needs follow goodput)"
+    ),
+    r"^(explain\.)?costs\.\S*(job_hours|finish_days(_p90)?(\.p\d0)?): [\d.]+ -> [\d.]+$": (
+        "one Daly interval model (cloud job hours follow training days)"
+    ),
+    # Money rounded once, where each figure is produced (issue 12): capex = hardware + install, opex = its parts,
+    # TCO = capex + years x opex, cumulative and sensitivity figures all add the shown cents, so totals move by at
+    # most 4 cents; and the one extended-price rule (unit price to the cent first, then x quantity) moves the
+    # 10.005 USD override x 28 from 280.14 to 280.28, as the CSV always showed (hardware +0.14, TCO +0.26).
+    # Training plans' money also follows the days above (at most 1.1e-5 relative).
+    r"^(explain\.)?costs\.\S+: '-?\d+\.\d\d' -> '-?\d+\.\d\d'$": "money rounded once where produced; one "
+    "extended-price rule; training money follows the Daly days",
+    r"^bom\[\d+\]\.extended_price_usd: '280\.14' -> '280\.28'$": "one extended-price rule (10.005 USD override x 28)",
 }
 
 

@@ -344,3 +344,68 @@ def test_plan_price_applies_the_request_overrides_to_this_plan_only():
     assert tuple(utilization) == (Decimal("0.5"), Decimal("0.8"))
     again = plan_compute(request_data=DEFAULT_REQUEST, price_snapshot=None).result  # nothing leaked
     assert again["costs"]["onprem"] == base["costs"]["onprem"]
+
+
+# ----------------------------------------------------------------------------- one extended-price rule, one total
+
+
+def test_fractional_cent_override_gives_one_extended_price_in_costs_csv_and_total():
+    """10.005 USD x 3: the unit price is rounded to the cent first (10.01), then x 3 = 30.03, everywhere."""
+    from planner.outputs.bom_csv import bom_rows
+    from planner.presenters import bom_summary
+
+    bom = [
+        {"part_number": "DGX H100", "catalog_id": "dgx-h100", "description": "DGX H100", "quantity": 16},
+        {"part_number": "MQM9700-NS2F", "catalog_id": "qm9700", "description": "QM9700", "quantity": 3},
+    ]
+    plan = _with_pricing(training_plan(bom=bom), component_prices={"MQM9700-NS2F": 10.005})
+    result = plan_costs(plan, _inputs(part_overrides=request_overrides(plan)[0]))
+    line = {ln["part_number"]: ln for ln in result.bom}["MQM9700-NS2F"]
+    assert (line["unit_price_usd"], line["extended_price_usd"]) == ("10.01", "30.03")
+    (csv_row,) = [row for row in bom_rows(result.bom) if row["part_number"] == "MQM9700-NS2F"]
+    assert (csv_row["unit_price"], csv_row["extended_price"]) == ("10.01", "30.03")
+    # hardware = 16 x 270,000 + 30.03 = 4,320,030.03, in costs, the CSV's sum and the page's BOM total alike
+    assert result.costs["onprem"]["hardware_usd"] == "4320030.03"
+    assert sum(Decimal(row["extended_price"]) for row in bom_rows(result.bom)) == Decimal("4320030.03")
+    assert bom_summary(result.bom)["total_usd"] == Decimal("4320030.03") == result.bom_total_usd
+
+
+def _assert_totals_agree(result) -> None:
+    """BOM total = hardware; hardware + install = capex; opex = its parts; TCO = capex + years x opex; the
+    cumulative series starts at capex and ends at TCO; every figure to the cent, as strings and as Decimals."""
+    on = result.costs["onprem"]
+    money = {k: Decimal(v) for k, v in on.items() if k.endswith("_usd") and v is not None}
+    if result.bom is not None:
+        assert sum(Decimal(line["extended_price_usd"]) for line in result.bom) == money["hardware_usd"]
+        assert result.bom_total_usd == money["hardware_usd"]
+    assert money["hardware_usd"] + money["install_usd"] == money["capex_usd"]
+    parts = on["opex_breakdown_usd_per_year"]
+    assert sum(Decimal(v) for v in parts.values()) == Decimal(on["opex_usd_per_year"])
+    assert money["capex_usd"] + on["years"] * Decimal(on["opex_usd_per_year"]) == money["tco_usd"]
+    series = result.costs["comparison"]["cumulative"]["series"][0]["usd"]
+    assert (Decimal(series[0]), Decimal(series[-1])) == (money["capex_usd"], money["tco_usd"])
+    typed = result.onprem
+    assert (typed.capex_usd, typed.tco_usd, typed.opex_usd_per_year) == (
+        money["capex_usd"],
+        money["tco_usd"],
+        Decimal(on["opex_usd_per_year"]),
+    )
+    sensitivity = result.costs["sensitivity"]
+    for row in [{"low": sensitivity["base"], "high": sensitivity["base"]}, *sensitivity["rows"]]:
+        for case in (row["low"], row["high"]):
+            if case["cloud_minus_onprem_usd"] is not None:
+                cloud, onprem = Decimal(case["cheapest_cloud_job_usd"]), Decimal(case["onprem_job_usd_shared"])
+                assert cloud - onprem == Decimal(case["cloud_minus_onprem_usd"])
+
+
+def test_bom_total_capex_components_and_totals_agree_to_the_cent():
+    # A real plan (default 70B job, full BOM) and a hand plan whose energy and colocation have fractions of a
+    # cent (212.16 kW x 8760 x 0.8 x 0.08 = 118,945.3824; 163.2 x 163.44 x 12 = 320,080.896).
+    _plan, result = _priced(DEFAULT_REQUEST)
+    _assert_totals_agree(result)
+    hand = plan_costs(training_plan(bom=[dict(line) for line in HAND_BOM], years=5), _inputs())
+    _assert_totals_agree(hand)
+    # 118,945.38 + 320,080.90 + 10 % x 4,689,153 (468,915.30) + 0 = 907,941.58; TCO = 4,689,153 + 5 x that
+    assert hand.costs["onprem"]["capex_usd"] == "4689153.00"  # 4,465,860 x 1.05
+    assert hand.costs["onprem"]["opex_usd_per_year"] == "907941.58"
+    assert hand.costs["onprem"]["tco_usd"] == "9228860.90"

@@ -1,4 +1,4 @@
-"""engine.costing.plan_costs against hand-worked examples (plain pytest: no database, no boto3).
+"""engine.costing (plan_costs and its models) against hand-worked examples (plain pytest: no database, no boto3).
 
 Every expected figure is worked out in the comment above its assertion, so a reader can check it with a
 calculator. The plans here are small hand-built dicts with only the keys costing reads.
@@ -14,13 +14,16 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import engine.costing
 from engine.costing import (
     CloudPrice,
     CostInputs,
     capacity_block_days,
     checkpoint_overhead_fraction,
+    cost_job_from_plan,
     daly_interval_hours,
     interruption_rate_per_instance_hour,
     job_mtbf_hours,
@@ -583,6 +586,54 @@ def test_costing_loads_no_forbidden_modules():
     out = subprocess.run([sys.executable, "-c", PURITY_SCRIPT], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
     assert sorted(m for m in loaded for f in FORBIDDEN if m == f or m.startswith(f + ".")) == []
+
+
+def test_cost_job_reads_the_plans_days_and_request_terms_never_recomputes():
+    plan = training_plan(days=10.0, site={"electricity_usd_per_kwh": 0.1}, years=5, regions=("eu-west-1",))
+    # days_ideal / goodput would give 18 days: costing must take the plan's training.days (10) as stated
+    plan["training"].update(days_ideal=9.0, goodput={"fraction": 0.5, "checkpoint_write_s": 90})
+    plan["request"]["pricing"]["component_prices"] = {"qm9700": 40000}
+    job = cost_job_from_plan(plan)
+    assert job is not None and job.chosen.days == 10.0 and job.workload == "training"
+    assert job.chosen.checkpoint_write_h == pytest.approx(0.025)  # 90 s
+    assert (job.cluster_gpus, job.job_gpus, job.it_kw, job.deadline_days, job.bom) == (128, 128, 163.2, 30.0, None)
+    assert job.terms.years == 5 and job.terms.regions == ("eu-west-1",)
+    assert job.terms.site_prices == {"electricity_usd_per_kwh": Decimal("0.1")}
+    assert job.terms.part_overrides == {"qm9700": Decimal("40000")}
+    # on-prem job hours are the plan's days x 24 = 240
+    assert plan_costs(plan, inputs()).costs["onprem"]["job_hours"] == 240.0
+    assert cost_job_from_plan({"feasible": False}) is None
+    assert cost_job_from_plan({**training_plan(), "training": None}) is None
+
+
+def test_spot_and_goodput_share_one_daly_interval():
+    from engine.performance.goodput import daly_interval, expected_goodput
+
+    # 70B params x 14 bytes over 1024 GPUs at 1 GB/s each: delta = 980e9 / 1.024e12 = 0.95703125 s;
+    # M = 2000 h x 3600 / 128 systems = 56,250 s; sqrt(2 delta M) = sqrt(107,666.0) = 328.125;
+    # x = delta / 2M = 8.50694e-6: tau = 328.125 x (1 + 0.00097222 + 0.00000095) - 0.95703 = 327.4873 s
+    g = expected_goodput(
+        params=70e9,
+        gpus=1024,
+        systems=128,
+        node_mtbf_hours=2000,
+        write_gbyte_s_per_gpu=1,
+        checkpoint_bytes_per_param=14,
+        restart_s=900,
+    )
+    assert g.checkpoint_interval_s == pytest.approx(327.4873, abs=1e-4)
+    # goodput = 327.4873 / 328.4443 x (1 - (164.2222 + 900) / 56,250) = 0.997086 x 0.981081 = 0.978222
+    assert g.fraction == pytest.approx(0.978222, abs=1e-6)
+    # the spot model's hours are the same function
+    assert daly_interval_hours(g.checkpoint_write_s / 3600, g.job_mtbf_s / 3600) * 3600 == pytest.approx(
+        g.checkpoint_interval_s, rel=1e-12
+    )
+    # vectorised for the layout search: the same values, and M when C >= 2M
+    assert list(daly_interval(np.array([5.0, 3.0]), np.array([1440.0, 1.0]))) == pytest.approx([116.69, 1.0], abs=0.01)
+
+
+def test_dead_helpers_are_gone():
+    assert not hasattr(engine.costing, "cloud_prices_from_records")
 
 
 def test_hours_helpers_reject_nonsense():
