@@ -83,7 +83,7 @@ def cloud_instance_gpus_for_snapshot(*, snapshot: PriceSnapshot) -> dict[str, tu
 
 
 def cost_inputs_for_snapshot(*, snapshot: PriceSnapshot | None) -> CostInputs:
-    """Everything `engine.costing.plan_costs.plan_costs` needs, read from the database.
+    """Everything `engine.costing.plan_costs` needs, read from the database.
 
     Cloud prices come from the snapshot (none without one), each with the GPU count and catalog model of the
     snapshot's stored spec of its type; where the snapshot has no spec for a type, the offer's own figures (the
