@@ -1,7 +1,7 @@
 """Settings for every environment, read from environment variables (django-environ).
 
 With nothing set the app runs on its embedded stack: SQLite in WAL mode, a Celery
-`filesystem://` broker under `var/`, and the `django-db` result backend. Setting
+`filesystem://` broker under `var/`. Setting
 `DATABASE_URL` (PostgreSQL) and `CELERY_BROKER_URL` (Redis) scales it out with no code change.
 """
 
@@ -45,7 +45,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
-    "django_celery_results",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -168,8 +167,8 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 # --- Celery ---------------------------------------------------------------------------------
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")
-CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="django-db")
-CELERY_RESULT_EXTENDED = True
+# No result backend: a run's state and result live in PlanRun and Plan, which nothing reads back from Celery.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
