@@ -39,7 +39,7 @@ lock:
 	$(UV_COMPILE) -c requirements/dev.lock -o requirements/main.lock
 	$(PY) scripts/check_lock.py
 
-## run: install, then one Celery worker (restarted if it dies) and the web server on 127.0.0.1:$(PORT)
+## run: install, then one Celery worker and Celery beat (each restarted if it dies) and the web server on 127.0.0.1:$(PORT)
 run: install
 	PORT=$(PORT) scripts/run.sh
 

@@ -176,11 +176,20 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# Celery beat (optional, one process per deployment): refresh AWS prices every N hours when
-# PLANNER_PRICE_REFRESH_EVERY_H is set (> 0); needs AWS credentials in the beat's workers. Off by default.
+# Celery beat (exactly one process per deployment; `make run` starts it) queues the sweep that recovers
+# runs lost with a worker or a broker restart (see the PLANNER_RUN_* timings below), and, when
+# PLANNER_PRICE_REFRESH_EVERY_H is set (> 0), the AWS price refresh (needs AWS credentials on the workers).
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+PLANNER_RUN_SWEEP_EVERY_S = env.float("PLANNER_RUN_SWEEP_EVERY_S", default=15.0)
 PLANNER_PRICE_REFRESH_EVERY_H = env.float("PLANNER_PRICE_REFRESH_EVERY_H", default=0.0)
-CELERY_BEAT_SCHEDULE = {}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-runs": {
+        "task": "planner.sweep_runs",
+        "schedule": PLANNER_RUN_SWEEP_EVERY_S,
+        # Ticks queued while no worker is free are dropped after this long, so they cannot pile up.
+        "options": {"expires": max(60.0, 4 * PLANNER_RUN_SWEEP_EVERY_S)},
+    },
+}
 if PLANNER_PRICE_REFRESH_EVERY_H > 0:
     CELERY_BEAT_SCHEDULE["refresh-prices"] = {
         "task": "pricing.refresh_prices",
@@ -217,7 +226,7 @@ PLANNER_RUN_MAX_ATTEMPTS = env.int("PLANNER_RUN_MAX_ATTEMPTS", default=2)
 # may be lost, e.g. Redis restarted without persistence), at most PLANNER_RUN_MAX_SENDS times.
 PLANNER_RUN_QUEUED_RESEND_AFTER_S = env.int("PLANNER_RUN_QUEUED_RESEND_AFTER_S", default=300)
 PLANNER_RUN_MAX_SENDS = env.int("PLANNER_RUN_MAX_SENDS", default=3)
-# How often each worker records that it is alive and sweeps stale runs.
+# How often each worker records that it is alive (the sweep's cadence is PLANNER_RUN_SWEEP_EVERY_S).
 PLANNER_WORKER_HEARTBEAT_S = env.float("PLANNER_WORKER_HEARTBEAT_S", default=15.0)
 # /healthz calls the worker healthy when one was seen this recently.
 PLANNER_WORKER_SEEN_WITHIN_S = env.int("PLANNER_WORKER_SEEN_WITHIN_S", default=60)
