@@ -13,6 +13,8 @@ import django_filters
 from django import forms
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from planner.choices import Workload
 from planner.models import Plan
@@ -69,14 +71,17 @@ def parse_when(raw: str) -> datetime:
         raise invalid from exc
 
 
+@extend_schema_field({"type": "string", "enum": list(Workload.values)})
 class WorkloadFilter(django_filters.Filter):
     field_class = WorkloadField
 
 
+@extend_schema_field(OpenApiTypes.STR)  # a path into the result JSON: no model field to read the type from
 class NonEmptyFilter(django_filters.Filter):
     field_class = NonEmptyField
 
 
+@extend_schema_field(OpenApiTypes.DATETIME)
 class WhenFilter(django_filters.Filter):
     field_class = WhenField
 
