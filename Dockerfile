@@ -4,10 +4,9 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# Dependencies first (cached until pyproject.toml changes); the pins live in pyproject.toml only.
-COPY pyproject.toml ./
-COPY scripts/deps.py scripts/deps.py
-RUN python scripts/deps.py > /tmp/requirements.txt && pip install --no-cache-dir -r /tmp/requirements.txt
+# Dependencies first (cached until the lock changes): every transitive package pinned with its hash (`make lock`).
+COPY requirements/main.lock requirements/main.lock
+RUN pip install --no-cache-dir --require-hashes -r requirements/main.lock
 COPY . .
 ENV STATIC_ROOT=/app/staticfiles PLANNER_VAR_DIR=/app/var PYTHONUNBUFFERED=1
 RUN python scripts/vendor_assets.py \

@@ -4,10 +4,14 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.deps-installed
+LOCK   := requirements/dev.lock
+UV_PIN := $(shell grep -o '"uv==[^"]*"' pyproject.toml | tr -d '"')
+UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --quiet --generate-hashes --python-version 3.11 \
+	--python-platform x86_64-manylinux_2_28 --custom-compile-command "make lock" $(LOCK_FLAGS)
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install run test system-deps test-scaleout bench load capacity lint clean
+.PHONY: install lock run test system-deps test-scaleout bench load capacity lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -17,14 +21,25 @@ install: $(STAMP)
 	$(PY) scripts/vendor_assets.py
 	$(PY) manage.py collectstatic --noinput -v 0
 
-# Dependencies are reinstalled only when pyproject.toml changes.
-$(STAMP): pyproject.toml scripts/deps.py
+# Dependencies come from the lock (every transitive package pinned, with hashes) and are
+# reinstalled only when it changes; check_lock.py stops a pyproject.toml pin that `make lock` has not seen.
+$(STAMP): $(LOCK) pyproject.toml scripts/check_lock.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) scripts/deps.py dev > $(VENV)/requirements.txt
-	$(PIP) install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	$(PY) scripts/check_lock.py
+	$(PIP) install --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
 	touch $@
 
-## run: install, then one Celery worker (restarted if it dies) and the web server on 127.0.0.1:$(PORT)
+## lock: resolve pyproject.toml's pins into requirements/dev.lock (main + dev) and requirements/main.lock
+## (main, for the image), for Python 3.11 on Linux x86_64. `make lock LOCK_FLAGS=--upgrade` also lifts
+## the transitive versions; without it, versions already in the lock are kept.
+lock:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	test -x $(VENV)/bin/uv || $(PIP) install --quiet --disable-pip-version-check "$(UV_PIN)"
+	$(UV_COMPILE) --extra dev -o requirements/dev.lock
+	$(UV_COMPILE) -c requirements/dev.lock -o requirements/main.lock
+	$(PY) scripts/check_lock.py
+
+## run: install, then one Celery worker and Celery beat (each restarted if it dies) and the web server on 127.0.0.1:$(PORT)
 run: install
 	PORT=$(PORT) scripts/run.sh
 

@@ -16,6 +16,11 @@ def catalog():
 
 
 def test_training_plan_every_system(benchmark, catalog):
+    """The `system: auto` training plan: budget 0.25 s per plan ("well under a second"), typically a few ms.
+
+    Was `tests/engine/test_plan.py::test_auto_plan_is_fast`, a wall-clock assertion that failed on a loaded
+    machine; timings are measured here (`make bench`), not asserted in the suite.
+    """
     request = validate_request(copy.deepcopy(TRAINING_REQUEST), catalog)
     result = benchmark(run_plan, request, catalog)
     assert result["cluster"]["gpus"] > 0

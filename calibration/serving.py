@@ -358,8 +358,3 @@ def inference_summary(results: list[InferenceRowResult]) -> dict[str, dict[str, 
             "worst": max(errs) if errs else 0.0,
         }
     return out
-
-
-def with_overrides(row: InferenceRow, **changes: object) -> InferenceRow:
-    """A copy of a row with fields changed (for what-if checks in tests)."""
-    return replace(row, **changes)  # type: ignore[arg-type]

@@ -29,7 +29,6 @@ from engine.workload.model import analyse_model
 
 __all__ = ["ROWS", "CalibrationRow", "RowResult", "evaluate_rows", "fit_generation", "summary"]
 
-A100_PEAK_TFLOPS = 312.0
 H100_PEAK_TFLOPS = 989.0
 
 

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from .adapter import plan_compute, request_validate
 from .choices import FINISHED_STATUSES, RunStatus
+from .dispatch import run_publish
 from .models import ApiIdempotencyKey, Plan, PlanRun, WorkerHeartbeat
 from .selectors import price_snapshot_current
 
@@ -139,9 +140,7 @@ def _enqueue_on_commit(run_id: int) -> None:
 
 
 def _publish_on_commit(run_id: int) -> None:
-    from .tasks import run_plan_task  # imported here: the task module imports this one
-
-    transaction.on_commit(lambda: run_plan_task.delay(run_id))
+    transaction.on_commit(lambda: run_publish(run_id))
 
 
 def plan_create_synchronous(*, owner: AbstractBaseUser, request_data: object, name: str | None = None) -> Plan:
@@ -266,8 +265,9 @@ def plan_runs_recover_stale(*, now=None) -> dict[str, int]:
     A `running` run with an old heartbeat lost its worker: with `acks_late` on Redis the
     message comes back by itself, but on the filesystem broker a killed worker's message is
     gone, so the sweeper re-sends it. A run already started `PLANNER_RUN_MAX_ATTEMPTS` times is
-    failed with a message saying so. Each transition is a conditional UPDATE, so several
-    workers sweeping at once never double-queue a run.
+    failed with a message saying so. Run by the `planner.sweep_runs` task that Celery beat queues;
+    each transition is a conditional UPDATE, so two sweeps at once (two beats, a redelivered
+    tick) never double-queue a run.
     """
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.PLANNER_RUN_STALE_AFTER_S)
@@ -312,7 +312,7 @@ def _recover_lost_messages(now) -> dict[str, int]:
     for run in waiting:
         if run.sends < settings.PLANNER_RUN_MAX_SENDS:
             with transaction.atomic():
-                # Conditional on the send we saw: of several sweeping workers only one wins this update.
+                # Conditional on the send we saw: of two sweeps at once only one wins this update.
                 won = PlanRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED, sent_at=run.sent_at).update(
                     sends=F("sends") + 1, sent_at=now
                 )

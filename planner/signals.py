@@ -1,8 +1,7 @@
-"""Worker liveness: each Celery worker records a heartbeat and sweeps lost runs periodically.
+"""Worker liveness: each Celery worker records a heartbeat (read by /healthz) from a small thread.
 
-Running the sweep inside every worker (instead of relying on a separate beat process) means
-the embedded one-worker set-up recovers lost runs with nothing else running; with many
-workers the sweep's conditional updates keep them from stepping on each other.
+Sweeping lost runs is not done here: Celery beat queues `planner.sweep_runs` (see
+CELERY_BEAT_SCHEDULE), so one sweep runs per tick however many workers there are.
 """
 
 from __future__ import annotations
@@ -19,15 +18,12 @@ _stop = threading.Event()
 
 
 def _beat(hostname: str) -> None:
-    from .services import plan_runs_recover_stale, worker_heartbeat_record
+    from .services import worker_heartbeat_record
 
     while not _stop.is_set():
         try:
             close_old_connections()
             worker_heartbeat_record(hostname=hostname)
-            counts = plan_runs_recover_stale()
-            if any(counts.values()):
-                logger.warning("stale plan runs: %s", counts)
         except Exception:  # the heartbeat must outlive a database blip
             logger.exception("worker heartbeat failed")
         _stop.wait(settings.PLANNER_WORKER_HEARTBEAT_S)

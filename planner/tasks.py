@@ -1,4 +1,8 @@
-"""Celery tasks. Thin: each one hands its id to a service."""
+"""Celery tasks. Thin: each one hands its work to a service.
+
+This module imports the services; the services never import it (they publish through
+planner.dispatch), so there is no import cycle.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
-from .services import plan_run_execute, plan_run_fail
+from .dispatch import RUN_PLAN_TASK, SWEEP_RUNS_TASK
+from .services import plan_run_execute, plan_run_fail, plan_runs_recover_stale
 
 logger = logging.getLogger(__name__)
 
@@ -17,7 +22,7 @@ class PlanTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
         """Retries are spent (the database stayed away): record that on the run if we can.
 
-        If the database is still unreachable this fails too, and the stale-run sweeper fails
+        If the database is still unreachable this fails too, and the stale-run sweep fails
         the run later with its own message; either way the run does not stay `running`.
         """
         run_id = args[0] if args else kwargs.get("run_id")
@@ -36,7 +41,7 @@ class PlanTask(Task):
 @shared_task(
     bind=True,
     base=PlanTask,
-    name="planner.run_plan",
+    name=RUN_PLAN_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     soft_time_limit=settings.PLANNER_TASK_SOFT_TIME_LIMIT_S,
@@ -54,3 +59,18 @@ def run_plan_task(self, run_id: int) -> str:
     if not self.request.is_eager:
         close_old_connections()  # a connection broken by an outage must not poison the retry
     return plan_run_execute(run_id=run_id, claim_token=self.request.id or "")
+
+
+@shared_task(bind=True, name=SWEEP_RUNS_TASK, acks_late=False, soft_time_limit=60, time_limit=90)
+def sweep_runs_task(self) -> dict[str, int]:
+    """Re-queue or fail runs lost with their worker, re-publish runs whose message was lost.
+
+    Queued by Celery beat every PLANNER_RUN_SWEEP_EVERY_S (one beat per deployment; `make run`
+    starts one). Not acked late: a sweep lost with its worker is simply replaced by the next tick.
+    """
+    if not self.request.is_eager:
+        close_old_connections()  # a connection broken since the last tick must not fail this one
+    counts = plan_runs_recover_stale()
+    if any(counts.values()):
+        logger.warning("stale plan runs: %s", counts)
+    return counts

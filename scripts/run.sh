@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Start one Celery worker (restarted whenever it dies) and the web server; Ctrl-C stops both.
+# Start one Celery worker and Celery beat (each restarted whenever it dies) and the web server; Ctrl-C stops all.
+# Beat queues the sweep that recovers runs lost with a worker (planner.sweep_runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${PORT:-8000}"
@@ -24,20 +25,30 @@ worker_loop() {
   done
 }
 
-WORKER_LOOP_PID=""
+beat_loop() {
+  while true; do
+    "$CELERY" -A config beat --loglevel=INFO || true
+    echo "celery beat exited; restarting in 2 s" >&2
+    sleep 2
+  done
+}
+
+LOOP_PIDS=()
 cleanup() {
   trap - INT TERM EXIT
-  echo "stopping web server and worker"
-  if [[ -n "$WORKER_LOOP_PID" ]]; then
-    children=$(pgrep -P "$WORKER_LOOP_PID" || true)
-    kill "$WORKER_LOOP_PID" 2>/dev/null || true   # first the loop, so it cannot restart the worker
+  echo "stopping web server, worker and beat"
+  for loop_pid in "${LOOP_PIDS[@]}"; do
+    children=$(pgrep -P "$loop_pid" || true)
+    kill "$loop_pid" 2>/dev/null || true   # first the loop, so it cannot restart its process
     [[ -n "$children" ]] && kill $children 2>/dev/null || true
-    wait "$WORKER_LOOP_PID" 2>/dev/null || true
-  fi
+    wait "$loop_pid" 2>/dev/null || true
+  done
 }
 trap cleanup INT TERM EXIT
 
 worker_loop &
-WORKER_LOOP_PID=$!
+LOOP_PIDS+=($!)
+beat_loop &
+LOOP_PIDS+=($!)
 echo "Cluster Planner on http://127.0.0.1:${PORT}/  (health: /healthz)"
 $PY manage.py runserver "127.0.0.1:${PORT}" --noreload

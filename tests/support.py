@@ -53,6 +53,21 @@ def celery_worker(env: dict[str, str], log_path: Path, name: str = "test") -> It
         kill_group(proc, signal.SIGKILL)
 
 
+@contextlib.contextmanager
+def celery_beat(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen]:
+    """A real Celery beat (it queues the run sweep), schedule file beside the log; killed on exit."""
+    cmd = [
+        sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO",
+        "--schedule", str(log_path.with_name(f"beat-schedule-{os.getpid()}")),
+    ]
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        kill_group(proc, signal.SIGKILL)
+
+
 def kill_group(proc: subprocess.Popen, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, sig)

@@ -1,7 +1,7 @@
 """Settings for every environment, read from environment variables (django-environ).
 
 With nothing set the app runs on its embedded stack: SQLite in WAL mode, a Celery
-`filesystem://` broker under `var/`, and the `django-db` result backend. Setting
+`filesystem://` broker under `var/`. Setting
 `DATABASE_URL` (PostgreSQL) and `CELERY_BROKER_URL` (Redis) scales it out with no code change.
 """
 
@@ -45,9 +45,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
-    "django_celery_results",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "planner",
@@ -168,8 +168,8 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 # --- Celery ---------------------------------------------------------------------------------
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")
-CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="django-db")
-CELERY_RESULT_EXTENDED = True
+# No result backend: a run's state and result live in PlanRun and Plan, which nothing reads back from Celery.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -177,11 +177,20 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# Celery beat (optional, one process per deployment): refresh AWS prices every N hours when
-# PLANNER_PRICE_REFRESH_EVERY_H is set (> 0); needs AWS credentials in the beat's workers. Off by default.
+# Celery beat (exactly one process per deployment; `make run` starts it) queues the sweep that recovers
+# runs lost with a worker or a broker restart (see the PLANNER_RUN_* timings below), and, when
+# PLANNER_PRICE_REFRESH_EVERY_H is set (> 0), the AWS price refresh (needs AWS credentials on the workers).
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+PLANNER_RUN_SWEEP_EVERY_S = env.float("PLANNER_RUN_SWEEP_EVERY_S", default=15.0)
 PLANNER_PRICE_REFRESH_EVERY_H = env.float("PLANNER_PRICE_REFRESH_EVERY_H", default=0.0)
-CELERY_BEAT_SCHEDULE = {}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-runs": {
+        "task": "planner.sweep_runs",
+        "schedule": PLANNER_RUN_SWEEP_EVERY_S,
+        # Ticks queued while no worker is free are dropped after this long, so they cannot pile up.
+        "options": {"expires": max(60.0, 4 * PLANNER_RUN_SWEEP_EVERY_S)},
+    },
+}
 if PLANNER_PRICE_REFRESH_EVERY_H > 0:
     CELERY_BEAT_SCHEDULE["refresh-prices"] = {
         "task": "pricing.refresh_prices",
@@ -218,7 +227,7 @@ PLANNER_RUN_MAX_ATTEMPTS = env.int("PLANNER_RUN_MAX_ATTEMPTS", default=2)
 # may be lost, e.g. Redis restarted without persistence), at most PLANNER_RUN_MAX_SENDS times.
 PLANNER_RUN_QUEUED_RESEND_AFTER_S = env.int("PLANNER_RUN_QUEUED_RESEND_AFTER_S", default=300)
 PLANNER_RUN_MAX_SENDS = env.int("PLANNER_RUN_MAX_SENDS", default=3)
-# How often each worker records that it is alive and sweeps stale runs.
+# How often each worker records that it is alive (the sweep's cadence is PLANNER_RUN_SWEEP_EVERY_S).
 PLANNER_WORKER_HEARTBEAT_S = env.float("PLANNER_WORKER_HEARTBEAT_S", default=15.0)
 # /healthz calls the worker healthy when one was seen this recently.
 PLANNER_WORKER_SEEN_WITHIN_S = env.int("PLANNER_WORKER_SEEN_WITHIN_S", default=60)

@@ -32,7 +32,7 @@ class InstanceGpus:
     gpu_model: str  # catalog GPU id when the catalog has the part, else a descriptive id
 
 
-INSTANCE_GPUS_VERSION = "2026-11-22"
+# GPUs per instance type, as AWS documents them (checked 2026-11-22).
 INSTANCE_GPUS: dict[str, InstanceGpus] = {
     "p4d.24xlarge": InstanceGpus(8, "a100-40gb-sxm"),  # not in the catalog (it carries the 80 GB part only)
     "p4de.24xlarge": InstanceGpus(8, "a100-80gb-sxm"),

@@ -247,3 +247,37 @@ def test_token_page_makes_replaces_and_revokes(alice_client, user):
     api.credentials(HTTP_AUTHORIZATION=f"Token {newer}")
     assert api.get(PLANS).status_code == 401 and not Token.objects.filter(user=user).exists()
     assert "You have no token." in alice_client.get("/account/api-token/").content.decode()
+
+
+@pytest.mark.parametrize("plans", [2, 12])
+def test_list_costs_the_same_queries_for_2_or_12_plans(api, user, training_request, django_assert_max_num_queries,
+                                                       plans):
+    """No query per plan: token, count, page of plans, their runs (one prefetch) = 4, whatever the page size."""
+    for number in range(plans):
+        plan = Plan.objects.create(owner=user, name=f"p{number}", workload="training", request=training_request,
+                                   result={"cluster": {"system": "dgx-h100", "gpus": 8}})
+        PlanRun.objects.create(plan=plan, status="succeeded")
+        PlanRun.objects.create(plan=plan, status="queued")  # the newer run is the one listed
+    with django_assert_max_num_queries(4):
+        body = api.get(PLANS, {"workload": "training", "system": "dgx-h100"}).json()
+    assert body["count"] == plans and len(body["results"]) == plans
+    assert {p["status"] for p in body["results"]} == {"queued"} and {p["gpus"] for p in body["results"]} == {8}
+
+
+@pytest.mark.parametrize(("params", "field", "message"), [
+    ({"workload": ""}, "workload", "must be training or inference"),
+    ({"system": ""}, "system", "must not be empty"),
+    ({"created_before": "2024-13-01"}, "created_before", "must be an ISO 8601 date or date-time between 1970 and 9999"),
+])
+def test_list_filter_given_empty_or_malformed_is_400_by_name(api, params, field, message):
+    response = api.get(PLANS, params)
+    assert response.status_code == 400 and response.json()["errors"] == {field: [message]}
+
+
+def test_list_filters_naive_dates_as_utc_midnight(api, user, training_request):
+    plan = Plan.objects.create(owner=user, name="p", workload="training", request=training_request)
+    Plan.objects.filter(pk=plan.pk).update(created_at="2026-03-01T00:30:00Z")
+    assert api.get(PLANS, {"created_after": "2026-03-01"}).json()["count"] == 1
+    assert api.get(PLANS, {"created_before": "2026-03-01T00:30:00"}).json()["count"] == 0
+    assert api.get(PLANS, {"created_before": "2026-03-01T01:30:00+01:00"}).json()["count"] == 0
+    assert api.get(PLANS, {"created_before": "2026-03-01T01:31:00+01:00"}).json()["count"] == 1

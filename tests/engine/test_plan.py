@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
@@ -163,11 +162,3 @@ def test_site_pue_is_used(plan):
     assert p["power"]["pue"] == 1.1
     assert p["power"]["facility_kw"] == pytest.approx(p["power"]["it_kw"] * 1.1)
 
-
-def test_auto_plan_is_fast(catalog):
-    req = validate_request(TRAINING, catalog)
-    run_plan(req, catalog)
-    start = time.perf_counter()
-    for _ in range(10):
-        run_plan(req, catalog)
-    assert (time.perf_counter() - start) / 10 < 0.25  # "well under a second"; typically a few milliseconds

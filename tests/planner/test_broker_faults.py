@@ -2,7 +2,7 @@
 
 Each test starts its own throw-away `redis-server` on a free loopback port, so restarting it loses messages
 without disturbing anything else (the CI Redis included). Queued runs whose message was lost are re-published
-by the workers' sweeper (PLANNER_RUN_QUEUED_RESEND_AFTER_S), so nothing waits forever.
+by the sweep that Celery beat queues (PLANNER_RUN_QUEUED_RESEND_AFTER_S), so nothing waits forever.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from config.celery import app
 from planner import services
 from planner.choices import RunStatus
 from planner.models import PlanRun, WorkerHeartbeat
-from tests.support import celery_worker, subprocess_env, wait_for
+from tests.support import celery_beat, celery_worker, subprocess_env, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -130,6 +130,7 @@ def _env(server: RedisServer) -> dict[str, str]:
     return subprocess_env(
         CELERY_BROKER_URL=server.url,
         PLANNER_WORKER_HEARTBEAT_S="0.5",
+        PLANNER_RUN_SWEEP_EVERY_S="0.5",
         PLANNER_RUN_QUEUED_RESEND_AFTER_S="2",
     )
 
@@ -150,9 +151,9 @@ def test_runs_queued_when_redis_restarts_still_finish(
     assert redis_server.queued_messages() == 0
     assert PlanRun.objects.filter(pk__in=run_ids, status=RunStatus.QUEUED).count() == 3
 
-    with celery_worker(_env(redis_server), log, name="after-restart"):
+    with celery_worker(_env(redis_server), log, name="after-restart"), celery_beat(_env(redis_server), log):
         wait_for(
-            lambda: _all_finished(run_ids), 60, "the sweeper to re-publish the lost runs and a worker to run them", log
+            lambda: _all_finished(run_ids), 60, "beat's sweep to re-publish the lost runs and a worker to run them", log
         )
     runs = list(PlanRun.objects.filter(pk__in=run_ids))
     assert [r.status for r in runs] == [RunStatus.SUCCEEDED] * 3, [(r.pk, r.status, r.error) for r in runs]

@@ -14,7 +14,7 @@ from config.celery import app
 from planner import services
 from planner.choices import RunStatus
 from planner.models import PlanRun, WorkerHeartbeat
-from tests.support import celery_worker, kill_group, subprocess_env, wait_for
+from tests.support import celery_beat, celery_worker, kill_group, subprocess_env, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -55,7 +55,9 @@ def broker_url(request):
 
 
 def _env(broker_url: str, **extra: str) -> dict[str, str]:
-    return subprocess_env(CELERY_BROKER_URL=broker_url, PLANNER_WORKER_HEARTBEAT_S="0.5", **extra)
+    return subprocess_env(
+        CELERY_BROKER_URL=broker_url, PLANNER_WORKER_HEARTBEAT_S="0.5", PLANNER_RUN_SWEEP_EVERY_S="0.5", **extra
+    )
 
 
 def _status(run_id: int) -> str:
@@ -86,8 +88,9 @@ def test_killed_worker_run_is_recovered(broker_url, user, training_request, tmp_
         kill_group(worker_a, signal.SIGKILL)
     assert _status(run_id) == RunStatus.RUNNING  # nobody is left to finish it...
 
-    # ...until worker B's sweeper notices the silent heartbeat and re-queues the run once.
-    with celery_worker(_env(broker_url, PLANNER_RUN_STALE_AFTER_S="3"), log, name="b"):
+    # ...until the sweep that beat queues (run by worker B) notices the silent heartbeat and re-queues the run once.
+    env_b = _env(broker_url, PLANNER_RUN_STALE_AFTER_S="3")
+    with celery_worker(env_b, log, name="b"), celery_beat(env_b, log):
         wait_for(lambda: _status(run_id) in (RunStatus.SUCCEEDED, RunStatus.FAILED), 90, "recovery", log)
     run = PlanRun.objects.get(pk=run_id)
     assert run.status == RunStatus.SUCCEEDED, run.error

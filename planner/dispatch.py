@@ -1,0 +1,22 @@
+"""Putting a run's message on the queue: the one place services reach Celery through.
+
+Services call `run_publish(run_id)`; the task is found by name in the Celery app's registry, so
+`planner.services` never imports `planner.tasks` (which imports the services it runs) and the
+two modules form no import cycle. `task.delay` still honours eager mode (the test settings).
+"""
+
+from __future__ import annotations
+
+RUN_PLAN_TASK = "planner.run_plan"
+SWEEP_RUNS_TASK = "planner.sweep_runs"
+
+
+def run_publish(run_id: int) -> None:
+    """Send the message that makes a worker execute this run (call it after the run's rows commit)."""
+    from config.celery import app
+
+    if RUN_PLAN_TASK not in app.tasks:
+        # Celery discovers task modules lazily (at worker start); a web or command process that has not
+        # imported planner.tasks yet registers it here, once.
+        app.loader.import_default_modules()
+    app.tasks[RUN_PLAN_TASK].delay(run_id)
