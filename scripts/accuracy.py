@@ -62,7 +62,7 @@ converted to seconds per iteration on their own basis before comparing.
 
 **Calibration principle.** One constant per GPU generation is fitted, `gemm_efficiency_<generation>` (the fraction
 of dense peak a large GEMM reaches); every other constant (HBM, NVLink and fabric efficiency, kernel and collective
-latency, flash-attention ratio, DP overlap) is a documented judgement default in `engine/assumptions/registry.py`.
+latency, flash-attention ratio, DP overlap) is a documented judgement default in `engine/data/assumptions/performance.toml`.
 No row is special-cased: each row only states its published configuration and software stack (fused attention or
 not, sequence parallelism or not).
 
