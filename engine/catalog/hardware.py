@@ -213,9 +213,7 @@ def _load(directory: Traversable) -> Catalog:
             raise ValueError(f"catalog system {system.id} names unknown gpu {system.gpu}")
     from engine.catalog.parts import load_parts  # late import: parts.py is a leaf module, this avoids a cycle
 
-    return Catalog(
-        version=_version(directory), gpus=gpus, systems=systems, models=models, parts=load_parts(directory)
-    )
+    return Catalog(version=_version(directory), gpus=gpus, systems=systems, models=models, parts=load_parts(directory))
 
 
 def load_catalog(path: Path | None = None) -> Catalog:

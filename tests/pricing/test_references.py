@@ -46,9 +46,7 @@ def test_every_reference_is_sourced_dated_and_labelled():
 
 
 def test_priced_systems_are_catalog_systems():
-    systems = {
-        r["id"] for r in json.loads((default_catalog_dir() / "systems.json").read_text())["records"]
-    }
+    systems = {r["id"] for r in json.loads((default_catalog_dir() / "systems.json").read_text())["records"]}
     priced = {p.catalog_id for p in price_references_load().parts if p.category == "system"}
     assert priced == systems  # every system, each with its source and confidence label
 
