@@ -12,7 +12,7 @@ __all__ = ["ApiIdempotencyKey", "CatalogRelease", "Plan", "PlanRun", "WorkerHear
 
 
 class CatalogRelease(models.Model):
-    """A version of the hardware catalog (fixtures/catalog) seen by `load_catalog`.
+    """A version of the hardware catalog (engine/data/catalog) seen by `load_catalog`.
 
     The engine reads the catalog files directly; this row records which versions existed and
     when, so a plan's `catalog_version` can be traced to its load and record counts.

@@ -62,9 +62,9 @@ converted to seconds per iteration on their own basis before comparing.
 
 **Calibration principle.** One constant per GPU generation is fitted, `gemm_efficiency_<generation>` (the fraction
 of dense peak a large GEMM reaches); every other constant (HBM, NVLink and fabric efficiency, kernel and collective
-latency, flash-attention ratio, DP overlap) is a documented judgement default in `engine/assumptions/registry.py`.
-No row is special-cased: each row only states its published configuration and software stack (fused attention or
-not, sequence parallelism or not).
+latency, flash-attention ratio, DP overlap) is a documented judgement default in
+`engine/data/assumptions/performance.toml`. No row is special-cased: each row only states its published
+configuration and software stack (fused attention or not, sequence parallelism or not).
 
 **Split.** Ampere: fitted on Korthikanti 2022 (3b, 8 rows); Narayanan 2021 (3a, 6 rows) is held out. Hopper: fitted
 on the llm-foundry 70B / 64-GPU row (3c); its 30B, 13B and 7B rows are held out. Blackwell has no public training

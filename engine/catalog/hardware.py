@@ -1,8 +1,9 @@
-"""Hardware and model-preset catalog: loads `fixtures/catalog/*.json` into frozen dataclasses.
+"""Hardware and model-preset catalog: loads `engine/data/catalog/*.json` into frozen dataclasses.
 
 The catalog is data, not code, so every spec carries its `source` and `as_of` date and can be reviewed and
-updated without touching the engine. The version string hashes the files' bytes so a stored plan records
-exactly which catalog produced it.
+updated without touching the engine. The files are package data, read with `importlib.resources`, so the engine
+is self-contained wherever it is installed or run from. The version string hashes the files' names and bytes
+(never their location) so a stored plan records exactly which catalog produced it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import functools
 import hashlib
 import json
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -114,14 +117,14 @@ class Catalog:
         return self.gpus[system.gpu]
 
 
-def default_catalog_dir() -> Path:
-    """`<repo>/fixtures/catalog`, found from this file so it works from any working directory."""
-    return Path(__file__).resolve().parents[2] / "fixtures" / "catalog"
+def default_catalog_dir() -> Traversable:
+    """The catalog shipped in the engine package (`engine/data/catalog`); a `pathlib.Path` when the package is
+    installed as files, as it always is here."""
+    return resources.files("engine") / "data" / "catalog"
 
 
-def _records(directory: Path, name: str) -> list[dict[str, Any]]:
-    with (directory / name).open(encoding="utf-8") as handle:
-        data = json.load(handle)
+def _records(directory: Traversable, name: str) -> list[dict[str, Any]]:
+    data = json.loads((directory / name).read_text(encoding="utf-8"))
     return list(data["records"])
 
 
@@ -190,17 +193,18 @@ def _model(rec: dict[str, Any]) -> ModelPreset:
     )
 
 
-def _version(directory: Path) -> str:
-    """Series plus the first 12 hex digits of sha256 over every catalog file, in name order."""
+def _version(directory: Traversable) -> str:
+    """Series plus the first 12 hex digits of sha256 over every catalog file's name and bytes, in name order."""
     digest = hashlib.sha256()
-    for path in sorted(directory.glob("*.json")):
-        digest.update(path.name.encode("utf-8"))
-        digest.update(path.read_bytes())
+    files = sorted((f for f in directory.iterdir() if f.is_file() and f.name.endswith(".json")), key=lambda f: f.name)
+    for item in files:
+        digest.update(item.name.encode("utf-8"))
+        digest.update(item.read_bytes())
     return f"{CATALOG_SERIES}-{digest.hexdigest()[:12]}"
 
 
 @functools.lru_cache(maxsize=8)
-def _load(directory: Path) -> Catalog:
+def _load(directory: Traversable) -> Catalog:
     gpus = {rec["id"]: _gpu(rec) for rec in _records(directory, "gpus.json")}
     systems = {rec["id"]: _system(rec) for rec in _records(directory, "systems.json")}
     models = {rec["id"]: _model(rec) for rec in _records(directory, "models.json")}
@@ -209,13 +213,12 @@ def _load(directory: Path) -> Catalog:
             raise ValueError(f"catalog system {system.id} names unknown gpu {system.gpu}")
     from engine.catalog.parts import load_parts  # late import: parts.py is a leaf module, this avoids a cycle
 
-    return Catalog(
-        version=_version(directory), gpus=gpus, systems=systems, models=models, parts=load_parts(directory)
-    )
+    return Catalog(version=_version(directory), gpus=gpus, systems=systems, models=models, parts=load_parts(directory))
 
 
 def load_catalog(path: Path | None = None) -> Catalog:
-    """Load (and cache) the catalog; plans run many times per page, so parsing once matters."""
+    """Load (and cache) the catalog; plans run many times per page, so parsing once matters. `path`: another
+    catalog directory (tests, a reviewed copy); default the packaged one."""
     directory = Path(path).resolve() if path is not None else default_catalog_dir()
     return _load(directory)
 

@@ -1,5 +1,5 @@
 """Build parts: switches, appliances, storage, racks, PDUs, CDUs, transceivers and cables, plus each system's
-physical data, loaded from `fixtures/catalog/parts.json` and the `physical` block of `systems.json`.
+physical data, loaded from `engine/data/catalog/parts.json` and the `physical` block of `systems.json`.
 
 Kept apart from the GPU/system records the sizing stages use so the physical build (fabric, facility, BOM) can
 grow without touching them. Every record keeps its `source`, `as_of` and `confidence`, and the BOM copies the
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib.resources.abc import Traversable
 from typing import Any
 
 __all__ = ["Part", "PartsCatalog", "SystemPhysical", "load_parts"]
@@ -156,18 +156,16 @@ def _physical(system_id: str, rec: dict[str, Any]) -> SystemPhysical:
     )
 
 
-def load_parts(directory: Path) -> PartsCatalog:
+def load_parts(directory: Traversable) -> PartsCatalog:
     """Parse parts.json and the systems' `physical` blocks; a system without one simply has no physical build."""
     parts: dict[str, Part] = {}
-    parts_path = directory / "parts.json"
-    if parts_path.exists():
-        with parts_path.open(encoding="utf-8") as handle:
-            parts = {rec["id"]: _part(rec) for rec in json.load(handle)["records"]}
+    parts_file = directory / "parts.json"
+    if parts_file.is_file():
+        parts = {rec["id"]: _part(rec) for rec in json.loads(parts_file.read_text(encoding="utf-8"))["records"]}
     systems: dict[str, SystemPhysical] = {}
-    with (directory / "systems.json").open(encoding="utf-8") as handle:
-        for rec in json.load(handle)["records"]:
-            if rec.get("physical"):
-                systems[rec["id"]] = _physical(rec["id"], rec["physical"])
+    for rec in json.loads((directory / "systems.json").read_text(encoding="utf-8"))["records"]:
+        if rec.get("physical"):
+            systems[rec["id"]] = _physical(rec["id"], rec["physical"])
     if not parts:  # a catalog copy without parts.json (e.g. a test fixture): systems have no physical build
         return PartsCatalog(parts={}, systems={})
     for phys in systems.values():

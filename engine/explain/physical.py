@@ -122,7 +122,7 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "one line per part number; quantities are the fabric's switches, cables and transceivers and the "
             "facility's racks, PDUs (one per feed) and CDUs",
             {"lines": len(pb.bom)},
-            "parts catalog (fixtures/catalog/parts.json, systems.json physical)",
+            "parts catalog (engine/data/catalog/parts.json, systems.json physical)",
         ),
     }
     return out

@@ -238,6 +238,7 @@ class ReplicaModel:
         """Physical floor: weight bytes / (tp x HBM bandwidth), at 100 % bandwidth and no overhead."""
         return self.weights_read_bytes(1) / (self.tp * self.gpu.hbm_tbps * 1e12)
 
+
 def constants_from(a: Assumptions, batch_cap: int | None = None) -> ServingConstants:
     """The ServingConstants a plan (or a calibration row) uses, read from named assumptions."""
     return ServingConstants(

@@ -4,7 +4,7 @@ Why a roofline and not one MFU constant: the speed of a layout depends on its sh
 high TP) run further from peak, element-wise ops are bound by HBM, tensor-parallel collectives cost time in
 proportion to 1/hidden, the pipeline bubble shrinks with micro-batches and interleaving, and recompute adds work.
 A single MFU cannot rank layouts; this model can, with a handful of constants calibrated per GPU generation
-(`calibration.py`, docs/accuracy.md).
+(calibration/training.py, docs/accuracy.md).
 
 The model is evaluated in two stages so the search stays fast:
 
@@ -14,23 +14,42 @@ The model is evaluated in two stages so the search stays fast:
   and parameter collectives, optimizer step, the memory that shards over DP, and the resulting step time.
 
 All functions are pure and work on numpy arrays (scalars broadcast), so one call evaluates thousands of layouts.
-Formulas follow training-calibration.md section 2 (Narayanan 2021, Korthikanti 2022); they are written from the
+The cost of one GEMM, collective or all-to-all, and the hardware and efficiency figures behind it, are in
+`roofline.py`; this module adds them up per layer, stage and step.
+Formulas follow Narayanan et al. 2021 (Megatron-LM) and Korthikanti et al. 2022; they are written from the
 papers, not from another tool's code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from engine.assumptions.registry import Assumptions
-from engine.catalog.hardware import Gpu, System
-from engine.performance.memory import GIB, activation_terms, expert_params_per_gpu, params_per_gpu, state_bytes_ep
+from engine.performance.memory import activation_terms, expert_params_per_gpu, params_per_gpu, state_bytes_ep
+from engine.performance.roofline import (
+    ELEMENTWISE_BYTES_PER_HIDDEN,
+    ELEMENTWISE_KERNELS_PER_LAYER,
+    FLASH_BACKWARD_RATIO,
+    OPTIMIZER_BYTES_PER_PARAM,
+    RECOMPUTE_CODES,
+    RECOMPUTE_NAMES,
+    SOFTMAX_BYTES_PER_SCORE,
+    Efficiency,
+    Hardware,
+    efficiency_for,
+    expert_alltoall_bytes,
+    gemm_time,
+    hardware_for,
+    ring_time,
+)
 from engine.workload.model import Workload
 
+# The roofline names are re-exported: callers build Hardware and Efficiency from here with the step model.
 __all__ = [
     "RECOMPUTE_CODES",
+    "RECOMPUTE_NAMES",
     "Efficiency",
     "Hardware",
     "LayoutCosts",
@@ -41,128 +60,6 @@ __all__ = [
     "layout_costs",
     "step_costs",
 ]
-
-# Recompute modes as array codes: 0 none, 1 selective (attention core only), 2 full (whole layer forward).
-RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
-RECOMPUTE_NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
-# Element-wise HBM traffic per token per layer in the forward pass, in units of hidden: two norms (read + write
-# 2 B each = 4h each) and two residual adds (read 2 x 2 B, write 2 B = 6h each): 8h + 12h = 20h.
-ELEMENTWISE_BYTES_PER_HIDDEN = 20.0
-# Non-flash attention: a fused scale-mask-softmax reads and writes each score (2 + 2 B) and attention dropout reads,
-# writes and keeps a 1-byte mask (2 + 2 + 1 B): 9 B per score element in the forward pass.
-SOFTMAX_BYTES_PER_SCORE = 9.0
-# Element-wise kernels launched per layer and forward pass (norms, residuals, activation, dropouts, rotary).
-ELEMENTWISE_KERNELS_PER_LAYER = 7.0
-# FlashAttention's backward is about 2.5x its forward (it recomputes the scores): FlashAttention-2 paper, section 3.
-FLASH_BACKWARD_RATIO = 2.5
-# Expert dispatch and combine move 16-bit (bf16) activations, like the TP collectives and pipeline sends.
-EXPERT_ALLTOALL_BYTES_PER_ELEMENT = 2.0
-# Optimizer step traffic per parameter it updates: read bf16 grad 2 + fp32 master/m/v 12, write 12 + bf16 weight 2.
-OPTIMIZER_BYTES_PER_PARAM = 28.0
-
-
-@dataclass(frozen=True)
-class Hardware:
-    """The catalog figures the step model needs, in SI units (FLOP/s, bytes/s, bytes)."""
-
-    gemm_peak_flops: float  # dense peak at the training precision (GEMMs run in it)
-    bf16_peak_flops: float  # attention and element-wise work stay in 16-bit
-    hbm_bytes_s: float
-    hbm_bytes: float
-    nvlink_bytes_s: float  # per GPU and direction
-    scaleout_bytes_s: float  # per GPU and direction (compute NICs / GPUs)
-    nvlink_domain: int
-    gpus_per_system: int
-
-
-@dataclass(frozen=True)
-class Efficiency:
-    """Resolved efficiency constants (named assumptions) for one GPU generation."""
-
-    gemm: float  # fraction of peak a large GEMM reaches
-    attention_ratio: float  # flash attention speed relative to a GEMM of the same FLOPs
-    hbm: float
-    nvlink: float
-    scaleout: float
-    kernel_overhead_s: float
-    collective_latency_s: float
-    dp_overlap: float
-    flash_attention: bool
-    sequence_parallel: bool
-    reserve_fraction: float
-    grad_reduce_bytes_per_param: float
-
-
-def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
-    """Catalog GPU + system -> the step model's hardware figures."""
-    peak = gpu.dense_tflops(precision)
-    if peak is None:
-        raise ValueError(f"{gpu.id} has no {precision} tensor cores")
-    return Hardware(
-        gemm_peak_flops=peak * 1e12,
-        bf16_peak_flops=gpu.bf16_dense_tflops * 1e12,
-        hbm_bytes_s=gpu.hbm_tbps * 1e12,
-        hbm_bytes=gpu.hbm_gib * GIB,
-        nvlink_bytes_s=gpu.scaleup_gbyte_s / 2.0 * 1e9,
-        scaleout_bytes_s=system.scaleout_gbyte_s_per_gpu * 1e9,
-        nvlink_domain=system.nvlink_domain_gpus,
-        gpus_per_system=system.gpus_per_system,
-    )
-
-
-def efficiency_for(gpu: Gpu, precision: str, a: Assumptions) -> Efficiency:
-    """Read the generation's calibrated constants and the global ones from the assumptions."""
-    gemm = a[f"gemm_efficiency_{gpu.generation}"]
-    if precision == "fp8":
-        gemm *= a["fp8_gemm_efficiency_ratio"]
-    return Efficiency(
-        gemm=gemm,
-        attention_ratio=a["flash_attention_efficiency_ratio"],
-        hbm=a["hbm_efficiency"],
-        nvlink=a["nvlink_efficiency"],
-        scaleout=a["scaleout_efficiency"],
-        kernel_overhead_s=a["kernel_overhead_us"] * 1e-6,
-        collective_latency_s=a["collective_latency_us"] * 1e-6,
-        dp_overlap=a["dp_overlap_fraction"],
-        flash_attention=bool(a["flash_attention"]),
-        sequence_parallel=bool(a["sequence_parallel"]),
-        reserve_fraction=a["training_memory_reserve_fraction"],
-        grad_reduce_bytes_per_param=a["grad_reduce_bytes_per_param"],
-    )
-
-
-def _gemm_time(m: np.ndarray, k: np.ndarray, n: np.ndarray, hw: Hardware, eff: Efficiency) -> np.ndarray:
-    """Roofline of one (m x k) @ (k x n) GEMM: max(compute at the efficient fraction, 16-bit operand traffic).
-
-    A fixed kernel overhead is added, which makes small GEMMs reach a smaller fraction of peak
-    (time = F / (peak x eff) + t0, i.e. an efficiency that rises with operation size).
-    """
-    flops = 2.0 * m * k * n
-    compute = flops / (hw.gemm_peak_flops * eff.gemm)
-    memory = 2.0 * (m * k + k * n + m * n) / (hw.hbm_bytes_s * eff.hbm)
-    return np.maximum(compute, memory) + eff.kernel_overhead_s
-
-
-def _ring_time(bytes_: np.ndarray, ranks: np.ndarray, factor: float, bw: np.ndarray, eff: float, lat: float):
-    """Ring collective: latency + factor x (ranks - 1) / ranks x bytes / (bandwidth x efficiency); 0 for 1 rank.
-
-    factor 2 is an all-reduce (reduce-scatter + all-gather), 1 an all-gather or a reduce-scatter.
-    """
-    ranks = np.asarray(ranks, dtype=float)
-    t = lat + factor * (ranks - 1.0) / np.maximum(ranks, 1.0) * bytes_ / (bw * eff)
-    return np.where(ranks > 1, t, 0.0)
-
-
-def expert_alltoall_bytes(tokens, hidden: float, active: float, ep):
-    """Bytes one GPU sends (and receives) in one expert all-to-all (a dispatch or a combine) of a MoE layer.
-
-    Each of the GPU's `tokens` goes to `active` experts as a `hidden`-wide 16-bit vector, and the experts are
-    spread evenly over the `ep` GPUs of the expert-parallel group, so (ep - 1) / ep of the copies leave the GPU:
-    tokens x active x hidden x 2 B x (ep - 1) / ep. The top-k factor is real: Megatron-Core's all-to-all token
-    dispatcher and GShard/DeepSpeed-MoE's capacity buffers both send one copy per (token, expert) pair. 0 at ep = 1.
-    """
-    ep = np.asarray(ep, dtype=float)
-    return tokens * active * hidden * EXPERT_ALLTOALL_BYTES_PER_ELEMENT * (ep - 1.0) / ep
 
 
 @dataclass
@@ -188,44 +85,40 @@ class LayoutCosts:
     ep: np.ndarray | None = None  # expert-parallel degree (carved out of dp); None = 1 everywhere
 
 
-def layout_costs(
+class _LayerForward(NamedTuple):
+    """One layer's forward-pass times (seconds per micro-batch) by kind of work, and the attention backward."""
+
+    gemm: np.ndarray
+    attention: np.ndarray
+    attention_backward: np.ndarray
+    elementwise: np.ndarray
+    tp_comm: np.ndarray
+    ep_comm: np.ndarray
+
+
+def _layer_forward(
     work: Workload,
     hw: Hardware,
     eff: Efficiency,
+    mb: np.ndarray,
     tp: np.ndarray,
-    pp: np.ndarray,
-    micro_batch: np.ndarray,
-    interleave: np.ndarray,
-    recompute: np.ndarray,
-    ep: np.ndarray | None = None,
-) -> LayoutCosts:
-    """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
-
-    `ep` (expert parallelism, default 1) only matters for mixture-of-experts models: it divides the expert
-    parameters per GPU and adds two all-to-alls (dispatch, combine) per MoE layer to the forward pass and two to
-    the backward, on NVLink when the ep x tp GPUs of an expert group fit in the NVLink domain, else on the
-    scale-out NICs. The expert GEMMs keep their FLOPs (each GPU still runs tokens x active expert FFNs on average;
-    ep changes where they run, not how many), so ep = 1 leaves every figure as it was.
-    """
+    sp: np.ndarray,
+    ep: np.ndarray,
+) -> _LayerForward:
+    """Forward pass of one transformer layer for a micro-batch of `mb` sequences: GEMMs, attention core,
+    element-wise work, tensor-parallel collectives and (MoE) expert all-to-alls."""
     s = work.shape
-    tp = np.asarray(tp, dtype=float)
-    pp = np.asarray(pp, dtype=float)
-    mb = np.asarray(micro_batch, dtype=float)
-    v = np.asarray(interleave, dtype=float)
-    rc = np.asarray(recompute)
-    ep = np.ones_like(tp) if ep is None else np.asarray(ep, dtype=float)
-    h, f, seq, heads, vocab = float(s.hidden), float(s.ffn_hidden), float(s.seq_len), float(s.heads), float(s.vocab)
+    h, f, seq, heads = float(s.hidden), float(s.ffn_hidden), float(s.seq_len), float(s.heads)
     kv = float(s.kv_heads * work.head_dim)
     active = float(work.active_experts)
     gated = s.ffn_gated
     tokens = mb * seq  # tokens per micro-batch
-    sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
 
     # --- GEMMs of one layer's forward pass (Megatron column/row split over tp) ---
-    g_qkv = _gemm_time(tokens, h, (h + 2.0 * kv) / tp, hw, eff)
-    g_out = _gemm_time(tokens, h / tp, h, hw, eff)
-    g_up = _gemm_time(tokens, h, (2.0 if gated else 1.0) * f * active / tp, hw, eff)
-    g_down = _gemm_time(tokens, f * active / tp, h, hw, eff)
+    g_qkv = gemm_time(tokens, h, (h + 2.0 * kv) / tp, hw, eff)
+    g_out = gemm_time(tokens, h / tp, h, hw, eff)
+    g_up = gemm_time(tokens, h, (2.0 if gated else 1.0) * f * active / tp, hw, eff)
+    g_down = gemm_time(tokens, f * active / tp, h, hw, eff)
     gemm_f = g_qkv + g_out + g_up + g_down
 
     # --- attention core (QK^T, softmax, AV) ---
@@ -251,7 +144,7 @@ def layout_costs(
 
     # --- tensor-parallel collectives: 2 all-reduce equivalents forward, 2 backward, on the NVLink domain ---
     tp_bw = np.where(tp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
-    coll = _ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, eff.collective_latency_s)
+    coll = ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, eff.collective_latency_s)
     comm_f = 2.0 * coll
 
     # --- expert all-to-alls (MoE with ep > 1): dispatch + combine forward, their transposes backward. With
@@ -267,6 +160,43 @@ def layout_costs(
     else:
         ep_f = np.zeros_like(tp)
 
+    return _LayerForward(gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f)
+
+
+def layout_costs(
+    work: Workload,
+    hw: Hardware,
+    eff: Efficiency,
+    tp: np.ndarray,
+    pp: np.ndarray,
+    micro_batch: np.ndarray,
+    interleave: np.ndarray,
+    recompute: np.ndarray,
+    ep: np.ndarray | None = None,
+) -> LayoutCosts:
+    """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
+
+    `ep` (expert parallelism, default 1) only matters for mixture-of-experts models: it divides the expert
+    parameters per GPU and adds two all-to-alls (dispatch, combine) per MoE layer to the forward pass and two to
+    the backward, on NVLink when the ep x tp GPUs of an expert group fit in the NVLink domain, else on the
+    scale-out NICs. The expert GEMMs keep their FLOPs (each GPU still runs tokens x active expert FFNs on average;
+    ep changes where they run, not how many), so ep = 1 leaves every figure as it was.
+
+    About 80 lines: one straight-line vectorised pass (stage time, pipeline sends, parameters, activations) whose
+    parts share a dozen arrays; the per-layer forward is already apart in `_layer_forward`.
+    """
+    s = work.shape
+    tp = np.asarray(tp, dtype=float)
+    pp = np.asarray(pp, dtype=float)
+    mb = np.asarray(micro_batch, dtype=float)
+    v = np.asarray(interleave, dtype=float)
+    rc = np.asarray(recompute)
+    ep = np.ones_like(tp) if ep is None else np.asarray(ep, dtype=float)
+    h, seq, vocab = float(s.hidden), float(s.seq_len), float(s.vocab)
+    tokens = mb * seq  # tokens per micro-batch
+    sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
+
+    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb, tp, sp, ep)
     fwd = gemm_f + attn_f + ew_f + comm_f + ep_f
     bwd = 2.0 * gemm_f + attn_b + 2.0 * ew_f + comm_f + ep_f
     # Full recompute replays the forward (with its collectives); selective replays only the attention core,
@@ -279,7 +209,7 @@ def layout_costs(
     ep_comm = layers_per_stage * (ep_f * np.where(rc == 2, 3.0, 2.0))
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
-    head = 3.0 * _gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
+    head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
     stage = body + head
 
     # --- pipeline point-to-point: activations forward, gradients backward, v times per micro-batch. Each TP rank
@@ -363,6 +293,9 @@ def step_costs(
     With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
     over dp / ep ranks, so its gradient collectives and ZeRO sharding run over dp / ep; they are added as
     separate collectives (zero for dense models, whose figures are therefore unchanged).
+
+    About 80 lines: one straight-line vectorised pass whose pipeline, collective, optimizer and memory parts share
+    the same indexed arrays; split, they would pass a dozen arrays back and forth.
     """
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
@@ -390,11 +323,11 @@ def step_costs(
     lat = eff.collective_latency_s
 
     def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
-        return np.where(has_experts, _ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
+        return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
 
-    all_reduce = _ring_time(grad_bytes, dp, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
-    reduce_scatter = _ring_time(grad_bytes, dp, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
-    gather = _ring_time(dense * 2.0, dp, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
+    all_reduce = ring_time(grad_bytes, dp, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
+    reduce_scatter = ring_time(grad_bytes, dp, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
+    gather = ring_time(dense * 2.0, dp, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
     backward_last = t_stage * (2.0 / 3.0)
     hide = eff.dp_overlap
     exposed_once = np.maximum(0.0, all_reduce - hide * backward_last)

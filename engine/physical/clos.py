@@ -1,6 +1,7 @@
 """Folded-Clos (fat-tree) arithmetic shared by every fabric: how many spines and cores, and how many links.
 
-The rules, in the order NVIDIA's SuperPOD reference architectures apply them (fabric.md sections 4-5):
+The rules, in the order NVIDIA's DGX SuperPOD reference architectures (DGX H100 RA-11333-001, DGX B200 RA-11334-001,
+DGX GB200 RA-11338-001) apply them, with the fat-tree capacity of Al-Fares et al. (SIGCOMM 2008):
 
 1. A leaf's uplinks are spread evenly: every leaf has the same number of links to every switch above it, so the
    count of upper switches must divide the leaf's uplinks. Uplinks equal the non-blocking need (down ports in

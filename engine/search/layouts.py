@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,85 +41,30 @@ from engine.performance.step_time import (
     step_costs,
 )
 from engine.request.spec import TrainingSpec
+from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
 
-__all__ = ["REASONS", "Plan", "SearchStats", "TrainingSearch"]
+# The result records are re-exported: callers import them with the search.
+__all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats", "TrainingSearch"]
 
 SECONDS_PER_DAY = 86_400.0
 MICRO_BATCH_OPTIONS = (1, 2, 4, 8)
 INTERLEAVE_OPTIONS = (1, 2, 3, 4)
 ZERO_OPTIONS = (0, 1, 2, 3)
 TP_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
-# Rejection reasons, in the order they are tested.
-REASONS = ("gpus_not_divisible", "pinned_dp", "ep_not_dividing_dp", "global_batch", "cluster_cap", "memory", "deadline")
 
 
-@dataclass
-class SearchStats:
-    """What the search looked at: candidate plans, model evaluations (bisection steps included), outcomes."""
+class _DeadlineGrid(NamedTuple):
+    """Deadline-mode candidates that have room to grow: layout index, ZeRO stage, dp step, largest multiple of
+    it, GPUs per step, and the multiples the batch and the cluster cap allow."""
 
-    candidates_evaluated: int = 0
-    model_evaluations: int = 0
-    feasible: int = 0
-    rejected_by_reason: dict[str, int] = field(default_factory=lambda: dict.fromkeys(REASONS, 0))
-    seconds: float = 0.0
-
-    def reject(self, reason: str, count: int) -> None:
-        self.rejected_by_reason[reason] += int(count)
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "candidates_evaluated": self.candidates_evaluated,
-            "model_evaluations": self.model_evaluations,
-            "feasible": self.feasible,
-            "rejected_by_reason": {k: v for k, v in self.rejected_by_reason.items() if v},
-            "seconds": self.seconds,
-            "configs_per_s": self.model_evaluations / self.seconds if self.seconds > 0 else 0.0,
-        }
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One scored plan: the layout and every figure the training section and explain entries need."""
-
-    tp: int
-    pp: int
-    dp: int
-    micro_batch: int
-    interleave: int
-    recompute: str
-    zero_stage: int
-    gpus: int
-    micro_batches: int
-    step_time_s: float
-    tokens_per_step: float
-    days_ideal: float
-    stage_time_s: float
-    pipeline_time_s: float
-    bubble_time_s: float
-    tp_comm_time_s: float
-    p2p_time_s: float
-    dp_exposed_time_s: float
-    optimizer_time_s: float
-    memory: MemoryBreakdown
-    ep: int = 1
-    ep_comm_time_s: float = 0.0
-
-    @property
-    def memory_gib(self) -> float:
-        return self.memory.total_gib
-
-
-@dataclass
-class Infeasibility:
-    """The closest misses, so a failed search can name the binding limit with figures."""
-
-    min_memory_gib: float | None = None
-    min_memory_layout: tuple[int, int] | None = None
-    best_days: float | None = None
-    best_days_gpus: int | None = None
-    best_days_limit: str | None = None  # "global batch" | "cluster size"
-    batch_cap_gpus: int | None = None
+    idx: np.ndarray
+    zero: np.ndarray
+    q: np.ndarray
+    k_hi: np.ndarray
+    unit: np.ndarray
+    k_cap_batch: np.ndarray
+    k_cap_cluster: np.ndarray
 
 
 class TrainingSearch:
@@ -322,14 +267,11 @@ class TrainingSearch:
         return int(np.max(group * max_dp)) if len(idx) else 0
 
     # ------------------------------------------------------------------ deadline mode
-    def smallest_for_deadline(self, deadline_days: float) -> tuple[Plan | None, SearchStats, Infeasibility]:
-        """The smallest whole-system GPU count that meets the deadline (then the fastest plan on it)."""
-        t0, stats, miss = time.perf_counter(), SearchStats(), Infeasibility()
-        if self.layouts is None:  # nothing fits this system at all
-            stats.seconds = time.perf_counter() - t0
-            return None, stats, miss
-        lay, (idx, zero) = self.layouts, self._candidates()
-        stats.candidates_evaluated = len(idx)
+    def _deadline_grid(self, idx: np.ndarray, zero: np.ndarray, stats: SearchStats) -> _DeadlineGrid:
+        """Each candidate's dp step `q`, GPUs per step `unit` and largest multiple `k_hi` the batch and cluster
+        allow; candidates with no room at all are counted as rejected and dropped."""
+        lay = self.layouts
+        assert lay is not None
         group = (lay.tp * lay.pp)[idx].astype(np.int64)
         gps = self.system.gpus_per_system
         pin_dp = self.spec.parallelism.dp
@@ -347,9 +289,9 @@ class TrainingSearch:
             # dp granularity: whole systems, and a multiple of ep (expert groups are carved out of dp).
             q = np.lcm(gps // np.gcd(gps, group), ep)
             unit = group * q
-            k_cap_batch = np.floor(
-                self.batch_sequences / (lay.micro_batch[idx] * self._need_m(idx) * q)
-            ).astype(np.int64)
+            k_cap_batch = np.floor(self.batch_sequences / (lay.micro_batch[idx] * self._need_m(idx) * q)).astype(
+                np.int64
+            )
             k_hi = np.minimum(k_cap_batch, self.max_gpus // unit)
         k_cap_cluster = self.max_gpus // unit
         no_room = k_hi < 1
@@ -357,8 +299,41 @@ class TrainingSearch:
         stats.reject("global_batch", np.count_nonzero(by_batch))
         stats.reject("cluster_cap", np.count_nonzero(no_room & ~by_batch))
         keep = ~no_room
-        idx, zero, q, k_hi, unit = idx[keep], zero[keep], q[keep], k_hi[keep], unit[keep]
-        k_cap_batch, k_cap_cluster = k_cap_batch[keep], k_cap_cluster[keep]
+        return _DeadlineGrid(
+            idx[keep], zero[keep], q[keep], k_hi[keep], unit[keep], k_cap_batch[keep], k_cap_cluster[keep]
+        )
+
+    def _deadline_miss(
+        self, grid: _DeadlineGrid, fits_hi: np.ndarray, days_hi: np.ndarray, mem_hi: np.ndarray, miss: Infeasibility
+    ) -> None:
+        """Record the closest misses when no candidate meets the deadline at its largest size."""
+        lay = self.layouts
+        assert lay is not None
+        if not np.any(fits_hi):
+            k = int(np.argmin(mem_hi))
+            miss.min_memory_gib = float(mem_hi[k]) / GIB
+            miss.min_memory_layout = (int(lay.tp[grid.idx[k]]), int(lay.pp[grid.idx[k]]))
+            return
+        # If some layout already reaches the cluster cap, a bigger batch cannot help: name the cap.
+        capped = fits_hi & (grid.k_cap_cluster <= grid.k_cap_batch)
+        pool = capped if np.any(capped) else fits_hi
+        d = np.where(pool, days_hi, np.inf)
+        k = int(np.argmin(d))
+        miss.best_days = float(d[k])
+        miss.best_days_gpus = int(grid.k_hi[k] * grid.unit[k])
+        miss.best_days_limit = "cluster size" if np.any(capped) else "global batch"
+        miss.batch_cap_gpus = int(np.max(np.where(fits_hi, grid.k_cap_batch * grid.unit, 0)))
+
+    def smallest_for_deadline(self, deadline_days: float) -> tuple[Plan | None, SearchStats, Infeasibility]:
+        """The smallest whole-system GPU count that meets the deadline (then the fastest plan on it)."""
+        t0, stats, miss = time.perf_counter(), SearchStats(), Infeasibility()
+        if self.layouts is None:  # nothing fits this system at all
+            stats.seconds = time.perf_counter() - t0
+            return None, stats, miss
+        lay, (idx, zero) = self.layouts, self._candidates()
+        stats.candidates_evaluated = len(idx)
+        grid = self._deadline_grid(idx, zero, stats)
+        idx, zero, q = grid.idx, grid.zero, grid.q
         if len(idx) == 0:
             stats.seconds = time.perf_counter() - t0
             return None, stats, miss
@@ -371,26 +346,12 @@ class TrainingSearch:
             gpus = dp * (lay.tp * lay.pp)[idx[sel]]
             return c.memory_bytes <= self.hw.hbm_bytes, self._days(c) / self.goodput(gpus), c.memory_bytes
 
-        everyone = np.arange(len(idx))
-        fits_hi, days_hi, mem_hi = evaluate(k_hi, everyone)
+        fits_hi, days_hi, mem_hi = evaluate(grid.k_hi, np.arange(len(idx)))
         meets_hi = fits_hi & (days_hi <= deadline_days * (1 + 1e-9))
         stats.reject("memory", np.count_nonzero(~fits_hi))
         stats.reject("deadline", np.count_nonzero(fits_hi & ~meets_hi))
-        if not np.any(fits_hi):
-            k = int(np.argmin(mem_hi))
-            miss.min_memory_gib = float(mem_hi[k]) / GIB
-            miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
-        if not np.any(meets_hi):
-            if np.any(fits_hi):
-                # If some layout already reaches the cluster cap, a bigger batch cannot help: name the cap.
-                capped = fits_hi & (k_cap_cluster <= k_cap_batch)
-                pool = capped if np.any(capped) else fits_hi
-                d = np.where(pool, days_hi, np.inf)
-                k = int(np.argmin(d))
-                miss.best_days = float(d[k])
-                miss.best_days_gpus = int(k_hi[k] * unit[k])
-                miss.best_days_limit = "cluster size" if np.any(capped) else "global batch"
-                miss.batch_cap_gpus = int(np.max(np.where(fits_hi, k_cap_batch * unit, 0)))
+        if not np.any(meets_hi):  # (nothing meets it when nothing fits)
+            self._deadline_miss(grid, fits_hi, days_hi, mem_hi, miss)
             stats.seconds = time.perf_counter() - t0
             return None, stats, miss
 
@@ -398,7 +359,7 @@ class TrainingSearch:
         sel = np.nonzero(meets_hi)[0]
         stats.feasible = len(sel)
         lo = np.zeros(len(sel), dtype=np.int64)
-        hi = k_hi[sel].copy()
+        hi = grid.k_hi[sel].copy()
         while True:
             active = np.nonzero(hi - lo > 1)[0]
             if len(active) == 0:
@@ -408,14 +369,12 @@ class TrainingSearch:
             good = fits & (days <= deadline_days * (1 + 1e-9))
             hi[active] = np.where(good, mid, hi[active])
             lo[active] = np.where(good, lo[active], mid)
-        gpus = hi * unit[sel]
+        gpus = hi * grid.unit[sel]
         fewest = gpus == gpus.min()
-        dp_final = (q[sel] * hi).astype(float)
         _, days_final, _ = evaluate(hi, sel)
-        days_final = np.where(fewest, days_final, np.inf)
-        best = int(np.argmin(days_final))
+        best = int(np.argmin(np.where(fewest, days_final, np.inf)))
         dp_all = np.ones(len(idx))
-        dp_all[sel] = dp_final
+        dp_all[sel] = (q[sel] * hi).astype(float)
         plan = self._plan(idx, zero, dp_all, int(sel[best]))
         stats.seconds = time.perf_counter() - t0
         return plan, stats, miss

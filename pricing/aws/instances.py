@@ -2,7 +2,7 @@
 
 cloud-pricing.md section 2 lists known errors in `describe_instance_types` (p4de named "A100" with no size,
 p5en once "NVIDIA", g6e with 0 GB); the Price List only carries a GPU count. So the GPU model of each type
-comes from this versioned table, written with the catalog's GPU ids (fixtures/catalog/gpus.json) where the
+comes from this versioned table, written with the catalog's GPU ids (engine/data/catalog/gpus.json) where the
 catalog has the part, so costing can join a cloud offer to on-prem hardware without string matching.
 
 Since specs are fetched (`pricing.aws.specs`: describe_instance_types + a versioned override table + catalog

@@ -235,7 +235,7 @@ SPEC_OVERRIDES: tuple[SpecOverride, ...] = (
 
 @dataclass(frozen=True)
 class GpuModel:
-    gpu_model: str  # catalog GPU id (fixtures/catalog/gpus.json) where the catalog has the part, else descriptive
+    gpu_model: str  # catalog GPU id (engine/data/catalog/gpus.json) where the catalog has the part, else descriptive
     memory_gib: int  # marketing memory: the catalog's hbm_gib, or the vendor's figure for non-catalog parts
     in_catalog: bool
 

@@ -74,3 +74,16 @@ def test_version_changes_with_content(tmp_path: Path):
     (tmp_path / "models.json").write_text(json.dumps(models))
     load_catalog.cache_clear()
     assert load_catalog(tmp_path).version != first
+
+
+def test_catalog_is_package_data_and_its_version_is_content_based(tmp_path: Path):
+    """The catalog ships inside the engine package; a byte-identical copy elsewhere has the same version (the hash
+    covers file names and bytes, never the location), so moving the files did not change `catalog_version`."""
+    packaged = default_catalog_dir()
+    assert Path(str(packaged)).resolve().parts[-3:] == ("engine", "data", "catalog")
+    names = sorted(f.name for f in packaged.iterdir() if f.name.endswith(".json"))
+    assert names == ["gpus.json", "models.json", "parts.json", "systems.json"]
+    for name in names:
+        (tmp_path / name).write_bytes((packaged / name).read_bytes())
+    assert load_catalog(tmp_path).version == load_catalog().version
+    assert load_catalog(tmp_path).parts.parts.keys() == load_catalog().parts.parts.keys()

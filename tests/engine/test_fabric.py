@@ -127,3 +127,42 @@ def test_h100_su_media_are_multimode(catalog):
     assert node_leaf.a_modules == 127 * 4
     assert node_leaf.b_modules == 32 * 16  # 32 leaves x 32 node ports / 2 per module
     assert {g.medium for g in plan.compute.links} == {"mmf"}
+
+
+# Port arithmetic (engine.physical.fabric.ports), worked by hand from the switch datasheets in the catalog.
+@pytest.mark.parametrize(
+    ("switch", "link_gbps", "radix"),
+    [
+        ("qm9700", 400.0, 64),  # 64 NDR ports at their native speed
+        ("qm9700", 200.0, 128),  # each 400G port splits into 2 x 200G
+        ("sn5600", 400.0, 128),  # 64 x 800G -> 128 x 400G
+        ("sn5600", 100.0, 256),  # split no finer than 200G: 64 x 800 / 200
+        ("q3400", 200.0, 288),  # split no finer than 400G: 144 x 800 / 400
+    ],
+)
+def test_switch_radix_at_a_link_speed(catalog, switch, link_gbps, radix):
+    from engine.physical.fabric.ports import switch_radix
+
+    assert switch_radix(catalog.parts[switch], link_gbps) == radix
+
+
+@pytest.mark.parametrize(
+    ("radix", "ratio", "down"),
+    [
+        (64, 1.0, 32),  # non-blocking: half down, half up
+        (64, 4.0 / 3.0, 36),  # 36 down + ceil(36 / (4/3)) = 27 up = 63 <= 64; 37 + 28 = 65 > 64
+        (64, 5.0 / 3.0, 40),  # 40 down + 24 up = 64
+        (48, 3.0, 36),  # 36 + 12 = 48
+    ],
+)
+def test_leaf_down_ports_keep_the_ratio(radix, ratio, down):
+    from engine.physical.fabric.ports import leaf_down_ports
+
+    assert leaf_down_ports(radix, ratio) == down
+
+
+def test_fabric_package_keeps_its_public_names():
+    import engine.physical.fabric as fabric
+
+    assert {"Fabric", "FabricPlan", "LinkGroup", "SwitchTier", "size_fabrics", "FABRIC_SWITCH"} <= set(fabric.__all__)
+    assert fabric.FABRIC_SWITCH["infiniband-ndr"] == "qm9700"

@@ -66,3 +66,19 @@ def test_tensor_parallel_comm_grows_as_hidden_shrinks(setup, shape_of):
     ratio_small = small_share.tp_comm_time_s[0] / small_share.body_stage_time_s[0]
     # Compute per layer grows with h^2, TP traffic with h: narrower models spend a larger share communicating.
     assert ratio_small > ratio_big > 0
+
+
+def test_roofline_primitives_by_hand(setup):
+    """engine.performance.roofline: a large square GEMM is compute bound, a ring over one rank costs nothing,
+    an 8-rank all-reduce moves 2 x 7/8 of the bytes."""
+    from engine.performance.roofline import gemm_time, ring_time
+
+    _work, hw, eff = setup
+    n = 8192.0
+    compute_s = 2.0 * n**3 / (hw.gemm_peak_flops * eff.gemm)  # 2 n^3 FLOPs at the efficient fraction of peak
+    memory_s = 2.0 * 3.0 * n * n / (hw.hbm_bytes_s * eff.hbm)  # three 16-bit n x n operands
+    assert compute_s > memory_s
+    assert gemm_time(n, n, n, hw, eff) == pytest.approx(compute_s + eff.kernel_overhead_s, rel=1e-12)
+    assert ring_time(np.array([1e9]), np.array([1.0]), 2.0, 1e11, 0.5, 1e-5)[0] == 0.0
+    expected = 1e-5 + 2.0 * 7.0 / 8.0 * 1e9 / (1e11 * 0.5)
+    assert ring_time(np.array([1e9]), np.array([8.0]), 2.0, 1e11, 0.5, 1e-5)[0] == pytest.approx(expected, rel=1e-12)

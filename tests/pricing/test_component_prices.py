@@ -11,12 +11,13 @@ from decimal import Decimal
 import pytest
 
 from engine import load_catalog, run_plan, validate_request
+from engine.catalog.hardware import default_catalog_dir
 from engine.costing import CostInputs, plan_costs, request_overrides
 from engine.request.validation import RequestInvalid, cost_parameter_limits
-from pricing.references import CONFIDENCE_LABELS, FIXTURES_PRICES_DIR, price_references_load
+from pricing.references import CONFIDENCE_LABELS, price_references_load
 from tests.pricing.test_costing import training_plan
 
-CATALOG_DIR = FIXTURES_PRICES_DIR.parent / "catalog"
+CATALOG_DIR = default_catalog_dir()
 REFS = price_references_load()
 DEFAULT_REQUEST = {
     "workload": "training",
@@ -45,7 +46,7 @@ def _priced(request: dict) -> tuple[dict, object]:
 
 
 def test_every_catalog_part_has_a_price_record():
-    """A part added to fixtures/catalog/parts.json without a price fails here (never silently unpriced)."""
+    """A part added to engine/data/catalog/parts.json without a price fails here (never silently unpriced)."""
     by_number = {p.part_number for p in REFS.parts if p.part_number}
     by_id = {p.catalog_id for p in REFS.parts if p.catalog_id}
     missing = []

@@ -11,11 +11,12 @@ from botocore.stub import Stubber
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from engine.catalog.hardware import default_catalog_dir
 from planner.adapter import plan_compute
 from pricing.aws.fetch import AwsClients
 from pricing.aws.recorded import stubbed_client
 from pricing.models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
-from pricing.references import CONFIDENCE_LABELS, FIXTURES_PRICES_DIR, price_references_load
+from pricing.references import CONFIDENCE_LABELS, price_references_load
 from pricing.selectors import GRID_INTENSITY, cost_inputs_for_snapshot
 from pricing.services import price_references_load_fixtures, price_snapshot_load_fixtures
 from tests.pricing.conftest import FIXTURES
@@ -45,9 +46,7 @@ def test_every_reference_is_sourced_dated_and_labelled():
 
 
 def test_priced_systems_are_catalog_systems():
-    systems = {
-        r["id"] for r in json.loads((FIXTURES_PRICES_DIR.parent / "catalog" / "systems.json").read_text())["records"]
-    }
+    systems = {r["id"] for r in json.loads((default_catalog_dir() / "systems.json").read_text())["records"]}
     priced = {p.catalog_id for p in price_references_load().parts if p.category == "system"}
     assert priced == systems  # every system, each with its source and confidence label
 

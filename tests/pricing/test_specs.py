@@ -13,6 +13,7 @@ import pytest
 from botocore.exceptions import ParamValidationError
 from botocore.stub import Stubber
 
+from engine.catalog.hardware import default_catalog_dir
 from pricing.aws.fetch import AwsClients, AwsPriceFetcher
 from pricing.aws.instances import INSTANCE_GPUS
 from pricing.aws.recorded import recorded_clients
@@ -158,7 +159,7 @@ def test_curated_table_agrees_with_api_plus_overrides():
 
 
 def test_marketing_memory_comes_from_the_catalog_not_mib():
-    catalog = {r["id"]: r for r in json.loads((REPO / "fixtures" / "catalog" / "gpus.json").read_text())["records"]}
+    catalog = {r["id"]: r for r in json.loads((default_catalog_dir() / "gpus.json").read_text())["records"]}
     for (_maker, _name, mib), model in GPU_MODELS.items():
         if model.in_catalog:
             assert catalog[model.gpu_model]["hbm_gib"] == model.memory_gib

@@ -16,7 +16,7 @@ from planner.models import CatalogRelease
 
 
 class Command(BaseCommand):
-    help = "Validate fixtures/catalog and record its version."
+    help = "Validate the hardware catalog (engine/data/catalog) and record its version."
 
     def handle(self, *args: Any, **options: Any) -> None:
         load_catalog.cache_clear() if hasattr(load_catalog, "cache_clear") else None

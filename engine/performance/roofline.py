@@ -1,0 +1,151 @@
+"""The hardware side of the training step-time model: what one GEMM, ring collective or expert all-to-all costs
+on a GPU, and the catalog figures and calibrated efficiency constants those costs are computed from.
+
+Kept apart from `step_time` (which adds up a layer, a pipeline stage and a step from these) so the roofline
+primitives and their constants can be read, tested and calibrated on their own. All functions work on numpy
+arrays (scalars broadcast).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.hardware import Gpu, System
+from engine.performance.memory import GIB
+
+__all__ = [
+    "RECOMPUTE_CODES",
+    "RECOMPUTE_NAMES",
+    "Efficiency",
+    "Hardware",
+    "efficiency_for",
+    "expert_alltoall_bytes",
+    "gemm_time",
+    "hardware_for",
+    "ring_time",
+]
+
+# Recompute modes as array codes: 0 none, 1 selective (attention core only), 2 full (whole layer forward).
+RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
+RECOMPUTE_NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
+# Element-wise HBM traffic per token per layer in the forward pass, in units of hidden: two norms (read + write
+# 2 B each = 4h each) and two residual adds (read 2 x 2 B, write 2 B = 6h each): 8h + 12h = 20h.
+ELEMENTWISE_BYTES_PER_HIDDEN = 20.0
+# Non-flash attention: a fused scale-mask-softmax reads and writes each score (2 + 2 B) and attention dropout reads,
+# writes and keeps a 1-byte mask (2 + 2 + 1 B): 9 B per score element in the forward pass.
+SOFTMAX_BYTES_PER_SCORE = 9.0
+# Element-wise kernels launched per layer and forward pass (norms, residuals, activation, dropouts, rotary).
+ELEMENTWISE_KERNELS_PER_LAYER = 7.0
+# FlashAttention's backward is about 2.5x its forward (it recomputes the scores): FlashAttention-2 paper, section 3.
+FLASH_BACKWARD_RATIO = 2.5
+# Expert dispatch and combine move 16-bit (bf16) activations, like the TP collectives and pipeline sends.
+EXPERT_ALLTOALL_BYTES_PER_ELEMENT = 2.0
+# Optimizer step traffic per parameter it updates: read bf16 grad 2 + fp32 master/m/v 12, write 12 + bf16 weight 2.
+OPTIMIZER_BYTES_PER_PARAM = 28.0
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The catalog figures the step model needs, in SI units (FLOP/s, bytes/s, bytes)."""
+
+    gemm_peak_flops: float  # dense peak at the training precision (GEMMs run in it)
+    bf16_peak_flops: float  # attention and element-wise work stay in 16-bit
+    hbm_bytes_s: float
+    hbm_bytes: float
+    nvlink_bytes_s: float  # per GPU and direction
+    scaleout_bytes_s: float  # per GPU and direction (compute NICs / GPUs)
+    nvlink_domain: int
+    gpus_per_system: int
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """Resolved efficiency constants (named assumptions) for one GPU generation."""
+
+    gemm: float  # fraction of peak a large GEMM reaches
+    attention_ratio: float  # flash attention speed relative to a GEMM of the same FLOPs
+    hbm: float
+    nvlink: float
+    scaleout: float
+    kernel_overhead_s: float
+    collective_latency_s: float
+    dp_overlap: float
+    flash_attention: bool
+    sequence_parallel: bool
+    reserve_fraction: float
+    grad_reduce_bytes_per_param: float
+
+
+def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
+    """Catalog GPU + system -> the step model's hardware figures."""
+    peak = gpu.dense_tflops(precision)
+    if peak is None:
+        raise ValueError(f"{gpu.id} has no {precision} tensor cores")
+    return Hardware(
+        gemm_peak_flops=peak * 1e12,
+        bf16_peak_flops=gpu.bf16_dense_tflops * 1e12,
+        hbm_bytes_s=gpu.hbm_tbps * 1e12,
+        hbm_bytes=gpu.hbm_gib * GIB,
+        nvlink_bytes_s=gpu.scaleup_gbyte_s / 2.0 * 1e9,
+        scaleout_bytes_s=system.scaleout_gbyte_s_per_gpu * 1e9,
+        nvlink_domain=system.nvlink_domain_gpus,
+        gpus_per_system=system.gpus_per_system,
+    )
+
+
+def efficiency_for(gpu: Gpu, precision: str, a: Assumptions) -> Efficiency:
+    """Read the generation's calibrated constants and the global ones from the assumptions."""
+    gemm = a[f"gemm_efficiency_{gpu.generation}"]
+    if precision == "fp8":
+        gemm *= a["fp8_gemm_efficiency_ratio"]
+    return Efficiency(
+        gemm=gemm,
+        attention_ratio=a["flash_attention_efficiency_ratio"],
+        hbm=a["hbm_efficiency"],
+        nvlink=a["nvlink_efficiency"],
+        scaleout=a["scaleout_efficiency"],
+        kernel_overhead_s=a["kernel_overhead_us"] * 1e-6,
+        collective_latency_s=a["collective_latency_us"] * 1e-6,
+        dp_overlap=a["dp_overlap_fraction"],
+        flash_attention=bool(a["flash_attention"]),
+        sequence_parallel=bool(a["sequence_parallel"]),
+        reserve_fraction=a["training_memory_reserve_fraction"],
+        grad_reduce_bytes_per_param=a["grad_reduce_bytes_per_param"],
+    )
+
+
+def gemm_time(m: np.ndarray, k: np.ndarray, n: np.ndarray, hw: Hardware, eff: Efficiency) -> np.ndarray:
+    """Roofline of one (m x k) @ (k x n) GEMM: max(compute at the efficient fraction, 16-bit operand traffic).
+
+    A fixed kernel overhead is added, which makes small GEMMs reach a smaller fraction of peak
+    (time = F / (peak x eff) + t0, i.e. an efficiency that rises with operation size).
+    """
+    flops = 2.0 * m * k * n
+    compute = flops / (hw.gemm_peak_flops * eff.gemm)
+    memory = 2.0 * (m * k + k * n + m * n) / (hw.hbm_bytes_s * eff.hbm)
+    return np.maximum(compute, memory) + eff.kernel_overhead_s
+
+
+def ring_time(bytes_: np.ndarray, ranks: np.ndarray, factor: float, bw: np.ndarray, eff: float, lat: float):
+    """Ring collective: latency + factor x (ranks - 1) / ranks x bytes / (bandwidth x efficiency); 0 for 1 rank.
+
+    factor 2 is an all-reduce (reduce-scatter + all-gather), 1 an all-gather or a reduce-scatter.
+    """
+    ranks = np.asarray(ranks, dtype=float)
+    t = lat + factor * (ranks - 1.0) / np.maximum(ranks, 1.0) * bytes_ / (bw * eff)
+    return np.where(ranks > 1, t, 0.0)
+
+
+def expert_alltoall_bytes(tokens, hidden: float, active: float, ep):
+    """Bytes one GPU sends (and receives) in one expert all-to-all (a dispatch or a combine) of a MoE layer.
+
+    Each of the GPU's `tokens` goes to `active` experts as a `hidden`-wide 16-bit vector, and the experts are
+    spread evenly over the `ep` GPUs of the expert-parallel group, so (ep - 1) / ep of the copies leave the GPU:
+    tokens x active x hidden x 2 B x (ep - 1) / ep. The top-k factor is real: Megatron-Core's all-to-all token
+    dispatcher and GShard/DeepSpeed-MoE's capacity buffers both send one copy per (token, expert) pair. 0 at ep = 1.
+    """
+    ep = np.asarray(ep, dtype=float)
+    return tokens * active * hidden * EXPERT_ALLTOALL_BYTES_PER_ELEMENT * (ep - 1.0) / ep

@@ -1,0 +1,240 @@
+"""The compute (scale-out) fabric: rail-optimised leaves per scalable unit, spines and cores by the Clos rules,
+UFM links, one identical fabric per plane; and its link groups with lengths.
+
+NVIDIA DGX SuperPOD reference architectures: NIC i of every system goes to the rail-i leaf of its SU; a leaf
+serves whole systems only; the full SU fabric is built even when the SU is partly populated; UFM links take
+spare leaf ports or, where leaves have none, the slot of one system.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.hardware import System
+from engine.catalog.parts import Part, PartsCatalog, SystemPhysical
+from engine.physical.clos import Clos, LeafType, clos
+from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
+from engine.physical.fabric.types import FABRIC_LINK_GBPS, FABRIC_SWITCH, Fabric, Geometry, LinkGroup, empty_fabric
+
+__all__ = ["ComputeSizing", "compute_fabric", "compute_link_groups"]
+
+
+@dataclass(frozen=True)
+class ComputeSizing:
+    """The compute fabric plus what the other fabrics and the facility need from its sizing."""
+
+    fabric: Fabric
+    scalable_units: int
+    ufm_links: int
+    displaced_systems: int
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _ComputeShape:
+    systems_per_leaf: int
+    leaves_per_rail_per_su: int
+    down_used: int
+    uplinks: int
+    spare_ports_per_su: int
+
+
+def _compute_shape(
+    system: System, phys: SystemPhysical, radix: int, ratio: float
+) -> tuple[_ComputeShape, int] | tuple[None, int]:
+    nics_per_rail = system.compute_nic_count // phys.compute_rails  # per plane as well: every NIC splits over planes
+    down_max = leaf_down_ports(radix, ratio)
+    per_leaf = min(system.su_systems, down_max // nics_per_rail)
+    if per_leaf < 1:
+        return None, nics_per_rail
+    leaves_per_rail = math.ceil(system.su_systems / per_leaf)
+    down_used = per_leaf * nics_per_rail
+    spare = (leaves_per_rail * down_max - system.su_systems * nics_per_rail) * phys.compute_rails
+    uplinks = math.ceil(down_used / ratio - 1e-9)
+    return _ComputeShape(per_leaf, leaves_per_rail, down_used, uplinks, spare), nics_per_rail
+
+
+def _ufm(
+    switch: Part, shape: _ComputeShape, phys: SystemPhysical, nics_per_rail: int, a: Assumptions
+) -> tuple[int, int]:
+    """(UFM links, systems displaced): UFM attaches to InfiniBand leaves only, in spare ports or a system's slot."""
+    ufm_links = a["ufm_links"] if switch.text("technology") == "infiniband" else 0
+    displaced = 0
+    if ufm_links > shape.spare_ports_per_su:
+        displaced = math.ceil((ufm_links - shape.spare_ports_per_su) / (phys.compute_rails * nics_per_rail))
+    return ufm_links, displaced
+
+
+def _notes(
+    system: System, phys: SystemPhysical, sus: int, shape: _ComputeShape, tree: Clos, link_gbps: float, radix: int
+) -> list[str]:
+    return [
+        f"{sus} SU x {system.su_systems} {system.id}; {shape.systems_per_leaf} systems per leaf per rail, "
+        f"{shape.leaves_per_rail_per_su} leaf per rail per SU, {phys.compute_rails} rails, "
+        f"{phys.compute_planes} plane(s).",
+        f"{tree.tiers}-tier: each leaf {shape.down_used} down / {tree.leaf_uplinks[0]} up at {link_gbps:g}G "
+        f"(radix {radix}).",
+    ]
+
+
+def compute_fabric(
+    system: System,
+    phys: SystemPhysical,
+    systems: int,
+    fabric_id: str,
+    parts: PartsCatalog,
+    a: Assumptions,
+    needed: bool,
+) -> ComputeSizing:
+    """The compute fabric of `systems` systems on the `fabric_id` technology, or an empty one with the reason."""
+    sus_plain = math.ceil(systems / system.su_systems)
+    if not needed:
+        note = (
+            "No scale-out compute fabric: each replica (or the whole job) fits inside one NVLink domain, so "
+            "systems talk only over the storage and in-band networks."
+        )
+        return ComputeSizing(empty_fabric("compute", note), sus_plain, 0, 0)
+    switch = parts[FABRIC_SWITCH[fabric_id]]
+    planes = phys.compute_planes
+    link_gbps = min(FABRIC_LINK_GBPS[fabric_id], system.compute_nic_gbps / planes)
+    radix = switch_radix(switch, link_gbps)
+    shape, nics_per_rail = _compute_shape(system, phys, radix, a["compute_oversubscription"])
+    if shape is None:
+        problem = (
+            f"fabric: a {switch.part_number} leaf ({radix} ports at {link_gbps:g}G) cannot take one {system.id}'s "
+            f"{nics_per_rail} rail ports."
+        )
+        return ComputeSizing(empty_fabric("compute", "no leaf fits"), sus_plain, 0, 0, [problem])
+    ufm_links, displaced = _ufm(switch, shape, phys, nics_per_rail, a)
+    sus = math.ceil((systems + displaced) / system.su_systems)
+    rails_shared = phys.spine_groups == "shared"
+    leaves_per_su_group = shape.leaves_per_rail_per_su * (phys.compute_rails if rails_shared else 1)
+    groups = 1 if rails_shared else phys.compute_rails
+    max_up = radix - shape.down_used
+    tree = clos(sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix)
+    if tree is None:
+        problem = (
+            f"fabric: {systems} x {system.id} on {switch.part_number} ({radix} ports at {link_gbps:g}G) need more "
+            f"than a three-tier fat tree (about {radix**3 // 4} endpoints per plane); a fourth tier is not "
+            "modelled. Choose a higher-radix fabric (hardware.fabric) or a smaller cluster."
+        )
+        return ComputeSizing(empty_fabric("compute", "beyond three tiers"), sus, ufm_links, displaced, [problem])
+    notes = _notes(system, phys, sus, shape, tree, link_gbps, radix)
+    if displaced:
+        notes.append(f"UFM takes {ufm_links} leaf ports in SU 1, displacing {displaced} system slot(s).")
+    fab = Fabric(
+        name="compute",
+        technology=fabric_id,
+        switch=switch.id,
+        link_gbps=link_gbps,
+        radix=radix,
+        planes=planes,
+        tiers=tree.tiers,
+        leaf=tree.leaves * planes,
+        spine=tree.spines * planes,
+        core=tree.cores * planes,
+        node_links=(systems * system.compute_nic_count + ufm_links) * planes,
+        leaf_spine_links=tree.leaf_spine_links * planes,
+        spine_core_links=tree.spine_core_links * planes,
+        switches=switch_tiers("compute", switch.id, tree, planes),
+        notes=tuple(notes),
+    )
+    return ComputeSizing(fab, sus, ufm_links, displaced)
+
+
+def compute_link_groups(
+    system: System,
+    phys: SystemPhysical,
+    systems: int,
+    sized: ComputeSizing,
+    geo: Geometry,
+    parts: PartsCatalog,
+    a: Assumptions,
+) -> list[LinkGroup]:
+    """Node-leaf (and UFM-leaf) runs to the end of the row, leaf-spine runs to the central row, spine-core inside
+    it. The UFM pair sits in a management rack beside SU 1's network rack.
+    Long only because each LinkGroup is written one field per line (13 fields); the logic is a few appends."""
+    compute = sized.fabric
+    if not compute.leaf:
+        return []
+    switch = parts[compute.switch]
+    port, native = switch.text("port_type"), switch.num("port_gbps")
+    eor, centre = geo.end_of_row_m(), geo.to_centre_m()
+    nic_links = systems * system.compute_nic_count * compute.planes
+    node_native = min(system.compute_nic_gbps, native)
+    groups = [
+        LinkGroup(
+            "compute",
+            "node-leaf",
+            "system",
+            "leaf",
+            nic_links,
+            compute.link_gbps,
+            systems,
+            compute.leaf,
+            phys.compute_port_type,
+            port,
+            node_native,
+            "end_of_row",
+            eor,
+        ),
+    ]
+    if sized.ufm_links:
+        ufm = parts["ufm-3.1"]
+        per_plane_leaves = compute.leaf // compute.planes
+        groups.append(
+            LinkGroup(
+                "compute",
+                "ufm-leaf",
+                "ufm",
+                "leaf",
+                sized.ufm_links * compute.planes,
+                ufm.num("link_gbps"),
+                a["ufm_appliances_per_ib_fabric"],
+                min(sized.ufm_links, per_plane_leaves) * compute.planes,
+                ufm.text("port_type"),
+                port,
+                ufm.num("link_gbps"),
+                "end_of_row",
+                eor,
+            )
+        )
+    groups.append(
+        LinkGroup(
+            "compute",
+            "leaf-spine",
+            "leaf",
+            "spine",
+            compute.leaf_spine_links,
+            compute.link_gbps,
+            compute.leaf,
+            compute.spine,
+            port,
+            port,
+            native,
+            "between_rows",
+            centre,
+        )
+    )
+    if compute.core:
+        length = geo.in_centre_m(math.ceil((compute.spine + compute.core) / 32))
+        groups.append(
+            LinkGroup(
+                "compute",
+                "spine-core",
+                "spine",
+                "core",
+                compute.spine_core_links,
+                compute.link_gbps,
+                compute.spine,
+                compute.core,
+                port,
+                port,
+                native,
+                "in_network_row",
+                length,
+            )
+        )
+    return groups

@@ -1,0 +1,302 @@
+"""The storage and in-band management fabrics ("edge" fabrics: systems on one side, storage appliances or
+management servers on the other), separate or converged into one Ethernet fabric; and their link groups.
+
+NVIDIA DGX SuperPOD reference architectures: 8-GPU DGX designs build a storage fabric (node side about 4:3,
+storage side non-blocking) and an in-band Ethernet fabric; GB200/GB300 NVL72 designs converge both on one
+Ethernet fabric (node side 5:3) with in-band traffic in VXLAN segments.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.parts import Part, PartsCatalog, SystemPhysical
+from engine.physical.clos import LeafType, clos
+from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
+from engine.physical.fabric.types import Fabric, Geometry, LinkGroup, SwitchTier, empty_fabric
+
+__all__ = ["EdgeDevices", "edge_fabric", "edge_link_groups", "north_south_fabrics", "north_south_link_groups"]
+
+
+@dataclass(frozen=True)
+class EdgeDevices:
+    """What sits on the far side of the edge fabrics: storage appliances and management servers."""
+
+    storage_part: Part | None
+    storage_units: int
+    mgmt: Part
+    mgmt_servers: int
+
+    @property
+    def storage_ports(self) -> int:
+        return self.storage_units * int(self.storage_part.num("fabric_ports")) if self.storage_part else 0
+
+    @property
+    def mgmt_links(self) -> int:
+        return self.mgmt_servers * int(self.mgmt.num("inband_ports"))
+
+
+def edge_fabric(
+    name: str,
+    switch: Part,
+    link_gbps: float,
+    node_ports: int,
+    node_ratio: float,
+    target_ports: int,
+) -> Fabric:
+    """Two leaf kinds: node-facing leaves at `node_ratio`, target-facing (storage) leaves at 1:1."""
+    radix = switch_radix(switch, link_gbps)
+    node_down = leaf_down_ports(radix, node_ratio)
+    target_down = radix // 2
+    node_leaves = math.ceil(node_ports / node_down) if node_ports else 0
+    target_leaves = math.ceil(target_ports / target_down) if target_ports else 0
+    if node_leaves + target_leaves == 1 and node_ports + target_ports <= radix:
+        fab = Fabric(
+            name,
+            switch.text("technology"),
+            switch.id,
+            link_gbps,
+            radix,
+            1,
+            1,
+            1,
+            0,
+            0,
+            node_ports,
+            0,
+            0,
+            switches=(SwitchTier(name, "leaf", switch.id, 1, "central"),),
+        )
+        return fab
+    # Bonded/dual-homed ports go to a leaf pair, so node leaves come in pairs.
+    node_leaves += node_leaves % 2
+    node_used = math.ceil(node_ports / node_leaves) if node_leaves else 0
+    target_used = math.ceil(target_ports / target_leaves) if target_leaves else 0
+    types = [
+        LeafType(node_leaves, math.ceil(node_used / node_ratio - 1e-9), radix - node_used),
+        LeafType(target_leaves, target_used, radix - target_used),
+    ]
+    tree = clos(1, types, 1, radix, radix, allow_two_tier=True)
+    if tree is None:  # very large: k-ary pods of radix/2 leaves each
+        widest = max(types, key=lambda t: t.uplinks)
+        leaves = node_leaves + target_leaves
+        tree = clos(
+            leaves,
+            [LeafType(1, widest.uplinks, widest.max_uplinks)],
+            1,
+            radix,
+            radix,
+            first_pod_units=radix // 2,
+            allow_two_tier=False,
+        )
+    assert tree is not None, "edge fabrics always fit three tiers at the sizes the planner allows"
+    fab = Fabric(
+        name=name,
+        technology=switch.text("technology"),
+        switch=switch.id,
+        link_gbps=link_gbps,
+        radix=radix,
+        planes=1,
+        tiers=tree.tiers,
+        leaf=tree.leaves,
+        spine=tree.spines,
+        core=tree.cores,
+        node_links=node_ports + target_ports,
+        leaf_spine_links=tree.leaf_spine_links,
+        spine_core_links=tree.spine_core_links,
+        switches=switch_tiers(name, switch.id, tree, 1),
+        notes=(
+            f"node leaves {node_leaves} ({node_used} ports used, {node_ratio:.3g}:1), target leaves "
+            f"{target_leaves} ({target_used} ports, 1:1), {tree.tiers} tier(s), radix {radix} at {link_gbps:g}G.",
+        ),
+    )
+    return fab
+
+
+def north_south_fabrics(
+    phys: SystemPhysical, systems: int, devices: EdgeDevices, parts: PartsCatalog, a: Assumptions
+) -> tuple[Fabric, Fabric]:
+    """(storage, in-band): one converged Ethernet fabric (in-band rides it) or two separate fabrics."""
+    switch = parts[phys.storage_switch]
+    if phys.north_south == "converged":
+        storage = edge_fabric(
+            "storage",
+            switch,
+            phys.storage_gbps,
+            systems * (phys.storage_ports + phys.inband_ports),
+            a["converged_fabric_node_oversubscription"],
+            devices.storage_ports + devices.mgmt_links,
+        )
+        note = "Converged: in-band management rides the storage Ethernet fabric (VXLAN segments), as in the GB200 RA."
+        return storage, empty_fabric("inband", note)
+    storage = edge_fabric(
+        "storage",
+        switch,
+        phys.storage_gbps,
+        systems * phys.storage_ports,
+        a["storage_fabric_node_oversubscription"],
+        devices.storage_ports,
+    )
+    inband = edge_fabric(
+        "inband",
+        parts[phys.inband_switch],
+        phys.inband_gbps,
+        systems * phys.inband_ports,
+        a["inband_fabric_oversubscription"],
+        devices.mgmt_links,
+    )
+    return storage, inband
+
+
+# (label, links, devices, device port type, device link Gbit/s) of one kind of target on an edge fabric.
+Target = tuple[str, int, int, str, float]
+
+
+def edge_link_groups(
+    fab: Fabric,
+    systems: int,
+    node_port_type: str,
+    node_links: int,
+    node_gbps: float,
+    targets: list[Target],
+    geo: Geometry,
+    parts: PartsCatalog,
+) -> list[LinkGroup]:
+    """Systems to leaves at the end of the row; targets (storage, management servers) to leaves and leaves to
+    spines and cores inside the central network row (a one-switch fabric has only its node and target links).
+    Long only because each LinkGroup is written one field per line (13 fields); the logic is a few appends."""
+    if not fab.leaf:
+        return []
+    port = parts[fab.switch].text("port_type") if fab.switch else ""
+    native = parts[fab.switch].num("port_gbps") if fab.switch else fab.link_gbps
+    name, gbps = fab.name, fab.link_gbps
+    groups = [
+        LinkGroup(
+            name,
+            "node-leaf",
+            "system",
+            "leaf",
+            node_links,
+            gbps,
+            systems,
+            fab.leaf,
+            node_port_type,
+            port,
+            min(node_gbps, native),
+            "end_of_row",
+            geo.end_of_row_m(),
+        )
+    ]
+    for label, links, devices, dev_port, dev_gbps in targets:
+        if links:
+            groups.append(
+                LinkGroup(
+                    name,
+                    f"{label}-leaf",
+                    label,
+                    "leaf",
+                    links,
+                    gbps,
+                    devices,
+                    fab.leaf,
+                    dev_port,
+                    port,
+                    min(dev_gbps, native),
+                    "in_network_row",
+                    geo.in_centre_m(2),
+                )
+            )
+    if fab.spine:
+        groups.append(
+            LinkGroup(
+                name,
+                "leaf-spine",
+                "leaf",
+                "spine",
+                fab.leaf_spine_links,
+                gbps,
+                fab.leaf,
+                fab.spine,
+                port,
+                port,
+                native,
+                "between_rows",
+                geo.to_centre_m(),
+            )
+        )
+    if fab.core:
+        groups.append(
+            LinkGroup(
+                name,
+                "spine-core",
+                "spine",
+                "core",
+                fab.spine_core_links,
+                gbps,
+                fab.spine,
+                fab.core,
+                port,
+                port,
+                native,
+                "in_network_row",
+                geo.in_centre_m(2),
+            )
+        )
+    return groups
+
+
+def north_south_link_groups(
+    phys: SystemPhysical,
+    systems: int,
+    storage: Fabric,
+    inband: Fabric,
+    devices: EdgeDevices,
+    geo: Geometry,
+    parts: PartsCatalog,
+) -> dict[str, list[LinkGroup]]:
+    """Link groups of the storage and in-band fabrics; management servers join the converged fabric if there
+    is one, else the in-band fabric."""
+    storage_part, mgmt = devices.storage_part, devices.mgmt
+    storage_port = storage_part.text("port_type") if storage_part else ""
+    storage_gbps = storage_part.num("fabric_gbps") if storage_part else phys.storage_gbps
+    storage_targets: list[Target] = [
+        ("storage", devices.storage_ports, devices.storage_units, storage_port, storage_gbps)
+    ]
+    mgmt_target: Target = ("mgmt", devices.mgmt_links, devices.mgmt_servers, "qsfp112_400g", mgmt.num("inband_gbps"))
+    if phys.north_south == "converged":
+        node_links = systems * (phys.storage_ports + phys.inband_ports)
+        groups = edge_link_groups(
+            storage,
+            systems,
+            phys.storage_port_type,
+            node_links,
+            phys.storage_gbps,
+            [*storage_targets, mgmt_target],
+            geo,
+            parts,
+        )
+        return {"storage": groups, "inband": []}
+    return {
+        "storage": edge_link_groups(
+            storage,
+            systems,
+            phys.storage_port_type,
+            systems * phys.storage_ports,
+            phys.storage_gbps,
+            storage_targets,
+            geo,
+            parts,
+        ),
+        "inband": edge_link_groups(
+            inband,
+            systems,
+            phys.inband_port_type,
+            systems * phys.inband_ports,
+            phys.inband_gbps,
+            [mgmt_target],
+            geo,
+            parts,
+        ),
+    }

@@ -1,0 +1,78 @@
+"""`size_fabrics`: the fabric stage in order (compute, storage and in-band, out-of-band, then media), so each
+network is sized from what the previous ones need."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.hardware import System
+from engine.catalog.parts import Part, PartsCatalog
+from engine.physical.fabric.compute import compute_fabric, compute_link_groups
+from engine.physical.fabric.edge import EdgeDevices, north_south_fabrics, north_south_link_groups
+from engine.physical.fabric.media import choose_media
+from engine.physical.fabric.oob import oob_fabric
+from engine.physical.fabric.types import Fabric, FabricPlan, Geometry
+
+__all__ = ["size_fabrics"]
+
+
+def size_fabrics(
+    system: System,
+    systems: int,
+    racks_per_su: int,
+    storage_part: Part | None,
+    storage_units: int,
+    hardware_fabric: str,
+    needed: bool,
+    parts: PartsCatalog,
+    a: Assumptions,
+) -> FabricPlan:
+    """All four fabrics for `systems` systems. `racks_per_su` sets the row length for cable lengths;
+    storage appliances come from the storage stage."""
+    phys = parts.systems[system.id]
+    fabric_id = phys.compute_fabric if hardware_fabric == "auto" else hardware_fabric
+    sized = compute_fabric(system, phys, systems, fabric_id, parts, a, needed)
+    problems = list(sized.problems)
+    compute = sized.fabric
+
+    rack = parts.of_kind("rack")[0]
+    geo = Geometry(
+        rows=max(1, sized.scalable_units),
+        racks_per_row=racks_per_su + 1,
+        rack_width_m=rack.num("width_mm") / 1000.0,
+        row_pitch_m=a["row_pitch_m"],
+        slack_m=a["cable_slack_m"],
+    )
+    devices = EdgeDevices(storage_part, storage_units, parts["mgmt-server-2s"], a["management_servers"])
+    storage, inband = north_south_fabrics(phys, systems, devices, parts, a)
+    ib_compute = compute.switch is not None and parts[compute.switch].text("technology") == "infiniband"
+    ib_storage = parts[phys.storage_switch].text("technology") == "infiniband"
+    ufm_count = a["ufm_appliances_per_ib_fabric"] * (int(ib_compute) + int(ib_storage))
+
+    groups = {"compute": compute_link_groups(system, phys, systems, sized, geo, parts, a)}
+    groups |= north_south_link_groups(phys, systems, storage, inband, devices, geo, parts)
+    oob, groups["oob"] = oob_fabric(
+        system, phys, systems, (compute, storage, inband), ufm_count, devices, geo, parts, a
+    )
+
+    def finish(fab: Fabric) -> Fabric:
+        return replace(fab, links=tuple(choose_media(g, parts) for g in groups[fab.name]))
+
+    result = FabricPlan(
+        compute=finish(compute),
+        storage=finish(storage),
+        inband=finish(inband),
+        oob=finish(oob),
+        ufm_appliances=ufm_count,
+        management_servers=devices.mgmt_servers,
+        scalable_units=sized.scalable_units,
+        displaced_systems=sized.displaced_systems,
+        compute_needed=needed,
+        problems=problems,
+    )
+    for fab in result.fabrics():
+        for g in fab.links:
+            if g.medium == "unavailable":
+                problems.append(f"fabric: no catalog medium spans {g.length_m:.0f} m for {fab.name} {g.tier} links.")
+    return result

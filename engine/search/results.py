@@ -1,0 +1,85 @@
+"""What a training layout search returns: the scored Plan, the SearchStats of what it looked at, and the
+Infeasibility record of its closest misses (so a failed search names the binding limit with figures).
+
+Apart from the search itself (`layouts.py`) so the records the training section and explain entries read are
+defined in one short place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.performance.memory import MemoryBreakdown
+
+__all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats"]
+
+# Rejection reasons, in the order they are tested.
+REASONS = ("gpus_not_divisible", "pinned_dp", "ep_not_dividing_dp", "global_batch", "cluster_cap", "memory", "deadline")
+
+
+@dataclass
+class SearchStats:
+    """What the search looked at: candidate plans, model evaluations (bisection steps included), outcomes."""
+
+    candidates_evaluated: int = 0
+    model_evaluations: int = 0
+    feasible: int = 0
+    rejected_by_reason: dict[str, int] = field(default_factory=lambda: dict.fromkeys(REASONS, 0))
+    seconds: float = 0.0
+
+    def reject(self, reason: str, count: int) -> None:
+        self.rejected_by_reason[reason] += int(count)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "candidates_evaluated": self.candidates_evaluated,
+            "model_evaluations": self.model_evaluations,
+            "feasible": self.feasible,
+            "rejected_by_reason": {k: v for k, v in self.rejected_by_reason.items() if v},
+            "seconds": self.seconds,
+            "configs_per_s": self.model_evaluations / self.seconds if self.seconds > 0 else 0.0,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One scored plan: the layout and every figure the training section and explain entries need."""
+
+    tp: int
+    pp: int
+    dp: int
+    micro_batch: int
+    interleave: int
+    recompute: str
+    zero_stage: int
+    gpus: int
+    micro_batches: int
+    step_time_s: float
+    tokens_per_step: float
+    days_ideal: float
+    stage_time_s: float
+    pipeline_time_s: float
+    bubble_time_s: float
+    tp_comm_time_s: float
+    p2p_time_s: float
+    dp_exposed_time_s: float
+    optimizer_time_s: float
+    memory: MemoryBreakdown
+    ep: int = 1
+    ep_comm_time_s: float = 0.0
+
+    @property
+    def memory_gib(self) -> float:
+        return self.memory.total_gib
+
+
+@dataclass
+class Infeasibility:
+    """The closest misses, so a failed search can name the binding limit with figures."""
+
+    min_memory_gib: float | None = None
+    min_memory_layout: tuple[int, int] | None = None
+    best_days: float | None = None
+    best_days_gpus: int | None = None
+    best_days_limit: str | None = None  # "global batch" | "cluster size"
+    batch_cap_gpus: int | None = None

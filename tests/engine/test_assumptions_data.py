@@ -1,0 +1,71 @@
+"""The assumption registry is package data (engine/data/assumptions/*.toml), read and checked once at import."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.assumptions import ASSUMPTIONS, KV_BYTES_BY_PRECISION, Assumption
+from engine.assumptions.registry import _assumption
+
+GOOD = {
+    "name": "x_kw",
+    "default": 2.0,
+    "unit": "kW",
+    "minimum": 1.0,
+    "maximum": 3.0,
+    "stages": ["training"],
+    "description": "A test constant.",
+    "source": "Judgement.",
+}
+
+
+def test_records_load_with_their_types():
+    # 33 sizing + 37 build assumptions (cooling and PUE are in the build file). checkpoint_bytes_per_param was
+    # defined in both Python registries before (the build one silently won); it is now defined once, with the
+    # values the plans reported.
+    assert len(ASSUMPTIONS) == 70
+    checkpoint = ASSUMPTIONS["checkpoint_bytes_per_param"]
+    assert (checkpoint.default, checkpoint.minimum, checkpoint.stages) == (14.0, 1.0, ("training", "inference"))
+    assert ASSUMPTIONS["max_tensor_parallel"].integer and type(ASSUMPTIONS["max_tensor_parallel"].default) is int
+    assert ASSUMPTIONS["storage_fabric_node_oversubscription"].default == 4.0 / 3.0
+    assert KV_BYTES_BY_PRECISION == {"bf16": 2.0, "fp8": 1.0, "int8": 2.0, "int4": 2.0, "fp4": 1.0}
+
+
+def test_shared_note_is_appended_to_the_source():
+    source = ASSUMPTIONS["prefill_half_mfu_tokens"].source
+    assert source.startswith("Fitted. Fitted with the other inference constants")
+    assert source == "Fitted. " + ASSUMPTIONS["inference_allreduce_latency_us"].source.removeprefix("Fitted. ")
+
+
+def test_no_source_cites_a_private_reference_note():
+    for spec in ASSUMPTIONS.values():
+        for note in ("facility.md", "fabric.md", "hardware.md", "calibration.md", "cloud-pricing.md", "calibration/"):
+            assert note not in spec.source, spec.name
+
+
+def test_a_good_record_becomes_an_assumption():
+    assert _assumption(GOOD, {}, "t.toml") == Assumption(
+        "x_kw", 2.0, "kW", "Judgement.", "A test constant.", 1.0, 3.0, ("training",)
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"default": 4.0}, "outside"),
+        ({"stages": ["serving"]}, "stages"),
+        ({"unit": ""}, "empty"),
+        ({"default": "2"}, "wrong type"),
+        ({"integer": True, "default": 2.5}, "fractional"),
+        ({"colour": "red"}, "unknown keys"),
+        ({"source_note": "missing"}, "unknown note"),
+    ],
+)
+def test_a_bad_record_is_refused(change, message):
+    with pytest.raises(ValueError, match=message):
+        _assumption(GOOD | change, {}, "t.toml")
+
+
+def test_a_missing_field_is_refused():
+    with pytest.raises(ValueError, match="no source"):
+        _assumption({k: v for k, v in GOOD.items() if k != "source"}, {}, "t.toml")
