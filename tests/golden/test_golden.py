@@ -32,6 +32,11 @@ VOLATILE_PATHS = (r".*\.search\.(seconds|configs_per_s)\b",)
 # path regex -> why the value changed on purpose (the note of issue 12 lists these).
 INTENDED: dict[str, str] = {
     r"^(\S*\.)?(source|formula|rule|why|justification)(\[\d+\])?: ": "wording of an explanation, not a figure",
+    r"^explain\.(power\.facility_kw|cooling\.liquid_kw|cooling\.tons)\.inputs\.it_kw: ": (
+        "one facility power (issue 12): these explain entries showed the GPU systems' kW as it_kw while the figures "
+        "they explain (power.facility_kw, cooling.liquid_kw, cooling.tons) use the plan's power.it_kw, which counts "
+        "network, storage and management too; the inputs now show the plan's it_kw"
+    ),
 }
 
 
