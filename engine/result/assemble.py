@@ -85,8 +85,10 @@ def cluster_summary(build: ClusterBuild, physical: PhysicalBuild | None) -> Clus
 
 
 def explain_entries(entries: Mapping[str, Mapping[str, object]]) -> dict[str, ExplainEntry]:
-    return {k: ExplainEntry(formula=str(e["formula"]), inputs=dict(e["inputs"]), source=str(e["source"]))  # type: ignore[call-overload]
-            for k, e in entries.items()}
+    return {
+        k: ExplainEntry(formula=str(e["formula"]), inputs=dict(e["inputs"]), source=str(e["source"]))  # type: ignore[call-overload]
+        for k, e in entries.items()
+    }
 
 
 def assumptions_report(a: Assumptions) -> dict[str, AssumptionEntry]:

@@ -96,8 +96,9 @@ class PlanResult:
     explain: Mapping[str, ExplainEntry] = field(default_factory=dict)
     assumptions: Mapping[str, AssumptionEntry] = field(default_factory=dict)
     costs: Mapping[str, Any] | None = field(default=None, metadata=OMIT)
-    price_snapshot: Mapping[str, Any] | None = None
+    price_snapshot: Mapping[str, Any] | None = field(default=None, metadata=meta(present_if="stamped"))
     schema_version: str = SCHEMA_VERSION
+    stamped: bool = field(default=False, metadata=meta(json=False))  # priced: price_snapshot is present (maybe null)
 
 
 def not_modelled(*, physical: bool, priced: bool) -> tuple[str, ...]:
@@ -143,4 +144,5 @@ def with_costs(
         explain={**result.explain, **explain},
         not_modelled=not_modelled(physical=result.fabric is not None, priced=True),
         price_snapshot=price_snapshot,
+        stamped=True,
     )

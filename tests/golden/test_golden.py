@@ -88,6 +88,9 @@ def test_golden_plan_unchanged(name: str, snapshot) -> None:
 
     plan = plan_compute(request_data=GOLDEN_REQUESTS[name], price_snapshot=snapshot).result
     plan = json.loads(json.dumps(plan))  # exactly what is stored: JSON types only
+    from engine.result import from_json, to_json
+
+    assert to_json(from_json(plan)) == plan  # the typed result round-trips the stored JSON exactly
     path = PLANS / f"{name}.json"
     if CAPTURE:
         PLANS.mkdir(exist_ok=True)
