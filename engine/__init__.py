@@ -7,5 +7,17 @@ from engine.catalog.hardware import Catalog, load_catalog
 from engine.chain import STAGES, run_plan
 from engine.request.spec import PlanRequest
 from engine.request.validation import RequestInvalid, validate_request
+from engine.result import PlanResult, from_json, to_json
 
-__all__ = ["STAGES", "Catalog", "PlanRequest", "RequestInvalid", "load_catalog", "run_plan", "validate_request"]
+__all__ = [
+    "STAGES",
+    "Catalog",
+    "PlanRequest",
+    "PlanResult",
+    "RequestInvalid",
+    "from_json",
+    "load_catalog",
+    "run_plan",
+    "to_json",
+    "validate_request",
+]

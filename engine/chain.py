@@ -1,32 +1,37 @@
-"""The chain: workload -> training | inference -> build -> facility, over one system or every catalog system.
+"""The chain: workload -> training | inference -> build -> facility, over one system or every catalog system;
+then, for the chosen system, physical (storage, fabric, racks and site, BOM, topology) -> explain.
 
-Stages not modelled yet (fabric, storage, bom, costs) are absent from the plan rather than estimated.
+The result is built once, in that order, as a typed `PlanResult` (engine/result/); nothing edits it afterwards
+(costing returns its own parts, see `engine.result.with_costs`). Stages that did not run are absent from the
+plan rather than estimated, and `not_modelled` names them.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
+from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
-from engine.physical.build import attach_physical
+from engine.physical.build import PhysicalBuild, physical_for_plan
 from engine.physical.cluster import ClusterBuild, build_cluster
 from engine.physical.facility import FacilityResult, size_facility
 from engine.request.spec import PlanRequest
+from engine.result import assemble
+from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE, PlanResult, not_modelled
+from engine.result.sizing import Candidate, Selection
 from engine.search.selection import SelectionPrices, inference_selection_usd, training_selection_usd
 from engine.search.serving import InferenceResult, size_inference
 from engine.search.training import TrainingResult, size_training
 from engine.workload.model import Workload, analyse_model
 
-__all__ = ["ENGINE_VERSION", "NOT_MODELLED", "STAGES", "SelectionPrices", "run_plan"]
+__all__ = ["ENGINE_VERSION", "STAGES", "SelectionPrices", "run_plan"]
 
 ENGINE_VERSION = "0.1"
 STAGES = ["workload", "training", "inference", "build", "facility", "done"]
 _PERCENT = {"workload": 10, "training": 60, "inference": 60, "build": 75, "facility": 90, "done": 100}
-NOT_MODELLED = ["fabric", "storage", "bom", "costs"]
 
 Progress = Callable[[str, int], None]
 
@@ -68,36 +73,40 @@ class _Candidate:
             return training_selection_usd(self.build.systems, price, kw, self.sizing.days, usd_kwh)
         return inference_selection_usd(self.build.systems, price, kw, prices.utilization, prices.years, usd_kwh)
 
-    def summary(self, chosen: bool, prices: SelectionPrices | None = None) -> dict[str, object]:
-        row: dict[str, object] = {
-            "system": self.system.id,
-            "gpu": self.gpu.id,
-            "feasible": self.feasible,
-            "chosen": chosen,
-            "reason": None if self.feasible else " ".join(self.problems),
-        }
-        sz = self.sizing
-        if isinstance(sz, TrainingResult) and sz.layout is not None:
-            row.update({"gpus": sz.gpus, "days": sz.days, "days_ideal": sz.days_ideal, "mfu": sz.mfu})
-        if isinstance(sz, TrainingResult) and sz.search is not None:
-            row["search"] = sz.search.as_dict()
-        if isinstance(sz, InferenceResult) and sz.shape is not None:
-            row.update({"gpus": sz.gpus, "replicas": sz.replicas, "gpus_per_replica": sz.shape.gpus})
-            if sz.shape.capacity is not None:
-                row["tokens_per_s_per_gpu"] = sz.shape.capacity.tokens_per_s / sz.shape.gpus
-        if isinstance(sz, InferenceResult):
-            row.update({"limit": sz.limit, "closest": sz.closest})
-        if self.facility is not None:
-            row["it_kw"] = self.facility.it_kw
-            if self.energy_mwh() is not None:
-                row["it_energy_mwh"] = self.energy_mwh()
-        if prices is not None:
-            # The inputs of selection_usd that the row does not already show (PUE differs by cooling method).
-            if self.build is not None and self.facility is not None:
-                row.update({"systems": self.build.systems, "facility_kw": self.facility.facility_kw})
-            usd = self.selection_usd(prices)
-            row["selection_usd"] = None if usd is None else round(usd, 2)
-        return row
+    def summary(self, chosen: bool, prices: SelectionPrices | None = None) -> Candidate:
+        """The candidates-table row; `it_kw` is the ranked power (GPU systems only, = `systems_kw`)."""
+        sz, fac, build = self.sizing, self.facility, self.build
+        training = isinstance(sz, TrainingResult) and sz.layout is not None
+        serving = isinstance(sz, InferenceResult) and sz.shape is not None
+        capacity = serving and sz.shape.capacity is not None  # type: ignore[union-attr]
+        usd = self.selection_usd(prices) if prices is not None else None
+        return Candidate(
+            system=self.system.id,
+            gpu=self.gpu.id,
+            feasible=self.feasible,
+            chosen=chosen,
+            reason=None if self.feasible else " ".join(self.problems),
+            gpus=sz.gpus if training or serving else None,  # type: ignore[union-attr]
+            days=sz.days if training else None,  # type: ignore[union-attr]
+            days_ideal=sz.days_ideal if training else None,  # type: ignore[union-attr]
+            mfu=sz.mfu if training else None,  # type: ignore[union-attr]
+            search=sz.search.as_dict() if isinstance(sz, TrainingResult) and sz.search is not None else None,
+            replicas=sz.replicas if serving else None,  # type: ignore[union-attr]
+            gpus_per_replica=sz.shape.gpus if serving else None,  # type: ignore[union-attr]
+            tokens_per_s_per_gpu=(
+                sz.shape.capacity.tokens_per_s / sz.shape.gpus if capacity else None  # type: ignore[union-attr]
+            ),
+            limit=sz.limit if isinstance(sz, InferenceResult) else None,
+            closest=dict(sz.closest) if isinstance(sz, InferenceResult) else None,
+            it_kw=fac.it_kw if fac is not None else None,
+            systems_kw=fac.power.systems_kw if fac is not None else None,
+            it_energy_mwh=self.energy_mwh(),
+            systems=build.systems if prices is not None and build is not None and fac is not None else None,
+            facility_kw=fac.facility_kw if prices is not None and build is not None and fac is not None else None,
+            selection_usd=None if usd is None else round(usd, 2),
+            serving=isinstance(sz, InferenceResult),
+            priced=prices is not None,
+        )
 
 
 def _assumptions(request: PlanRequest) -> Assumptions:
@@ -105,30 +114,6 @@ def _assumptions(request: PlanRequest) -> Assumptions:
     if request.inference is not None:
         defaults["kv_cache_bytes_per_element"] = KV_BYTES_BY_PRECISION[request.inference.precision]
     return Assumptions(overrides=dict(request.assumptions), request_defaults=defaults)
-
-
-def _model_section(work: Workload, request: PlanRequest) -> dict[str, object]:
-    s = work.shape
-    section: dict[str, object] = {
-        "preset": s.preset,
-        "layers": s.layers,
-        "hidden": s.hidden,
-        "heads": s.heads,
-        "kv_heads": s.kv_heads,
-        "head_dim": work.head_dim,
-        "ffn_hidden": s.ffn_hidden,
-        "vocab": s.vocab,
-        "seq_len": s.seq_len,
-        "ffn_gated": s.ffn_gated,
-        "moe": None if s.moe is None else {"experts": s.moe.experts, "active": s.moe.active},
-        "params": work.params,
-        "params_derived": work.params_derived,
-        "active_params": work.active_params,
-        "compute_params_active": work.compute_params_active,
-    }
-    if request.training is not None:
-        section["training_flops_per_token"] = work.training_flops_per_token()
-    return section
 
 
 def _size(request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions) -> None:
@@ -200,18 +185,16 @@ def _selection_rule(
 
 def _selection(
     request: PlanRequest, cands: list[_Candidate], chosen: _Candidate | None, prices: SelectionPrices | None
-) -> tuple[dict[str, object], dict[str, object]]:
+) -> tuple[Selection, dict[str, dict[str, object]]]:
     """The plan's `selection` block and, when prices were given for an auto choice, its `explain` entry."""
     unpriced = _unpriced(cands, prices)
-    selection: dict[str, object] = {
-        "rule": _selection_rule(request, prices, unpriced),
-        "system": chosen.system.id if chosen else None,
-    }
+    rule = _selection_rule(request, prices, unpriced)
+    system = chosen.system.id if chosen else None
     if prices is None:
-        return selection, {}
+        return Selection(rule=rule, system=system), {}
     auto = request.hardware.system == "auto"
     basis = "fixed" if not auto else ("energy" if unpriced else "cost")
-    selection.update({"basis": basis, "unpriced_systems": unpriced})
+    selection = Selection(rule=rule, system=system, basis=basis, unpriced_systems=tuple(unpriced))
     if not auto or chosen is None:
         return selection, {}
     assert chosen.build is not None and chosen.facility is not None
@@ -245,27 +228,11 @@ def _selection(
     return selection, {"selection.system": {"formula": formula, "inputs": inputs, "source": source}}
 
 
-def _json_safe(value: object) -> object:
-    """Plain JSON types only; a non-finite float here is an engine bug, so fail loudly rather than emit NaN."""
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("engine produced a non-finite number")
-        return float(value)
-    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
-
-
 def run_plan(
     request: PlanRequest, catalog: Catalog, progress: Progress | None = None, prices: SelectionPrices | None = None
-) -> dict:
-    """Run the chain and return the plan as a JSON-ready dict. Infeasible targets give feasible=false.
+) -> PlanResult:
+    """Run the chain and return the typed plan (`engine.result.to_json` gives its JSON). Infeasible targets give
+    feasible=false with the binding limit per system in `problems`.
 
     `prices` (optional plain data) makes the auto choice cost-aware (engine/search/selection.py); without it the
     choice is by energy.
@@ -295,57 +262,97 @@ def run_plan(
     for cand in cands:
         if not cand.problems and cand.build is not None:
             cand.facility = size_facility(cand.build, cand.system, request.hardware.cooling, request.site, a)
-    report("facility")
-
     chosen = _select(cands, prices)
     selection, selection_explain = _selection(request, cands, chosen, prices)
-    plan: dict[str, object] = {
-        "name": request.name,
-        "workload": request.workload,
-        "feasible": chosen is not None,
-        "problems": [],
-        "engine_version": ENGINE_VERSION,
-        "catalog_version": catalog.version,
-        "request": request.to_dict(),
-        "model": _model_section(work, request),
-        "selection": selection,
-        "candidates": [c.summary(c is chosen, prices) for c in cands],
-        "not_modelled": list(NOT_MODELLED),
-        "notes": [
-            "power.it_kw counts GPU systems at maximum rated draw only; network, storage and management "
-            "equipment are not included yet."
-        ],
-    }
-    explain: dict[str, object] = dict(selection_explain)
-    if chosen is None:
-        plan["problems"] = _problems(cands)
-    else:
-        assert chosen.build is not None and chosen.facility is not None
-        if isinstance(chosen.sizing, TrainingResult):
-            assert request.training is not None
-            plan["training"] = chosen.sizing.as_dict()
-            plan["training"]["frontier_by_system"] = {
-                c.system.id: c.sizing.frontier
-                for c in cands
-                if isinstance(c.sizing, TrainingResult) and c.sizing.feasible and c.sizing.frontier
-            }
-            explain.update(training_explain(chosen.sizing, work, request.training, chosen.gpu))
-        elif isinstance(chosen.sizing, InferenceResult):
-            assert request.inference is not None
-            plan["inference"] = chosen.sizing.as_dict()
-            explain.update(inference_explain(chosen.sizing, work, request.inference, chosen.gpu))
-        plan["cluster"] = chosen.build.as_dict()
-        plan["power"] = chosen.facility.power_dict()
-        plan["cooling"] = chosen.facility.cooling_dict()
-        explain.update(build_explain(chosen.build, chosen.system))
-        explain.update(facility_explain(chosen.facility, chosen.build, chosen.system))
-        attach_physical(plan, explain, chosen.system, chosen.build, chosen.sizing, request, work.params, catalog, a)
-    plan["explain"] = explain
-    plan["assumptions"] = a.report()
-    result = _json_safe(plan)
+    physical = None
+    if chosen is not None:
+        assert chosen.build is not None
+        physical = physical_for_plan(request, chosen.system, chosen.build, chosen.sizing, work.params, catalog, a)
+    report("facility")
+
+    sections = _chosen_sections(request, work, cands, chosen, physical)
+    explain = {**selection_explain, **_explain(request, work, chosen, physical, a)}
+    result = PlanResult(
+        name=request.name,
+        workload=request.workload,
+        feasible=chosen is not None,
+        problems=tuple(_problems(cands)) if chosen is None else (),
+        engine_version=ENGINE_VERSION,
+        catalog_version=catalog.version,
+        request=request.to_dict(),
+        model=assemble.model_summary(work, training=request.training is not None),
+        selection=selection,
+        candidates=tuple(c.summary(c is chosen, prices) for c in cands),
+        not_modelled=not_modelled(physical=physical is not None, priced=False),
+        notes=(POWER_SYSTEMS_ONLY_NOTE,) if physical is None else tuple(physical.problems),
+        explain=assemble.explain_entries(explain),
+        assumptions=assemble.assumptions_report(a),
+        **sections,
+    )
     report("done")
-    assert isinstance(result, dict)
     return result
+
+
+def _chosen_sections(
+    request: PlanRequest,
+    work: Workload,
+    cands: list[_Candidate],
+    chosen: _Candidate | None,
+    physical: PhysicalBuild | None,
+) -> dict[str, object]:
+    """The chosen system's sections, each from the one stage that computes it (none when nothing is feasible)."""
+    if chosen is None:
+        return {}
+    assert chosen.build is not None and chosen.facility is not None
+    out: dict[str, object] = {}
+    if isinstance(chosen.sizing, TrainingResult):
+        frontiers = {
+            c.system.id: c.sizing.frontier
+            for c in cands
+            if isinstance(c.sizing, TrainingResult) and c.sizing.feasible and c.sizing.frontier
+        }
+        out["training"] = assemble.training_summary(chosen.sizing, frontiers)
+    elif isinstance(chosen.sizing, InferenceResult):
+        out["inference"] = assemble.inference_summary(chosen.sizing)
+    out["cluster"] = assemble.cluster_summary(chosen.build, physical)
+    if physical is None:
+        out["power"] = chosen.facility.power_summary()
+        out["cooling"] = chosen.facility.cooling_summary()
+        return out
+    parts = physical.parts()
+    out.update(
+        fabric=parts.fabric,
+        storage=parts.storage,
+        power=parts.power,
+        cooling=parts.cooling,
+        racks=parts.racks,
+        bom=parts.bom,
+        topology=parts.topology,
+    )
+    return out
+
+
+def _explain(
+    request: PlanRequest, work: Workload, chosen: _Candidate | None, physical: PhysicalBuild | None, a: Assumptions
+) -> dict[str, dict[str, object]]:
+    """The explain stage, last: one entry per headline figure of the chosen plan, from the final stage outputs
+    (the facility figures from the rack layout's facility when there is one)."""
+    if chosen is None:
+        return {}
+    assert chosen.build is not None and chosen.facility is not None
+    out: dict[str, dict[str, object]] = {}
+    if isinstance(chosen.sizing, TrainingResult):
+        assert request.training is not None
+        out.update(training_explain(chosen.sizing, work, request.training, chosen.gpu))
+    elif isinstance(chosen.sizing, InferenceResult):
+        assert request.inference is not None
+        out.update(inference_explain(chosen.sizing, work, request.inference, chosen.gpu))
+    out.update(build_explain(chosen.build, chosen.system))
+    facility = physical.site.facility if physical is not None else chosen.facility
+    out.update(facility_explain(facility, chosen.build, chosen.system))
+    if physical is not None:
+        out.update(physical_explain(physical, chosen.system, chosen.build, a))
+    return out
 
 
 def _problems(cands: list[_Candidate]) -> list[str]:

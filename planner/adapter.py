@@ -1,7 +1,7 @@
 """The one place the Django side calls the pure sizing engine.
 
-Keeps the catalog load and the snapshot/version stamping in one function that the task,
-the `plan` command and the tests share.
+Keeps the catalog load, the pricing and the snapshot stamping in one function that the task, the `plan` command
+and the tests share: the engine's typed result plus costing's parts make one final result, serialised once.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine import PlanRequest, load_catalog, run_plan, validate_request
+from engine import PlanRequest, load_catalog, run_plan, to_json, validate_request
+from engine.result import with_costs
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
 from pricing.planning import plan_price, selection_prices_for_request
@@ -33,7 +34,8 @@ def request_validate(data: object) -> PlanRequest:
 def plan_compute(
     *, request_data: object, price_snapshot: PriceSnapshot | None, progress: ProgressCallback | None = None
 ) -> EngineOutcome:
-    """Validate and run the whole chain; stamp the result with the catalog and price snapshot used."""
+    """Validate and run the whole chain, price it, and return the plan JSON stamped with the price snapshot used
+    (the catalog version is the engine's own stamp)."""
     catalog = load_catalog()
     started = time.perf_counter()
 
@@ -45,9 +47,15 @@ def plan_compute(
     request = validate_request(request_data, catalog)
     # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
     prices = SelectionPrices(**selection_prices_for_request(request=request.to_dict(), system_ids=catalog.systems))
-    result = run_plan(request, catalog, engine_progress, prices=prices)
-    plan_price(result=result, snapshot=price_snapshot)  # costs, BOM prices, costs.* explain (pricing app)
+    plan = run_plan(request, catalog, engine_progress, prices=prices)
+    # Costing still reads the plan's JSON (engine/costing keeps that signature until it takes the typed result).
+    priced = plan_price(plan=to_json(plan), snapshot=price_snapshot)
+    final = with_costs(
+        plan,
+        costs=priced.costs,
+        bom=priced.bom,
+        explain=priced.explain,
+        price_snapshot=price_snapshot.summary_dict() if price_snapshot else None,
+    )
     engine_s = time.perf_counter() - started
-    result["catalog_version"] = catalog.version
-    result["price_snapshot"] = price_snapshot.summary_dict() if price_snapshot else None
-    return EngineOutcome(result=result, engine_s=engine_s)
+    return EngineOutcome(result=to_json(final), engine_s=engine_s)

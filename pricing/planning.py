@@ -1,43 +1,53 @@
-"""The glue between a computed plan and the pure costing: read prices from the database, price, merge.
+"""The glue between a computed plan and the pure costing: read prices from the database, price, return the parts.
 
-`plan_price` is the one call `planner.adapter.plan_compute` makes after the sizing engine. It fills
-`result["costs"]`, adds prices to `result["bom"]` lines when the plan has a BOM, and adds the `costs.*` entries
-to `result["explain"]`. The request's own prices (`pricing.component_prices`, `pricing.parameters`,
-`pricing.utilization`) apply to this plan only, on top of the shared references.
+`plan_price` is the one call `planner.adapter.plan_compute` makes after the sizing engine. It returns the priced
+parts (`costs`, the BOM lines with prices when the plan has a BOM, and the `costs.*` explain entries) without
+touching the plan; `engine.result.with_costs` puts them into a new result. The request's own prices
+(`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to this plan only, on top of the
+shared references.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.costing import plan_costs, request_overrides, selection_price_data
+from engine.result import BomLine, ExplainEntry
+from engine.result.codec import decode
 
 from .models import PriceSnapshot
 from .selectors import cost_inputs_for_snapshot
 
-__all__ = ["plan_price", "selection_prices_for_request"]
+__all__ = ["PricedParts", "plan_price", "selection_prices_for_request"]
 
 
-def plan_price(*, result: dict[str, Any], snapshot: PriceSnapshot | None) -> dict[str, Any]:
-    """Price `result` in place with `snapshot`'s cloud prices and the current on-prem references; return it."""
+@dataclass(frozen=True)
+class PricedParts:
+    """What costing adds to a plan: `costs` (JSON mapping, money as decimal strings), the priced BOM lines (None
+    when the plan has no BOM) and the `costs.*` explain entries."""
+
+    costs: Mapping[str, Any]
+    bom: tuple[BomLine, ...] | None
+    explain: dict[str, ExplainEntry]
+
+
+def plan_price(*, plan: Mapping[str, Any], snapshot: PriceSnapshot | None) -> PricedParts:
+    """Price `plan` (the engine's JSON, read only) with `snapshot`'s cloud prices and the current on-prem
+    references."""
     inputs = cost_inputs_for_snapshot(snapshot=snapshot)
-    part_overrides, parameter_overrides = request_overrides(result)
+    part_overrides, parameter_overrides = request_overrides(plan)
     if part_overrides or parameter_overrides:
         inputs = replace(
             inputs,
             part_overrides={**inputs.part_overrides, **part_overrides},
             parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
         )
-    priced = plan_costs(result, inputs)
-    result["costs"] = priced.costs
-    if priced.bom is not None:
-        result["bom"] = priced.bom
-    result.setdefault("explain", {}).update(priced.explain)
-    if isinstance(result.get("not_modelled"), list) and "costs" in result["not_modelled"]:
-        result["not_modelled"] = [stage for stage in result["not_modelled"] if stage != "costs"]
-    return result
+    priced = plan_costs(plan, inputs)
+    bom = None if priced.bom is None else tuple(decode(BomLine, line, "bom") for line in priced.bom)
+    explain = {key: decode(ExplainEntry, entry, f"explain.{key}") for key, entry in priced.explain.items()}
+    return PricedParts(costs=priced.costs, bom=bom, explain=explain)
 
 
 def selection_prices_for_request(*, request: Mapping[str, Any], system_ids: Iterable[str]) -> dict[str, Any]:

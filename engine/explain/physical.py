@@ -1,15 +1,14 @@
-"""`explain` entries for the physical build's headline figures (fabric, storage, power, cooling, BOM)."""
+"""`explain` entries for the physical build's headline figures (fabric, storage, power, cooling, BOM).
+
+The explain stage runs after the physical build and reads its parts; the physical modules import nothing from
+here (the import goes one way, explain -> physical)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
+from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
-
-if TYPE_CHECKING:
-    from engine.physical.build import PhysicalBuild
 
 __all__ = ["physical_explain"]
 
@@ -82,16 +81,6 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
                 "binding": st.binding,
             },
             "facility.md section 8",
-        ),
-        "power.it_kw": _entry(
-            "systems + switches (maximum, with optics) + storage + management servers/UFM, all at maximum draw",
-            {
-                "systems_kw": site.systems_kw,
-                "network_kw": site.network_kw,
-                "storage_kw": site.storage_kw,
-                "management_kw": site.management_kw,
-            },
-            "facility.md sections 1-2; hardware.md section 3 (budget switches at optical maximum)",
         ),
         "power.feeds": _entry(
             "usable feed kW = sqrt(3) x V x A x derate x PF; feeds per rack = ceil(rack kW / usable) + 1 (N+1) or "

@@ -287,12 +287,27 @@ def build_explain(build: ClusterBuild, system: System) -> dict[str, Entry]:
 
 
 def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -> dict[str, Entry]:
-    return {
-        "power.it_kw": _entry(
+    """`fac` is the plan's one facility result: the rack layout's when there is one, else the systems-only one."""
+    power = fac.power
+    if power.laid_out:
+        it_kw = _entry(
+            "systems + switches (maximum, with optics) + storage + management servers/UFM, all at maximum draw",
+            {
+                "systems_kw": power.systems_kw,
+                "network_kw": power.network_kw,
+                "storage_kw": power.storage_kw,
+                "management_kw": power.management_kw,
+            },
+            "facility.md sections 1-2; hardware.md section 3 (budget switches at optical maximum)",
+        )
+    else:
+        it_kw = _entry(
             "systems x system max power (GPU systems only; network, storage and management not yet included)",
             {"systems": build.systems, "system_max_power_kw": system.max_power_kw},
             system.source,
-        ),
+        )
+    return {
+        "power.it_kw": it_kw,
         "power.facility_kw": _entry(
             "it_kw x pue",
             {
@@ -314,7 +329,12 @@ def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -
             "facility.md section 4",
         ),
         "cooling.liquid_kw": _entry(
-            "liquid: it_kw x (1 - liquid_residual_air_fraction); otherwise 0 (rear doors are counted as air)",
+            (
+                "kW of the liquid-cooled racks x (1 - liquid_residual_air_fraction); air-cooled racks (network, "
+                "management, rear doors) add 0"
+                if power.laid_out
+                else "liquid: it_kw x (1 - liquid_residual_air_fraction); otherwise 0 (rear doors are counted as air)"
+            ),
             {"it_kw": fac.it_kw, "method": fac.cooling_method},
             "facility.md section 4; hardware.md section 2",
         ),

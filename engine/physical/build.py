@@ -1,17 +1,17 @@
 """The physical build after sizing: storage -> fabrics -> racks, power, cooling -> BOM -> topology.
 
-One entry point so plan.py wires the whole physical side in with a single call, and so the benchmark can time
-exactly this part for a given system count.
+One entry point so the chain builds the whole physical side with a single call, and so the benchmark can time
+exactly this part for a given system count. It returns its parts; the chain puts them into the plan result and
+the explain stage (engine/explain/physical.py) describes them, so this module imports no explain code.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Catalog, System
-from engine.explain.physical import physical_explain
 from engine.physical.bom import BomLine, build_bom
 from engine.physical.cluster import ClusterBuild
 from engine.physical.fabric import FabricPlan, size_fabrics
@@ -19,34 +19,56 @@ from engine.physical.facility import SiteResult, size_site
 from engine.physical.storage import StorageResult, size_storage
 from engine.physical.topology import build_topology
 from engine.request.spec import PlanRequest, SiteSpec
+from engine.result import physical as parts
+from engine.result.codec import decode
 
-__all__ = ["PhysicalBuild", "build_physical", "compute_fabric_needed"]
+__all__ = ["PhysicalBuild", "PhysicalParts", "build_physical", "compute_fabric_needed", "physical_for_plan"]
 
 
-@dataclass
+@dataclass(frozen=True)
+class PhysicalParts:
+    """The plan result's physical sections, typed (engine/result/physical.py)."""
+
+    fabric: parts.FabricSummary
+    storage: parts.StorageSummary
+    power: parts.PowerSummary
+    cooling: parts.CoolingSummary
+    racks: parts.RacksSummary
+    bom: tuple[parts.BomLine, ...]
+    topology: parts.Topology
+
+
+@dataclass(frozen=True)
 class PhysicalBuild:
     storage: StorageResult
     fabric: FabricPlan
     site: SiteResult
     bom: list[BomLine]
     topology: dict[str, object]
-    explain: dict[str, object] = field(default_factory=dict)
 
     @property
     def problems(self) -> list[str]:
         return self.fabric.problems
 
-    def sections(self) -> dict[str, object]:
-        """The plan keys this stage owns (design.md contract) plus details."""
-        return {
-            "fabric": self.fabric.as_dict(),
-            "storage": self.storage.as_dict(),
-            "power": self.site.power_dict(),
-            "cooling": self.site.cooling_dict(),
-            "racks": self.site.racks_dict(),
-            "bom": [line.as_dict() for line in self.bom],
-            "topology": self.topology,
-        }
+    @property
+    def compute_racks(self) -> int:
+        return sum(1 for r in self.site.racks if r.role == "compute")
+
+    def parts(self) -> PhysicalParts:
+        """The plan sections this stage owns (design.md contract) plus details, as typed result parts.
+
+        Fabric, storage, racks, BOM and topology are read through the result codec from their modules' own
+        `as_dict`, so the typed part and those modules cannot disagree on a key without a loud error.
+        """
+        return PhysicalParts(
+            fabric=decode(parts.FabricSummary, self.fabric.as_dict(), "fabric"),
+            storage=decode(parts.StorageSummary, self.storage.as_dict(), "storage"),
+            power=self.site.power_summary(),
+            cooling=self.site.cooling_summary(),
+            racks=decode(parts.RacksSummary, self.site.racks_dict(), "racks"),
+            bom=tuple(decode(parts.BomLine, line.as_dict(), "bom") for line in self.bom),
+            topology=decode(parts.Topology, self.topology, "topology"),
+        )
 
 
 def compute_fabric_needed(job_gpus: int, gpus_per_replica: int | None, system: System) -> bool:
@@ -85,28 +107,25 @@ def build_physical(
     site = size_site(build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a)
     bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts)
     topology = build_topology(system, build.systems, fabric, storage.appliances)
-    result = PhysicalBuild(storage, fabric, site, bom, topology)
-    result.explain = physical_explain(result, system, build, a)
-    return result
+    return PhysicalBuild(storage, fabric, site, bom, topology)
 
 
-def attach_physical(
-    plan: dict,
-    explain: dict,
+def physical_for_plan(
+    request: PlanRequest,
     system: System,
     build: ClusterBuild,
     sizing: object,
-    request: PlanRequest,
     params: float,
     catalog: Catalog,
     a: Assumptions,
-) -> None:
-    """Add the physical sections to a plan in place (plan.py calls this once for the chosen system)."""
+) -> PhysicalBuild | None:
+    """The physical build of the chosen system with the request's fabric, cooling and site (the chain calls this
+    once); None when the catalog has no physical data for the system."""
     training_tokens = request.training.tokens if request.training is not None else None
     shape = getattr(sizing, "shape", None)
     gpus_per_replica = getattr(shape, "gpus", None) if request.inference is not None else None
     weight_bytes = float(getattr(sizing, "weight_bytes_per_param", 0.0) or 2.0)
-    pb = build_physical(
+    return build_physical(
         system,
         build,
         catalog,
@@ -119,15 +138,3 @@ def attach_physical(
         requested_cooling=request.hardware.cooling,
         request=request,
     )
-    if pb is None:
-        return
-    plan.update(pb.sections())
-    cluster = plan.get("cluster")
-    if isinstance(cluster, dict):
-        cluster["scalable_units"] = pb.fabric.scalable_units
-        cluster["racks"] = sum(1 for r in pb.site.racks if r.role == "compute")
-        cluster["racks_total"] = len(pb.site.racks)
-    plan["not_modelled"] = [s for s in plan.get("not_modelled", []) if s not in ("fabric", "storage", "bom")]
-    plan["notes"] = [n for n in plan.get("notes", []) if not str(n).startswith("power.it_kw counts GPU systems")]
-    plan["notes"].extend(pb.problems)
-    explain.update(pb.explain)

@@ -1,7 +1,9 @@
-"""Facility stage (first version): IT and facility power, rack load, cooling method and heat split.
+"""Facility stage: IT and facility power, rack load, cooling method and heat split; then the rack layout.
 
-IT power counts the GPU systems only (network, storage and management gear are later stages), at their
-maximum rated draw, because circuits and cooling must be sized for peak.
+One power model (`FacilityPower`): it_kw = systems_kw + network_kw + storage_kw + management_kw and
+facility_kw = it_kw x PUE, every part at maximum rated draw because circuits and cooling are sized for peak.
+`size_facility` knows the GPU systems only (every candidate system is ranked on it); `size_site` lays out the
+chosen system's racks and fills in the network, storage and management parts.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from engine.catalog.parts import Part, PartsCatalog
 from engine.physical.cluster import ClusterBuild, usable_feed_kw
 from engine.physical.fabric import FabricPlan
 from engine.request.spec import SiteSpec
+from engine.result.physical import CoolingSummary, PowerSummary
 
 __all__ = [
     "KW_PER_TON",
+    "FacilityPower",
     "FacilityResult",
     "Rack",
     "SiteResult",
@@ -35,24 +39,64 @@ KW_PER_TON = 3.517
 
 
 @dataclass(frozen=True)
+class FacilityPower:
+    """The one facility power: named IT parts (kW at maximum draw), their sum and the facility draw at the PUE.
+
+    Parts not laid out yet are 0 with `laid_out` False (a candidate system's power counts its GPU systems only).
+    """
+
+    systems_kw: float
+    pue: float
+    network_kw: float = 0.0
+    storage_kw: float = 0.0
+    management_kw: float = 0.0
+    laid_out: bool = False
+
+    @property
+    def it_kw(self) -> float:
+        return self.systems_kw + self.network_kw + self.storage_kw + self.management_kw
+
+    @property
+    def facility_kw(self) -> float:
+        return self.it_kw * self.pue
+
+
+@dataclass(frozen=True)
 class FacilityResult:
     """Power and cooling for the built cluster."""
 
-    it_kw: float
-    facility_kw: float
+    power: FacilityPower
     per_rack_kw: float
-    pue: float
     pue_from_site: bool
     cooling_method: str
     liquid_kw: float
     air_kw: float
     tons: float
 
-    def power_dict(self) -> dict[str, object]:
-        return {"it_kw": self.it_kw, "facility_kw": self.facility_kw, "per_rack_kw": self.per_rack_kw, "pue": self.pue}
+    @property
+    def it_kw(self) -> float:
+        return self.power.it_kw
 
-    def cooling_dict(self) -> dict[str, object]:
-        return {"method": self.cooling_method, "liquid_kw": self.liquid_kw, "air_kw": self.air_kw, "tons": self.tons}
+    @property
+    def facility_kw(self) -> float:
+        return self.power.facility_kw
+
+    @property
+    def pue(self) -> float:
+        return self.power.pue
+
+    def power_summary(self) -> PowerSummary:
+        """The plan's `power` before a rack layout: GPU systems only (the plan's notes say so)."""
+        return PowerSummary(
+            it_kw=self.it_kw,
+            facility_kw=self.facility_kw,
+            per_rack_kw=self.per_rack_kw,
+            pue=self.pue,
+            systems_kw=self.power.systems_kw,
+        )
+
+    def cooling_summary(self) -> CoolingSummary:
+        return CoolingSummary(method=self.cooling_method, liquid_kw=self.liquid_kw, air_kw=self.air_kw, tons=self.tons)
 
 
 def cooling_method_for(per_rack_kw: float, system: System, assumptions: Assumptions) -> str:
@@ -72,7 +116,8 @@ def cooling_method_for(per_rack_kw: float, system: System, assumptions: Assumpti
 def size_facility(
     build: ClusterBuild, system: System, requested_cooling: str, site: SiteSpec, assumptions: Assumptions
 ) -> FacilityResult:
-    """it_kw = systems x max kW; facility_kw = it_kw x PUE; heat split by method; tons = kW / 3.517."""
+    """it_kw = systems_kw = systems x max kW (GPU systems only); facility_kw = it_kw x PUE; heat split by method;
+    tons = kW / 3.517."""
     it_kw = build.systems * system.max_power_kw
     per_rack_kw = min(build.systems, build.systems_per_rack) * system.max_power_kw
     method = cooling_method_for(per_rack_kw, system, assumptions)
@@ -89,10 +134,8 @@ def size_facility(
     else:
         pue, from_site = assumptions[f"pue_{method}"], False
     return FacilityResult(
-        it_kw=it_kw,
-        facility_kw=it_kw * pue,
+        power=FacilityPower(systems_kw=it_kw, pue=pue),
         per_rack_kw=per_rack_kw,
-        pue=pue,
         pue_from_site=from_site,
         cooling_method=method,
         liquid_kw=liquid_kw,
@@ -138,10 +181,6 @@ class SiteResult:
 
     facility: FacilityResult
     racks: tuple[Rack, ...]
-    systems_kw: float
-    network_kw: float
-    storage_kw: float
-    management_kw: float
     usable_feed_kw: float
     feeds: int
     rack_pdus: int
@@ -152,35 +191,59 @@ class SiteResult:
     cdus: int
     unknown_power: tuple[str, ...] = ()
 
-    def power_dict(self) -> dict[str, object]:
-        out = self.facility.power_dict()
-        out.update(
-            {
-                "systems_kw": round(self.systems_kw, 3),
-                "network_kw": round(self.network_kw, 3),
-                "storage_kw": round(self.storage_kw, 3),
-                "management_kw": round(self.management_kw, 3),
-                "usable_feed_kw": round(self.usable_feed_kw, 3),
-                "feeds": self.feeds,
-                "rack_pdus": self.rack_pdus,
-                "worst_feed_after_failure_kw": round(self.worst_feed_after_failure_kw, 3),
-                "power_not_published": list(self.unknown_power),
-            }
-        )
-        return out
+    @property
+    def power(self) -> FacilityPower:
+        return self.facility.power
 
-    def cooling_dict(self) -> dict[str, object]:
-        out = self.facility.cooling_dict()
-        out.update(
-            {
-                "cdus": self.cdus,
-                "cdu_part": self.cdu_part,
-                "airflow_cfm": round(self.airflow_cfm, 1),
-                "coolant_lpm": round(self.coolant_lpm, 1),
-                "racks_by_method": _count_by(self.racks, "cooling"),
-            }
+    @property
+    def systems_kw(self) -> float:
+        return self.power.systems_kw
+
+    @property
+    def network_kw(self) -> float:
+        return self.power.network_kw
+
+    @property
+    def storage_kw(self) -> float:
+        return self.power.storage_kw
+
+    @property
+    def management_kw(self) -> float:
+        return self.power.management_kw
+
+    def power_summary(self) -> PowerSummary:
+        """The plan's `power` with every IT part of the rack layout (parts rounded to the watt for display)."""
+        fac = self.facility
+        return PowerSummary(
+            it_kw=fac.it_kw,
+            facility_kw=fac.facility_kw,
+            per_rack_kw=fac.per_rack_kw,
+            pue=fac.pue,
+            systems_kw=round(self.systems_kw, 3),
+            network_kw=round(self.network_kw, 3),
+            storage_kw=round(self.storage_kw, 3),
+            management_kw=round(self.management_kw, 3),
+            usable_feed_kw=round(self.usable_feed_kw, 3),
+            feeds=self.feeds,
+            rack_pdus=self.rack_pdus,
+            worst_feed_after_failure_kw=round(self.worst_feed_after_failure_kw, 3),
+            power_not_published=self.unknown_power,
         )
-        return out
+
+    def cooling_summary(self) -> CoolingSummary:
+        fac = self.facility
+        return CoolingSummary(
+            method=fac.cooling_method,
+            liquid_kw=fac.liquid_kw,
+            air_kw=fac.air_kw,
+            tons=fac.tons,
+            cdus=self.cdus,
+            cdu_part=self.cdu_part,
+            airflow_cfm=round(self.airflow_cfm, 1),
+            coolant_lpm=round(self.coolant_lpm, 1),
+            racks_by_method=_count_by(self.racks, "cooling"),
+            laid_out=True,
+        )
 
     def racks_dict(self) -> dict[str, object]:
         return {
@@ -366,19 +429,20 @@ def size_site(
         return total
 
     switch_ids = {t.part for t in fabric.switch_tiers()}
-    systems_kw = build.systems * system.max_power_kw
-    network_kw = kw_of(switch_ids)
-    storage_kw = kw_of({storage_part.id}) if storage_part is not None else 0.0
-    management_kw = kw_of({"ufm-3.1", "mgmt-server-2s"})
-    it_kw = systems_kw + network_kw + storage_kw + management_kw
-
     base = size_facility(build, system, requested_cooling, site, assumptions)
+    power = FacilityPower(
+        systems_kw=base.power.systems_kw,
+        pue=base.pue,
+        network_kw=kw_of(switch_ids),
+        storage_kw=kw_of({storage_part.id}) if storage_part is not None else 0.0,
+        management_kw=kw_of({"ufm-3.1", "mgmt-server-2s"}),
+        laid_out=True,
+    )
+    it_kw = power.it_kw
     liquid_kw = sum(r.kw for r in racks if r.cooling == "liquid") * (1.0 - assumptions["liquid_residual_air_fraction"])
     air_kw = it_kw - liquid_kw
-    # The rack layout's IT load and liquid share replace the per-system estimate; PUE and cooling method stay.
-    fac = replace(
-        base, it_kw=it_kw, facility_kw=it_kw * base.pue, liquid_kw=liquid_kw, air_kw=air_kw, tons=it_kw / KW_PER_TON
-    )
+    # The rack layout's IT parts and liquid share replace the systems-only figures; PUE and cooling method stay.
+    fac = replace(base, power=power, liquid_kw=liquid_kw, air_kw=air_kw, tons=it_kw / KW_PER_TON)
     cdu, cdus = choose_cdus(liquid_kw, parts.of_kind("cdu"), assumptions)
     worst = max(
         (r.kw / (r.feeds - 1) if phys.power_redundancy != "n+n" or r.role != "compute" else r.kw / (r.feeds // 2))
@@ -387,10 +451,6 @@ def size_site(
     return SiteResult(
         facility=fac,
         racks=tuple(racks),
-        systems_kw=systems_kw,
-        network_kw=network_kw,
-        storage_kw=storage_kw,
-        management_kw=management_kw,
         usable_feed_kw=usable_kw,
         feeds=sum(r.feeds for r in racks),
         rack_pdus=sum(r.feeds for r in racks),

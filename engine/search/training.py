@@ -24,6 +24,7 @@ __all__ = [
     "SECONDS_PER_DAY",
     "TrainingLayout",
     "TrainingResult",
+    "expected_days",
     "hardware_flops_per_token",
     "size_training",
 ]
@@ -150,6 +151,12 @@ def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bo
     return model
 
 
+def expected_days(days_ideal: float, goodput: Goodput) -> float:
+    """The plan's one time-to-train: ideal days (the layout search's tokens / tokens_per_s / 86400, `Plan.days_ideal`)
+    stretched by failures, days_ideal / goodput. The plan, its frontier and every reader use this figure."""
+    return days_ideal / goodput.fraction
+
+
 def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, a: Assumptions) -> Goodput:
     return expected_goodput(
         params=work.params,
@@ -184,12 +191,11 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         zero_stage=plan.zero_stage,
         ep=plan.ep,
     )
-    days_ideal = spec.tokens / tokens_per_s / SECONDS_PER_DAY
     return TrainingResult(
         feasible=True,
         gpus=plan.gpus,
-        days=days_ideal / good.fraction,
-        days_ideal=days_ideal,
+        days=expected_days(plan.days_ideal, good),
+        days_ideal=plan.days_ideal,
         step_time_s=plan.step_time_s,
         tokens_per_s=tokens_per_s,
         model_tflops_per_gpu=model_tflops,
@@ -221,13 +227,12 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
         if plan is None:
             continue
         tokens_per_s = plan.tokens_per_step / plan.step_time_s
-        days_ideal = spec.tokens / tokens_per_s / SECONDS_PER_DAY
         good = _goodput(work, system, n, search, a)
         points.append(
             {
                 "gpus": n,
-                "days_ideal": days_ideal,
-                "days": days_ideal / good.fraction,
+                "days_ideal": plan.days_ideal,
+                "days": expected_days(plan.days_ideal, good),
                 "step_time_s": plan.step_time_s,
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
                 "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "micro_batch": plan.micro_batch,

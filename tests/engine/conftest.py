@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine import load_catalog, run_plan, validate_request  # noqa: E402
+from engine import load_catalog, run_plan, to_json, validate_request  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -22,10 +22,10 @@ def catalog():
 
 @pytest.fixture
 def plan(catalog):
-    """Validate a request dict and run it: plan({...}) -> plan dict."""
+    """Validate a request dict and run it: plan({...}) -> the plan's JSON (engine.result.to_json)."""
 
     def _run(data: dict) -> dict:
-        return run_plan(validate_request(data, catalog), catalog)
+        return to_json(run_plan(validate_request(data, catalog), catalog))
 
     return _run
 

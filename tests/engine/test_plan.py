@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from engine import STAGES, run_plan, validate_request
+from engine import STAGES, run_plan, to_json, validate_request
 
 TRAINING = {
     "workload": "training",
@@ -128,7 +128,7 @@ def test_progress_reports_rising_to_done(catalog):
 
 def test_json_safe_and_deterministic(catalog):
     req = validate_request(TRAINING, catalog)
-    first, second = run_plan(req, catalog), run_plan(req, catalog)
+    first, second = to_json(run_plan(req, catalog)), to_json(run_plan(req, catalog))
     text = json.dumps(first, allow_nan=False, sort_keys=True)
     assert json.loads(text) == first  # plain types only
     # Search wall time (training.search.seconds, configs_per_s) is the only figure allowed to vary between runs.

@@ -15,7 +15,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import RequestInvalid, load_catalog, run_plan, validate_request
+from engine import RequestInvalid, load_catalog, run_plan, to_json, validate_request
 from engine.assumptions.registry import ASSUMPTIONS
 
 CATALOG = load_catalog()
@@ -230,7 +230,7 @@ def check_outcome_of(data: object) -> None:
             assert isinstance(path, str) and path, exc.errors
             assert messages and all(isinstance(m, str) and m for m in messages), exc.errors
         return
-    plan = run_plan(request, CATALOG)
+    plan = to_json(run_plan(request, CATALOG))
     RAN["plans"] += 1
     json.dumps(plan, allow_nan=False)
     assert isinstance(plan["feasible"], bool)

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from engine import run_plan, validate_request
+from engine import run_plan, to_json, validate_request
 from engine.search.selection import SelectionPrices, inference_selection_usd, training_selection_usd
 
 TRAINING = {
@@ -29,7 +29,7 @@ def _two(catalog, *ids):
 
 
 def _run(catalog, body, prices=None):
-    return run_plan(validate_request(body, catalog), catalog, prices=prices)
+    return to_json(run_plan(validate_request(body, catalog), catalog, prices=prices))
 
 
 def _rows(p):

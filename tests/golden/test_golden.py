@@ -59,6 +59,11 @@ INTENDED: dict[str, str] = {
     r"^(explain\.)?costs\.\S+: '-?\d+\.\d\d' -> '-?\d+\.\d\d'$": "money rounded once where produced; one "
     "extended-price rule; training money follows the Daly days",
     r"^bom\[\d+\]\.extended_price_usd: '280\.14' -> '280\.28'$": "one extended-price rule (10.005 USD override x 28)",
+    r"^explain\.(power\.facility_kw|cooling\.liquid_kw|cooling\.tons)\.inputs\.it_kw: ": (
+        "one facility power (issue 12): these explain entries showed the GPU systems' kW as it_kw while the figures "
+        "they explain (power.facility_kw, cooling.liquid_kw, cooling.tons) use the plan's power.it_kw, which counts "
+        "network, storage and management too; the inputs now show the plan's it_kw"
+    ),
 }
 
 
@@ -110,6 +115,9 @@ def test_golden_plan_unchanged(name: str, snapshot) -> None:
 
     plan = plan_compute(request_data=GOLDEN_REQUESTS[name], price_snapshot=snapshot).result
     plan = json.loads(json.dumps(plan))  # exactly what is stored: JSON types only
+    from engine.result import from_json, to_json
+
+    assert to_json(from_json(plan)) == plan  # the typed result round-trips the stored JSON exactly
     path = PLANS / f"{name}.json"
     if CAPTURE:
         PLANS.mkdir(exist_ok=True)

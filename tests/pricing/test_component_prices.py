@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from engine import load_catalog, run_plan, validate_request
+from engine import load_catalog, run_plan, to_json, validate_request
 from engine.catalog.hardware import default_catalog_dir
 from engine.costing import CostInputs, plan_costs, request_overrides
 from engine.request.validation import RequestInvalid, cost_parameter_limits
@@ -37,7 +37,7 @@ def _inputs(**overrides) -> CostInputs:
 
 def _priced(request: dict) -> tuple[dict, object]:
     catalog = load_catalog()
-    plan = run_plan(validate_request(request, catalog), catalog)
+    plan = to_json(run_plan(validate_request(request, catalog), catalog))
     parts, params = request_overrides(plan)
     return plan, plan_costs(plan, _inputs(part_overrides=parts, parameter_overrides=params))
 

@@ -1,0 +1,228 @@
+"""Plan result parts for the build and physical stages: cluster, power, cooling, fabrics, storage, racks, BOM,
+topology. Field names are the plan's JSON keys (design.md "The request and the plan")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engine.result.codec import meta
+
+__all__ = [
+    "BomLine",
+    "ClusterSummary",
+    "CoolingSummary",
+    "FabricNetwork",
+    "FabricSummary",
+    "LinkGroup",
+    "PowerSummary",
+    "RackEntry",
+    "RackItem",
+    "RacksSummary",
+    "StorageSummary",
+    "Topology",
+    "TopologyLink",
+    "TopologyNode",
+]
+
+OMIT = meta(omit_none=True)
+
+
+@dataclass(frozen=True)
+class ClusterSummary:
+    """Installed GPUs may exceed the job's; `scalable_units` and `racks` are the physical layout's when it ran."""
+
+    system: str
+    systems: int
+    gpus: int
+    job_gpus: int
+    scalable_units: int
+    racks: int
+    systems_per_rack: int
+    su_systems: int
+    racks_total: int | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class PowerSummary:
+    """One facility power: it_kw = systems_kw + network_kw + storage_kw + management_kw, facility_kw = it_kw x pue.
+
+    Without a physical layout only the GPU systems are counted (the other parts are absent, and the plan's notes
+    say so). The feed figures exist only with the rack layout.
+    """
+
+    it_kw: float
+    facility_kw: float
+    per_rack_kw: float
+    pue: float
+    systems_kw: float
+    network_kw: float | None = field(default=None, metadata=OMIT)
+    storage_kw: float | None = field(default=None, metadata=OMIT)
+    management_kw: float | None = field(default=None, metadata=OMIT)
+    usable_feed_kw: float | None = field(default=None, metadata=OMIT)
+    feeds: int | None = field(default=None, metadata=OMIT)
+    rack_pdus: int | None = field(default=None, metadata=OMIT)
+    worst_feed_after_failure_kw: float | None = field(default=None, metadata=OMIT)
+    power_not_published: tuple[str, ...] | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class CoolingSummary:
+    method: str
+    liquid_kw: float
+    air_kw: float
+    tons: float
+    cdus: int | None = field(default=None, metadata=OMIT)
+    cdu_part: str | None = field(default=None, metadata=meta(present_if="laid_out"))
+    airflow_cfm: float | None = field(default=None, metadata=OMIT)
+    coolant_lpm: float | None = field(default=None, metadata=OMIT)
+    racks_by_method: Mapping[str, int] | None = field(default=None, metadata=OMIT)
+    laid_out: bool = field(default=False, metadata=meta(json=False))
+
+
+@dataclass(frozen=True)
+class LinkGroup:
+    tier: str
+    from_: str = field(metadata=meta(json_name="from"))
+    to: str
+    links: int
+    link_gbps: float
+    distance_class: str
+    length_m: float
+    medium: str
+    cable_part: str | None
+    cable_length_m: int | None
+    cables: int
+    from_module: str | None
+    from_modules: int
+    to_module: str | None
+    to_modules: int
+    optics_w: float
+
+
+@dataclass(frozen=True)
+class FabricNetwork:
+    technology: str
+    switch: str | None
+    link_gbps: float
+    radix: int
+    planes: int
+    tiers: int
+    leaf: int
+    spine: int
+    core: int
+    node_links: int
+    leaf_spine_links: int
+    spine_core_links: int
+    cables: int
+    transceivers: int
+    optics_w: float
+    link_groups: tuple[LinkGroup, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FabricSummary:
+    compute: FabricNetwork
+    storage: FabricNetwork
+    inband: FabricNetwork
+    oob: FabricNetwork
+    scalable_units: int
+    ufm_appliances: int
+    management_servers: int
+    systems_displaced_by_ufm: int
+    compute_fabric_needed: bool
+
+
+@dataclass(frozen=True)
+class StorageSummary:
+    capacity_tb: float
+    read_gbps: float
+    write_gbps: float
+    checkpoint_tb: float
+    dataset_tb: float
+    tier: str
+    read_gbps_per_su: float
+    checkpoint_write_gbps: float
+    appliance: str | None
+    appliances: int
+    binding: str
+
+
+@dataclass(frozen=True)
+class RackItem:
+    id: str
+    quantity: int
+
+
+@dataclass(frozen=True)
+class RackEntry:
+    id: str
+    row: int
+    role: str
+    items: tuple[RackItem, ...]
+    kw: float
+    rack_units: int
+    weight_kg: float
+    feeds: int
+    cooling: str
+
+
+@dataclass(frozen=True)
+class RacksSummary:
+    total: int
+    by_role: Mapping[str, int]
+    layout: tuple[RackEntry, ...]
+
+
+PRICE_FIELDS = ("unit_price_usd", "extended_price_usd", "price_source", "price_as_of", "price_confidence")
+
+
+@dataclass(frozen=True)
+class BomLine:
+    """One line per part number. The price fields are filled by costing: present (possibly null, when no price
+    is sourced) once the plan is priced, absent before. Money is a decimal string, rounded once by costing."""
+
+    part_number: str | None
+    manufacturer: str | None
+    description: str | None
+    category: str
+    quantity: int
+    source: str | None = field(default=None, metadata=OMIT)
+    catalog_id: str | None = field(default=None, metadata=OMIT)
+    unit_price_usd: str | None = field(default=None, metadata=meta(present_if="priced"))
+    extended_price_usd: str | None = field(default=None, metadata=meta(present_if="priced"))
+    price_source: str | None = field(default=None, metadata=meta(present_if="priced"))
+    price_as_of: str | None = field(default=None, metadata=meta(present_if="priced"))
+    price_confidence: str | None = field(default=None, metadata=meta(present_if="priced"))
+    price_basis: str | None = field(default=None, metadata=OMIT)
+    priced: bool = field(default=False, metadata=meta(json=False))
+
+
+@dataclass(frozen=True)
+class TopologyNode:
+    id: str
+    kind: str
+    count: int
+    part: str | None = field(default=None, metadata=OMIT)
+    fabric: str | None = field(default=None, metadata=OMIT)
+    tier: str | None = field(default=None, metadata=OMIT)
+    planes: int | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class TopologyLink:
+    fabric: str
+    from_: str = field(metadata=meta(json_name="from"))
+    to: str
+    tier: str
+    links: int
+    link_gbps: float
+    medium: str
+    cables: int
+
+
+@dataclass(frozen=True)
+class Topology:
+    nodes: tuple[TopologyNode, ...]
+    links: tuple[TopologyLink, ...]

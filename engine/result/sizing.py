@@ -1,0 +1,200 @@
+"""Plan result parts for the workload and sizing stages: model shape, system selection, candidates, training and
+inference summaries. Field names are the plan's JSON keys (design.md "The request and the plan")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.result.codec import meta
+
+__all__ = [
+    "Candidate",
+    "GoodputSummary",
+    "InferenceParallelism",
+    "InferenceSummary",
+    "ModelSummary",
+    "MoeSummary",
+    "Parallelism",
+    "Selection",
+    "TrainingSummary",
+]
+
+OMIT = meta(omit_none=True)
+
+
+@dataclass(frozen=True)
+class MoeSummary:
+    experts: int
+    active: int
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """The model's shape as resolved (preset or explicit fields) and its parameter counts."""
+
+    preset: str | None
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn_hidden: int
+    vocab: int
+    seq_len: int
+    ffn_gated: bool
+    moe: MoeSummary | None
+    params: float
+    params_derived: float
+    active_params: float
+    compute_params_active: float
+    training_flops_per_token: float | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """How the system was chosen; `basis` and `unpriced_systems` only when prices were given to the engine."""
+
+    rule: str
+    system: str | None
+    basis: str | None = field(default=None, metadata=OMIT)
+    unpriced_systems: tuple[str, ...] | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One catalog system's pass through the chain, as the candidates table shows it.
+
+    `it_kw` is the candidate's IT power as ranked: its GPU systems only (`systems_kw`, the same figure), because
+    the network, storage and management gear are laid out for the chosen system alone; the chosen plan's `power`
+    section carries every part. The keys of a stage that did not run are absent.
+    """
+
+    system: str
+    gpu: str
+    feasible: bool
+    chosen: bool
+    reason: str | None
+    gpus: int | None = field(default=None, metadata=OMIT)
+    days: float | None = field(default=None, metadata=OMIT)
+    days_ideal: float | None = field(default=None, metadata=OMIT)
+    mfu: float | None = field(default=None, metadata=OMIT)
+    search: Mapping[str, Any] | None = field(default=None, metadata=OMIT)
+    replicas: int | None = field(default=None, metadata=OMIT)
+    gpus_per_replica: int | None = field(default=None, metadata=OMIT)
+    tokens_per_s_per_gpu: float | None = field(default=None, metadata=OMIT)
+    limit: str | None = field(default=None, metadata=meta(present_if="serving"))
+    closest: Mapping[str, float] | None = field(default=None, metadata=meta(present_if="serving"))
+    it_kw: float | None = field(default=None, metadata=OMIT)
+    systems_kw: float | None = field(default=None, metadata=OMIT)
+    it_energy_mwh: float | None = field(default=None, metadata=OMIT)
+    systems: int | None = field(default=None, metadata=OMIT)
+    facility_kw: float | None = field(default=None, metadata=OMIT)
+    selection_usd: float | None = field(default=None, metadata=meta(present_if="priced"))
+    serving: bool = field(default=False, metadata=meta(json=False))
+    priced: bool = field(default=False, metadata=meta(json=False))
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    tp: int
+    pp: int
+    dp: int
+    micro_batch: int
+    recompute: str
+    interleave: int
+    zero_stage: int
+    ep: int
+
+
+@dataclass(frozen=True)
+class GoodputSummary:
+    """Expected goodput of the training job and the checkpoint interval it assumes (engine/performance/goodput.py)."""
+
+    fraction: float
+    systems: int
+    node_mtbf_hours: float
+    job_mtbf_s: float
+    checkpoint_bytes: float
+    checkpoint_write_s: float
+    checkpoint_interval_s: float
+    restart_s: float
+    mtbf_source: str
+    floored: bool
+
+
+@dataclass(frozen=True)
+class TrainingSummary:
+    """The `training` section. `days` is the plan's one time-to-train: every reader uses it."""
+
+    gpus: int
+    days: float
+    days_ideal: float
+    step_time_s: float
+    tokens_per_s: float
+    model_tflops_per_gpu: float
+    hardware_tflops_per_gpu: float
+    mfu: float
+    hfu: float
+    parallelism: Parallelism
+    memory_per_gpu_gib: float
+    memory_breakdown_gib: Mapping[str, float]
+    hbm_gib: float
+    micro_batches_per_step: int
+    global_batch_sequences: int
+    pipeline_bubble_fraction: float
+    step_breakdown_s: Mapping[str, float]
+    goodput: GoodputSummary | None
+    search: Mapping[str, Any] | None
+    frontier: tuple[Mapping[str, Any], ...]
+    total_flops: float
+    flops_per_token: float
+    hardware_flops_per_token: float
+    peak_tflops_per_gpu: float
+    frontier_by_system: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InferenceParallelism:
+    tp: int
+    pp: int
+
+
+@dataclass(frozen=True)
+class InferenceSummary:
+    """The `inference` section (engine/search/serving.py)."""
+
+    gpus: int
+    replicas: int
+    gpus_per_replica: int
+    parallelism: InferenceParallelism
+    batch: int
+    batch_per_replica: int
+    concurrency_per_replica: float
+    ttft_ms: float
+    tpot_ms: float
+    end_to_end_s: float
+    tokens_per_s: float
+    tokens_per_s_per_gpu: float
+    demand_tokens_per_s: float
+    capacity_requests_per_s_per_replica: float
+    capacity_batch_per_replica: int
+    capacity_tpot_ms: float
+    capacity_ttft_ms: float
+    utilization: float
+    utilization_target: float
+    max_sequences_by_memory: int
+    kv_cache_gib_per_replica: float
+    kv_cache_used_gib_per_replica: float
+    kv_bytes_per_token: float
+    weights_gib_per_gpu: float
+    memory_per_gpu_gib: float
+    memory_breakdown_gib: Mapping[str, float]
+    hbm_gib: float
+    effective_mbu: float
+    compute_precision: str
+    limit: str
+    spans_systems: bool
+    needs_scaleout_fabric: bool
+    curve: tuple[Mapping[str, Any], ...]
