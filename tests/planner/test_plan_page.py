@@ -67,8 +67,8 @@ def test_bom_table_groups_by_category_with_a_total(alice_client, priced_plan):
     response = alice_client.get(priced_plan.get_absolute_url())
     bom = response.context["bom"]
     lines = priced_plan.result["bom"]
-    assert bom["line_count"] == len(lines)
+    assert bom.line_count == len(lines)
     # Total = sum of every line's extended price, added up here independently of the presenter.
     expected = sum(Decimal(line["extended_price_usd"]) for line in lines)
-    assert bom["total_usd"] == expected
+    assert bom.total_usd == expected
     assert f"{expected:,.0f}" in response.content.decode()

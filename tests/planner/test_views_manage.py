@@ -120,12 +120,15 @@ def test_bom_total_is_absent_when_a_line_is_unpriced():
 
     from planner.presenters import bom_summary
 
-    priced = bom_summary([{"category": "a", "quantity": 2, "unit_price_usd": "1.25"},
-                          {"category": "b", "quantity": 1, "extended_price_usd": "3.00"}])
-    assert priced["total_usd"] == Decimal("5.50")  # 2 x 1.25 + 3.00
-    partial = bom_summary([{"category": "a", "quantity": 2, "unit_price_usd": "1.25"},
-                           {"category": "a", "quantity": 1}])
-    assert partial["total_usd"] is None and partial["groups"][0].subtotal_usd is None
+    priced = bom_summary({"bom": [{"category": "a", "quantity": 2, "extended_price_usd": "2.50"},
+                                  {"category": "b", "quantity": 1, "extended_price_usd": "3.00"}]})
+    assert priced.total_usd == Decimal("5.50")  # 2.50 + 3.00, both as stored
+    partial = bom_summary({"bom": [{"category": "a", "quantity": 2, "extended_price_usd": "2.50"},
+                                   {"category": "a", "quantity": 1}]})
+    assert partial.total_usd is None and partial.groups[0].subtotal_usd is None
+    # A unit price without a stored extended price is not multiplied out at render time: the line is unpriced.
+    unextended = bom_summary({"bom": [{"category": "a", "quantity": 2, "unit_price_usd": "1.25"}]})
+    assert unextended.total_usd is None and unextended.groups[0].subtotal_usd is None
 
 
 def test_advanced_fields_build_the_nested_request(alice_client, django_capture_on_commit_callbacks):
