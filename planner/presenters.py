@@ -12,8 +12,15 @@ from typing import Any
 
 from .outputs.plan_view import HEADLINES, BomView, Figure, PlanView, lookup, plan_view
 
-__all__ = ["bom_summary", "comparison_table", "headline_figures", "lookup", "plan_diagrams", "record_table",
-           "report_context"]
+__all__ = [
+    "bom_summary",
+    "comparison_table",
+    "headline_figures",
+    "lookup",
+    "plan_diagrams",
+    "record_table",
+    "report_context",
+]
 
 
 def headline_figures(result: Mapping[str, Any] | PlanView | None) -> list[Figure]:
@@ -67,7 +74,7 @@ def record_table(records: list[Mapping[str, Any]] | None) -> dict:
     """Rows of dicts -> one header (the union of keys, first-seen order) and aligned rows."""
     records = records or []
     # Nested structures (search statistics, frontiers) have their own views; the table keeps scalars.
-    columns = list(dict.fromkeys(
-        key for record in records for key, value in record.items() if not isinstance(value, dict | list)
-    ))
+    columns = list(
+        dict.fromkeys(key for record in records for key, value in record.items() if not isinstance(value, dict | list))
+    )
     return {"columns": columns, "rows": [[record.get(key) for key in columns] for record in records]}

@@ -41,22 +41,41 @@ def frontier_chart(view: PlanView) -> str | None:
     fig = go.Figure()
     for system, points in sorted(frontier.by_system.items()):
         points = sorted(points, key=lambda point: point.gpus)
-        fig.add_trace(go.Scatter(
-            x=[p.gpus for p in points], y=[p.days for p in points], mode="lines+markers", name=system,
-            customdata=[[p.mfu * 100, p.days_ideal] for p in points],
-            hovertemplate="%{x:,} GPUs: %{y:,.1f} days expected (%{customdata[1]:,.1f} ideal), "
-                          "MFU %{customdata[0]:.1f}%<extra>" + system + "</extra>",
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=[p.gpus for p in points],
+                y=[p.days for p in points],
+                mode="lines+markers",
+                name=system,
+                customdata=[[p.mfu * 100, p.days_ideal] for p in points],
+                hovertemplate="%{x:,} GPUs: %{y:,.1f} days expected (%{customdata[1]:,.1f} ideal), "
+                "MFU %{customdata[0]:.1f}%<extra>" + system + "</extra>",
+            )
+        )
     deadline = frontier.deadline_days
     if deadline:
         # Shapes on a log axis are placed in log10 units.
-        fig.add_hline(y=math.log10(deadline), line_dash="dash", line_color="#c62828",
-                      annotation_text=f"deadline {deadline:g} d")
+        fig.add_hline(
+            y=math.log10(deadline), line_dash="dash", line_color="#c62828", annotation_text=f"deadline {deadline:g} d"
+        )
     if frontier.chosen_gpus and frontier.chosen_days:
-        fig.add_trace(go.Scatter(x=[frontier.chosen_gpus], y=[frontier.chosen_days], mode="markers",
-                                 name="chosen plan", marker={"size": 14, "symbol": "star", "color": "#1d2430"}))
-    return _figure(fig, "Time to train vs GPUs", xaxis_title="GPUs", yaxis_title="days (expected, with failures)",
-                   xaxis_type="log", yaxis_type="log")
+        fig.add_trace(
+            go.Scatter(
+                x=[frontier.chosen_gpus],
+                y=[frontier.chosen_days],
+                mode="markers",
+                name="chosen plan",
+                marker={"size": 14, "symbol": "star", "color": "#1d2430"},
+            )
+        )
+    return _figure(
+        fig,
+        "Time to train vs GPUs",
+        xaxis_title="GPUs",
+        yaxis_title="days (expected, with failures)",
+        xaxis_type="log",
+        yaxis_type="log",
+    )
 
 
 def power_per_rack_chart(view: PlanView) -> str | None:
@@ -71,16 +90,23 @@ def power_per_rack_chart(view: PlanView) -> str | None:
         builds[key]["count"] += 1
         builds[key]["ids"].append(rack.id)
     keys = sorted(builds, key=lambda key: -key[1])
-    fig = go.Figure(go.Bar(
-        x=[f"{role} {kw:g} kW ({cooling})" for role, kw, cooling in keys], y=[kw for _, kw, _ in keys],
-        text=[f"x {builds[key]['count']}" for key in keys], textposition="outside", marker_color="#1f6feb",
-        hovertemplate="%{y:.1f} kW per rack, %{text} racks<extra></extra>", name="kW per rack",
-    ))
+    fig = go.Figure(
+        go.Bar(
+            x=[f"{role} {kw:g} kW ({cooling})" for role, kw, cooling in keys],
+            y=[kw for _, kw, _ in keys],
+            text=[f"x {builds[key]['count']}" for key in keys],
+            textposition="outside",
+            marker_color="#1f6feb",
+            hovertemplate="%{y:.1f} kW per rack, %{text} racks<extra></extra>",
+            name="kW per rack",
+        )
+    )
     for label, kw in racks.cooling_thresholds_kw:
         fig.add_hline(y=kw, line_dash="dot", line_color="#9a6700", annotation_text=f"{label} up to {kw:g} kW")
     if racks.rack_budget_kw:
-        fig.add_hline(y=racks.rack_budget_kw, line_color="#c62828",
-                      annotation_text=f"rack budget {racks.rack_budget_kw:g} kW")
+        fig.add_hline(
+            y=racks.rack_budget_kw, line_color="#c62828", annotation_text=f"rack budget {racks.rack_budget_kw:g} kW"
+        )
     return _figure(fig, "Power per rack and cooling thresholds", yaxis_title="kW per rack", showlegend=False)
 
 
@@ -93,23 +119,41 @@ def cost_over_time_chart(view: PlanView) -> str | None:
     fig = go.Figure()
     for series in cumulative.series:
         dash = "solid" if series.option == "onprem" else "dot"
-        fig.add_trace(go.Scatter(x=months, y=[float(usd) for usd in series.usd], mode="lines", name=series.label,
-                                 line={"dash": dash},
-                                 hovertemplate="month %{x}: $%{y:,.0f}<extra>" + series.label + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=months,
+                y=[float(usd) for usd in series.usd],
+                mode="lines",
+                name=series.label,
+                line={"dash": dash},
+                hovertemplate="month %{x}: $%{y:,.0f}<extra>" + series.label + "</extra>",
+            )
+        )
     onprem = next((s for s in cumulative.series if s.option == "onprem"), None)
     if onprem:
         for series in cumulative.series:
             if series is onprem:
                 continue
             # Where the stored on-prem line first meets the stored cloud line: read off the two series.
-            crossing = next((m for m, own, rent in zip(months, onprem.usd, series.usd, strict=False)
-                             if m > 0 and own <= rent), None)
+            crossing = next(
+                (m for m, own, rent in zip(months, onprem.usd, series.usd, strict=False) if m > 0 and own <= rent), None
+            )
             if crossing is not None:
-                fig.add_trace(go.Scatter(x=[crossing], y=[float(onprem.usd[months.index(crossing)])],
-                                         mode="markers", marker={"size": 11, "symbol": "diamond"},
-                                         name=f"break-even vs {series.label}: month {crossing}"))
-    return _figure(fig, f"Cost over time at {float(cumulative.utilization) * 100:.0f}% utilisation",
-                   xaxis_title="months", yaxis_title="cumulative USD")
+                fig.add_trace(
+                    go.Scatter(
+                        x=[crossing],
+                        y=[float(onprem.usd[months.index(crossing)])],
+                        mode="markers",
+                        marker={"size": 11, "symbol": "diamond"},
+                        name=f"break-even vs {series.label}: month {crossing}",
+                    )
+                )
+    return _figure(
+        fig,
+        f"Cost over time at {float(cumulative.utilization) * 100:.0f}% utilisation",
+        xaxis_title="months",
+        yaxis_title="cumulative USD",
+    )
 
 
 def cost_breakdown_chart(view: PlanView) -> str | None:
@@ -120,12 +164,21 @@ def cost_breakdown_chart(view: PlanView) -> str | None:
         return None
     fig = go.Figure()
     for category, usd in sorted(by_category.items(), key=lambda item: -item[1]):
-        fig.add_trace(go.Bar(x=["capex"], y=[float(usd)], name=category,
-                             hovertemplate="%{y:$,.0f}<extra>" + category + "</extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=["capex"], y=[float(usd)], name=category, hovertemplate="%{y:$,.0f}<extra>" + category + "</extra>"
+            )
+        )
     for kind, usd in opex.items():
         if usd > 0:
-            fig.add_trace(go.Bar(x=["opex per year"], y=[float(usd)], name=f"opex: {kind}",
-                                 hovertemplate="%{y:$,.0f}<extra>" + kind + "</extra>"))
+            fig.add_trace(
+                go.Bar(
+                    x=["opex per year"],
+                    y=[float(usd)],
+                    name=f"opex: {kind}",
+                    hovertemplate="%{y:$,.0f}<extra>" + kind + "</extra>",
+                )
+            )
     return _figure(fig, "Cost breakdown", barmode="stack", yaxis_title="USD")
 
 
@@ -134,16 +187,29 @@ def throughput_latency_chart(view: PlanView) -> str | None:
     curve = view.serving_curve
     if curve is None:
         return None
-    fig = go.Figure(go.Scatter(
-        x=list(curve.tpot_ms), y=list(curve.tokens_per_s_per_gpu), mode="lines+markers", name="operating points",
-        text=[f"batch {batch}" for batch in curve.batches],
-        hovertemplate="%{text}: %{x:.1f} ms/token, %{y:,.0f} tok/s per GPU<extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Scatter(
+            x=list(curve.tpot_ms),
+            y=list(curve.tokens_per_s_per_gpu),
+            mode="lines+markers",
+            name="operating points",
+            text=[f"batch {batch}" for batch in curve.batches],
+            hovertemplate="%{text}: %{x:.1f} ms/token, %{y:,.0f} tok/s per GPU<extra></extra>",
+        )
+    )
     if curve.tpot_target_ms:
-        fig.add_vline(x=curve.tpot_target_ms, line_dash="dash", line_color="#c62828",
-                      annotation_text=f"TPOT target {curve.tpot_target_ms:g} ms")
-    return _figure(fig, "Throughput vs latency (one replica)", xaxis_title="time per output token (ms)",
-                   yaxis_title="output tokens/s per GPU")
+        fig.add_vline(
+            x=curve.tpot_target_ms,
+            line_dash="dash",
+            line_color="#c62828",
+            annotation_text=f"TPOT target {curve.tpot_target_ms:g} ms",
+        )
+    return _figure(
+        fig,
+        "Throughput vs latency (one replica)",
+        xaxis_title="time per output token (ms)",
+        yaxis_title="output tokens/s per GPU",
+    )
 
 
 def plan_charts(result: Mapping[str, Any] | PlanView | None) -> dict[str, str]:

@@ -10,10 +10,29 @@ When the engine's typed `PlanResult` lands, only this module changes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Any
+
+from .view_models import (
+    BomGroup,
+    BomLine,
+    BomView,
+    CostBreakdown,
+    CostOverTime,
+    CostSeries,
+    FabricView,
+    Figure,
+    FrontierPoint,
+    FrontierView,
+    LinkBundle,
+    PlanSummary,
+    RackDeviceView,
+    RacksView,
+    RackView,
+    ServingCurve,
+    TopologyView,
+)
 
 __all__ = [
     "HEADLINES",
@@ -59,8 +78,11 @@ HEADLINES: list[tuple[str, str, str]] = [
 PERCENT_PATHS = {"training.mfu"}
 # The stage blocks listed under "All figures by stage", in the plan's own order.
 STAGE_BLOCKS = ("training", "inference", "cluster", "power", "cooling", "storage")
-COOLING_THRESHOLDS = (("cooling_air_max_kw", "air"), ("cooling_containment_max_kw", "air + containment"),
-                      ("cooling_rdhx_max_kw", "rear-door HX"))
+COOLING_THRESHOLDS = (
+    ("cooling_air_max_kw", "air"),
+    ("cooling_containment_max_kw", "air + containment"),
+    ("cooling_rdhx_max_kw", "rear-door HX"),
+)
 
 
 def lookup(data: Any, path: str) -> Any:
@@ -84,157 +106,6 @@ def _money(value: Any) -> Decimal | None:
 
 def _shown(path: str, value: Any) -> Any:
     return value * 100 if path in PERCENT_PATHS and isinstance(value, int | float) else value
-
-
-@dataclass(frozen=True)
-class Figure:
-    label: str
-    path: str
-    value: Any
-    unit: str
-    explain: dict | None
-
-
-@dataclass(frozen=True)
-class PlanSummary:
-    """One row of the plan list."""
-
-    system: str | None
-    gpus: int | None
-    training_days: float | None  # None for a serving plan
-    replicas: int | None  # None for a training plan
-    it_kw: float | None
-
-
-@dataclass(frozen=True)
-class BomLine:
-    """One stored BOM line as shown: prices exactly as the plan priced them (None = unpriced)."""
-
-    part_number: str
-    manufacturer: str
-    description: str
-    category: str
-    quantity: Any
-    unit_price_usd: Decimal | None
-    extended_price_usd: Decimal | None
-    price_confidence: str | None
-    price_source: str | None
-
-
-@dataclass(frozen=True)
-class BomGroup:
-    category: str
-    lines: tuple[BomLine, ...]
-    subtotal_usd: Decimal | None  # None when any line of the group is unpriced
-
-
-@dataclass(frozen=True)
-class BomView:
-    groups: tuple[BomGroup, ...]
-    total_usd: Decimal | None  # None when any line is unpriced: a partial sum would understate the build
-    line_count: int
-
-
-@dataclass(frozen=True)
-class RackDeviceView:
-    id: str
-    quantity: int
-    rack_units: int  # 0 = mounts outside the U space (or a plan stored before devices carried their height)
-    kind: str
-    label: str
-
-
-@dataclass(frozen=True)
-class RackView:
-    id: str
-    role: str
-    kw: float
-    feeds: int
-    cooling: str
-    used_u: int
-    devices: tuple[RackDeviceView, ...]
-
-
-@dataclass(frozen=True)
-class RacksView:
-    height_u: int
-    racks: tuple[RackView, ...]
-    cooling_thresholds_kw: tuple[tuple[str, float], ...]  # (label, kW) of the assumptions the plan used
-    rack_budget_kw: float | None
-
-
-@dataclass(frozen=True)
-class LinkBundle:
-    links: int
-    link_gbps: float
-    medium: str
-
-
-@dataclass(frozen=True)
-class FabricView:
-    """One fabric by tier: switch counts and parts, and the link bundles between tiers."""
-
-    key: str
-    present: bool
-    technology: str
-    tiers: int | None
-    tier_counts: dict[str, int]  # core / spine / leaf -> switches (zero tiers left out)
-    tier_parts: dict[str, str]  # tier -> catalog id of its switch
-    node_links: int
-    bundle_counts: dict[str, int | None]  # node-leaf / leaf-spine / spine-core -> links
-    bundles: dict[str, LinkBundle]  # the same names -> count, speed and medium from the topology
-
-
-@dataclass(frozen=True)
-class TopologyView:
-    system: str
-    systems: int
-    rails: int | None
-    fabrics: dict[str, FabricView]
-
-
-@dataclass(frozen=True)
-class FrontierPoint:
-    gpus: int
-    days: float
-    days_ideal: float
-    mfu: float
-
-
-@dataclass(frozen=True)
-class FrontierView:
-    by_system: dict[str, tuple[FrontierPoint, ...]]
-    deadline_days: float | None
-    chosen_gpus: int | None
-    chosen_days: float | None
-
-
-@dataclass(frozen=True)
-class CostSeries:
-    label: str
-    option: str | None
-    usd: tuple[Decimal, ...]
-
-
-@dataclass(frozen=True)
-class CostOverTime:
-    months: tuple[int, ...]
-    utilization: Decimal
-    series: tuple[CostSeries, ...]
-
-
-@dataclass(frozen=True)
-class CostBreakdown:
-    capex_by_category_usd: dict[str, Decimal]  # BOM group subtotals, then install
-    opex_by_kind_usd_per_year: dict[str, Decimal]
-
-
-@dataclass(frozen=True)
-class ServingCurve:
-    batches: tuple[int, ...]
-    tpot_ms: tuple[float, ...]
-    tokens_per_s_per_gpu: tuple[float, ...]
-    tpot_target_ms: float | None
 
 
 class PlanView:
@@ -347,8 +218,9 @@ class PlanView:
         if not layout:
             return None
         assumptions = self.assumptions
-        thresholds = tuple((label, float(assumptions[name]["value"])) for name, label in COOLING_THRESHOLDS
-                           if name in assumptions)
+        thresholds = tuple(
+            (label, float(assumptions[name]["value"])) for name, label in COOLING_THRESHOLDS if name in assumptions
+        )
         return RacksView(
             height_u=int(block.get("rack_height_u") or 48),
             racks=tuple(_rack(rack) for rack in layout),
@@ -364,15 +236,19 @@ class PlanView:
             return None
         topology = self.raw.get("topology") or {}
         nodes, links = topology.get("nodes") or [], topology.get("links") or []
-        rails = next((node["rails"] for node in nodes if node.get("kind") == "system" and node.get("rails")),
-                     (fabric.get("compute") or {}).get("rails"))
+        rails = next(
+            (node["rails"] for node in nodes if node.get("kind") == "system" and node.get("rails")),
+            (fabric.get("compute") or {}).get("rails"),
+        )
         cluster = self.raw.get("cluster") or {}
         return TopologyView(
             system=str(cluster.get("system", "?")),
             systems=cluster.get("systems", 0),
             rails=rails,
-            fabrics={key: _fabric(key, fabric.get(key) or {}, nodes, links) for key in ("compute", "storage",
-                                                                                         "inband", "oob")},
+            fabrics={
+                key: _fabric(key, fabric.get(key) or {}, nodes, links)
+                for key in ("compute", "storage", "inband", "oob")
+            },
         )
 
     # ---------------------------------------------------------------------------------- charts
@@ -385,20 +261,27 @@ class PlanView:
         if not by_system:
             return None
         points = {
-            system: tuple(FrontierPoint(p["gpus"], p["days"], p.get("days_ideal", p["days"]), p.get("mfu", 0))
-                          for p in rows)
+            system: tuple(
+                FrontierPoint(p["gpus"], p["days"], p.get("days_ideal", p["days"]), p.get("mfu", 0)) for p in rows
+            )
             for system, rows in by_system.items()
         }
-        return FrontierView(points, lookup(self.raw, "request.training.deadline_days"),
-                            lookup(self.raw, "training.gpus"), lookup(self.raw, "training.days"))
+        return FrontierView(
+            points,
+            lookup(self.raw, "request.training.deadline_days"),
+            lookup(self.raw, "training.gpus"),
+            lookup(self.raw, "training.days"),
+        )
 
     @cached_property
     def cost_over_time(self) -> CostOverTime | None:
         cumulative = lookup(self.raw, "costs.comparison.cumulative")
         if not cumulative or not cumulative.get("series"):
             return None
-        series = tuple(CostSeries(s["label"], s.get("option"), tuple(Decimal(str(v)) for v in s["usd"]))
-                       for s in cumulative["series"])
+        series = tuple(
+            CostSeries(s["label"], s.get("option"), tuple(Decimal(str(v)) for v in s["usd"]))
+            for s in cumulative["series"]
+        )
         return CostOverTime(tuple(cumulative["months"]), _money(cumulative.get("utilization")) or Decimal(0), series)
 
     @cached_property
@@ -419,9 +302,12 @@ class PlanView:
         curve = lookup(self.raw, "inference.curve")
         if not curve:
             return None
-        return ServingCurve(tuple(p["batch"] for p in curve), tuple(p["tpot_ms"] for p in curve),
-                            tuple(p["tokens_per_s_per_gpu"] for p in curve),
-                            lookup(self.raw, "request.inference.tpot_ms"))
+        return ServingCurve(
+            tuple(p["batch"] for p in curve),
+            tuple(p["tpot_ms"] for p in curve),
+            tuple(p["tokens_per_s_per_gpu"] for p in curve),
+            lookup(self.raw, "request.inference.tpot_ms"),
+        )
 
 
 def plan_view(result: Mapping[str, Any] | PlanView | None) -> PlanView:
@@ -451,12 +337,24 @@ def _bom_group(category: str, lines: list[BomLine]) -> BomGroup:
 
 def _rack(rack: Mapping[str, Any]) -> RackView:
     devices = tuple(
-        RackDeviceView(str(item["id"]), int(item["quantity"]), int(item.get("rack_units") or 0),
-                       str(item.get("kind") or "other"), str(item.get("label") or item["id"]))
+        RackDeviceView(
+            str(item["id"]),
+            int(item["quantity"]),
+            int(item.get("rack_units") or 0),
+            str(item.get("kind") or "other"),
+            str(item.get("label") or item["id"]),
+        )
         for item in rack.get("items") or []
     )
-    return RackView(str(rack["id"]), str(rack.get("role", "")), float(rack.get("kw", 0)), int(rack.get("feeds", 0)),
-                    str(rack.get("cooling", "")), int(rack.get("rack_units") or 0), devices)
+    return RackView(
+        str(rack["id"]),
+        str(rack.get("role", "")),
+        float(rack.get("kw", 0)),
+        int(rack.get("feeds", 0)),
+        str(rack.get("cooling", "")),
+        int(rack.get("rack_units") or 0),
+        devices,
+    )
 
 
 def _fabric(key: str, block: Mapping[str, Any], nodes: list, links: list) -> FabricView:
@@ -477,7 +375,10 @@ def _fabric(key: str, block: Mapping[str, Any], nodes: list, links: list) -> Fab
         tier_counts=tier_counts,
         tier_parts=parts,
         node_links=block.get("node_links", 0),
-        bundle_counts={"node-leaf": block.get("node_links"), "leaf-spine": block.get("leaf_spine_links"),
-                       "spine-core": block.get("spine_core_links")},
+        bundle_counts={
+            "node-leaf": block.get("node_links"),
+            "leaf-spine": block.get("leaf_spine_links"),
+            "spine-core": block.get("spine_core_links"),
+        },
         bundles=bundles,
     )

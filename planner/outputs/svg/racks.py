@@ -8,7 +8,7 @@ live catalog's, so a plan re-opened after a catalog change draws the racks it dr
 
 from __future__ import annotations
 
-from planner.outputs.plan_view import RacksView, RackView
+from planner.outputs.view_models import RacksView, RackView
 
 from .base import fmt, new_drawing
 
@@ -35,8 +35,13 @@ class RackElevationSVG:
 
     def render(self) -> str:
         d = self.drawing
-        d.add(d.text(f"Rack elevations: {fmt(len(self.racks))} racks, {len(self.groups)} distinct builds",
-                     insert=(12, 24), class_="title"))
+        d.add(
+            d.text(
+                f"Rack elevations: {fmt(len(self.racks))} racks, {len(self.groups)} distinct builds",
+                insert=(12, 24),
+                class_="title",
+            )
+        )
         for index, (rack, count, ids) in enumerate(self.groups):
             self._rack(20 + index * (RACK_W + GAP), rack, count, ids)
         return d.tostring()
@@ -54,8 +59,11 @@ class RackElevationSVG:
             group.add(d.rect(insert=(x + RACK_W - 6 - feed * 5, TOP + 4), size=(3, height - 8), class_="pdu"))
         self._devices(group, x, rack, height)
         group.add(d.rect(insert=(x, TOP + height + 6), size=(RACK_W, 8), class_=f"cool-{rack.cooling}"))
-        group.add(d.text(f"{rack.cooling.replace('_', ' ')} · {rack.used_u}U used", insert=(x, TOP + height + 28),
-                         class_="small"))
+        group.add(
+            d.text(
+                f"{rack.cooling.replace('_', ' ')} · {rack.used_u}U used", insert=(x, TOP + height + 28), class_="small"
+            )
+        )
         d.add(group)
 
     def _devices(self, group, x: float, rack: RackView, height: float) -> None:
@@ -66,8 +74,12 @@ class RackElevationSVG:
             units = device.rack_units
             for _ in range(device.quantity if units > 0 else 0):
                 y = TOP + height - (used_u + units) * U_PX
-                unit = d.rect(insert=(x + 4, y + 1), size=(RACK_W - 26, units * U_PX - 2),
-                              class_=KIND_CSS.get(device.kind, "unit-other"))
+                unit = d.rect(
+                    insert=(x + 4, y + 1),
+                    size=(RACK_W - 26, units * U_PX - 2),
+                    class_=KIND_CSS.get(device.kind, "unit-other"),
+                )
+                unit.set_desc(title=f"{device.label} ({units}U)")
                 group.add(unit)
                 if units * U_PX >= 12:
                     group.add(d.text(device.id, insert=(x + 8, y + min(units * U_PX - 3, 12)), class_="small"))

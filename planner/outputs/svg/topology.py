@@ -8,7 +8,7 @@ or the catalog.
 
 from __future__ import annotations
 
-from planner.outputs.plan_view import FabricView, TopologyView
+from planner.outputs.view_models import FabricView, TopologyView
 
 from .base import fmt, new_drawing
 
@@ -72,8 +72,11 @@ class TopologySVG:
             centre = x + BOX_W / 2
             d.add(d.line(start=(centre, y_top), end=(centre, y_bottom), class_="link"))
             bundle = fabric.bundles.get(name)
-            text = (f"{fmt(bundle.links)} x {fmt(bundle.link_gbps)}G {bundle.medium}".strip() if bundle
-                    else f"{fmt(count)} links")
+            text = (
+                f"{fmt(bundle.links)} x {fmt(bundle.link_gbps)}G {bundle.medium}".strip()
+                if bundle
+                else f"{fmt(count)} links"
+            )
             d.add(d.text(text, insert=(centre + 6, (y_top + y_bottom) / 2 + 4), class_="linklabel"))
 
 
