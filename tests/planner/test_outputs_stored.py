@@ -135,3 +135,46 @@ def test_page_bom_total_is_the_stored_extended_prices_to_the_cent(
     assert Decimal(onprem["hardware_usd"]) == stored_sum
     assert Decimal(onprem["capex_usd"]) == stored_sum + Decimal(onprem["install_usd"])
     assert f"<b>{stored_sum:,.0f}</b>" in response.content.decode()
+
+
+def test_outputs_never_load_the_catalog(alice_client, user, prices, django_capture_on_commit_callbacks, monkeypatch):
+    from engine.catalog import hardware
+
+    plan = _plan(user, django_capture_on_commit_callbacks, BODY, "no catalog")
+
+    def refuse(directory):
+        raise AssertionError(f"an output loaded the catalog from {directory}")
+
+    monkeypatch.setattr(hardware, "_load", refuse)
+    outputs = _outputs(alice_client, plan)
+    assert "Rack elevations" in outputs["racks"] and outputs["csv"].startswith("line_no,")
+    assert alice_client.get(reverse("planner:plan_list")).status_code == 200
+    compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{plan.pk}"})
+    assert compare.status_code == 200
+
+
+def test_a_plan_stored_without_device_heights_draws_no_units_rather_than_todays_catalog():
+    """Plans stored before racks carried their devices' heights: the elevation shows the racks and their stored
+    U totals but draws no device it cannot size from the plan."""
+    from planner.presenters import plan_diagrams
+
+    result = {
+        "racks": {
+            "layout": [
+                {
+                    "id": "r01-c01",
+                    "role": "compute",
+                    "items": [{"id": "dgx-h100", "quantity": 4}],
+                    "kw": 40.8,
+                    "rack_units": 32,
+                    "feeds": 3,
+                    "cooling": "air_containment",
+                }
+            ]
+        }
+    }
+    svg = plan_diagrams(result)["racks"]
+    assert "32U used" in svg and 'class="unit-system"' not in svg
+    result["racks"]["layout"][0]["items"][0].update(rack_units=8, kind="system", label="NVIDIA DGX H100")
+    svg = plan_diagrams(result)["racks"]
+    assert svg.count('class="unit-system"') == 4 and "NVIDIA DGX H100 (8U)" in svg
