@@ -18,7 +18,8 @@ from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from .outputs.charts import plan_charts
 from .outputs.pdf import render_pdf
-from .presenters import bom_summary, comparison_table, headline_figures, plan_diagrams, record_table, report_context
+from .outputs.plan_view import plan_view
+from .presenters import comparison_table, plan_diagrams, record_table, report_context
 
 
 def progress_stages(workload: str) -> list[str]:
@@ -43,7 +44,7 @@ def plan_list(request: HttpRequest) -> HttpResponse:
     page = Paginator(selectors.plan_list(owner=request.user, search=search), PLANS_PER_PAGE).get_page(
         request.GET.get("page")
     )
-    rows = [(plan, selectors.plan_latest_run(plan=plan)) for plan in page]
+    rows = [(plan, selectors.plan_latest_run(plan=plan), plan_view(plan.result).summary) for plan in page]
     return render(request, "planner/plan_list.html", {"rows": rows, "search": search, "page": page})
 
 
@@ -69,16 +70,17 @@ def plan_create(request: HttpRequest) -> HttpResponse:
 def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
     run = selectors.plan_latest_run(plan=plan)
+    view = plan_view(plan.result)  # every figure on the page comes from the stored result, read once here
     context = {
         "plan": plan,
         "run": run,
-        "result": plan.result,
-        "candidates": record_table((plan.result or {}).get("candidates")),
-        "headlines": headline_figures(plan.result),
-        "charts": plan_charts(plan.result),
-        "diagrams": plan_diagrams(plan.result),
+        "view": view,
+        "candidates": record_table(view.candidates),
+        "headlines": view.headlines,
+        "charts": plan_charts(view),
+        "diagrams": plan_diagrams(view),
         "stages": progress_stages(plan.workload),
-        "bom": bom_summary((plan.result or {}).get("bom")),
+        "bom": view.bom,
     }
     return render(request, "planner/plan_detail.html", context)
 
@@ -87,7 +89,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
 @require_GET
 def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
-    lines = (plan.result or {}).get("bom")
+    lines = plan_view(plan.result).bom_records
     if lines is None:
         raise Http404("This plan has no bill of materials yet.")
     response = HttpResponse(bom_csv(lines), content_type="text/csv; charset=utf-8")
@@ -139,7 +141,7 @@ def plan_delete(request: HttpRequest, plan_id: int) -> HttpResponse:
 def plan_replan(request: HttpRequest, plan_id: int) -> HttpResponse:
     """Re-plan with edited assumptions (fields named `a__<assumption>`), as a new plan."""
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
-    used = (plan.result or {}).get("assumptions") or {}
+    used = plan_view(plan.result).assumptions
     overrides: dict[str, object] = {}
     for name, entry in used.items():
         raw = request.POST.get(f"a__{name}", "").strip()

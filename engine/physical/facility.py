@@ -16,6 +16,7 @@ from engine.catalog.hardware import System
 from engine.catalog.parts import Part, PartsCatalog
 from engine.physical.cluster import ClusterBuild, usable_feed_kw
 from engine.physical.fabric import FabricPlan
+from engine.physical.rack_devices import RackDevice, item_dict, rack_devices
 from engine.request.spec import SiteSpec
 from engine.result.physical import CoolingSummary, PowerSummary
 
@@ -161,12 +162,14 @@ class Rack:
     feeds: int
     cooling: str
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self, devices: dict[str, RackDevice] | None = None) -> dict[str, object]:
+        """The rack as plan JSON; each item carries its height, kind and name from `devices` when given."""
+        devices = devices or {}
         return {
             "id": self.id,
             "row": self.row,
             "role": self.role,
-            "items": [{"id": i, "quantity": q} for i, q in self.items],
+            "items": [item_dict(i, q, devices.get(i)) for i, q in self.items],
             "kw": round(self.kw, 3),
             "rack_units": self.rack_units,
             "weight_kg": round(self.weight_kg, 1),
@@ -190,6 +193,8 @@ class SiteResult:
     cdu_part: str | None
     cdus: int
     unknown_power: tuple[str, ...] = ()
+    rack_height_u: int = 0
+    devices: tuple[tuple[str, RackDevice], ...] = ()  # (catalog id, device) for every item placed in a rack
 
     @property
     def power(self) -> FacilityPower:
@@ -246,10 +251,13 @@ class SiteResult:
         )
 
     def racks_dict(self) -> dict[str, object]:
+        """Racks as plan JSON, with the rack height and each item's height, kind and name (for elevations)."""
+        devices = dict(self.devices)
         return {
             "total": len(self.racks),
             "by_role": _count_by(self.racks, "role"),
-            "layout": [r.as_dict() for r in self.racks],
+            "rack_height_u": self.rack_height_u,
+            "layout": [r.as_dict(devices) for r in self.racks],
         }
 
 
@@ -460,4 +468,6 @@ def size_site(
         cdu_part=cdu.id if cdu else None,
         cdus=cdus,
         unknown_power=tuple(sorted(set(unknown))),
+        rack_height_u=rack.rack_units,
+        devices=rack_devices({i for r in racks for i, _ in r.items}, system, parts),
     )

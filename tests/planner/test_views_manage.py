@@ -74,8 +74,9 @@ def test_replan_with_changed_assumption(alice_client, finished_plan, django_capt
 
 def test_replan_with_bad_value_reports_the_field(alice_client, finished_plan):
     name = next(iter(finished_plan.result["assumptions"]))
-    response = alice_client.post(reverse("planner:plan_replan", args=[finished_plan.pk]), {f"a__{name}": "-1e9"},
-                                 follow=True)
+    response = alice_client.post(
+        reverse("planner:plan_replan", args=[finished_plan.pk]), {f"a__{name}": "-1e9"}, follow=True
+    )
     assert f"assumptions.{name}" in response.content.decode()
     assert Plan.objects.count() == 1
 
@@ -99,13 +100,34 @@ def test_compare_refuses_foreign_or_bad_ids(client, other_user, finished_plan):
 
 def test_report_pdf_and_bom_csv(alice_client, user, training_request):
     lines = [
-        {"part_number": "P-1", "manufacturer": "NVIDIA", "description": "node", "category": "compute",
-         "quantity": 2, "unit_price_usd": "100.50", "extended_price_usd": "201.00", "source": "s"},
-        {"part_number": "P-2", "manufacturer": "NVIDIA", "description": "switch", "category": "network",
-         "quantity": 3, "unit_price_usd": "10.00", "extended_price_usd": "30.00", "source": "s"},
+        {
+            "part_number": "P-1",
+            "manufacturer": "NVIDIA",
+            "description": "node",
+            "category": "compute",
+            "quantity": 2,
+            "unit_price_usd": "100.50",
+            "extended_price_usd": "201.00",
+            "source": "s",
+        },
+        {
+            "part_number": "P-2",
+            "manufacturer": "NVIDIA",
+            "description": "switch",
+            "category": "network",
+            "quantity": 3,
+            "unit_price_usd": "10.00",
+            "extended_price_usd": "30.00",
+            "source": "s",
+        },
     ]
-    plan = Plan.objects.create(owner=user, name="pdf plan", workload="training", request=training_request,
-                               result={"bom": lines, "cluster": {"gpus": 16}, "feasible": True})
+    plan = Plan.objects.create(
+        owner=user,
+        name="pdf plan",
+        workload="training",
+        request=training_request,
+        result={"bom": lines, "cluster": {"gpus": 16}, "feasible": True},
+    )
     response = alice_client.get(reverse("planner:plan_report_pdf", args=[plan.pk]))
     assert response.status_code == 200 and response.content.startswith(b"%PDF-")
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages)
@@ -120,20 +142,40 @@ def test_bom_total_is_absent_when_a_line_is_unpriced():
 
     from planner.presenters import bom_summary
 
-    priced = bom_summary([{"category": "a", "quantity": 2, "unit_price_usd": "1.25"},
-                          {"category": "b", "quantity": 1, "extended_price_usd": "3.00"}])
-    assert priced["total_usd"] == Decimal("5.50")  # 2 x 1.25 + 3.00
-    partial = bom_summary([{"category": "a", "quantity": 2, "unit_price_usd": "1.25"},
-                           {"category": "a", "quantity": 1}])
-    assert partial["total_usd"] is None and partial["groups"][0].subtotal_usd is None
+    priced = bom_summary(
+        {
+            "bom": [
+                {"category": "a", "quantity": 2, "extended_price_usd": "2.50"},
+                {"category": "b", "quantity": 1, "extended_price_usd": "3.00"},
+            ]
+        }
+    )
+    assert priced.total_usd == Decimal("5.50")  # 2.50 + 3.00, both as stored
+    partial = bom_summary(
+        {"bom": [{"category": "a", "quantity": 2, "extended_price_usd": "2.50"}, {"category": "a", "quantity": 1}]}
+    )
+    assert partial.total_usd is None and partial.groups[0].subtotal_usd is None
+    # A unit price without a stored extended price is not multiplied out at render time: the line is unpriced.
+    unextended = bom_summary({"bom": [{"category": "a", "quantity": 2, "unit_price_usd": "1.25"}]})
+    assert unextended.total_usd is None and unextended.groups[0].subtotal_usd is None
 
 
 def test_advanced_fields_build_the_nested_request(alice_client, django_capture_on_commit_callbacks):
-    form = {"workload": "training", "model_preset": "llama-3-8b", "hardware_system": "dgx-h100",
-            "training_tokens": "1e12", "training_gpus": "64", "training_precision": "bf16",
-            "inference_precision": "bf16", "training_tp": "2", "training_recompute": "selective",
-            "hardware_rack_kw": "41", "site_pue": "1.25", "pricing_years": "5",
-            "pricing_regions": "us-east-1, us-west-2"}
+    form = {
+        "workload": "training",
+        "model_preset": "llama-3-8b",
+        "hardware_system": "dgx-h100",
+        "training_tokens": "1e12",
+        "training_gpus": "64",
+        "training_precision": "bf16",
+        "inference_precision": "bf16",
+        "training_tp": "2",
+        "training_recompute": "selective",
+        "hardware_rack_kw": "41",
+        "site_pue": "1.25",
+        "pricing_years": "5",
+        "pricing_regions": "us-east-1, us-west-2",
+    }
     with django_capture_on_commit_callbacks(execute=True):
         response = alice_client.post(reverse("planner:plan_create"), form)
     assert response.status_code == 302, response.context["form"].errors
@@ -149,8 +191,16 @@ def test_advanced_fields_build_the_nested_request(alice_client, django_capture_o
 
 
 def test_advanced_field_errors_land_on_their_fields(alice_client):
-    form = {"workload": "training", "model_preset": "llama-3-8b", "hardware_system": "dgx-h100",
-            "training_tokens": "1e12", "training_gpus": "64", "training_precision": "bf16",
-            "inference_precision": "bf16", "hardware_rack_kw": "-3", "site_pue": "0.5"}
+    form = {
+        "workload": "training",
+        "model_preset": "llama-3-8b",
+        "hardware_system": "dgx-h100",
+        "training_tokens": "1e12",
+        "training_gpus": "64",
+        "training_precision": "bf16",
+        "inference_precision": "bf16",
+        "hardware_rack_kw": "-3",
+        "site_pue": "0.5",
+    }
     errors = alice_client.post(reverse("planner:plan_create"), form).context["form"].errors
     assert "hardware.rack_kw" in " ".join(errors["hardware_rack_kw"]) and "site.pue" in " ".join(errors["site_pue"])

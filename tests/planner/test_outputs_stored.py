@@ -1,0 +1,180 @@
+"""Every output reads only the stored result: a plan re-opened after the catalog and the prices changed shows what
+it showed before, and the page's BOM total is the stored extended prices added up, to the cent."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from pypdf import PdfReader
+
+from planner import services
+
+pytestmark = pytest.mark.django_db
+
+BODY = {
+    "workload": "training",
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": 15e12, "gpus": 512},
+    "hardware": {"system": "dgx-h100"},
+    "pricing": {"years": 3, "regions": ["us-east-1"]},
+}
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+
+
+def _plan(user, capture, body: dict, name: str):
+    with capture(execute=True):
+        plan = services.plan_create(owner=user, request_data=body, name=name)
+    plan.refresh_from_db()
+    assert plan.result and plan.result["feasible"], plan.result and plan.result.get("problems")
+    return plan
+
+
+@pytest.fixture
+def prices():
+    from pricing.services import price_snapshot_load_fixtures
+
+    return price_snapshot_load_fixtures()
+
+
+def _outputs(client, plan) -> dict[str, str]:
+    """Everything a user sees of the plan: the page (CSRF tokens differ per response), both SVGs, the CSV and the
+    PDF's text."""
+    page = client.get(plan.get_absolute_url())
+    assert page.status_code == 200
+    pdf = client.get(reverse("planner:plan_report_pdf", args=[plan.pk])).content
+    return {
+        "page": CSRF.sub("", page.content.decode()),
+        "topology": client.get(reverse("planner:plan_topology_svg", args=[plan.pk])).content.decode(),
+        "racks": client.get(reverse("planner:plan_racks_svg", args=[plan.pk])).content.decode(),
+        "csv": client.get(reverse("planner:plan_bom_csv", args=[plan.pk])).content.decode(),
+        "pdf": " ".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages),
+    }
+
+
+@pytest.fixture
+def changed_catalog(tmp_path, monkeypatch):
+    """A copy of the catalog where every racked part and system is 1U taller and renamed, used as the live one."""
+    from engine.catalog import hardware
+
+    directory = tmp_path / "catalog"
+    shutil.copytree(hardware.default_catalog_dir(), directory)
+    for name in ("parts.json", "systems.json"):
+        data = json.loads((directory / name).read_text())
+        for record in data["records"]:
+            if record.get("rack_units"):
+                record["rack_units"] += 1
+                record["name"] = f"Renamed {record['name']}"
+        (directory / name).write_text(json.dumps(data))
+    monkeypatch.setattr(hardware, "default_catalog_dir", lambda: directory)
+    hardware.load_catalog.cache_clear()
+    yield hardware.load_catalog()
+    hardware.load_catalog.cache_clear()
+
+
+def test_outputs_show_the_stored_plan_after_the_catalog_and_prices_change(
+    alice_client, user, prices, django_capture_on_commit_callbacks, request
+):
+    from pricing.models import ComponentPrice
+
+    plan = _plan(user, django_capture_on_commit_callbacks, BODY, "stored")
+    before = _outputs(alice_client, plan)
+    # The racks drawn are the stored heights: 64 DGX H100 (8U each), 4 per rack = 32U used.
+    assert "32U used" in before["racks"] and "NVIDIA DGX H100 (8U)" in before["racks"]
+
+    catalog = request.getfixturevalue("changed_catalog")
+    assert catalog.systems["dgx-h100"].rack_units == 9 and catalog.parts["qm9700"].name.startswith("Renamed")
+    ComponentPrice.objects.update(unit_price_usd=Decimal("1.23"))
+
+    after = _outputs(alice_client, plan)
+    for kind, text in before.items():
+        assert after[kind] == text, f"{kind} changed after the catalog and prices did"
+
+    # The change is real: the same request planned now draws the new heights and prices.
+    fresh = _plan(user, django_capture_on_commit_callbacks, BODY, "fresh")
+    fresh_outputs = _outputs(alice_client, fresh)
+    assert "NVIDIA DGX H100 (8U)" not in fresh_outputs["racks"] and "(9U)" in fresh_outputs["racks"]
+    assert fresh_outputs["csv"] != before["csv"]
+
+
+# Half-cent unit prices on odd quantities (5, 1 and 137 in this plan): each of the three extended prices rounds
+# half a cent up (50.03 + 10.01 + 1370.69 = 1430.73), while their unrounded sum rounds to 1430.72.
+HALF_CENT_OVERRIDES = {"PowerEdge R760": 10.005, "AI400X2": 10.005, "MMA1Z00-NS400": 10.005}
+
+
+# Until costing sums the rounded extended prices (one extended-price rule, issue 12), its hardware total is the
+# unrounded sum and the page, which shows that total, is a cent off. Strict: remove the mark once costing agrees.
+HALF_CENT = pytest.param(
+    HALF_CENT_OVERRIDES,
+    id="half-cent overrides",
+    marks=pytest.mark.xfail(strict=True, reason="costing totals the unrounded extended prices (issue 12)"),
+)
+
+
+@pytest.mark.parametrize("overrides", [pytest.param({}, id="catalog prices"), HALF_CENT])
+def test_page_bom_total_is_the_stored_extended_prices_to_the_cent(
+    alice_client, user, prices, django_capture_on_commit_callbacks, overrides
+):
+    body = {**BODY, "pricing": {**BODY["pricing"], "component_prices": overrides}}
+    plan = _plan(user, django_capture_on_commit_callbacks, body, "total")
+    lines = plan.result["bom"]
+    assert all(line["extended_price_usd"] for line in lines)
+    stored_sum = sum(Decimal(line["extended_price_usd"]) for line in lines)
+
+    response = alice_client.get(plan.get_absolute_url())
+    bom = response.context["bom"]
+    assert bom.total_usd == stored_sum
+    assert sum(group.subtotal_usd for group in bom.groups) == stored_sum
+    # The page's total, the plan's hardware figure and capex (hardware + install) agree to the cent.
+    onprem = plan.result["costs"]["onprem"]
+    assert Decimal(onprem["hardware_usd"]) == stored_sum
+    assert Decimal(onprem["capex_usd"]) == stored_sum + Decimal(onprem["install_usd"])
+    assert f"<b>{stored_sum:,.0f}</b>" in response.content.decode()
+
+
+def test_outputs_never_load_the_catalog(alice_client, user, prices, django_capture_on_commit_callbacks, monkeypatch):
+    from engine.catalog import hardware
+
+    plan = _plan(user, django_capture_on_commit_callbacks, BODY, "no catalog")
+
+    def refuse(directory):
+        raise AssertionError(f"an output loaded the catalog from {directory}")
+
+    monkeypatch.setattr(hardware, "_load", refuse)
+    outputs = _outputs(alice_client, plan)
+    assert "Rack elevations" in outputs["racks"] and outputs["csv"].startswith("line_no,")
+    assert alice_client.get(reverse("planner:plan_list")).status_code == 200
+    compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{plan.pk}"})
+    assert compare.status_code == 200
+
+
+def test_a_plan_stored_without_device_heights_draws_no_units_rather_than_todays_catalog():
+    """Plans stored before racks carried their devices' heights: the elevation shows the racks and their stored
+    U totals but draws no device it cannot size from the plan."""
+    from planner.presenters import plan_diagrams
+
+    result = {
+        "racks": {
+            "layout": [
+                {
+                    "id": "r01-c01",
+                    "role": "compute",
+                    "items": [{"id": "dgx-h100", "quantity": 4}],
+                    "kw": 40.8,
+                    "rack_units": 32,
+                    "feeds": 3,
+                    "cooling": "air_containment",
+                }
+            ]
+        }
+    }
+    svg = plan_diagrams(result)["racks"]
+    assert "32U used" in svg and 'class="unit-system"' not in svg
+    result["racks"]["layout"][0]["items"][0].update(rack_units=8, kind="system", label="NVIDIA DGX H100")
+    svg = plan_diagrams(result)["racks"]
+    assert svg.count('class="unit-system"') == 4 and "NVIDIA DGX H100 (8U)" in svg
