@@ -151,8 +151,14 @@ class StorageSummary:
 
 @dataclass(frozen=True)
 class RackItem:
+    """One kind of device in a rack. Height, kind and name are copied from the catalog when the plan is built,
+    so an elevation drawn later shows what was planned even after the catalog changes."""
+
     id: str
     quantity: int
+    rack_units: int | None = field(default=None, metadata=OMIT)
+    kind: str | None = field(default=None, metadata=OMIT)
+    label: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -173,6 +179,7 @@ class RacksSummary:
     total: int
     by_role: Mapping[str, int]
     layout: tuple[RackEntry, ...]
+    rack_height_u: int | None = field(default=None, metadata=OMIT)
 
 
 PRICE_FIELDS = ("unit_price_usd", "extended_price_usd", "price_source", "price_as_of", "price_confidence")

@@ -109,11 +109,7 @@ HALF_CENT_OVERRIDES = {"PowerEdge R760": 10.005, "AI400X2": 10.005, "MMA1Z00-NS4
 
 # Until costing sums the rounded extended prices (one extended-price rule, issue 12), its hardware total is the
 # unrounded sum and the page, which shows that total, is a cent off. Strict: remove the mark once costing agrees.
-HALF_CENT = pytest.param(
-    HALF_CENT_OVERRIDES,
-    id="half-cent overrides",
-    marks=pytest.mark.xfail(strict=True, reason="costing totals the unrounded extended prices (issue 12)"),
-)
+HALF_CENT = pytest.param(HALF_CENT_OVERRIDES, id="half-cent overrides")
 
 
 @pytest.mark.parametrize("overrides", [pytest.param({}, id="catalog prices"), HALF_CENT])
