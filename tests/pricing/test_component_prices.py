@@ -368,7 +368,8 @@ def test_fractional_cent_override_gives_one_extended_price_in_costs_csv_and_tota
     # hardware = 16 x 270,000 + 30.03 = 4,320,030.03, in costs, the CSV's sum and the page's BOM total alike
     assert result.costs["onprem"]["hardware_usd"] == "4320030.03"
     assert sum(Decimal(row["extended_price"]) for row in bom_rows(result.bom)) == Decimal("4320030.03")
-    assert bom_summary(result.bom)["total_usd"] == Decimal("4320030.03") == result.bom_total_usd
+    page_total = bom_summary({"bom": result.bom, "costs": result.costs}).total_usd
+    assert page_total == Decimal("4320030.03") == result.bom_total_usd
 
 
 def _assert_totals_agree(result) -> None:
