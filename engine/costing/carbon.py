@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from engine.result.costs import CarbonCloud, CarbonOnprem, CarbonSection
 
 from .evaluation import Evaluation
 from .inputs import CostInputs
@@ -17,54 +17,55 @@ CLOUD_NOTE = (
 )
 
 
-def _onprem(ev: Evaluation, inputs: CostInputs) -> dict[str, Any] | None:
+def _onprem(ev: Evaluation, inputs: CostInputs) -> CarbonOnprem | None:
     site = inputs.carbon.get("site")
     if site is None:
         return None
     facility_kw, o = D(ev.job.facility_kw), ev.onprem
     job_kwh = facility_kw * D(o.job_hours)
     year_kwh = facility_kw * HOURS_PER_YEAR * o.utilization
-    return {
-        "grid_gco2e_per_kwh": str(site.value),
-        "source": site.source,
-        "job_energy_mwh": r(float(job_kwh / 1000), 3),
-        "job_tco2e": r(float(job_kwh * site.value / 1_000_000), 3),
-        "energy_mwh_per_year": r(float(year_kwh / 1000), 3),
-        "tco2e_per_year": r(float(year_kwh * site.value / 1_000_000), 3),
-        "note": ONPREM_NOTE,
-    }
+    return CarbonOnprem(
+        grid_gco2e_per_kwh=site.value,
+        source=site.source,
+        job_energy_mwh=r(float(job_kwh / 1000), 3),
+        job_tco2e=r(float(job_kwh * site.value / 1_000_000), 3),
+        energy_mwh_per_year=r(float(year_kwh / 1000), 3),
+        tco2e_per_year=r(float(year_kwh * site.value / 1_000_000), 3),
+        note=ONPREM_NOTE,
+    )
 
 
-def carbon(ev: Evaluation, inputs: CostInputs) -> dict[str, Any]:
+def carbon(ev: Evaluation, inputs: CostInputs) -> CarbonSection:
     """One cloud entry per (region, sized-on system): the job's hours without spot's interruption overhead."""
-    out: dict[str, Any] = {
-        "unit": "t CO2e",
-        "method": "location-based: energy x grid intensity",
-        "onprem": _onprem(ev, inputs),
-        "cloud": [],
-    }
     cloud_pue = ev.params["cloud_pue"]
     seen = set()
-    for row in ev.rows:
-        key = (row["region"], row["sized_on"]["system"])
+    cloud = []
+    for priced in ev.rows:
+        row = priced.row
+        key = (row.region, row.sized_on.system)
         if key in seen:
             continue
         seen.add(key)
-        intensity = inputs.carbon.get(row["region"])
-        sizing = next(s for s in ev.job.sizings if s.system == row["sized_on"]["system"])
-        hours = D(row["job_hours"]) if row["purchase"] != "spot" else D(sizing.days * 24)
+        intensity = inputs.carbon.get(row.region)
+        sizing = next(s for s in ev.job.sizings if s.system == row.sized_on.system)
+        hours = D(row.job_hours) if row.purchase != "spot" else D(sizing.days * 24)
         kwh = D(sizing.it_kw) * cloud_pue * hours
-        out["cloud"].append(
-            {
-                "region": row["region"],
-                "sized_on": sizing.system,
-                "gpu": sizing.gpu,
-                "cloud_pue": str(cloud_pue),
-                "grid_gco2e_per_kwh": None if intensity is None else str(intensity.value),
-                "source": None if intensity is None else intensity.source,
-                "job_energy_mwh": r(float(kwh / 1000), 3),
-                "job_tco2e": None if intensity is None else r(float(kwh * intensity.value / 1_000_000), 3),
-                "note": CLOUD_NOTE if intensity else "no grid intensity for this region in fixtures/prices/carbon.json",
-            }
+        cloud.append(
+            CarbonCloud(
+                region=row.region,
+                sized_on=sizing.system,
+                gpu=sizing.gpu,
+                cloud_pue=cloud_pue,
+                grid_gco2e_per_kwh=None if intensity is None else intensity.value,
+                source=None if intensity is None else intensity.source,
+                job_energy_mwh=r(float(kwh / 1000), 3),
+                job_tco2e=None if intensity is None else r(float(kwh * intensity.value / 1_000_000), 3),
+                note=CLOUD_NOTE if intensity else "no grid intensity for this region in fixtures/prices/carbon.json",
+            )
         )
-    return out
+    return CarbonSection(
+        unit="t CO2e",
+        method="location-based: energy x grid intensity",
+        onprem=_onprem(ev, inputs),
+        cloud=tuple(cloud),
+    )
