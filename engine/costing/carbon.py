@@ -1,4 +1,8 @@
-"""Carbon, location-based: energy x grid intensity, for the on-prem job and year and each cloud region."""
+"""Carbon, location-based: energy x grid intensity, for the on-prem job and year and each cloud region.
+
+On-prem uses the plan's one facility power (every IT part x PUE); a cloud option replicates the GPU systems, so
+every sized-on system (chosen or not) counts its GPU systems' kW (`Sizing.systems_kw`) x AWS's PUE.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,8 @@ __all__ = ["carbon"]
 
 ONPREM_NOTE = "facility kW (IT at rated maximum x PUE) for the job's hours: an upper bound."
 CLOUD_NOTE = (
-    "IT power of the equivalent on-prem system at rated maximum x AWS average PUE; location-based "
-    "(AWS's market-based figures, which count its renewable purchases, are lower)."
+    "power of the equivalent on-prem GPU systems at rated maximum (AWS's own network and storage are not counted) "
+    "x AWS average PUE; location-based (AWS's market-based figures, which count its renewable purchases, are lower)."
 )
 
 
@@ -49,7 +53,7 @@ def carbon(ev: Evaluation, inputs: CostInputs) -> CarbonSection:
         intensity = inputs.carbon.get(row.region)
         sizing = next(s for s in ev.job.sizings if s.system == row.sized_on.system)
         hours = D(row.job_hours) if row.purchase != "spot" else D(sizing.days * 24)
-        kwh = D(sizing.it_kw) * cloud_pue * hours
+        kwh = D(sizing.systems_kw) * cloud_pue * hours
         cloud.append(
             CarbonCloud(
                 region=row.region,

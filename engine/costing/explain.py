@@ -145,10 +145,15 @@ def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEnt
             },
             carbon.onprem.source,
         )
+    systems_kw = {s.system: s.systems_kw for s in job.sizings}
     for c in carbon.cloud:
         ex[f"costs.carbon.cloud.{c.region}.{c.sized_on}.job_tco2e"] = _entry(
-            "it_kw x cloud_pue x job_hours x grid g/kWh / 1e6",
-            {"cloud_pue": c.cloud_pue, "grid_gco2e_per_kwh": c.grid_gco2e_per_kwh},
+            "systems_kw x cloud_pue x job_hours x grid g/kWh / 1e6",
+            {
+                "systems_kw": systems_kw[c.sized_on],
+                "cloud_pue": c.cloud_pue,
+                "grid_gco2e_per_kwh": c.grid_gco2e_per_kwh,
+            },
             c.source or c.note,
         )
     return ex

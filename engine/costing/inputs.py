@@ -132,7 +132,7 @@ class Sizing:
     gpu: str
     gpus: int
     days: float  # the plan's training days, or 365 for a year of serving
-    it_kw: float
+    systems_kw: float  # the GPU systems' IT power (what a cloud option replicates; no network or storage)
     checkpoint_write_h: float | None
     chosen: bool
 
@@ -222,7 +222,7 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         days, write_h, gpus, deadline = SERVING_DAYS, None, int(inference.gpus), None
     else:
         return None
-    chosen = Sizing(cluster.system, chosen_gpu, gpus, days, float(power.it_kw), write_h, True)
+    chosen = Sizing(cluster.system, chosen_gpu, gpus, days, float(power.systems_kw), write_h, True)
     return CostJob(
         workload="training" if training is not None else "inference",
         sizings=(chosen, *_other_sizings(result.candidates, chosen, training=training is not None)),
@@ -241,8 +241,8 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
 def _other_sizings(candidates: Sequence[Candidate], chosen: Sizing, *, training: bool) -> list[Sizing]:
     """One sizing per other GPU model: the feasible candidate needing the fewest GPU-hours (a cloud user's pick).
 
-    A candidate's `it_kw` is the plan's per-candidate figure (GPU systems only), while the chosen sizing carries
-    the plan's `power.it_kw` (all IT gear): both are read as the plan states them.
+    Each carries its GPU systems' kW (`systems_kw`), like the chosen sizing, so cloud figures compare like with
+    like.
     """
     others = [c for c in candidates if c.feasible and not c.chosen and c.gpus]
     others.sort(key=lambda c: (float(c.gpus or 0) * float(c.days or SERVING_DAYS), c.system))
@@ -257,5 +257,5 @@ def _other_sizings(candidates: Sequence[Candidate], chosen: Sizing, *, training:
             # Same checkpoint size and per-GPU write bandwidth: write time scales with 1 / GPUs.
             write_h = chosen.checkpoint_write_h * chosen.gpus / gpus
         days = float(c.days or SERVING_DAYS) if training else SERVING_DAYS
-        out.append(Sizing(c.system, c.gpu, gpus, days, float(c.it_kw or 0.0), write_h, False))
+        out.append(Sizing(c.system, c.gpu, gpus, days, float(c.systems_kw or c.it_kw or 0.0), write_h, False))
     return out

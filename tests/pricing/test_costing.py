@@ -583,6 +583,22 @@ def test_carbon_by_hand():
     assert use1["region"] == "us-east-1" and use1["job_tco2e"] == pytest.approx(16.852, abs=1e-3)
 
 
+def test_cloud_carbon_counts_the_gpu_systems_and_onprem_every_it_part():
+    # The plan's power counts network, storage and management too: it_kw 200 (GPU systems 163.2), facility 260 kW.
+    # On-prem: 260 kW x 240 h = 62,400 kWh = 62.4 MWh; colocation is charged on 200 kW: 200 x 163.44 x 12 = 392,256.
+    # The cloud option replicates the GPU systems only, like every other sized-on system: still 163.2 kW x 1.135 x
+    # 240 h = 44,455.68 kWh -> 16.852 t in us-east-1.
+    plan = training_plan()
+    assert plan.power is not None
+    plan = replace(plan, power=replace(plan.power, it_kw=200.0, facility_kw=260.0))
+    costs = priced(plan, inputs()).costs
+    assert costs["carbon"]["onprem"]["job_energy_mwh"] == pytest.approx(62.4, abs=1e-3)
+    assert costs["onprem"]["opex_breakdown_usd_per_year"]["colocation"] == "392256.00"
+    (use1,) = costs["carbon"]["cloud"]
+    assert use1["job_energy_mwh"] == pytest.approx(44.456, abs=1e-3)
+    assert use1["job_tco2e"] == pytest.approx(16.852, abs=1e-3)
+
+
 def test_every_headline_figure_is_explained_and_money_is_strings():
     result = priced(training_plan(), inputs())
     assert all(isinstance(entry, ExplainEntry) for entry in result.typed.explain.values())
