@@ -22,6 +22,8 @@ ProgressCallback = Callable[[str, int], None]
 
 @dataclass(frozen=True)
 class EngineOutcome:
+    """`result` is the plan's JSON (what services store and the API serves); `engine_s` the wall time."""
+
     result: dict[str, Any]
     engine_s: float
 
@@ -46,10 +48,9 @@ def plan_compute(
 
     request = validate_request(request_data, catalog)
     # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
-    prices = SelectionPrices(**selection_prices_for_request(request=request.to_dict(), system_ids=catalog.systems))
+    prices = SelectionPrices(**selection_prices_for_request(request=request, system_ids=catalog.systems))
     plan = run_plan(request, catalog, engine_progress, prices=prices)
-    # Costing still reads the plan's JSON (engine/costing keeps that signature until it takes the typed result).
-    priced = plan_price(plan=to_json(plan), snapshot=price_snapshot)
+    priced = plan_price(result=plan, snapshot=price_snapshot)
     final = with_costs(
         plan,
         costs=priced.costs,
@@ -58,4 +59,4 @@ def plan_compute(
         price_snapshot=price_snapshot.summary_dict() if price_snapshot else None,
     )
     engine_s = time.perf_counter() - started
-    return EngineOutcome(result=to_json(final), engine_s=engine_s)
+    return EngineOutcome(result=to_json(final), engine_s=engine_s)  # the one serialisation of the plan

@@ -2,11 +2,12 @@
 them, and adds carbon. Pure Python (no Django, boto3 or network).
 
 Modules, one concern each, in the order a plan is priced:
-money (the one rounding rule), inputs (price dataclasses; `cost_job_from_plan`, the only reader of the plan),
+money (the one rounding rule), inputs (price dataclasses; `cost_job_from_result`, the only reader of the plan),
 parameters (named parameters with overrides), onprem (hardware, the extended-price rule, capex/opex/TCO),
 spot (interruptions, Daly interval, overhead), cloud (rows per region x type x purchase option), comparison
 (options, cheapest, break-even), evaluation (one pass at given scales), series (cumulative cost), sensitivity,
-carbon, explain, result (`CostResult`) and price_plan (`plan_costs`, `selection_price_data`).
+carbon, explain, result (`CostResult`) and price_plan (`plan_costs`, `selection_price_data`). The sections they
+build are the typed `costs` types of engine/result/costs.py.
 """
 
 from .cloud import (
@@ -26,7 +27,8 @@ from .inputs import (
     Scales,
     Sizing,
     SpotBand,
-    cost_job_from_plan,
+    cost_job_from_result,
+    plan_request,
     request_overrides,
     request_terms,
 )
@@ -69,13 +71,14 @@ __all__ = [
     "capacity_block_days",
     "cents",
     "checkpoint_overhead_fraction",
-    "cost_job_from_plan",
+    "cost_job_from_result",
     "daly_interval_hours",
     "extended_price",
     "interruption_rate_per_instance_hour",
     "job_mtbf_hours",
     "percentile",
     "plan_costs",
+    "plan_request",
     "rate",
     "request_overrides",
     "request_terms",

@@ -1,8 +1,12 @@
-"""Carbon, location-based: energy x grid intensity, for the on-prem job and year and each cloud region."""
+"""Carbon, location-based: energy x grid intensity, for the on-prem job and year and each cloud region.
+
+On-prem uses the plan's one facility power (every IT part x PUE); a cloud option replicates the GPU systems, so
+every sized-on system (chosen or not) counts its GPU systems' kW (`Sizing.systems_kw`) x AWS's PUE.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from engine.result.costs import CarbonCloud, CarbonOnprem, CarbonSection
 
 from .evaluation import Evaluation
 from .inputs import CostInputs
@@ -12,59 +16,60 @@ __all__ = ["carbon"]
 
 ONPREM_NOTE = "facility kW (IT at rated maximum x PUE) for the job's hours: an upper bound."
 CLOUD_NOTE = (
-    "IT power of the equivalent on-prem system at rated maximum x AWS average PUE; location-based "
-    "(AWS's market-based figures, which count its renewable purchases, are lower)."
+    "power of the equivalent on-prem GPU systems at rated maximum (AWS's own network and storage are not counted) "
+    "x AWS average PUE; location-based (AWS's market-based figures, which count its renewable purchases, are lower)."
 )
 
 
-def _onprem(ev: Evaluation, inputs: CostInputs) -> dict[str, Any] | None:
+def _onprem(ev: Evaluation, inputs: CostInputs) -> CarbonOnprem | None:
     site = inputs.carbon.get("site")
     if site is None:
         return None
     facility_kw, o = D(ev.job.facility_kw), ev.onprem
     job_kwh = facility_kw * D(o.job_hours)
     year_kwh = facility_kw * HOURS_PER_YEAR * o.utilization
-    return {
-        "grid_gco2e_per_kwh": str(site.value),
-        "source": site.source,
-        "job_energy_mwh": r(float(job_kwh / 1000), 3),
-        "job_tco2e": r(float(job_kwh * site.value / 1_000_000), 3),
-        "energy_mwh_per_year": r(float(year_kwh / 1000), 3),
-        "tco2e_per_year": r(float(year_kwh * site.value / 1_000_000), 3),
-        "note": ONPREM_NOTE,
-    }
+    return CarbonOnprem(
+        grid_gco2e_per_kwh=site.value,
+        source=site.source,
+        job_energy_mwh=r(float(job_kwh / 1000), 3),
+        job_tco2e=r(float(job_kwh * site.value / 1_000_000), 3),
+        energy_mwh_per_year=r(float(year_kwh / 1000), 3),
+        tco2e_per_year=r(float(year_kwh * site.value / 1_000_000), 3),
+        note=ONPREM_NOTE,
+    )
 
 
-def carbon(ev: Evaluation, inputs: CostInputs) -> dict[str, Any]:
+def carbon(ev: Evaluation, inputs: CostInputs) -> CarbonSection:
     """One cloud entry per (region, sized-on system): the job's hours without spot's interruption overhead."""
-    out: dict[str, Any] = {
-        "unit": "t CO2e",
-        "method": "location-based: energy x grid intensity",
-        "onprem": _onprem(ev, inputs),
-        "cloud": [],
-    }
     cloud_pue = ev.params["cloud_pue"]
     seen = set()
-    for row in ev.rows:
-        key = (row["region"], row["sized_on"]["system"])
+    cloud = []
+    for priced in ev.rows:
+        row = priced.row
+        key = (row.region, row.sized_on.system)
         if key in seen:
             continue
         seen.add(key)
-        intensity = inputs.carbon.get(row["region"])
-        sizing = next(s for s in ev.job.sizings if s.system == row["sized_on"]["system"])
-        hours = D(row["job_hours"]) if row["purchase"] != "spot" else D(sizing.days * 24)
-        kwh = D(sizing.it_kw) * cloud_pue * hours
-        out["cloud"].append(
-            {
-                "region": row["region"],
-                "sized_on": sizing.system,
-                "gpu": sizing.gpu,
-                "cloud_pue": str(cloud_pue),
-                "grid_gco2e_per_kwh": None if intensity is None else str(intensity.value),
-                "source": None if intensity is None else intensity.source,
-                "job_energy_mwh": r(float(kwh / 1000), 3),
-                "job_tco2e": None if intensity is None else r(float(kwh * intensity.value / 1_000_000), 3),
-                "note": CLOUD_NOTE if intensity else "no grid intensity for this region in fixtures/prices/carbon.json",
-            }
+        intensity = inputs.carbon.get(row.region)
+        sizing = next(s for s in ev.job.sizings if s.system == row.sized_on.system)
+        hours = D(row.job_hours) if row.purchase != "spot" else D(sizing.days * 24)
+        kwh = D(sizing.systems_kw) * cloud_pue * hours
+        cloud.append(
+            CarbonCloud(
+                region=row.region,
+                sized_on=sizing.system,
+                gpu=sizing.gpu,
+                cloud_pue=cloud_pue,
+                grid_gco2e_per_kwh=None if intensity is None else intensity.value,
+                source=None if intensity is None else intensity.source,
+                job_energy_mwh=r(float(kwh / 1000), 3),
+                job_tco2e=None if intensity is None else r(float(kwh * intensity.value / 1_000_000), 3),
+                note=CLOUD_NOTE if intensity else "no grid intensity for this region in fixtures/prices/carbon.json",
+            )
         )
-    return out
+    return CarbonSection(
+        unit="t CO2e",
+        method="location-based: energy x grid intensity",
+        onprem=_onprem(ev, inputs),
+        cloud=tuple(cloud),
+    )

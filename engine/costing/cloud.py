@@ -5,17 +5,21 @@ memory: catalog ids the caller passes on each `CloudPrice`); job hours = the pla
 year of serving; job cost = instances x $/instance-hour x hours, rounded to the cent. Reserved terms are paid in
 whole (1 or 3 years) whether used or not (`job_usd_if_term_shared` is the cost if other work used the rest);
 capacity blocks allow <= 64 instances per block and <= 256 in total, for 1-14 days then 7-day steps to 182 days.
-Keys starting with "_" carry Decimals for the comparison and are dropped from the JSON.
+A row is built as keyword arguments of `CloudRow`; keys starting with "_" carry the unrounded figures the
+comparison works from and end up beside the typed row in a `PricedRow`, not in the plan.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from engine.result.costs import CloudRow, SizedOn
+
 from .inputs import CloudPrice, CostInputs, CostJob, Scales, Sizing
-from .money import HOURS_PER_YEAR, D, cents, r, rate, usd
+from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .parameters import Params
 from .spot import SpotQuote, spot_row
 
@@ -25,6 +29,7 @@ __all__ = [
     "CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK",
     "PURCHASE_ORDER",
     "RESERVED_YEARS",
+    "PricedRow",
     "capacity_block_days",
     "cloud_rows",
 ]
@@ -36,6 +41,24 @@ CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK = 64
 CAPACITY_BLOCK_MAX_INSTANCES = 256
 CAPACITY_BLOCK_DAILY_STEPS_TO = 14
 CAPACITY_BLOCK_MAX_DAYS = 182
+
+
+@dataclass(frozen=True)
+class PricedRow:
+    """A cloud row and the unrounded figures the comparison, break-even and series work from (not stored)."""
+
+    row: CloudRow
+    effective_usd_per_gpu_hour: Decimal | None  # spot: the p50 zone price x (1 + overhead) per GPU
+    finish_days_p90: float | None = None  # spot's p90 finish; other options finish at job_days
+
+    @property
+    def fixed(self) -> bool:
+        """Reserved terms are paid in whole whatever the use."""
+        return self.row.purchase in RESERVED_YEARS
+
+    @property
+    def usable(self) -> bool:
+        return self.row.available and self.effective_usd_per_gpu_hour is not None
 
 
 def capacity_block_days(job_days: float) -> int | None:
@@ -68,7 +91,7 @@ def _capacity_block(row: dict[str, Any], unit: Decimal, instances: int, hours: f
     else:
         row["block_days"] = days
         row["billed_hours"] = days * 24
-        row["_job_usd"] = cents(instances * unit * days * 24)
+        row["job_usd"] = cents(instances * unit * days * 24)
 
 
 def _priced_row(row: dict[str, Any], purchase: str, unit: Decimal, hours: float) -> None:
@@ -81,15 +104,12 @@ def _priced_row(row: dict[str, Any], purchase: str, unit: Decimal, hours: float)
         term_h = RESERVED_YEARS[purchase] * HOURS_PER_YEAR
         terms = max(1, math.ceil(hours / term_h - 1e-9))
         row["commitment_hours"] = terms * term_h
-        row["_job_usd"] = cents(instances * unit * terms * term_h)
-        row["job_usd_if_term_shared"] = usd(instances * unit * D(hours))
-        row["_fixed"] = True
+        row["job_usd"] = cents(instances * unit * terms * term_h)
+        row["job_usd_if_term_shared"] = cents(instances * unit * D(hours))
     elif purchase == "capacity_block":
         _capacity_block(row, unit, instances, hours)
     else:
-        row["_job_usd"] = cents(instances * unit * D(hours))
-    if row.get("_job_usd") is not None:
-        row["job_usd"] = usd(row["_job_usd"])
+        row["job_usd"] = cents(instances * unit * D(hours))
 
 
 def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizing, hours: float, **kw: Any) -> dict:
@@ -110,17 +130,16 @@ def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizin
         "job_days": r(hours / 24, 3),
         "job_usd": None,
         "price_observed_at": kw["observed_at"],
-        "sized_on": {
-            "system": sizing.system,
-            "gpu": sizing.gpu,
-            "gpus": sizing.gpus,
-            "days": r(sizing.days / kw["mfu"], 3),
-            "chosen": sizing.chosen,
-        },
+        "sized_on": SizedOn(sizing.system, sizing.gpu, sizing.gpus, r(sizing.days / kw["mfu"], 3), sizing.chosen),
     }
 
 
-def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> tuple[list[dict], list[str]]:
+def _priced(row: dict[str, Any]) -> PricedRow:
+    fields = {k: v for k, v in row.items() if not k.startswith("_")}
+    return PricedRow(CloudRow(**fields), row.get("_effective_usd_per_gpu_hour"), row.get("_finish_days_p90"))
+
+
+def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> tuple[list[PricedRow], list[str]]:
     """Every priced row (sizings in order, then regions, instance types and PURCHASE_ORDER) and notes."""
     by_key: dict[tuple[str, str], list[CloudPrice]] = {}
     gpu_types: dict[str, dict[str, int]] = {}
@@ -130,7 +149,7 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
             gpu_types.setdefault(p.gpu_model, {})[p.instance_type] = p.gpus
     bands = {(b.region, b.instance_type): b for b in inputs.spot_bands}
     regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices}))
-    rows: list[dict] = []
+    rows: list[PricedRow] = []
     notes: list[str] = []
     for sizing in job.sizings:
         types = gpu_types.get(sizing.gpu, {})
@@ -164,5 +183,5 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
                         row = spot_row(row, quote, sizing, hours, job.workload == "training", params, scales.spot_price)
                     else:
                         _priced_row(row, purchase, quotes[0].usd_per_hour, hours)
-                    rows.append(row)
+                    rows.append(_priced(row))
     return rows, notes

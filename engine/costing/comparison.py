@@ -3,23 +3,45 @@ deadline) and the utilisation at which owning breaks even with renting the same 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from engine.result.costs import BreakEven, ComparisonOption
+
+from .cloud import PricedRow
 from .inputs import CostJob
-from .money import HOURS_PER_YEAR, D, r, rate, usd
+from .money import HOURS_PER_YEAR, D, r, rate
 from .onprem import OnpremCosts
 
-__all__ = ["DEADLINE_RULE", "break_even", "cheapest", "option_json", "options"]
+__all__ = ["DEADLINE_RULE", "Option", "break_even", "cheapest", "option_result", "options"]
 
 DEADLINE_RULE = (
     "finish by the deadline even in the p90 case (spot); on-prem excludes procurement and build-out lead time"
 )
 
 
-def options(o: OnpremCosts, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The job priced every way: on-prem bought, on-prem shared, each available cloud row (Decimal job_usd)."""
+@dataclass(frozen=True)
+class Option:
+    """One way to pay for the job, with its unrounded finish times (the deadline test uses them)."""
+
+    option: str
+    label: str
+    job_usd: Decimal
+    finish_days: float
+    finish_days_p90: float
+    region: str | None = None
+    instance_type: str | None = None
+    capacity_constrained: bool | None = None
+
+    @property
+    def cloud(self) -> bool:
+        return not self.option.startswith("onprem")
+
+
+def options(o: OnpremCosts, rows: Sequence[PricedRow]) -> list[Option]:
+    """The job priced every way: on-prem bought, on-prem shared, each available cloud row."""
     opts = []
     days = o.job_hours / 24
     for option, label, job_usd in (
@@ -27,62 +49,70 @@ def options(o: OnpremCosts, rows: Sequence[Mapping[str, Any]]) -> list[dict[str,
         ("onprem_shared", "On-prem, shared cluster (job GPU-hours x $/GPU-hour)", o.job_usd_shared),
     ):
         if job_usd is not None:
-            opts.append(
-                {"option": option, "label": label, "job_usd": job_usd, "finish_days": days, "finish_days_p90": days}
-            )
-    for row in rows:
-        if not row["available"] or row.get("_job_usd") is None:
+            opts.append(Option(option, label, job_usd, days, days))
+    for priced in rows:
+        row = priced.row
+        if not row.available or row.job_usd is None:
             continue
+        p90 = priced.finish_days_p90
         opts.append(
-            {
-                "option": row["purchase"],
-                "label": f"AWS {row['purchase']} {row['instances']} x {row['instance_type']} in {row['region']}",
-                "region": row["region"],
-                "instance_type": row["instance_type"],
-                "job_usd": row["_job_usd"],
-                "finish_days": row["job_days"],
-                "finish_days_p90": row.get("_finish_days_p90", row["job_days"]),
-                "capacity_constrained": row["capacity_constrained"],
-            }
+            Option(
+                option=row.purchase,
+                label=f"AWS {row.purchase} {row.instances} x {row.instance_type} in {row.region}",
+                job_usd=row.job_usd,
+                finish_days=row.job_days,
+                finish_days_p90=row.job_days if p90 is None else p90,
+                region=row.region,
+                instance_type=row.instance_type,
+                capacity_constrained=row.capacity_constrained,
+            )
         )
     return opts
 
 
-def option_json(opt: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def option_result(opt: Option | None) -> ComparisonOption | None:
+    """An option as the plan stores it: finish times rounded for reading."""
     if opt is None:
         return None
-    out = {k: v for k, v in opt.items() if k not in ("job_usd", "finish_days_p90")}
-    out["job_usd"] = usd(opt["job_usd"])
-    out["finish_days"] = r(float(opt["finish_days"]), 3)
-    out["finish_days_p90"] = r(float(opt["finish_days_p90"]), 3)
-    return out
+    return ComparisonOption(
+        option=opt.option,
+        label=opt.label,
+        job_usd=opt.job_usd,
+        finish_days=r(float(opt.finish_days), 3),
+        finish_days_p90=r(float(opt.finish_days_p90), 3),
+        region=opt.region,
+        instance_type=opt.instance_type,
+        capacity_constrained=opt.capacity_constrained,
+    )
 
 
-def break_even(o: OnpremCosts, job: CostJob, row: Mapping[str, Any]) -> dict[str, Any]:
+def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
     """Utilisation at which owning costs the same per year as renting the same GPU capacity."""
     assert o.depreciation_usd_per_year is not None and o.colocation_usd_per_year is not None
     assert o.maintenance_usd_per_year is not None and o.staff_usd_per_year is not None
+    assert priced.effective_usd_per_gpu_hour is not None
+    row = priced.row
     fixed_onprem = (
         o.depreciation_usd_per_year + o.colocation_usd_per_year + o.maintenance_usd_per_year + o.staff_usd_per_year
     )
     per_util_onprem = D(job.facility_kw) * HOURS_PER_YEAR * o.electricity_usd_per_kwh
-    c = row["_effective_usd_per_gpu_hour"]
+    c = priced.effective_usd_per_gpu_hour
     capacity = D(job.cluster_gpus) * HOURS_PER_YEAR * c
-    fixed_cloud, per_util_cloud = (capacity, Decimal(0)) if row.get("_fixed") else (Decimal(0), capacity)
+    fixed_cloud, per_util_cloud = (capacity, Decimal(0)) if priced.fixed else (Decimal(0), capacity)
     # fixed_onprem + per_util_onprem u = fixed_cloud + per_util_cloud u
     slope = per_util_cloud - per_util_onprem
     gap = fixed_onprem - fixed_cloud
-    out = {
-        "region": row["region"],
-        "instance_type": row["instance_type"],
-        "purchase": row["purchase"],
+    out: dict[str, Any] = {
+        "region": row.region,
+        "instance_type": row.instance_type,
+        "purchase": row.purchase,
         "cloud_usd_per_gpu_hour": rate(c),
         "break_even_utilization": None,
         "onprem_cheaper": None,
     }
     if slope == 0:
         out["onprem_cheaper"] = "always" if gap < 0 else "never"
-        return out
+        return BreakEven(**out)
     u = gap / slope
     if slope > 0:  # renting costs more per extra hour used: owning wins above u
         out["onprem_cheaper"] = "always" if u <= 0 else ("never" if u > 1 else "above")
@@ -90,22 +120,23 @@ def break_even(o: OnpremCosts, job: CostJob, row: Mapping[str, Any]) -> dict[str
         out["onprem_cheaper"] = "never" if u <= 0 else ("always" if u > 1 else "below")
     if 0 < u <= 1:
         out["break_even_utilization"] = r(float(u), 4)
-    return out
+    return BreakEven(**out)
 
 
-def cheapest(opts: Sequence[Mapping[str, Any]], deadline_days: float | None) -> dict[str, Any]:
-    """The cheapest option overall, in the cloud, without spot and (with a deadline) finishing by it at p90."""
+def cheapest(opts: Sequence[Option], deadline_days: float | None) -> dict[str, Any]:
+    """The cheapest option overall, in the cloud, without spot and (with a deadline) finishing by it at p90:
+    keyword arguments of `engine.result.costs.Comparison`."""
 
-    def least(candidates: list[Mapping[str, Any]]) -> dict[str, Any] | None:
-        return option_json(min(candidates, key=lambda x: x["job_usd"])) if candidates else None
+    def least(candidates: list[Option]) -> ComparisonOption | None:
+        return option_result(min(candidates, key=lambda x: x.job_usd)) if candidates else None
 
     within = None
     if deadline_days is not None:
-        within = least([x for x in opts if x["finish_days_p90"] <= deadline_days + 1e-9])
+        within = least([x for x in opts if x.finish_days_p90 <= deadline_days + 1e-9])
     return {
         "cheapest": least(list(opts)),
-        "cheapest_cloud": least([x for x in opts if not x["option"].startswith("onprem")]),
-        "cheapest_without_spot": least([x for x in opts if x["option"] != "spot"]),
+        "cheapest_cloud": least([x for x in opts if x.cloud]),
+        "cheapest_without_spot": least([x for x in opts if x.option != "spot"]),
         "deadline_days": deadline_days,
         "cheapest_within_deadline": within,
     }

@@ -6,10 +6,9 @@ The sensitivity table re-runs it with one input scaled; `plan_costs` runs it onc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from .cloud import cloud_rows
-from .comparison import options
+from .cloud import PricedRow, cloud_rows
+from .comparison import Option, options
 from .inputs import CostInputs, CostJob, Scales
 from .onprem import OnpremCosts, onprem_costs
 from .parameters import Params
@@ -22,9 +21,9 @@ class Evaluation:
     job: CostJob
     params: Params
     onprem: OnpremCosts
-    rows: list[dict[str, Any]]
+    rows: list[PricedRow]
     cloud_notes: list[str]
-    options: list[dict[str, Any]]
+    options: list[Option]
 
 
 def evaluate(job: CostJob, inputs: CostInputs, scales: Scales) -> Evaluation:

@@ -1,9 +1,15 @@
-"""`explain` entries for the costs: for each headline figure its formula, the inputs it used and their source."""
+"""`explain` entries for the costs: for each headline figure its formula, the inputs it used and their source.
+
+Inputs are stored as plain JSON values (money as its decimal string), like every other explain entry of the plan.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
+
+from engine.result.codec import encode
+from engine.result.costs import CloudRow, Costs, OnpremSection
+from engine.result.plan import ExplainEntry
 
 from .cloud import RESERVED_YEARS
 from .evaluation import Evaluation
@@ -26,15 +32,15 @@ SPOT_KEYS = (
 )
 
 
-def _entry(formula: str, inputs: dict[str, Any], source: str) -> dict[str, Any]:
-    return {"formula": formula, "inputs": inputs, "source": source}
+def _entry(formula: str, inputs: dict[str, Any], source: str) -> ExplainEntry:
+    return ExplainEntry(formula=formula, inputs=encode(inputs), source=source)
 
 
-def _onprem(ev: Evaluation, on: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
     o, job, p = ev.onprem, ev.job, ev.params
     hw_source = (
         "BOM lines x fixtures/prices/components.json"
-        if o.coverage["basis"] == "bom"
+        if o.coverage.basis == "bom"
         else "cluster.systems x system price (fixtures/prices/components.json); no BOM in this plan"
     )
     utilization = str(o.utilization)
@@ -42,9 +48,9 @@ def _onprem(ev: Evaluation, on: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         "costs.onprem.capex_usd": _entry(
             "hardware + hardware x install_integration_percent / 100",
             {
-                "hardware_usd": on["hardware_usd"],
+                "hardware_usd": on.hardware_usd,
                 "install_integration_percent": str(p["install_integration_percent"]),
-                "coverage": o.coverage["basis"],
+                "coverage": o.coverage.basis,
             },
             hw_source,
         ),
@@ -64,56 +70,57 @@ def _onprem(ev: Evaluation, on: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         ),
         "costs.onprem.tco_usd": _entry(
             "capex + years x opex_per_year",
-            {"capex_usd": on["capex_usd"], "opex_usd_per_year": on["opex_usd_per_year"], "years": p.years},
+            {"capex_usd": on.capex_usd, "opex_usd_per_year": on.opex_usd_per_year, "years": p.years},
             "request pricing.years",
         ),
         "costs.onprem.usd_per_gpu_hour": _entry(
             "tco / (gpus x 8760 x utilization x years)",
-            {"tco_usd": on["tco_usd"], "gpus": job.cluster_gpus, "utilization": utilization, "years": p.years},
+            {"tco_usd": on.tco_usd, "gpus": job.cluster_gpus, "utilization": utilization, "years": p.years},
             SRC_PARAMS,
         ),
         "costs.onprem.job_usd": _entry(
             "capex + facility_kw x job_hours x electricity_usd_per_kwh + (colocation + maintenance + "
             "staff per year) x job_hours / 8760  (bought for this job; no resale value counted)",
-            {"capex_usd": on["capex_usd"], "facility_kw": job.facility_kw, "job_hours": on["job_hours"]},
+            {"capex_usd": on.capex_usd, "facility_kw": job.facility_kw, "job_hours": on.job_hours},
             "plan training.days (or one year of serving)",
         ),
         "costs.onprem.job_usd_shared": _entry(
             "job_gpus x job_hours x usd_per_gpu_hour",
-            {"job_gpus": job.job_gpus, "job_hours": on["job_hours"], "usd_per_gpu_hour": on["usd_per_gpu_hour"]},
+            {"job_gpus": job.job_gpus, "job_hours": on.job_hours, "usd_per_gpu_hour": on.usd_per_gpu_hour},
             "a shared cluster charges the job for the GPU-hours it uses",
         ),
     }
 
 
-def _cloud_row(row: Mapping[str, Any]) -> dict[str, Any]:
+def _cloud_row(row: CloudRow) -> ExplainEntry:
     inputs: dict[str, Any] = {
-        "instances": row["instances"],
-        "usd_per_hour": row["usd_per_hour"],
-        "job_hours": row["job_hours"],
-        "gpus_needed": row["sized_on"]["gpus"],
-        "gpus_per_instance": row["gpus_per_instance"],
+        "instances": row.instances,
+        "usd_per_hour": row.usd_per_hour,
+        "job_hours": row.job_hours,
+        "gpus_needed": row.sized_on.gpus,
+        "gpus_per_instance": row.gpus_per_instance,
     }
     formula = "instances x usd_per_hour x job_hours; instances = ceil(gpus_needed / gpus_per_instance)"
-    if row["purchase"] in RESERVED_YEARS:
+    if row.purchase in RESERVED_YEARS:
         formula = "instances x usd_per_hour (effective, upfront spread over the term) x commitment_hours"
-        inputs["commitment_hours"] = row.get("commitment_hours")
-    elif row["purchase"] == "capacity_block":
+        inputs["commitment_hours"] = row.commitment_hours
+    elif row.purchase == "capacity_block":
         formula = "instances x usd_per_hour x block_days x 24 (shortest bookable duration covering the job)"
-        inputs["block_days"] = row.get("block_days")
-    elif row["purchase"] == "spot":
+        inputs["block_days"] = row.block_days
+    elif row.purchase == "spot" and row.spot is not None:
         formula = SPOT_FORMULA
-        inputs["spot"] = {k: row["spot"].get(k) for k in SPOT_KEYS}
-    source = f"price snapshot observed {row['price_observed_at']}; reference/cloud-pricing.md"
+        inputs["spot"] = {k: getattr(row.spot, k) for k in SPOT_KEYS}
+    source = f"price snapshot observed {row.price_observed_at}; reference/cloud-pricing.md"
     return _entry(formula, inputs, source)
 
 
-def _comparison_and_carbon(ev: Evaluation, costs: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    job, p, comp, carbon = ev.job, ev.params, costs["comparison"], costs["carbon"]
+def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEntry]:
+    job, p, comp, carbon, on = ev.job, ev.params, costs.comparison, costs.carbon, costs.onprem
+    assert comp is not None and carbon is not None and on is not None
     ex = {
         "costs.comparison.cheapest": _entry(
             "min job_usd over on-prem (bought, shared) and every available cloud row",
-            {"cheapest": comp["cheapest"]["label"] if comp["cheapest"] else None, "options": len(comp["options"])},
+            {"cheapest": comp.cheapest.label if comp.cheapest else None, "options": len(comp.options)},
             "costs.onprem, costs.cloud",
         ),
         "costs.comparison.break_even": _entry(
@@ -128,29 +135,35 @@ def _comparison_and_carbon(ev: Evaluation, costs: Mapping[str, Any]) -> dict[str
             "recomputed with the same prices",
         ),
     }
-    if carbon.get("onprem"):
+    if carbon.onprem is not None:
         ex["costs.carbon.onprem.job_tco2e"] = _entry(
             "facility_kw x job_hours x grid g/kWh / 1e6",
             {
                 "facility_kw": job.facility_kw,
-                "job_hours": costs["onprem"]["job_hours"],
-                "grid_gco2e_per_kwh": carbon["onprem"]["grid_gco2e_per_kwh"],
+                "job_hours": on.job_hours,
+                "grid_gco2e_per_kwh": carbon.onprem.grid_gco2e_per_kwh,
             },
-            carbon["onprem"]["source"],
+            carbon.onprem.source,
         )
-    for c in carbon["cloud"]:
-        ex[f"costs.carbon.cloud.{c['region']}.{c['sized_on']}.job_tco2e"] = _entry(
-            "it_kw x cloud_pue x job_hours x grid g/kWh / 1e6",
-            {"cloud_pue": c["cloud_pue"], "grid_gco2e_per_kwh": c["grid_gco2e_per_kwh"]},
-            c["source"],
+    systems_kw = {s.system: s.systems_kw for s in job.sizings}
+    for c in carbon.cloud:
+        ex[f"costs.carbon.cloud.{c.region}.{c.sized_on}.job_tco2e"] = _entry(
+            "systems_kw x cloud_pue x job_hours x grid g/kWh / 1e6",
+            {
+                "systems_kw": systems_kw[c.sized_on],
+                "cloud_pue": c.cloud_pue,
+                "grid_gco2e_per_kwh": c.grid_gco2e_per_kwh,
+            },
+            c.source or c.note,
         )
     return ex
 
 
-def costs_explain(ev: Evaluation, costs: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def costs_explain(ev: Evaluation, costs: Costs) -> dict[str, ExplainEntry]:
     """Every `costs.*` explain entry, in the order on-prem, cloud rows, comparison, sensitivity, carbon."""
-    ex = _onprem(ev, costs["onprem"])
-    for row in costs["cloud"]:
-        ex[f"costs.cloud.{row['region']}.{row['instance_type']}.{row['purchase']}.job_usd"] = _cloud_row(row)
+    assert costs.onprem is not None and costs.cloud is not None
+    ex = _onprem(ev, costs.onprem)
+    for row in costs.cloud:
+        ex[f"costs.cloud.{row.region}.{row.instance_type}.{row.purchase}.job_usd"] = _cloud_row(row)
     ex.update(_comparison_and_carbon(ev, costs))
     return ex

@@ -1,9 +1,10 @@
 """What costing reads: price inputs (dataclasses the pricing app fills) and the typed job taken from a plan.
 
-`cost_job_from_plan` is the only place in costing that reads the plan dict; every other module works on the
-`CostJob` it returns. Training days come from the plan (`training.days`, the engine's one time-to-train, and each
-candidate's `days`); costing never recomputes them. A request's own prices are read by `request_terms`, which both
-the job and `request_overrides` use, so the request's `pricing` and `site` blocks are parsed once.
+`cost_job_from_result` is the only place in costing that reads the plan; every other module works on the `CostJob`
+it returns. It reads the typed `PlanResult`: training days come from the plan (`training.days`, the engine's one
+time-to-train, and each candidate's `days`); costing never recomputes them. A request's own prices are read from
+the typed request by `request_terms`, which both the job and `request_overrides` use, so the request's `pricing`
+and `site` blocks are parsed once.
 """
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+
+from engine.request.spec import PlanRequest
+from engine.result.codec import decode
+from engine.result.physical import BomLine
+from engine.result.plan import PlanResult
+from engine.result.sizing import Candidate
 
 from .money import D
 
@@ -25,7 +31,8 @@ __all__ = [
     "Scales",
     "Sizing",
     "SpotBand",
-    "cost_job_from_plan",
+    "cost_job_from_result",
+    "plan_request",
     "request_overrides",
     "request_terms",
 ]
@@ -125,7 +132,7 @@ class Sizing:
     gpu: str
     gpus: int
     days: float  # the plan's training days, or 365 for a year of serving
-    it_kw: float
+    systems_kw: float  # the GPU systems' IT power (what a cloud option replicates; no network or storage)
     checkpoint_write_h: float | None
     chosen: bool
 
@@ -143,7 +150,7 @@ class CostJob:
     job_gpus: int
     it_kw: float
     facility_kw: float
-    bom: tuple[Mapping[str, Any], ...] | None
+    bom: tuple[BomLine, ...] | None
     terms: RequestTerms
 
     @property
@@ -151,97 +158,104 @@ class CostJob:
         return self.sizings[0]
 
 
-def request_terms(request: Mapping[str, Any]) -> RequestTerms:
-    """The normalised request's `pricing` and `site` blocks as typed terms (floats to Decimal by shortest repr).
+def request_terms(request: PlanRequest) -> RequestTerms:
+    """The request's `pricing` and `site` blocks as typed terms (floats to Decimal by shortest repr).
 
     `pricing.component_prices` -> part overrides by part number or catalog id; `pricing.parameters` and
     `pricing.utilization` -> parameter overrides; `site.electricity_usd_per_kwh` and `site.colo_usd_per_kw_month`
     -> site prices.
     """
-    pricing = request.get("pricing") or {}
-    site = request.get("site") or {}
-    params = {str(k): D(v) for k, v in (pricing.get("parameters") or {}).items()}
-    if pricing.get("utilization") is not None:
-        params["utilization"] = D(pricing["utilization"])
+    pricing, site = request.pricing, request.site
+    params = {str(k): D(v) for k, v in pricing.parameters.items()}
+    if pricing.utilization is not None:
+        params["utilization"] = D(pricing.utilization)
+    site_prices = {
+        "electricity_usd_per_kwh": site.electricity_usd_per_kwh,
+        "colo_usd_per_kw_month": site.colo_usd_per_kw_month,
+    }
     return RequestTerms(
-        years=int(pricing.get("years") or DEFAULT_YEARS),
-        regions=tuple(pricing.get("regions") or ()),
-        site_prices={
-            name: D(site[name])
-            for name in ("electricity_usd_per_kwh", "colo_usd_per_kw_month")
-            if site.get(name) is not None
-        },
-        part_overrides={str(k): D(v) for k, v in (pricing.get("component_prices") or {}).items()},
+        years=int(pricing.years or DEFAULT_YEARS),
+        regions=tuple(pricing.regions),
+        site_prices={name: D(value) for name, value in site_prices.items() if value is not None},
+        part_overrides={str(k): D(v) for k, v in pricing.component_prices.items()},
         parameter_overrides=params,
     )
 
 
-def request_overrides(plan: Mapping[str, Any]) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
-    """This plan's own prices from its (validated) request: (part overrides, parameter overrides)."""
-    terms = request_terms(plan.get("request") or {})
+def request_overrides(request: PlanRequest) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
+    """This plan's own prices from its validated request: (part overrides, parameter overrides)."""
+    terms = request_terms(request)
     return dict(terms.part_overrides), dict(terms.parameter_overrides)
 
 
-def cost_job_from_plan(plan: Mapping[str, Any]) -> CostJob | None:
-    """The typed job of a feasible plan with a cluster and power; None when there is nothing to price."""
-    if not plan.get("feasible") or "cluster" not in plan or "power" not in plan:
+def plan_request(result: PlanResult) -> PlanRequest:
+    """The typed request of a plan, from its normalised echo (`PlanRequest.to_dict()`, already validated).
+
+    Decoded with the result's codec rather than validated again: the echo is the validator's own output, and
+    costing needs no catalog. ValueError names a bad path.
+    """
+    request = decode(PlanRequest, result.request, "request")
+    assert isinstance(request, PlanRequest)
+    return request
+
+
+def cost_job_from_result(result: PlanResult) -> CostJob | None:
+    """The typed job of a feasible plan with a cluster and power; None when there is nothing to price.
+
+    The on-prem figures use the plan's one facility power (`power.it_kw`, every IT part, and `facility_kw`); a
+    cloud option replicates the GPU systems only, so each sizing carries its systems' kW (`power.systems_kw` for
+    the chosen system, `candidates[].systems_kw` for the others).
+    """
+    cluster, power = result.cluster, result.power
+    if not result.feasible or cluster is None or power is None:
         return None
-    cluster, power = plan["cluster"], plan["power"]
-    training, inference = plan.get("training"), plan.get("inference")
-    request = plan.get("request") or {}
-    candidates = plan.get("candidates") or []
-    chosen_gpu = next((c.get("gpu") for c in candidates if c.get("chosen")), "")
-    if training:
-        write_s = (training.get("goodput") or {}).get("checkpoint_write_s")
-        chosen = Sizing(
-            system=cluster["system"],
-            gpu=chosen_gpu,
-            gpus=int(training["gpus"]),
-            days=float(training["days"]),
-            it_kw=float(power["it_kw"]),
-            checkpoint_write_h=None if write_s is None else float(write_s) / 3600,
-            chosen=True,
-        )
-        deadline = (request.get("training") or {}).get("deadline_days")
-    elif inference:
-        gpus = int(inference["gpus"])
-        chosen = Sizing(cluster["system"], chosen_gpu, gpus, SERVING_DAYS, float(power["it_kw"]), None, True)
-        deadline = None
+    training, inference = result.training, result.inference
+    request = plan_request(result)
+    chosen_gpu = next((c.gpu for c in result.candidates if c.chosen), "")
+    if training is not None:
+        write_s = None if training.goodput is None else training.goodput.checkpoint_write_s
+        days = float(training.days)
+        write_h = None if write_s is None else float(write_s) / 3600
+        gpus = int(training.gpus)
+        deadline = None if request.training is None else request.training.deadline_days
+    elif inference is not None:
+        days, write_h, gpus, deadline = SERVING_DAYS, None, int(inference.gpus), None
     else:
         return None
-    bom = plan.get("bom")
+    chosen = Sizing(cluster.system, chosen_gpu, gpus, days, float(power.systems_kw), write_h, True)
     return CostJob(
-        workload="training" if training else "inference",
-        sizings=(chosen, *_other_sizings(candidates, chosen, training=bool(training))),
+        workload="training" if training is not None else "inference",
+        sizings=(chosen, *_other_sizings(result.candidates, chosen, training=training is not None)),
         deadline_days=None if deadline is None else float(deadline),
-        cluster_system=cluster["system"],
-        cluster_systems=int(cluster["systems"]),
-        cluster_gpus=int(cluster["gpus"]),
+        cluster_system=cluster.system,
+        cluster_systems=int(cluster.systems),
+        cluster_gpus=int(cluster.gpus),
         job_gpus=chosen.gpus,
-        it_kw=float(power["it_kw"]),
-        facility_kw=float(power["facility_kw"]),
-        bom=tuple(bom) if isinstance(bom, list) and bom else None,
+        it_kw=float(power.it_kw),
+        facility_kw=float(power.facility_kw),
+        bom=tuple(result.bom) if result.bom else None,
         terms=request_terms(request),
     )
 
 
-def _other_sizings(candidates: Sequence[Mapping[str, Any]], chosen: Sizing, *, training: bool) -> list[Sizing]:
+def _other_sizings(candidates: Sequence[Candidate], chosen: Sizing, *, training: bool) -> list[Sizing]:
     """One sizing per other GPU model: the feasible candidate needing the fewest GPU-hours (a cloud user's pick).
 
-    A candidate's `it_kw` is the plan's per-candidate figure (GPU systems only), while the chosen sizing carries
-    the plan's `power.it_kw` (all IT gear): both are read as the plan states them.
+    Each carries its GPU systems' kW (`systems_kw`), like the chosen sizing, so cloud figures compare like with
+    like.
     """
-    others = [c for c in candidates if c.get("feasible") and not c.get("chosen") and c.get("gpus")]
-    others.sort(key=lambda c: (float(c["gpus"]) * float(c.get("days") or SERVING_DAYS), c["system"]))
+    others = [c for c in candidates if c.feasible and not c.chosen and c.gpus]
+    others.sort(key=lambda c: (float(c.gpus or 0) * float(c.days or SERVING_DAYS), c.system))
     seen, out = {chosen.gpu}, []
     for c in others:
-        if c["gpu"] in seen:
+        if c.gpu in seen:
             continue
-        seen.add(c["gpu"])
+        seen.add(c.gpu)
+        gpus = int(c.gpus or 0)
         write_h = None
         if chosen.checkpoint_write_h is not None and training:
             # Same checkpoint size and per-GPU write bandwidth: write time scales with 1 / GPUs.
-            write_h = chosen.checkpoint_write_h * chosen.gpus / int(c["gpus"])
-        days = float(c.get("days") or SERVING_DAYS) if training else SERVING_DAYS
-        out.append(Sizing(c["system"], c["gpu"], int(c["gpus"]), days, float(c.get("it_kw") or 0.0), write_h, False))
+            write_h = chosen.checkpoint_write_h * chosen.gpus / gpus
+        days = float(c.days or SERVING_DAYS) if training else SERVING_DAYS
+        out.append(Sizing(c.system, c.gpu, gpus, days, float(c.systems_kw or c.it_kw or 0.0), write_h, False))
     return out

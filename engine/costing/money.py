@@ -3,8 +3,9 @@
 Rule: a money amount is quantized to the cent, ROUND_HALF_UP, once, where the figure is produced (`cents`); every
 figure built from others (capex = hardware + install, opex = its parts, TCO = capex + years x opex, a BOM total =
 its lines) adds the already-rounded figures, so what a page, CSV or PDF shows adds up to the cent. Hourly rates are
-not cents: they keep the snapshot's 6 decimals (`rate`). JSON has no decimal type and a float would lose cents on
-large sums, so amounts leave as strings with 2 decimals ("1234.50").
+not cents: they keep the snapshot's 6 decimals (`rate`). The typed costs hold these Decimals; JSON has no decimal
+type and a float would lose cents on large sums, so the codec writes them as their strings ("1234.50"). `usd` is
+that string, for explain entries and readers that want text.
 """
 
 from __future__ import annotations
@@ -36,12 +37,13 @@ def usd(value: Decimal | None) -> str | None:
     return None if value is None else str(cents(value))
 
 
-def rate(value: Decimal | None) -> str | None:
-    """An hourly rate out: 6 decimals at most, trailing zeros kept to 2 ("55.04", "21.957642")."""
+def rate(value: Decimal | None) -> Decimal | None:
+    """An hourly rate, rounded once: 6 decimals at most, trailing zeros dropped down to 2 ("55.04", "21.957642"
+    as stored; `str` of the Decimal is exactly that string)."""
     if value is None:
         return None
     q = value.quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP).normalize()
-    return str(q.quantize(CENT)) if -q.as_tuple().exponent < 2 else format(q, "f")  # type: ignore[operator]
+    return q.quantize(CENT) if -q.as_tuple().exponent < 2 else q  # type: ignore[operator]
 
 
 def r(x: float, digits: int = 4) -> float:

@@ -15,15 +15,17 @@ extended price. The hardware total is the sum of the extended prices.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import Any
+
+from engine.result.costs import Coverage, OnpremSection, OpexBreakdown, SystemLine, UnpricedLine
+from engine.result.physical import BomLine
 
 from .inputs import CostInputs, CostJob, PartPrice, Scales
-from .money import HOURS_PER_YEAR, D, cents, r, rate, usd
+from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .parameters import Params
 
-__all__ = ["OnpremCosts", "PriceIndex", "extended_price", "onprem_costs", "onprem_json", "price_index"]
+__all__ = ["OnpremCosts", "PriceIndex", "extended_price", "onprem_costs", "onprem_section", "price_index"]
 
 NO_BOM_NOTE = (
     "No BOM in this plan: capex prices the GPU systems only (cluster.systems x system price). Fabric "
@@ -36,9 +38,9 @@ class OnpremCosts:
     """On-prem figures in Decimal (money to the cent); None where the hardware has no sourced price."""
 
     hardware_usd: Decimal | None
-    lines: list[dict[str, Any]]
-    coverage: dict[str, Any]
-    bom: list[dict[str, Any]] | None
+    lines: list[SystemLine]
+    coverage: Coverage
+    bom: list[BomLine] | None
     install_usd: Decimal | None = None
     capex_usd: Decimal | None = None
     energy_usd_per_year: Decimal | None = None
@@ -67,10 +69,10 @@ class PriceIndex:
     def get(self, key: str) -> PartPrice | None:
         return self.overrides.get(key) or self.references.get(key)
 
-    def for_line(self, line: Any) -> PartPrice | None:
+    def for_line(self, line: BomLine) -> PartPrice | None:
         """A user override wins over any reference, whether it names the line's part number or its catalog id (a
         catalog id covers every length of a cable); then the reference for the part number, then the catalog id."""
-        keys = [k for k in (line.get("part_number"), line.get("catalog_id"), line.get("id")) if k]
+        keys = [k for k in (line.part_number, line.catalog_id) if k]
         for table in (self.overrides, self.references):
             for key in keys:
                 if key in table:
@@ -106,44 +108,45 @@ def extended_price(quantity: int | float | Decimal, unit_price_usd: Decimal) -> 
     return unit, cents(D(quantity) * unit)
 
 
-def _price_bom(bom: tuple[Any, ...], index: PriceIndex, scale: Decimal) -> OnpremCosts:
+def _price_bom(bom: tuple[BomLine, ...], index: PriceIndex, scale: Decimal) -> OnpremCosts:
+    """Each BOM line priced by the one extended-price rule (unpriced lines keep null prices and are listed)."""
     priced_bom, unpriced, total = [], [], Decimal(0)
     for line in bom:
         price = index.for_line(line)
-        out = dict(line)
         if price is None:
-            out.update(
-                unit_price_usd=None,
-                extended_price_usd=None,
-                price_source=None,
-                price_as_of=None,
-                price_confidence=None,
+            priced_bom.append(
+                replace(
+                    line,
+                    unit_price_usd=None,
+                    extended_price_usd=None,
+                    price_source=None,
+                    price_as_of=None,
+                    price_confidence=None,
+                    priced=True,
+                )
             )
-            unpriced.append(
-                {
-                    "part_number": line.get("part_number"),
-                    "description": line.get("description"),
-                    "quantity": line.get("quantity"),
-                }
-            )
-        else:
-            unit, extended = extended_price(line.get("quantity") or 0, price.unit_price_usd * scale)
-            total += extended
-            out.update(
-                unit_price_usd=usd(unit),
-                extended_price_usd=usd(extended),
+            unpriced.append(UnpricedLine(line.part_number, line.description, line.quantity))
+            continue
+        unit, extended = extended_price(line.quantity or 0, price.unit_price_usd * scale)
+        total += extended
+        priced_bom.append(
+            replace(
+                line,
+                unit_price_usd=unit,
+                extended_price_usd=extended,
                 price_source=price.source,
                 price_as_of=price.as_of,
                 price_confidence=price.confidence,
+                priced=True,
             )
-        priced_bom.append(out)
+        )
     notes = []
     if unpriced:
         notes.append(
             f"{len(unpriced)} of {len(bom)} BOM lines have no sourced price and are left out of capex "
             "(listed in unpriced_lines); capex is therefore a lower bound."
         )
-    coverage = {"basis": "bom", "priced_lines": len(bom) - len(unpriced), "unpriced_lines": unpriced, "notes": notes}
+    coverage = Coverage("bom", len(bom) - len(unpriced), tuple(unpriced), tuple(notes))
     hardware = total if total > 0 else None
     return OnpremCosts(hardware_usd=hardware, lines=[], coverage=coverage, bom=priced_bom, bom_total_usd=total)
 
@@ -151,29 +154,27 @@ def _price_bom(bom: tuple[Any, ...], index: PriceIndex, scale: Decimal) -> Onpre
 def _price_systems(job: CostJob, index: PriceIndex, scale: Decimal) -> OnpremCosts:
     price = index.get(job.cluster_system)
     if price is None:
-        coverage = {
-            "basis": "systems_only",
-            "priced_lines": 0,
-            "unpriced_lines": [
-                {"part_number": job.cluster_system, "description": "GPU system", "quantity": job.cluster_systems}
-            ],
-            "notes": [NO_BOM_NOTE, f"{job.cluster_system} has no sourced price: on-prem cost is not computed."],
-        }
+        coverage = Coverage(
+            basis="systems_only",
+            priced_lines=0,
+            unpriced_lines=(UnpricedLine(job.cluster_system, "GPU system", job.cluster_systems),),
+            notes=(NO_BOM_NOTE, f"{job.cluster_system} has no sourced price: on-prem cost is not computed."),
+        )
         return OnpremCosts(hardware_usd=None, lines=[], coverage=coverage, bom=None)
     unit, extended = extended_price(job.cluster_systems, price.unit_price_usd * scale)
-    line = {
-        "catalog_id": job.cluster_system,
-        "part_number": price.part_number or None,
-        "description": price.description or job.cluster_system,
-        "category": "system",
-        "quantity": job.cluster_systems,
-        "unit_price_usd": usd(unit),
-        "extended_price_usd": usd(extended),
-        "price_source": price.source,
-        "price_as_of": price.as_of,
-        "price_confidence": price.confidence,
-    }
-    coverage = {"basis": "systems_only", "priced_lines": 1, "unpriced_lines": [], "notes": [NO_BOM_NOTE]}
+    line = SystemLine(
+        catalog_id=job.cluster_system,
+        part_number=price.part_number or None,
+        description=price.description or job.cluster_system,
+        category="system",
+        quantity=job.cluster_systems,
+        unit_price_usd=unit,
+        extended_price_usd=extended,
+        price_source=price.source,
+        price_as_of=price.as_of,
+        price_confidence=price.confidence,
+    )
+    coverage = Coverage(basis="systems_only", priced_lines=1, unpriced_lines=(), notes=(NO_BOM_NOTE,))
     return OnpremCosts(hardware_usd=extended, lines=[line], coverage=coverage, bom=None)
 
 
@@ -208,30 +209,33 @@ def onprem_costs(job: CostJob, inputs: CostInputs, params: Params, scales: Scale
     return o
 
 
-def onprem_json(o: OnpremCosts, job: CostJob, years: int) -> dict[str, Any]:
-    """The `costs.onprem` block: amounts as 2-decimal strings, the rate with up to 6 decimals."""
-    return {
-        "capex_usd": usd(o.capex_usd),
-        "hardware_usd": usd(o.hardware_usd),
-        "install_usd": usd(o.install_usd),
-        "opex_usd_per_year": usd(o.opex_usd_per_year),
-        "opex_breakdown_usd_per_year": None
-        if o.opex_usd_per_year is None
-        else {
-            "energy": usd(o.energy_usd_per_year),
-            "colocation": usd(o.colocation_usd_per_year),
-            "maintenance": usd(o.maintenance_usd_per_year),
-            "staff": usd(o.staff_usd_per_year),
-        },
-        "tco_usd": usd(o.tco_usd),
-        "years": years,
-        "depreciation_usd_per_year": usd(o.depreciation_usd_per_year),
-        "utilization": str(o.utilization),
-        "gpus": job.cluster_gpus,
-        "usd_per_gpu_hour": rate(o.usd_per_gpu_hour),
-        "job_usd": usd(o.job_usd),
-        "job_usd_shared": usd(o.job_usd_shared),
-        "job_hours": r(o.job_hours, 3),
-        "job_gpus": job.job_gpus,
-        "lines": o.lines,
-    }
+def onprem_section(o: OnpremCosts, job: CostJob, years: int) -> OnpremSection:
+    """The `costs.onprem` section: amounts to the cent, the $/GPU-hour rate to at most 6 decimals."""
+    breakdown = None
+    if o.opex_usd_per_year is not None:
+        assert o.energy_usd_per_year is not None and o.colocation_usd_per_year is not None
+        assert o.maintenance_usd_per_year is not None and o.staff_usd_per_year is not None
+        breakdown = OpexBreakdown(
+            energy=o.energy_usd_per_year,
+            colocation=o.colocation_usd_per_year,
+            maintenance=o.maintenance_usd_per_year,
+            staff=o.staff_usd_per_year,
+        )
+    return OnpremSection(
+        capex_usd=o.capex_usd,
+        hardware_usd=o.hardware_usd,
+        install_usd=o.install_usd,
+        opex_usd_per_year=o.opex_usd_per_year,
+        opex_breakdown_usd_per_year=breakdown,
+        tco_usd=o.tco_usd,
+        years=years,
+        depreciation_usd_per_year=o.depreciation_usd_per_year,
+        utilization=o.utilization,
+        gpus=job.cluster_gpus,
+        usd_per_gpu_hour=rate(o.usd_per_gpu_hour),
+        job_usd=o.job_usd,
+        job_usd_shared=o.job_usd_shared,
+        job_hours=r(o.job_hours, 3),
+        job_gpus=job.job_gpus,
+        lines=tuple(o.lines),
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+
+from engine.result.costs import ParameterUsed
 
 from .inputs import CostInputs, RequestTerms
 from .money import D
@@ -31,18 +32,18 @@ class Params:
             raise KeyError(f"costing parameter {name!r} is not loaded (fixtures/prices/parameters.json)")
         return self.base[name].value
 
-    def report(self) -> dict[str, dict[str, Any]]:
+    def report(self) -> dict[str, ParameterUsed]:
         """Every parameter: value used, default, unit, confidence and source (user overrides say so)."""
         out = {}
         for name in sorted(set(self.base) | set(self.overrides)):
             p = self.base.get(name)
             over = self.overrides.get(name)
-            out[name] = {
-                "value": str(self[name]),
-                "default": None if p is None else str(p.value),
-                "unit": None if p is None else p.unit,
-                "confidence": "user_override" if over else (None if p is None else p.confidence),
-                "source": over[1] if over else (None if p is None else p.source),
-                "as_of": None if p is None else p.as_of,
-            }
+            out[name] = ParameterUsed(
+                value=self[name],
+                default=None if p is None else p.value,
+                unit=None if p is None else p.unit,
+                confidence="user_override" if over else (None if p is None else p.confidence),
+                source=over[1] if over else (None if p is None else p.source),
+                as_of=None if p is None else p.as_of,
+            )
         return out

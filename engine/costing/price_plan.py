@@ -2,23 +2,27 @@
 on-prem prices it ranks candidate systems with. Both apply a request's own prices the same way.
 
 PURE Python: no Django, boto3 or network (a subprocess test enforces it). Inputs are plain dataclasses (cloud
-prices from a snapshot, part prices, named parameters, grid intensities, Spot Advisor bands) and the plan, read
-once into a `CostJob`; the output is JSON-ready with money rounded once (money.py).
+prices from a snapshot, part prices, named parameters, grid intensities, Spot Advisor bands) and the typed plan,
+read once into a `CostJob`; the output is the typed `costs` section with money rounded once (money.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from engine.request.spec import PlanRequest
+from engine.result.costs import Comparison, Costs
+from engine.result.plan import PlanResult
+
 from .carbon import carbon
-from .comparison import DEADLINE_RULE, break_even, cheapest, option_json
+from .comparison import DEADLINE_RULE, break_even, cheapest, option_result
 from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
-from .inputs import CostInputs, Scales, cost_job_from_plan, request_terms
-from .onprem import onprem_json, price_index
+from .inputs import CostInputs, Scales, cost_job_from_result, request_terms
+from .onprem import onprem_section, price_index
 from .parameters import Params
 from .result import CostResult
 from .sensitivity import sensitivity
@@ -33,47 +37,48 @@ MONEY_FORMAT = (
 NOTHING_TO_PRICE = "The plan is infeasible or has no cluster: nothing to price."
 
 
-def _comparison(ev: Evaluation) -> dict[str, Any]:
+def _comparison(ev: Evaluation) -> Comparison:
     o = ev.onprem
-    rows = [r for r in ev.rows if r["available"] and r.get("_effective_usd_per_gpu_hour") is not None]
-    return {
-        "options": [option_json(x) for x in sorted(ev.options, key=lambda x: x["job_usd"])],
+    rows = [p for p in ev.rows if p.usable]
+    ranked = sorted(ev.options, key=lambda x: x.job_usd)
+    return Comparison(
+        options=tuple(opt for opt in map(option_result, ranked) if opt is not None),
         **cheapest(ev.options, ev.job.deadline_days),
-        "deadline_rule": DEADLINE_RULE,
-        "break_even": [break_even(o, ev.job, r) for r in rows] if o.capex_usd is not None else [],
-        "cumulative": cumulative_series(ev),
-    }
+        deadline_rule=DEADLINE_RULE,
+        break_even=tuple(break_even(o, ev.job, p) for p in rows) if o.capex_usd is not None else (),
+        cumulative=cumulative_series(ev),
+    )
 
 
-def plan_costs(plan: Mapping[str, Any], inputs: CostInputs) -> CostResult:
+def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
     """Price one plan. An infeasible plan gets `costs` with only a note (nothing to price)."""
-    job = cost_job_from_plan(plan)
+    job = cost_job_from_result(result)
     if job is None:
-        return CostResult(costs={"currency": "USD", "available": False, "note": NOTHING_TO_PRICE}, bom=None, explain={})
+        return CostResult(costs=Costs(currency="USD", available=False, note=NOTHING_TO_PRICE), bom=None, explain={})
     ev = evaluate(job, inputs, Scales())
-    costs = {
-        "currency": "USD",
-        "available": True,
-        "money_format": MONEY_FORMAT,
-        "coverage": ev.onprem.coverage,
-        "parameters": ev.params.report(),
-        "onprem": onprem_json(ev.onprem, job, ev.params.years),
-        "cloud": [{k: v for k, v in r.items() if not k.startswith("_")} for r in ev.rows],
-        "cloud_notes": ev.cloud_notes + ([inputs.snapshot_note] if inputs.snapshot_note else []),
-        "comparison": _comparison(ev),
-        "sensitivity": sensitivity(ev, inputs),
-        "carbon": carbon(ev, inputs),
-    }
-    return CostResult(costs=costs, bom=ev.onprem.bom, explain=costs_explain(ev, costs), onprem=ev.onprem, job=job)
+    costs = Costs(
+        currency="USD",
+        available=True,
+        money_format=MONEY_FORMAT,
+        coverage=ev.onprem.coverage,
+        parameters=ev.params.report(),
+        onprem=onprem_section(ev.onprem, job, ev.params.years),
+        cloud=tuple(p.row for p in ev.rows),
+        cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
+        comparison=_comparison(ev),
+        sensitivity=sensitivity(ev, inputs),
+        carbon=carbon(ev, inputs),
+    )
+    bom = None if ev.onprem.bom is None else tuple(ev.onprem.bom)
+    return CostResult(costs=costs, bom=bom, explain=costs_explain(ev, costs), onprem=ev.onprem, job=job)
 
 
-def selection_price_data(request: Mapping[str, Any], inputs: CostInputs, system_ids: Iterable[str]) -> dict[str, Any]:
+def selection_price_data(request: PlanRequest, inputs: CostInputs, system_ids: Iterable[str]) -> dict[str, Any]:
     """Plain data for the sizing engine's cost-aware system choice (`engine.search.selection.SelectionPrices`).
 
-    `request` is the normalised request dict (`PlanRequest.to_dict()`, the plan's `request` echo); its
-    `pricing.component_prices`, `pricing.parameters`, `pricing.utilization` and `site.electricity_usd_per_kwh`
-    apply exactly as in `plan_costs`. Systems without a reference price or an override are left out of
-    `system_usd` (the engine then falls back to its energy rule).
+    `request` is the validated request; its `pricing.component_prices`, `pricing.parameters`,
+    `pricing.utilization` and `site.electricity_usd_per_kwh` apply exactly as in `plan_price`. Systems without a
+    reference price or an override are left out of `system_usd` (the engine then falls back to its energy rule).
     """
     terms = request_terms(request)
     inputs = replace(
@@ -102,8 +107,8 @@ def selection_price_data(request: Mapping[str, Any], inputs: CostInputs, system_
         "years": params.years,
         "sources": {
             "system_usd": system_source,
-            "electricity_usd_per_kwh": str(report["electricity_usd_per_kwh"]["source"]),
-            "utilization": str(report["utilization"]["source"]),
+            "electricity_usd_per_kwh": str(report["electricity_usd_per_kwh"].source),
+            "utilization": str(report["utilization"].source),
             "years": "request pricing.years",
             "pue": "the plan's facility PUE (request site.pue, else assumptions pue_<cooling>)",
         },

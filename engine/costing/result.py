@@ -1,10 +1,17 @@
-"""The costing stage's result: JSON-ready `costs`, priced `bom` and `explain`, plus the typed figures behind them."""
+"""The costing stage's result: the typed `costs` section, the priced BOM lines and the `costs.*` explain entries
+(what the plan stores, through `engine.result.with_costs`), plus the working figures behind them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+from engine.result.codec import encode
+from engine.result.costs import Costs
+from engine.result.physical import BomLine
+from engine.result.plan import ExplainEntry
 
 from .inputs import CostJob
 from .onprem import OnpremCosts
@@ -12,15 +19,14 @@ from .onprem import OnpremCosts
 __all__ = ["CostResult"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class CostResult:
-    """`costs`, `bom` and `explain` are what the plan stores (JSON types only: money as 2-decimal strings);
-    `onprem` and `job` are the same figures typed (Decimal money to the cent), for callers that compute with them.
-    """
+    """`costs`, `bom` (None when the plan has no BOM) and `explain` go into the plan; `onprem` and `job` are the
+    typed working figures (Decimal money to the cent), for callers that compute with them."""
 
-    costs: dict[str, Any]
-    bom: list[dict[str, Any]] | None
-    explain: dict[str, dict[str, Any]]
+    costs: Costs
+    bom: tuple[BomLine, ...] | None
+    explain: Mapping[str, ExplainEntry]
     onprem: OnpremCosts | None = None
     job: CostJob | None = None
 
@@ -30,4 +36,5 @@ class CostResult:
         return None if self.onprem is None else self.onprem.bom_total_usd
 
     def to_json(self) -> dict[str, Any]:
-        return {"costs": self.costs, "bom": self.bom, "explain": self.explain}
+        """The three parts as the plan stores them (money as decimal strings)."""
+        return {"costs": encode(self.costs), "bom": encode(self.bom), "explain": encode(self.explain)}

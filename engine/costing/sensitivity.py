@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+
+from engine.result.costs import Sensitivity, SensitivityFigures, SensitivityRow
 
 from .evaluation import Evaluation, evaluate
 from .inputs import CostInputs, Scales
-from .money import usd
 
 __all__ = ["SENSITIVITY_INPUTS", "SENSITIVITY_STEP", "sensitivity"]
 
@@ -26,47 +26,47 @@ METRIC = (
 )
 
 
-def _metrics(ev: Evaluation) -> dict[str, Decimal | None]:
+def _metrics(ev: Evaluation) -> SensitivityFigures:
     """The compared figures, from cent-rounded job costs (so the difference is exact in cents)."""
-    cloud = [o["job_usd"] for o in ev.options if not o["option"].startswith("onprem")]
+    cloud = [o.job_usd for o in ev.options if o.cloud]
     best_cloud = min(cloud) if cloud else None
     onprem = ev.onprem.job_usd_shared
-    return {
-        "onprem_job_usd_shared": onprem,
-        "cheapest_cloud_job_usd": best_cloud,
-        "cloud_minus_onprem_usd": None if onprem is None or best_cloud is None else best_cloud - onprem,
-    }
+    return SensitivityFigures(
+        onprem_job_usd_shared=onprem,
+        cheapest_cloud_job_usd=best_cloud,
+        cloud_minus_onprem_usd=None if onprem is None or best_cloud is None else best_cloud - onprem,
+    )
 
 
-def _row(base: Evaluation, inputs: CostInputs, name: str, label: str) -> tuple[Decimal, dict[str, Any]]:
+def _row(base: Evaluation, inputs: CostInputs, name: str, label: str) -> tuple[Decimal, SensitivityRow]:
     lo = _metrics(evaluate(base.job, inputs, replace(Scales(), **{name: 1 - SENSITIVITY_STEP})))
     hi = _metrics(evaluate(base.job, inputs, replace(Scales(), **{name: 1 + SENSITIVITY_STEP})))
     swing = None
-    if lo["cloud_minus_onprem_usd"] is not None and hi["cloud_minus_onprem_usd"] is not None:
-        swing = abs(hi["cloud_minus_onprem_usd"] - lo["cloud_minus_onprem_usd"])
-    row = {
-        "input": name,
-        "label": label,
-        "low_factor": 1 - SENSITIVITY_STEP,
-        "high_factor": 1 + SENSITIVITY_STEP,
-        "low": {k: usd(v) for k, v in lo.items()},
-        "high": {k: usd(v) for k, v in hi.items()},
-        "swing_usd": usd(swing),
-    }
+    if lo.cloud_minus_onprem_usd is not None and hi.cloud_minus_onprem_usd is not None:
+        swing = abs(hi.cloud_minus_onprem_usd - lo.cloud_minus_onprem_usd)
+    row = SensitivityRow(
+        input=name,
+        label=label,
+        low_factor=1 - SENSITIVITY_STEP,
+        high_factor=1 + SENSITIVITY_STEP,
+        low=lo,
+        high=hi,
+        swing_usd=swing,
+    )
     return (swing if swing is not None else Decimal(-1)), row
 
 
-def sensitivity(base: Evaluation, inputs: CostInputs) -> dict[str, Any]:
+def sensitivity(base: Evaluation, inputs: CostInputs) -> Sensitivity:
     """Rows sorted by swing, largest first (ties by input name); rows without a swing last."""
     ranked = sorted(
         (_row(base, inputs, name, label) for name, label in SENSITIVITY_INPUTS),
-        key=lambda item: (-item[0], item[1]["input"]),
+        key=lambda item: (-item[0], item[1].input),
     )
-    rows = [row for _swing, row in ranked]
-    return {
-        "metric": METRIC,
-        "step": SENSITIVITY_STEP,
-        "base": {k: usd(v) for k, v in _metrics(base).items()},
-        "rows": rows,
-        "most_sensitive_to": rows[0]["input"] if rows and rows[0]["swing_usd"] is not None else None,
-    }
+    rows = tuple(row for _swing, row in ranked)
+    return Sensitivity(
+        metric=METRIC,
+        step=SENSITIVITY_STEP,
+        base=_metrics(base),
+        rows=rows,
+        most_sensitive_to=rows[0].input if rows and rows[0].swing_usd is not None else None,
+    )

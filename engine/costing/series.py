@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from engine.result.costs import Cumulative, CumulativeSeries
 
-from .cloud import PURCHASE_ORDER
+from .cloud import PURCHASE_ORDER, PricedRow
 from .evaluation import Evaluation
-from .money import HOURS_PER_YEAR, D, usd
+from .money import HOURS_PER_YEAR, D, cents
 
 __all__ = ["cumulative_series"]
 
@@ -17,36 +17,31 @@ BASIS = (
 )
 
 
-def cumulative_series(ev: Evaluation) -> dict[str, Any] | None:
+def cumulative_series(ev: Evaluation) -> Cumulative | None:
     """On-prem capex + opex x months/12, and per purchase option the cheapest row's capacity cost (None without
     an on-prem price)."""
     o = ev.onprem
     if o.capex_usd is None or o.opex_usd_per_year is None:
         return None
     capex, opex = o.capex_usd, o.opex_usd_per_year
-    months = list(range(0, ev.params.years * 12 + 1))
+    months = tuple(range(0, ev.params.years * 12 + 1))
     u = o.utilization
-    series = [
-        {"label": "On-prem (capex + opex)", "option": "onprem", "usd": [usd(capex + opex * m / 12) for m in months]}
-    ]
-    best: dict[str, dict[str, Any]] = {}
-    for row in ev.rows:
-        if not row["available"] or row.get("_effective_usd_per_gpu_hour") is None:
+    series = [CumulativeSeries("On-prem (capex + opex)", "onprem", tuple(cents(capex + opex * m / 12) for m in months))]
+    best: dict[str, PricedRow] = {}
+    for priced in ev.rows:
+        if not priced.usable:
             continue
-        k = row["purchase"]
-        if k not in best or row["_effective_usd_per_gpu_hour"] < best[k]["_effective_usd_per_gpu_hour"]:
-            best[k] = row
+        k = priced.row.purchase
+        rate = priced.effective_usd_per_gpu_hour
+        if k not in best or rate < best[k].effective_usd_per_gpu_hour:  # type: ignore[operator]
+            best[k] = priced
     for purchase in PURCHASE_ORDER:
-        row = best.get(purchase)
-        if row is None:
+        chosen = best.get(purchase)
+        if chosen is None:
             continue
-        per_year = D(ev.job.cluster_gpus) * HOURS_PER_YEAR * row["_effective_usd_per_gpu_hour"]
-        per_year = per_year if row.get("_fixed") else per_year * u
-        series.append(
-            {
-                "label": f"AWS {purchase} ({row['instance_type']}, {row['region']})",
-                "option": purchase,
-                "usd": [usd(per_year * m / 12) for m in months],
-            }
-        )
-    return {"months": months, "utilization": str(u), "gpus": ev.job.cluster_gpus, "basis": BASIS, "series": series}
+        row = chosen.row
+        per_year = D(ev.job.cluster_gpus) * HOURS_PER_YEAR * chosen.effective_usd_per_gpu_hour  # type: ignore[operator]
+        per_year = per_year if chosen.fixed else per_year * u
+        label = f"AWS {purchase} ({row.instance_type}, {row.region})"
+        series.append(CumulativeSeries(label, purchase, tuple(cents(per_year * m / 12) for m in months)))
+    return Cumulative(months=months, utilization=u, gpus=ev.job.cluster_gpus, basis=BASIS, series=tuple(series))

@@ -18,9 +18,10 @@ from decimal import Decimal
 from typing import Any
 
 from engine.performance.goodput import daly_interval
+from engine.result.costs import FloatPercentiles, SpotDetail, UsdPercentiles, ZonePrices
 
 from .inputs import CloudPrice, Sizing, SpotBand
-from .money import HOURS_PER_MONTH, D, cents, r, rate, usd
+from .money import HOURS_PER_MONTH, D, cents, r, rate
 from .parameters import Params
 
 __all__ = [
@@ -204,13 +205,14 @@ def spot_row(
     if c_h is None or c_h <= 0:
         c_h, c_source = float(params["spot_checkpoint_write_min"]) / 60, "parameter spot_checkpoint_write_min"
     r_h = float(params["spot_restart_min"]) / 60
-    spot = row["spot"] = _spot_header(row, quote, len(usable), c_h, c_source, r_h)
+    spot = _spot_header(row, quote, len(usable), c_h, c_source, r_h)
     if not usable:
         row.update(
             available=False,
             capacity_constrained=True,
             unavailable_reason="spot is quoted at the on-demand price in every zone: no spare capacity",
             usd_per_hour=rate(min(z.usd_per_hour for z in quote.zones) * scale) if quote.zones else None,
+            spot=SpotDetail(**spot),
         )
         return row
     instances, gpi = row["instances"], row["gpus_per_instance"]
@@ -220,8 +222,7 @@ def spot_row(
     row["usd_per_gpu_hour"] = rate(mid["usd_per_hour"] / gpi)
     row["job_hours"] = r(mid["hours"], 3)
     row["job_days"] = r(mid["hours"] / 24, 3)
-    row["job_usd"] = usd(mid["job_usd"])
-    row["_job_usd"] = mid["job_usd"]
+    row["job_usd"] = mid["job_usd"]
     row["_finish_days_p90"] = points["p90"]["hours"] / 24
     row["_effective_usd_per_gpu_hour"] = mid["usd_per_hour"] * D(1 + mid["overhead"]) / gpi
     on_demand = quote.on_demand
@@ -229,14 +230,14 @@ def spot_row(
     row["capacity_constrained"] = constrained
     finite = math.isfinite(mid["job_mtbf_hours"])
     spot.update(
-        zone_usd_per_hour={
-            "min": rate(min(usable)),
-            "p10": rate(points["p10"]["usd_per_hour"]),
-            "p50": rate(mid["usd_per_hour"]),
-            "p90": rate(points["p90"]["usd_per_hour"]),
-            "max": rate(max(usable)),
-        },
-        reclaimed_per_month={k: v["reclaimed_per_month"] for k, v in points.items()},
+        zone_usd_per_hour=ZonePrices(
+            min=rate(min(usable)),
+            p10=rate(points["p10"]["usd_per_hour"]),
+            p50=rate(mid["usd_per_hour"]),
+            p90=rate(points["p90"]["usd_per_hour"]),
+            max=rate(max(usable)),
+        ),
+        reclaimed_per_month=FloatPercentiles(**{k: v["reclaimed_per_month"] for k, v in points.items()}),
         interruptions_per_instance_hour=r(mid["interruptions_per_instance_hour"], 8),
         job_mtbf_hours=r(mid["job_mtbf_hours"], 3) if finite else None,
         expected_interruptions=r(mid["hours"] / mid["job_mtbf_hours"], 2) if training else None,
@@ -244,18 +245,20 @@ def spot_row(
         if mid["checkpoint_interval_hours"] is None
         else r(mid["checkpoint_interval_hours"], 4),
         young_interval_hours=r(young_interval_hours(c_h, mid["job_mtbf_hours"]), 4) if training and finite else None,
-        overhead_fraction={k: r(v["overhead"], 5) for k, v in points.items()},
-        finish_days={k: r(v["hours"] / 24, 3) for k, v in points.items()},
-        job_usd={k: usd(v["job_usd"]) for k, v in points.items()},
+        overhead_fraction=FloatPercentiles(**{k: r(v["overhead"], 5) for k, v in points.items()}),
+        finish_days=FloatPercentiles(**{k: r(v["hours"] / 24, 3) for k, v in points.items()}),
+        job_usd=UsdPercentiles(**{k: v["job_usd"] for k, v in points.items()}),
+        quoted=True,
     )
     if on_demand:
         discount = float(1 - mid["usd_per_hour"] / on_demand)
         spot["discount_vs_on_demand"] = r(discount, 4)
         spot["net_saving_vs_on_demand"] = r(spot_net_saving(discount, mid["overhead"]), 4)
-    spot["warnings"] = _warnings(quote.band, mid["usd_per_hour"], on_demand, len(usable))
+    spot["warnings"] = tuple(_warnings(quote.band, mid["usd_per_hour"], on_demand, len(usable)))
     if constrained:
         spot["capacity_note"] = (
             "The median zone's spot price is within 10 % of on-demand: AWS has little or no spare capacity. "
             + spot["capacity_note"]
         )
+    row["spot"] = SpotDetail(**spot)
     return row

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from engine.result.codec import meta
 
@@ -188,7 +189,8 @@ PRICE_FIELDS = ("unit_price_usd", "extended_price_usd", "price_source", "price_a
 @dataclass(frozen=True)
 class BomLine:
     """One line per part number. The price fields are filled by costing: present (possibly null, when no price
-    is sourced) once the plan is priced, absent before. Money is a decimal string, rounded once by costing."""
+    is sourced) once the plan is priced, absent before. Money is `Decimal`, rounded once by costing's one
+    extended-price rule (`engine.costing.onprem.extended_price`), and stored as its 2-decimal string."""
 
     part_number: str | None
     manufacturer: str | None
@@ -197,8 +199,8 @@ class BomLine:
     quantity: int
     source: str | None = field(default=None, metadata=OMIT)
     catalog_id: str | None = field(default=None, metadata=OMIT)
-    unit_price_usd: str | None = field(default=None, metadata=meta(present_if="priced"))
-    extended_price_usd: str | None = field(default=None, metadata=meta(present_if="priced"))
+    unit_price_usd: Decimal | None = field(default=None, metadata=meta(present_if="priced"))
+    extended_price_usd: Decimal | None = field(default=None, metadata=meta(present_if="priced"))
     price_source: str | None = field(default=None, metadata=meta(present_if="priced"))
     price_as_of: str | None = field(default=None, metadata=meta(present_if="priced"))
     price_confidence: str | None = field(default=None, metadata=meta(present_if="priced"))

@@ -1,8 +1,8 @@
 """The typed plan: `PlanResult`, built once by the chain in stage order, serialised once by `to_json`.
 
 `schema_version` counts changes of this JSON shape: "1" is the untyped plan before issue 12 (no
-`schema_version` key); "2" is this typed result. `costs` stays an opaque JSON mapping until costing returns a
-typed result; costing also fills the BOM lines' price fields (`with_costs`).
+`schema_version` key); "2" is this typed result. Costing returns the typed `costs` section (engine/result/costs.py)
+and the priced BOM lines; `with_costs` puts them into a new result.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.result.codec import decode, encode, meta
+from engine.result.costs import Costs
 from engine.result.physical import (
     BomLine,
     ClusterSummary,
@@ -95,7 +96,7 @@ class PlanResult:
     topology: Topology | None = field(default=None, metadata=OMIT)
     explain: Mapping[str, ExplainEntry] = field(default_factory=dict)
     assumptions: Mapping[str, AssumptionEntry] = field(default_factory=dict)
-    costs: Mapping[str, Any] | None = field(default=None, metadata=OMIT)
+    costs: Costs | None = field(default=None, metadata=OMIT)
     price_snapshot: Mapping[str, Any] | None = field(default=None, metadata=meta(present_if="stamped"))
     schema_version: str = SCHEMA_VERSION
     stamped: bool = field(default=False, metadata=meta(json=False))  # priced: price_snapshot is present (maybe null)
@@ -130,7 +131,7 @@ def from_json(data: Mapping[str, Any]) -> PlanResult:
 def with_costs(
     result: PlanResult,
     *,
-    costs: Mapping[str, Any],
+    costs: Costs,
     bom: Sequence[BomLine] | None,
     explain: Mapping[str, ExplainEntry],
     price_snapshot: Mapping[str, Any] | None,

@@ -4,14 +4,16 @@ time-to-train, and no import cycle between the physical build and its explain en
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import math
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from engine import from_json, run_plan, to_json, validate_request
-from engine.result import SCHEMA_VERSION, BomLine, Candidate, LinkGroup, PlanResult
+from engine.result import SCHEMA_VERSION, BomLine, Candidate, Costs, LinkGroup, PlanResult, with_costs
 from engine.result.codec import decode, encode
 from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE
 
@@ -44,6 +46,67 @@ def test_golden_plan_round_trips(path):
     assert _subset(stored, again)
     assert json.loads(json.dumps(again, allow_nan=False)) == again
     assert from_json(again) == typed
+
+
+def _money_fields(value: object, path: str = "costs"):
+    """(path, value) of every money field of a typed costs section: names with `usd`, at any depth."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if "usd" in f.name and not dataclasses.is_dataclass(item):
+                items = item if isinstance(item, tuple) else (item,)
+                yield from ((f"{path}.{f.name}", x) for x in items)
+            elif "usd" in f.name:  # a breakdown or percentiles of money: every field is money
+                yield from ((f"{path}.{f.name}.{g.name}", getattr(item, g.name)) for g in dataclasses.fields(item))
+            else:
+                yield from _money_fields(item, f"{path}.{f.name}")
+    elif isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            yield from _money_fields(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _money_fields(item, f"{path}.{key}")
+
+
+def _assert_costs_typed(typed: PlanResult, stored: dict) -> None:
+    """The costs section decodes into the typed `Costs` with Decimal money and encodes back to the same JSON."""
+    assert isinstance(typed.costs, Costs)
+    assert to_json(typed)["costs"] == stored["costs"]  # money strings exactly as stored
+    money = list(_money_fields(typed.costs))
+    if typed.costs.available:
+        assert len(money) > 20
+        assert typed.costs.onprem is not None and isinstance(typed.costs.onprem.capex_usd, Decimal)
+    for path, value in money:
+        assert value is None or isinstance(value, Decimal), path
+    for line in typed.bom or ():
+        assert line.priced and (line.extended_price_usd is None or isinstance(line.extended_price_usd, Decimal))
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_golden_costs_round_trip_with_decimal_money(path):
+    stored = json.loads(path.read_text())
+    typed = from_json(stored)
+    _assert_costs_typed(typed, stored)
+    assert from_json(to_json(typed)).costs == typed.costs
+
+
+def test_priced_plan_round_trips_typed_costs(catalog):
+    """A plan priced by costing (typed in, typed out) is serialised once and decodes to the same result."""
+    from engine.costing import CostInputs, plan_costs
+    from pricing.references import price_references_load
+
+    refs = price_references_load()
+    result = run_plan(validate_request(H100_70B, catalog), catalog)
+    parts = plan_costs(result, CostInputs([], refs.parts, refs.parameters, refs.carbon, refs.spot_bands))
+    priced = with_costs(result, costs=parts.costs, bom=parts.bom, explain=parts.explain, price_snapshot=None)
+    stored = json.loads(json.dumps(to_json(priced)))
+    assert from_json(stored) == priced
+    _assert_costs_typed(priced, stored)
+    # the BOM total, the hardware figure and the capex components agree to the cent, as Decimals
+    on = priced.costs.onprem
+    assert sum(line.extended_price_usd for line in priced.bom) == on.hardware_usd == parts.bom_total_usd
+    assert on.hardware_usd + on.install_usd == on.capex_usd
+    assert stored["costs"]["onprem"]["capex_usd"] == str(on.capex_usd)
 
 
 def test_engine_plan_round_trips_and_is_versioned(plan):

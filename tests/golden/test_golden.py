@@ -64,6 +64,17 @@ INTENDED: dict[str, str] = {
         "they explain (power.facility_kw, cooling.liquid_kw, cooling.tons) use the plan's power.it_kw, which counts "
         "network, storage and management too; the inputs now show the plan's it_kw"
     ),
+    # Costing takes the typed result (issue 12): a cloud option replicates the GPU systems, and every other sized-on
+    # system's cloud carbon already counted its GPU systems' kW (candidates[].systems_kw), while the chosen system's
+    # counted the plan's power.it_kw (network, storage and management too, which are AWS's own in the cloud). The
+    # chosen system's rows now count power.systems_kw as well: their cloud energy and tonnes fall (by 11-65 %, most
+    # for small serving plans whose storage and network weigh most), and the note says what is counted.
+    r"^costs\.carbon\.cloud\[\d+\]\.(job_energy_mwh|job_tco2e): [\d.]+ -> [\d.]+$": (
+        "one facility power: cloud carbon counts the GPU systems (power.systems_kw) for every sized-on system"
+    ),
+    r"^costs\.carbon\.cloud\[\d+\]\.note: \"IT power of the equivalent on-prem system": (
+        "cloud carbon note says only the GPU systems are counted"
+    ),
 }
 
 

@@ -10,12 +10,12 @@ from decimal import Decimal
 
 import pytest
 
-from engine import load_catalog, run_plan, to_json, validate_request
+from engine import PlanResult, load_catalog, run_plan, to_json, validate_request
 from engine.catalog.hardware import default_catalog_dir
-from engine.costing import CostInputs, plan_costs, request_overrides
+from engine.costing import CostInputs, plan_request, request_overrides
 from engine.request.validation import RequestInvalid, cost_parameter_limits
 from pricing.references import CONFIDENCE_LABELS, price_references_load
-from tests.pricing.test_costing import training_plan
+from tests.pricing.test_costing import priced, training_plan, with_pricing
 
 CATALOG_DIR = default_catalog_dir()
 REFS = price_references_load()
@@ -37,9 +37,15 @@ def _inputs(**overrides) -> CostInputs:
 
 def _priced(request: dict) -> tuple[dict, object]:
     catalog = load_catalog()
-    plan = to_json(run_plan(validate_request(request, catalog), catalog))
-    parts, params = request_overrides(plan)
-    return plan, plan_costs(plan, _inputs(part_overrides=parts, parameter_overrides=params))
+    validated = validate_request(request, catalog)
+    result = run_plan(validated, catalog)
+    parts, params = request_overrides(validated)
+    return to_json(result), priced(result, _inputs(part_overrides=parts, parameter_overrides=params))
+
+
+def _overrides(plan: PlanResult) -> tuple[dict, dict]:
+    """The plan's own prices, read from its typed request (as `pricing.planning.plan_price` does)."""
+    return request_overrides(plan_request(plan))
 
 
 # ------------------------------------------------------------------------------------------------ coverage
@@ -124,11 +130,6 @@ HAND_BOM = [
 ]
 
 
-def _with_pricing(plan: dict, **pricing) -> dict:
-    plan["request"]["pricing"].update(pricing)
-    return plan
-
-
 def _changed(before: dict, after: dict, prefix: str = "") -> set[str]:
     """Dotted paths of the leaves that differ between two JSON-like values."""
     if isinstance(before, dict) and isinstance(after, dict):
@@ -146,9 +147,9 @@ def _changed(before: dict, after: dict, prefix: str = "") -> set[str]:
 
 def test_component_price_override_by_catalog_id_moves_exactly_the_hardware_dependent_figures():
     base_plan = training_plan(bom=[dict(line) for line in HAND_BOM])
-    over_plan = _with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"qm9700": 40000})
-    base = plan_costs(base_plan, _inputs())
-    over = plan_costs(over_plan, _inputs(part_overrides=request_overrides(over_plan)[0]))
+    over_plan = with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"qm9700": 40000})
+    base = priced(base_plan, _inputs())
+    over = priced(over_plan, _inputs(part_overrides=_overrides(over_plan)[0]))
     # reference: 16 x 270,000 + 4 x 36,000 + 10 x 81 (7 m: 60 + 3 x 7) + 10 x 105 (15 m: 60 + 3 x 15)
     #   = 4,320,000 + 144,000 + 810 + 1,050 = 4,465,860
     assert base.costs["onprem"]["hardware_usd"] == "4465860.00"
@@ -178,27 +179,25 @@ def test_component_price_override_by_catalog_id_moves_exactly_the_hardware_depen
 
 
 def test_component_price_override_of_a_cable_family_covers_every_length():
-    plan = _with_pricing(
-        training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"fibre-mmf-mpo12": 100}
-    )
-    result = plan_costs(plan, _inputs(part_overrides=request_overrides(plan)[0]))
+    plan = with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"fibre-mmf-mpo12": 100})
+    result = priced(plan, _inputs(part_overrides=_overrides(plan)[0]))
     lines = {ln["part_number"]: ln for ln in result.bom}
     assert lines["MFP7E10-N007"]["unit_price_usd"] == lines["MFP7E10-N015"]["unit_price_usd"] == "100.00"
     # 4,320,000 + 144,000 + 20 x 100 = 4,466,000
     assert result.costs["onprem"]["hardware_usd"] == "4466000.00"
     # an override by part number names one length only
-    plan = _with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"MFP7E10-N015": 1})
-    lines = {ln["part_number"]: ln for ln in plan_costs(plan, _inputs(part_overrides={"MFP7E10-N015": 1})).bom}
+    plan = with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"MFP7E10-N015": 1})
+    lines = {ln["part_number"]: ln for ln in priced(plan, _inputs(part_overrides={"MFP7E10-N015": 1})).bom}
     assert (lines["MFP7E10-N007"]["unit_price_usd"], lines["MFP7E10-N015"]["unit_price_usd"]) == ("81.00", "1.00")
 
 
 def test_utilization_override_moves_energy_and_per_hour_figures_only():
     base_plan = training_plan()
-    over_plan = _with_pricing(training_plan(), utilization=0.5)
-    parts, params = request_overrides(over_plan)
+    over_plan = with_pricing(training_plan(), utilization=0.5)
+    parts, params = _overrides(over_plan)
     assert parts == {} and params == {"utilization": Decimal("0.5")}
-    base = plan_costs(base_plan, _inputs()).costs
-    over = plan_costs(over_plan, _inputs(parameter_overrides=params)).costs
+    base = priced(base_plan, _inputs()).costs
+    over = priced(over_plan, _inputs(parameter_overrides=params)).costs
     on = over["onprem"]
     # 16 x DGX H100 (systems only): capex = 4,320,000 x 1.05 = 4,536,000 (unchanged by utilisation)
     assert on["capex_usd"] == base["onprem"]["capex_usd"] == "4536000.00"
@@ -218,9 +217,9 @@ def test_utilization_override_moves_energy_and_per_hour_figures_only():
 
 
 def test_named_parameter_override_moves_its_dependents():
-    plan = _with_pricing(training_plan(), parameters={"install_integration_percent": 10})
-    _parts, params = request_overrides(plan)
-    on = plan_costs(plan, _inputs(parameter_overrides=params)).costs["onprem"]
+    plan = with_pricing(training_plan(), parameters={"install_integration_percent": 10})
+    _parts, params = _overrides(plan)
+    on = priced(plan, _inputs(parameter_overrides=params)).costs["onprem"]
     # capex = 4,320,000 x 1.10 = 4,752,000; install = 432,000; maintenance = 475,200
     assert (on["install_usd"], on["capex_usd"]) == ("432000.00", "4752000.00")
     assert on["opex_breakdown_usd_per_year"]["maintenance"] == "475200.00"
@@ -359,8 +358,8 @@ def test_fractional_cent_override_gives_one_extended_price_in_costs_csv_and_tota
         {"part_number": "DGX H100", "catalog_id": "dgx-h100", "description": "DGX H100", "quantity": 16},
         {"part_number": "MQM9700-NS2F", "catalog_id": "qm9700", "description": "QM9700", "quantity": 3},
     ]
-    plan = _with_pricing(training_plan(bom=bom), component_prices={"MQM9700-NS2F": 10.005})
-    result = plan_costs(plan, _inputs(part_overrides=request_overrides(plan)[0]))
+    plan = with_pricing(training_plan(bom=bom), component_prices={"MQM9700-NS2F": 10.005})
+    result = priced(plan, _inputs(part_overrides=_overrides(plan)[0]))
     line = {ln["part_number"]: ln for ln in result.bom}["MQM9700-NS2F"]
     assert (line["unit_price_usd"], line["extended_price_usd"]) == ("10.01", "30.03")
     (csv_row,) = [row for row in bom_rows(result.bom) if row["part_number"] == "MQM9700-NS2F"]
@@ -405,7 +404,7 @@ def test_bom_total_capex_components_and_totals_agree_to_the_cent():
     # cent (212.16 kW x 8760 x 0.8 x 0.08 = 118,945.3824; 163.2 x 163.44 x 12 = 320,080.896).
     _plan, result = _priced(DEFAULT_REQUEST)
     _assert_totals_agree(result)
-    hand = plan_costs(training_plan(bom=[dict(line) for line in HAND_BOM], years=5), _inputs())
+    hand = priced(training_plan(bom=[dict(line) for line in HAND_BOM], years=5), _inputs())
     _assert_totals_agree(hand)
     # 118,945.38 + 320,080.90 + 10 % x 4,689,153 (468,915.30) + 0 = 907,941.58; TCO = 4,689,153 + 5 x that
     assert hand.costs["onprem"]["capex_usd"] == "4689153.00"  # 4,465,860 x 1.05

@@ -1,29 +1,36 @@
 """engine.costing (plan_costs and its models) against hand-worked examples (plain pytest: no database, no boto3).
 
 Every expected figure is worked out in the comment above its assertion, so a reader can check it with a
-calculator. The plans here are small hand-built dicts with only the keys costing reads.
+calculator. The plans are typed `PlanResult`s: one small real plan with the parts costing reads (cluster, power,
+training days, candidates, BOM, request terms) replaced by hand-chosen figures. Assertions read the priced parts
+as the plan stores them (`CostResult.to_json()`: money as decimal strings), and some the typed Decimals directly.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import subprocess
 import sys
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import engine.costing
+from engine import PlanResult, load_catalog, run_plan, validate_request
 from engine.costing import (
     CloudPrice,
     CostInputs,
+    CostResult,
     capacity_block_days,
     checkpoint_overhead_fraction,
-    cost_job_from_plan,
+    cost_job_from_result,
     daly_interval_hours,
     interruption_rate_per_instance_hour,
     job_mtbf_hours,
@@ -33,11 +40,53 @@ from engine.costing import (
     usd,
     young_interval_hours,
 )
+from engine.result import BomLine, Candidate, ExplainEntry, PowerSummary
 from pricing.references import price_references_load
 
 ROOT = Path(__file__).resolve().parents[2]
 OBSERVED = "2026-11-09T00:00:00+00:00"
 REFS = price_references_load()
+
+
+BASE_REQUEST = {
+    "workload": "training",
+    "model": {"preset": "llama-3-8b"},
+    "training": {"tokens": 1e11, "gpus": 8},
+    "hardware": {"system": "dgx-h100"},
+}
+
+
+@functools.cache
+def base_plan(workload: str = "training") -> PlanResult:
+    """One small real plan (8 GPUs of DGX H100): the hand plans replace the parts costing reads."""
+    catalog = load_catalog()
+    body = BASE_REQUEST
+    if workload == "inference":
+        body = {**BASE_REQUEST, "workload": "inference", "training": None}
+        body = {k: v for k, v in body.items() if v is not None}
+        body["inference"] = {"requests_per_s": 1, "prompt_tokens": 512, "output_tokens": 128}
+    plan = run_plan(validate_request(body, catalog), catalog)
+    assert plan.feasible
+    return plan
+
+
+def bom_line(line: dict[str, Any]) -> BomLine:
+    """A hand BOM line as the engine builds it (costing reads part number, catalog id and quantity)."""
+    return BomLine(
+        part_number=line.get("part_number"),
+        manufacturer=line.get("manufacturer"),
+        description=line.get("description"),
+        category=line.get("category", ""),
+        quantity=line["quantity"],
+        source=line.get("source"),
+        catalog_id=line.get("catalog_id"),
+    )
+
+
+def with_pricing(plan: PlanResult, **pricing: Any) -> PlanResult:
+    """The plan with these keys added to its request's `pricing` block (the request echo)."""
+    request = {**plan.request, "pricing": {**plan.request["pricing"], **pricing}}
+    return replace(plan, request=request)
 
 
 def training_plan(
@@ -54,28 +103,67 @@ def training_plan(
     site=None,
     regions=("us-east-1",),
     years=3,
-):
-    """16 x DGX H100 (128 GPUs) for 10 days unless told otherwise; it_kw = 16 x 10.2 kW."""
-    plan = {
-        "feasible": True,
-        "workload": "training",
-        "request": {
-            "training": {"deadline_days": deadline},
-            "site": site or {},
-            "pricing": {"years": years, "regions": list(regions)},
-        },
-        "training": {"gpus": gpus, "days": days, "goodput": {}},
-        "cluster": {"system": system, "systems": gpus // 8, "gpus": gpus},
-        "power": {"it_kw": it_kw, "facility_kw": it_kw * pue, "pue": pue},
-        "candidates": [
-            {"system": system, "gpu": gpu, "feasible": True, "chosen": True, "gpus": gpus, "days": days, "it_kw": it_kw}
-        ],
-    }
+) -> PlanResult:
+    """16 x DGX H100 (128 GPUs) for 10 days unless told otherwise; it_kw = 16 x 10.2 kW (GPU systems only)."""
+    base = base_plan()
+    assert base.training is not None and base.training.goodput is not None and base.cluster is not None
+    goodput = None
     if checkpoint_write_s is not None:
-        plan["training"]["goodput"]["checkpoint_write_s"] = checkpoint_write_s
-    if bom is not None:
-        plan["bom"] = bom
-    return plan
+        goodput = replace(base.training.goodput, checkpoint_write_s=checkpoint_write_s)
+    no_site = {"electricity_usd_per_kwh": None, "pue": None, "colo_usd_per_kw_month": None}
+    request = {
+        **base.request,
+        "training": {**base.request["training"], "gpus": None, "deadline_days": deadline},
+        "site": {**no_site, **(site or {})},
+        "pricing": {**base.request["pricing"], "years": years, "regions": list(regions)},
+    }
+    return replace(
+        base,
+        request=request,
+        training=replace(base.training, gpus=gpus, days=days, goodput=goodput),
+        cluster=replace(base.cluster, system=system, systems=gpus // 8, gpus=gpus, job_gpus=gpus),
+        power=PowerSummary(it_kw=it_kw, facility_kw=it_kw * pue, per_rack_kw=it_kw, pue=pue, systems_kw=it_kw),
+        candidates=(
+            Candidate(
+                system,
+                gpu,
+                feasible=True,
+                chosen=True,
+                reason=None,
+                gpus=gpus,
+                days=days,
+                it_kw=it_kw,
+                systems_kw=it_kw,
+            ),
+        ),
+        bom=None if bom is None else tuple(bom_line(line) for line in bom),
+    )
+
+
+@dataclass(frozen=True)
+class Priced:
+    """A `CostResult` as the plan stores it (`costs`, `bom`, `explain`: JSON, money as decimal strings), with the
+    typed result beside it (`typed`)."""
+
+    typed: CostResult
+    costs: dict[str, Any]
+    bom: list[dict[str, Any]] | None
+    explain: dict[str, Any]
+
+    @property
+    def onprem(self):
+        return self.typed.onprem
+
+    @property
+    def bom_total_usd(self) -> Decimal | None:
+        return self.typed.bom_total_usd
+
+
+def priced(plan: PlanResult, cost_inputs: CostInputs) -> Priced:
+    """`plan_costs`, serialised as `planner.adapter.plan_compute` stores it (the JSON round-trips the typed costs)."""
+    typed = plan_costs(plan, cost_inputs)
+    out = json.loads(json.dumps(typed.to_json()))
+    return Priced(typed, out["costs"], out["bom"], out["explain"])
 
 
 def price(
@@ -183,7 +271,7 @@ def test_percentile_interpolates_like_numpy():
 
 def test_on_demand_p5_by_hand():
     # 128 GPUs / 8 per p5.48xlarge = 16 instances; 10 days = 240 h; 55.04 x 16 x 240 = 211,353.60
-    costs = plan_costs(training_plan(), inputs()).costs
+    costs = priced(training_plan(), inputs()).costs
     od = row(costs, "on_demand")
     assert (od["instances"], od["job_hours"], od["usd_per_hour"], od["usd_per_gpu_hour"]) == (
         16,
@@ -198,7 +286,7 @@ def test_on_demand_p5_by_hand():
 
 def test_instances_round_up_to_whole_instances():
     # 130 GPUs need ceil(130 / 8) = 17 instances: 17 x 55.04 x 240 = 224,563.20
-    costs = plan_costs(training_plan(gpus=130), inputs()).costs
+    costs = priced(training_plan(gpus=130), inputs()).costs
     assert row(costs, "on_demand")["instances"] == 17
     assert row(costs, "on_demand")["job_usd"] == "224563.20"
 
@@ -206,7 +294,7 @@ def test_instances_round_up_to_whole_instances():
 def test_reserved_pays_the_whole_term():
     # a 10-day job on a 1-year reservation pays 8760 h: 16 x 35.958904 x 8760 = 35.958904 x 140,160 = 5,039,999.98
     # used only for the job's 240 h it would be 16 x 35.958904 x 240 = 138,082.19
-    r = row(plan_costs(training_plan(), inputs()).costs, "reserved_1y")
+    r = row(priced(training_plan(), inputs()).costs, "reserved_1y")
     assert r["commitment_hours"] == 8760
     assert r["job_usd"] == usd(16 * Decimal("35.958904") * 8760) == "5039999.98"
     assert r["job_usd_if_term_shared"] == "138082.19"
@@ -220,13 +308,13 @@ def test_capacity_block_durations():
 
 def test_capacity_block_by_hand_and_its_limits():
     # 16 instances (one block of <= 64) for 10 days: 16 x 39.33 x 240 = 151,027.20
-    cb = row(plan_costs(training_plan(), inputs()).costs, "capacity_block")
+    cb = row(priced(training_plan(), inputs()).costs, "capacity_block")
     assert (cb["available"], cb["blocks"], cb["block_days"], cb["job_usd"]) == (True, 1, 10, "151027.20")
     # 258 instances (2064 GPUs) exceed the 256-instance total
-    big = row(plan_costs(training_plan(gpus=2064), inputs()).costs, "capacity_block")
+    big = row(priced(training_plan(gpus=2064), inputs()).costs, "capacity_block")
     assert big["available"] is False and "at most 256" in big["unavailable_reason"] and big["job_usd"] is None
     # a 200-day job exceeds the 182-day maximum
-    long = row(plan_costs(training_plan(days=200), inputs()).costs, "capacity_block")
+    long = row(priced(training_plan(days=200), inputs()).costs, "capacity_block")
     assert long["available"] is False and "182 days" in long["unavailable_reason"]
 
 
@@ -238,7 +326,7 @@ def test_spot_expected_cost_by_hand():
     # overhead = 0.083333 / 5.0861 + (5.0861 + 0.0833) / 317.2 + 0.5 / 158.60 = 0.016385 + 0.016297 + 0.003153 = 0.0358
     # Usable zones 14.25 / 20.00 / 26.00 (55.04 is at on-demand: no capacity): median 20.00
     # cost = 16 x 20.00 x 240 x 1.0358 = 79,551 (to the dollar; the test recomputes the exact overhead)
-    costs = plan_costs(training_plan(), inputs()).costs
+    costs = priced(training_plan(), inputs()).costs
     s = row(costs, "spot")
     spot = s["spot"]
     assert (spot["band"], spot["band_assumed"], spot["zones"], spot["zones_at_on_demand"]) == (">20%", False, 4, 1)
@@ -261,7 +349,7 @@ def test_spot_expected_cost_by_hand():
 
 def test_spot_uses_the_plans_checkpoint_write_time():
     plan = training_plan(checkpoint_write_s=60)
-    spot = row(plan_costs(plan, inputs()).costs, "spot")["spot"]
+    spot = row(priced(plan, inputs()).costs, "spot")["spot"]
     assert spot["checkpoint_write_min"] == 1.0
     assert spot["checkpoint_write_source"].startswith("plan")
 
@@ -271,7 +359,7 @@ def test_spot_at_on_demand_everywhere_is_not_available():
         price("p5.48xlarge", "on_demand", "55.04"),
         price("p5.48xlarge", "spot", "55.04", zone="use1-az6", constrained=True),
     ]
-    s = row(plan_costs(training_plan(), inputs(prices)).costs, "spot")
+    s = row(priced(training_plan(), inputs(prices)).costs, "spot")
     assert s["available"] is False and s["capacity_constrained"] is True
     assert "no spare capacity" in s["unavailable_reason"] and s["job_usd"] is None
 
@@ -279,7 +367,7 @@ def test_spot_at_on_demand_everywhere_is_not_available():
 def test_spot_near_on_demand_is_flagged():
     # median zone 50.00 >= 0.9 x 55.04 = 49.536: flagged, still priced
     prices = [price("p5.48xlarge", "on_demand", "55.04"), price("p5.48xlarge", "spot", "50.00", zone="use1-az1")]
-    s = row(plan_costs(training_plan(), inputs(prices)).costs, "spot")
+    s = row(priced(training_plan(), inputs(prices)).costs, "spot")
     assert s["available"] is True and s["capacity_constrained"] is True
 
 
@@ -289,7 +377,7 @@ def test_unlisted_spot_type_assumes_the_worst_band_and_says_so():
         price("p6-b200.48xlarge", "spot", "19.09", zone="use1-az4", gpu="b200-hgx"),
     ]
     plan = training_plan(system="dgx-b200", gpu="b200-hgx")
-    spot = row(plan_costs(plan, inputs(prices)).costs, "spot", "p6-b200.48xlarge")["spot"]
+    spot = row(priced(plan, inputs(prices)).costs, "spot", "p6-b200.48xlarge")["spot"]
     assert spot["band"] == ">20%" and spot["band_assumed"] is True
     assert any("assumed" in w for w in spot["warnings"])
     assert any("75 %" in w for w in spot["warnings"])  # 19.09 is 83 % below on-demand: suspicious
@@ -297,24 +385,25 @@ def test_unlisted_spot_type_assumes_the_worst_band_and_says_so():
 
 def test_only_instances_with_the_same_gpu_model_and_memory_are_priced():
     prices = [*P5, price("p4d.24xlarge", "on_demand", "21.957642", gpu="a100-40gb-sxm")]
-    costs = plan_costs(training_plan(), inputs(prices)).costs
+    costs = priced(training_plan(), inputs(prices)).costs
     assert {r["instance_type"] for r in costs["cloud"]} == {"p5.48xlarge"}
 
 
 def test_chosen_gpu_without_an_instance_type_is_said_and_others_priced():
     plan = training_plan(system="gb200-nvl72", gpu="b200-gb200", gpus=144)
-    plan["candidates"].append(
-        {
-            "system": "dgx-h100",
-            "gpu": "h100-sxm",
-            "feasible": True,
-            "chosen": False,
-            "gpus": 160,
-            "days": 12.0,
-            "it_kw": 204.0,
-        }
+    other = Candidate(
+        "dgx-h100",
+        "h100-sxm",
+        feasible=True,
+        chosen=False,
+        reason=None,
+        gpus=160,
+        days=12.0,
+        it_kw=204.0,
+        systems_kw=204.0,
     )
-    costs = plan_costs(plan, inputs()).costs
+    plan = replace(plan, candidates=(*plan.candidates, other))
+    costs = priced(plan, inputs()).costs
     assert "b200-gb200" in costs["cloud_notes"][0]
     od = row(costs, "on_demand")
     # sized on dgx-h100: 160 / 8 = 20 instances x 55.04 x 288 h = 317,030.40
@@ -334,9 +423,14 @@ def test_onprem_systems_only_by_hand():
     # shared job = 128 x 240 x 2.6806711 = 30,720 x 2.6806711 = 82,350.22
     # bought for the job = capex + 212.16 x 240 x 0.08 + (320,080.90 + 453,600) x 240 / 8760
     #                    = 4,536,000 + 4,073.47 + 21,196.74 = 4,561,270.21
-    costs = plan_costs(training_plan(), inputs()).costs
+    result = priced(training_plan(), inputs())
+    costs = result.costs
     on = costs["onprem"]
     assert (on["hardware_usd"], on["install_usd"], on["capex_usd"]) == ("4320000.00", "216000.00", "4536000.00")
+    # the typed section holds the same figures as Decimals (the JSON is their strings)
+    typed = result.typed.costs.onprem
+    assert typed is not None and typed.capex_usd == Decimal("4536000.00") and typed.tco_usd == Decimal("7213878.84")
+    assert typed.usd_per_gpu_hour == Decimal("2.680671") and typed.lines[0].extended_price_usd == Decimal("4320000")
     assert on["opex_breakdown_usd_per_year"] == {
         "energy": "118945.38",
         "colocation": "320080.90",
@@ -356,7 +450,7 @@ def test_onprem_systems_only_by_hand():
 def test_site_overrides_electricity_and_colocation():
     # $0.10/kWh, $100/kW-month: energy = 212.16 x 8760 x 0.8 x 0.10 = 148,681.73; colo = 163.2 x 100 x 12 = 195,840
     plan = training_plan(site={"electricity_usd_per_kwh": 0.10, "colo_usd_per_kw_month": 100})
-    on = plan_costs(plan, inputs()).costs["onprem"]
+    on = priced(plan, inputs()).costs["onprem"]
     assert on["opex_breakdown_usd_per_year"]["energy"] == "148681.73"
     assert on["opex_breakdown_usd_per_year"]["colocation"] == "195840.00"
 
@@ -390,9 +484,13 @@ def test_onprem_prices_the_bom_and_lists_unpriced_lines():
             "source": "spec",
         },
     ]
-    result = plan_costs(training_plan(bom=bom), inputs())
+    result = priced(training_plan(bom=bom), inputs())
     # 16 x 270,000 + 4 x 36,000 = 4,320,000 + 144,000 = 4,464,000
     assert result.costs["onprem"]["hardware_usd"] == "4464000.00"
+    # costing returns typed priced BOM lines: the engine's lines with the price fields filled
+    typed_lines = {line.part_number: line for line in result.typed.bom or ()}
+    assert typed_lines["MQM9700-NS2F"].extended_price_usd == Decimal("144000.00") and typed_lines["MQM9700-NS2F"].priced
+    assert typed_lines["NO-SUCH-PART"].unit_price_usd is None and typed_lines["NO-SUCH-PART"].priced
     lines = {line["part_number"]: line for line in result.bom}
     assert lines["MQM9700-NS2F"]["unit_price_usd"] == "36000.00"
     assert lines["MQM9700-NS2F"]["extended_price_usd"] == "144000.00"
@@ -406,8 +504,8 @@ def test_onprem_prices_the_bom_and_lists_unpriced_lines():
 
 
 def test_user_part_override_applies_to_this_plan_only():
-    base = plan_costs(training_plan(), inputs()).costs["onprem"]
-    over = plan_costs(training_plan(), inputs(part_overrides={"dgx-h100": Decimal("250000")})).costs["onprem"]
+    base = priced(training_plan(), inputs()).costs["onprem"]
+    over = priced(training_plan(), inputs(part_overrides={"dgx-h100": Decimal("250000")})).costs["onprem"]
     assert base["hardware_usd"] == "4320000.00" and over["hardware_usd"] == "4000000.00"
     assert over["lines"][0]["price_confidence"] == "user_override"
 
@@ -416,7 +514,7 @@ def test_unpriced_system_gives_no_onprem_figures_and_says_why():
     # Every catalog system is priced now (test_component_prices.py); drop the DGX H200 record to see the gap.
     plan = training_plan(system="dgx-h200", gpu="h200-sxm")
     parts = [p for p in REFS.parts if p.catalog_id != "dgx-h200"]
-    costs = plan_costs(plan, CostInputs([], parts, REFS.parameters, REFS.carbon, REFS.spot_bands)).costs
+    costs = priced(plan, CostInputs([], parts, REFS.parameters, REFS.carbon, REFS.spot_bands)).costs
     assert costs["onprem"]["capex_usd"] is None and costs["onprem"]["tco_usd"] is None
     assert "no sourced price" in costs["coverage"]["notes"][1]
 
@@ -429,7 +527,7 @@ def test_break_even_utilisation_by_hand():
     #   = 2,285,680.90; B = 212.16 x 8760 x 0.08 = 148,681.73
     # on-demand: 128 GPUs x 8760 x 6.88 $/GPU-h x u = 7,714,406.40 u
     # u* = A / (7,714,406.40 - 148,681.73) = 2,285,680.90 / 7,565,724.67 = 0.3021
-    be = plan_costs(training_plan(), inputs()).costs["comparison"]["break_even"]
+    be = priced(training_plan(), inputs()).costs["comparison"]["break_even"]
     od = next(b for b in be if b["purchase"] == "on_demand")
     assert od["break_even_utilization"] == pytest.approx(0.3021, abs=1e-4)
     assert od["onprem_cheaper"] == "above"
@@ -440,7 +538,7 @@ def test_break_even_utilisation_by_hand():
 
 
 def test_cheapest_options_and_deadline():
-    comp = plan_costs(training_plan(deadline=10.2), inputs()).costs["comparison"]
+    comp = priced(training_plan(deadline=10.2), inputs()).costs["comparison"]
     # options come sorted by job cost; spot (~79,551) undercuts shared on-prem (82,350.22) here
     prices = [Decimal(o["job_usd"]) for o in comp["options"]]
     assert prices == sorted(prices)
@@ -451,7 +549,7 @@ def test_cheapest_options_and_deadline():
 
 
 def test_cumulative_series_shape():
-    cum = plan_costs(training_plan(), inputs()).costs["comparison"]["cumulative"]
+    cum = priced(training_plan(), inputs()).costs["comparison"]["cumulative"]
     assert cum["months"] == list(range(37))
     onprem = cum["series"][0]
     assert onprem["usd"][0] == "4536000.00"  # capex at month 0
@@ -461,7 +559,7 @@ def test_cumulative_series_shape():
 
 
 def test_sensitivity_table_rows_and_order():
-    sens = plan_costs(training_plan(), inputs()).costs["sensitivity"]
+    sens = priced(training_plan(), inputs()).costs["sensitivity"]
     assert {r["input"] for r in sens["rows"]} == {"utilization", "system_price", "power_price", "spot_price", "mfu"}
     swings = [Decimal(r["swing_usd"]) for r in sens["rows"]]
     assert swings == sorted(swings, reverse=True)
@@ -478,15 +576,32 @@ def test_sensitivity_table_rows_and_order():
 def test_carbon_by_hand():
     # on-prem job: 212.16 kW x 240 h = 50,918.4 kWh x 366 g/kWh = 18.636 t
     # us-east-1: 163.2 kW x 1.135 x 240 h = 44,455.68 kWh x 379.069 g/kWh = 16.852 t
-    carbon = plan_costs(training_plan(), inputs()).costs["carbon"]
+    carbon = priced(training_plan(), inputs()).costs["carbon"]
     assert carbon["onprem"]["job_energy_mwh"] == pytest.approx(50.918, abs=1e-3)
     assert carbon["onprem"]["job_tco2e"] == pytest.approx(18.636, abs=1e-3)
     (use1,) = carbon["cloud"]
     assert use1["region"] == "us-east-1" and use1["job_tco2e"] == pytest.approx(16.852, abs=1e-3)
 
 
+def test_cloud_carbon_counts_the_gpu_systems_and_onprem_every_it_part():
+    # The plan's power counts network, storage and management too: it_kw 200 (GPU systems 163.2), facility 260 kW.
+    # On-prem: 260 kW x 240 h = 62,400 kWh = 62.4 MWh; colocation is charged on 200 kW: 200 x 163.44 x 12 = 392,256.
+    # The cloud option replicates the GPU systems only, like every other sized-on system: still 163.2 kW x 1.135 x
+    # 240 h = 44,455.68 kWh -> 16.852 t in us-east-1.
+    plan = training_plan()
+    assert plan.power is not None
+    plan = replace(plan, power=replace(plan.power, it_kw=200.0, facility_kw=260.0))
+    costs = priced(plan, inputs()).costs
+    assert costs["carbon"]["onprem"]["job_energy_mwh"] == pytest.approx(62.4, abs=1e-3)
+    assert costs["onprem"]["opex_breakdown_usd_per_year"]["colocation"] == "392256.00"
+    (use1,) = costs["carbon"]["cloud"]
+    assert use1["job_energy_mwh"] == pytest.approx(44.456, abs=1e-3)
+    assert use1["job_tco2e"] == pytest.approx(16.852, abs=1e-3)
+
+
 def test_every_headline_figure_is_explained_and_money_is_strings():
-    result = plan_costs(training_plan(), inputs())
+    result = priced(training_plan(), inputs())
+    assert all(isinstance(entry, ExplainEntry) for entry in result.typed.explain.values())
     for key in ("capex_usd", "opex_usd_per_year", "tco_usd", "usd_per_gpu_hour", "job_usd", "job_usd_shared"):
         assert f"costs.onprem.{key}" in result.explain
         assert set(result.explain[f"costs.onprem.{key}"]) == {"formula", "inputs", "source"}
@@ -509,18 +624,23 @@ def test_every_headline_figure_is_explained_and_money_is_strings():
 
 
 def test_infeasible_plan_is_not_priced():
-    result = plan_costs({"feasible": False}, inputs())
+    result = priced(replace(training_plan(), feasible=False), inputs())
     assert result.costs["available"] is False and result.bom is None and result.explain == {}
 
 
 def test_inference_prices_a_year_of_serving():
     plan = training_plan()
-    plan.pop("training")
-    plan["workload"] = "inference"
-    plan["inference"] = {"gpus": 16}
-    plan["cluster"] = {"system": "dgx-h100", "systems": 2, "gpus": 16}
-    plan["candidates"][0]["gpus"] = 16
-    od = row(plan_costs(plan, inputs()).costs, "on_demand")
+    serving = base_plan("inference")
+    assert serving.inference is not None and plan.cluster is not None
+    plan = replace(
+        plan,
+        workload="inference",
+        training=None,
+        inference=replace(serving.inference, gpus=16),
+        cluster=replace(plan.cluster, systems=2, gpus=16, job_gpus=16),
+        candidates=(replace(plan.candidates[0], gpus=16, days=None),),
+    )
+    od = row(priced(plan, inputs()).costs, "on_demand")
     # 2 instances x 55.04 x 8760 h = 964,300.80
     assert (od["instances"], od["job_hours"], od["job_usd"]) == (2, 8760.0, "964300.80")
 
@@ -541,9 +661,9 @@ def _leaves(value, path=""):
 
 def test_repricing_with_another_snapshot_changes_exactly_the_price_dependent_figures():
     plan = training_plan()
-    before = plan_costs(copy.deepcopy(plan), inputs())
+    before = priced(copy.deepcopy(plan), inputs())
     dearer = [p if p.purchase != "on_demand" else price("p5.48xlarge", "on_demand", "60.00") for p in P5]
-    after = plan_costs(copy.deepcopy(plan), inputs(dearer))
+    after = priced(copy.deepcopy(plan), inputs(dearer))
     a, b = dict(_leaves(before.costs)), dict(_leaves(after.costs))
     assert a.keys() == b.keys()
     changed = {k for k in a if a[k] != b[k]}
@@ -571,11 +691,14 @@ def test_repricing_with_another_snapshot_changes_exactly_the_price_dependent_fig
 
 PURITY_SCRIPT = """
 import json, sys
+from engine import load_catalog, run_plan, validate_request
 from engine.costing import plan_costs, CostInputs
 from pricing.references import price_references_load
 refs = price_references_load()
-plan = {"feasible": True, "training": {"gpus": 8, "days": 1.0}, "cluster": {"system": "dgx-h100", "systems": 1,
-        "gpus": 8}, "power": {"it_kw": 10.2, "facility_kw": 13.26}, "candidates": [], "request": {}}
+catalog = load_catalog()
+body = {"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e11, "gpus": 8},
+        "hardware": {"system": "dgx-h100"}}
+plan = run_plan(validate_request(body, catalog), catalog)
 plan_costs(plan, CostInputs(cloud_prices=[], parts=refs.parts, parameters=refs.parameters, carbon=refs.carbon))
 print(json.dumps(sorted(sys.modules)))
 """
@@ -591,9 +714,11 @@ def test_costing_loads_no_forbidden_modules():
 def test_cost_job_reads_the_plans_days_and_request_terms_never_recomputes():
     plan = training_plan(days=10.0, site={"electricity_usd_per_kwh": 0.1}, years=5, regions=("eu-west-1",))
     # days_ideal / goodput would give 18 days: costing must take the plan's training.days (10) as stated
-    plan["training"].update(days_ideal=9.0, goodput={"fraction": 0.5, "checkpoint_write_s": 90})
-    plan["request"]["pricing"]["component_prices"] = {"qm9700": 40000}
-    job = cost_job_from_plan(plan)
+    assert plan.training is not None and base_plan().training is not None
+    goodput = replace(base_plan().training.goodput, fraction=0.5, checkpoint_write_s=90.0)
+    plan = replace(plan, training=replace(plan.training, days_ideal=9.0, goodput=goodput))
+    plan = with_pricing(plan, component_prices={"qm9700": 40000})
+    job = cost_job_from_result(plan)
     assert job is not None and job.chosen.days == 10.0 and job.workload == "training"
     assert job.chosen.checkpoint_write_h == pytest.approx(0.025)  # 90 s
     assert (job.cluster_gpus, job.job_gpus, job.it_kw, job.deadline_days, job.bom) == (128, 128, 163.2, 30.0, None)
@@ -601,9 +726,9 @@ def test_cost_job_reads_the_plans_days_and_request_terms_never_recomputes():
     assert job.terms.site_prices == {"electricity_usd_per_kwh": Decimal("0.1")}
     assert job.terms.part_overrides == {"qm9700": Decimal("40000")}
     # on-prem job hours are the plan's days x 24 = 240
-    assert plan_costs(plan, inputs()).costs["onprem"]["job_hours"] == 240.0
-    assert cost_job_from_plan({"feasible": False}) is None
-    assert cost_job_from_plan({**training_plan(), "training": None}) is None
+    assert priced(plan, inputs()).costs["onprem"]["job_hours"] == 240.0
+    assert cost_job_from_result(replace(training_plan(), feasible=False)) is None
+    assert cost_job_from_result(replace(training_plan(), training=None)) is None
 
 
 def test_spot_and_goodput_share_one_daly_interval():
