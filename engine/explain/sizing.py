@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from engine.catalog.hardware import Gpu, System
 from engine.physical.cluster import ClusterBuild
-from engine.physical.facility import KW_PER_TON, FacilityResult
+from engine.physical.cooling import KW_PER_TON
+from engine.physical.facility import FacilityResult
 from engine.request.spec import InferenceSpec, TrainingSpec
 from engine.search.serving import InferenceResult, effective_mbu
 from engine.search.training import SECONDS_PER_DAY, TrainingResult

@@ -6,7 +6,8 @@ import pytest
 
 from engine.assumptions.registry import Assumptions
 from engine.physical.cluster import build_cluster
-from engine.physical.facility import cooling_method_for, size_facility
+from engine.physical.cooling import cooling_method_for
+from engine.physical.facility import size_facility
 from engine.request.spec import HardwareSpec, SiteSpec
 
 

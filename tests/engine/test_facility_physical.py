@@ -9,7 +9,9 @@ import pytest
 from engine.assumptions.registry import Assumptions
 from engine.physical.build import build_physical
 from engine.physical.cluster import build_cluster, usable_feed_kw
-from engine.physical.facility import airflow_cfm, coolant_lpm, cooling_method_for, feeds_for, size_site
+from engine.physical.cooling import airflow_cfm, coolant_lpm, cooling_method_for
+from engine.physical.facility import size_site
+from engine.physical.racks import feeds_for
 from engine.physical.storage import size_storage
 from engine.request.spec import HardwareSpec, SiteSpec
 

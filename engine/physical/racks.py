@@ -1,0 +1,196 @@
+"""Rack layout: GPU systems, switches, management servers and storage packed into racks under U and kW budgets.
+
+One row per scalable unit (its compute racks, then the row's network rack), then a central row of spine/core
+switches and management racks (UFM, head nodes, storage). Each rack gets its circuits (N+1 or N+N feeds) and the
+cooling its load needs; the facility stage sums what the layout holds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.hardware import System
+from engine.catalog.parts import Part, PartsCatalog
+from engine.physical.cluster import ClusterBuild, usable_feed_kw
+from engine.physical.cooling import cooling_method_for
+from engine.physical.fabric import FabricPlan
+from engine.physical.rack_devices import RackDevice, item_dict, rack_devices
+
+__all__ = ["Rack", "RackLayout", "feeds_for", "lay_out_racks"]
+
+
+@dataclass(frozen=True)
+class Rack:
+    """One rack of the layout: what is in it and what it draws (at maximum) for circuits and cooling."""
+
+    id: str
+    row: int
+    role: str  # compute | network | management
+    items: tuple[tuple[str, int], ...]  # (catalog id, quantity)
+    kw: float
+    rack_units: int
+    weight_kg: float
+    feeds: int
+    cooling: str
+
+    def as_dict(self, devices: dict[str, RackDevice] | None = None) -> dict[str, object]:
+        """The rack as plan JSON; each item carries its height, kind and name from `devices` when given."""
+        devices = devices or {}
+        return {
+            "id": self.id,
+            "row": self.row,
+            "role": self.role,
+            "items": [item_dict(i, q, devices.get(i)) for i, q in self.items],
+            "kw": round(self.kw, 3),
+            "rack_units": self.rack_units,
+            "weight_kg": round(self.weight_kg, 1),
+            "feeds": self.feeds,
+            "cooling": self.cooling,
+        }
+
+
+@dataclass(frozen=True)
+class RackLayout:
+    """Every rack of the build, the usable kW of one feed, the rack height and what each placed device is."""
+
+    racks: tuple[Rack, ...]
+    usable_feed_kw: float
+    rack_height_u: int
+    unknown_power: tuple[str, ...]  # parts placed whose power the catalog does not publish (counted as 0 W)
+    devices: tuple[tuple[str, RackDevice], ...]  # (catalog id, device) for every item placed in a rack
+
+
+def feeds_for(kw: float, power_redundancy: str, usable_kw: float) -> int:
+    """N+1: enough feeds for the load plus one spare (DGX H100 40.8 kW -> 2 + 1 = 3); N+N: every feed doubled."""
+    needed = max(1, math.ceil(kw / usable_kw - 1e-9))
+    return 2 * needed if power_redundancy == "n+n" else needed + 1
+
+
+def _pack(items: list[tuple[str, int, int, float, float]], usable_u: int, max_kw: float) -> list[list[tuple]]:
+    """First-fit by U and kW, in the given order: items are (id, quantity, U each, kW each, kg each)."""
+    racks: list[list[tuple]] = []
+    used_u = used_kw = 0.0
+    for item_id, qty, u_each, kw_each, kg_each in items:
+        for _ in range(qty):
+            if not racks or used_u + u_each > usable_u or used_kw + kw_each > max_kw + 1e-9:
+                racks.append([])
+                used_u = used_kw = 0.0
+            racks[-1].append((item_id, u_each, kw_each, kg_each))
+            used_u += u_each
+            used_kw += kw_each
+    return racks
+
+
+def _rack(
+    rid: str,
+    row: int,
+    role: str,
+    content: list[tuple],
+    redundancy: str,
+    usable_kw: float,
+    empty_kg: float,
+    system: System,
+    assumptions: Assumptions,
+) -> Rack:
+    counts: dict[str, int] = {}
+    for item in content:
+        counts[item[0]] = counts.get(item[0], 0) + 1
+    kw = sum(item[2] for item in content)
+    u = sum(item[1] for item in content)
+    kg = empty_kg + sum(item[3] for item in content)
+    cooling = cooling_method_for(kw, system if role == "compute" else _AIR_SYSTEM, assumptions)
+    return Rack(rid, row, role, tuple(counts.items()), kw, int(u), kg, feeds_for(kw, redundancy, usable_kw), cooling)
+
+
+@dataclass(frozen=True)
+class _AirSystem:
+    cooling: str = "air"
+
+
+_AIR_SYSTEM = _AirSystem()
+
+
+class _Packer:
+    """The racks laid out so far and what packing needs to know (budgets, catalog, the parts without a power)."""
+
+    def __init__(self, system: System, parts: PartsCatalog, assumptions: Assumptions) -> None:
+        self.system, self.parts, self.assumptions = system, parts, assumptions
+        self.rack = parts.of_kind("rack")[0]
+        self.usable_kw = usable_feed_kw(assumptions)
+        self.usable_u = self.rack.rack_units - assumptions["rack_reserved_u"]
+        self.empty_kg = self.rack.weight_kg or 0.0
+        self.racks: list[Rack] = []
+        self.unknown: list[str] = []
+
+    def item(self, part_id: str, quantity: int) -> tuple[str, int, int, float, float]:
+        """(id, quantity, U, kW, kg) of a catalog part; a part without a published power counts 0 W and is named."""
+        part = self.parts[part_id]
+        if part.power_max_w is None:
+            self.unknown.append(part_id)
+        return part_id, quantity, part.rack_units, (part.power_max_w or 0.0) / 1000.0, part.weight_kg or 0.0
+
+    def compute_row(self, row: int, systems: int, per_rack: int) -> None:
+        """GPU systems of one row, `per_rack` to a rack, fed as the system's power redundancy requires."""
+        phys = self.parts.systems[self.system.id]
+        unit = (self.system.id, self.system.rack_units, self.system.max_power_kw, phys.weight_kg)
+        for col, first in enumerate(range(0, systems, per_rack), start=1):
+            content = [unit] * min(per_rack, systems - first)
+            rid = f"r{row:02d}-c{col:02d}"
+            self.racks.append(self._rack(rid, row, "compute", content, phys.power_redundancy))
+
+    def pack(self, row: int, tag: str, role: str, items: list[tuple[str, int, int, float, float]]) -> None:
+        """Network or management devices first-fit into n+1-fed racks r<row>-<tag><n> under the network kW cap."""
+        max_kw = self.assumptions["network_rack_max_kw"]
+        for n_idx, content in enumerate(_pack(items, self.usable_u, max_kw), start=1):
+            self.racks.append(self._rack(f"r{row:02d}-{tag}{n_idx:02d}", row, role, content, "n+1"))
+
+    def _rack(self, rid: str, row: int, role: str, content: list[tuple], redundancy: str) -> Rack:
+        return _rack(rid, row, role, content, redundancy, self.usable_kw, self.empty_kg, self.system, self.assumptions)
+
+
+def lay_out_racks(
+    build: ClusterBuild,
+    system: System,
+    fabric: FabricPlan,
+    storage_part: Part | None,
+    storage_units: int,
+    parts: PartsCatalog,
+    assumptions: Assumptions,
+) -> RackLayout:
+    """Compute rows (systems per rack from the build, then the row's share of leaf switches), a central row of
+    spine/core switches, and management racks for UFM, head nodes and storage; every rack with feeds and cooling."""
+    packer = _Packer(system, parts, assumptions)
+    rows = max(1, fabric.scalable_units)
+    remaining = build.systems
+    tiers = fabric.switch_tiers()
+    for row in range(1, rows + 1):
+        in_row = min(remaining, system.su_systems) if row < rows else remaining
+        remaining -= in_row
+        packer.compute_row(row, in_row, build.systems_per_rack)
+        # Leaf switches spread evenly over the rows, the first rows taking the remainder.
+        leaves = [
+            packer.item(t.part, t.count // rows + (1 if row <= t.count % rows else 0))
+            for t in tiers
+            if t.placement == "row"
+        ]
+        packer.pack(row, "n", "network", leaves)
+    central_row = rows + 1
+    packer.pack(central_row, "n", "network", [packer.item(t.part, t.count) for t in tiers if t.placement == "central"])
+    management = []
+    if fabric.ufm_appliances:
+        management.append(packer.item("ufm-3.1", fabric.ufm_appliances))
+    if fabric.management_servers:
+        management.append(packer.item("mgmt-server-2s", fabric.management_servers))
+    if storage_part is not None and storage_units:
+        management.append(packer.item(storage_part.id, storage_units))
+    packer.pack(central_row, "m", "management", management)
+    racks = tuple(packer.racks)
+    return RackLayout(
+        racks=racks,
+        usable_feed_kw=packer.usable_kw,
+        rack_height_u=packer.rack.rack_units,
+        unknown_power=tuple(sorted(set(packer.unknown))),
+        devices=rack_devices({i for r in racks for i, _ in r.items}, system, parts),
+    )
