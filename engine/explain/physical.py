@@ -21,6 +21,8 @@ def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
 
 
 def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
+    """Every headline figure of the physical build (fabric, storage, power, cooling, BOM). Long because it is one
+    table, one entry per figure; splitting it would scatter a single table over several functions."""
     c = pb.fabric.compute
     st = pb.storage
     site = pb.site

@@ -23,16 +23,24 @@ def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
     return {"formula": formula, "inputs": inputs, "source": source}
 
 
+_MODEL_SOURCE = (
+    "engine/performance/step_time.py per-operation roofline; efficiency constants calibrated per GPU generation "
+    "(docs/accuracy.md, assumptions gemm_efficiency_*)"
+)
+
+
 def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
-    assert tr.layout is not None and tr.memory is not None and tr.plan is not None and tr.goodput is not None
-    lay, mem, p, g = tr.layout, tr.memory, tr.plan, tr.goodput
+    """Every training headline figure: how fast a step runs, then what that means for time, memory and GPUs."""
+    return {**_training_speed(tr, work, spec, gpu), **_training_time_and_memory(tr, spec, gpu)}
+
+
+def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
+    assert tr.layout is not None and tr.plan is not None
+    lay, p = tr.layout, tr.plan
     s = work.shape
     flops_src = "training-calibration.md section 2 (6ND + 12 l s h D; GPT-3 check 3.14e23 FLOPs)"
-    model_src = (
-        "engine/performance/step_time.py per-operation roofline; efficiency constants calibrated per GPU generation "
-        "(docs/accuracy.md, assumptions gemm_efficiency_*)"
-    )
-    out: dict[str, Entry] = {
+    model_src = _MODEL_SOURCE
+    return {
         "training.total_flops": _entry(
             "tokens x (6 x compute_params_active + 12 x layers x seq_len x hidden)",
             {
@@ -84,14 +92,27 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
         "training.model_tflops_per_gpu": _entry(
             "mfu x peak_tflops_per_gpu", {"peak_tflops_per_gpu": tr.peak_tflops, "mfu": tr.mfu}, gpu.source
         ),
+        "training.tokens_per_s": _entry(
+            "tokens_per_step / step_time_s",
+            {"tokens_per_step": p.tokens_per_step, "step_time_s": tr.step_time_s},
+            _MODEL_SOURCE,
+        ),
+    }
+
+
+def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
+    assert tr.layout is not None and tr.memory is not None and tr.goodput is not None
+    lay, mem, g = tr.layout, tr.memory, tr.goodput
+    out: dict[str, Entry] = {
         "training.days_ideal": _entry(
             "tokens / tokens_per_s / 86400 (no failures)",
             {"tokens": spec.tokens, "tokens_per_s": tr.tokens_per_s, "seconds_per_day": SECONDS_PER_DAY},
-            model_src,
+            _MODEL_SOURCE,
         ),
         "training.goodput": _entry(
             "tau / (tau + delta) x (1 - ((tau + delta) / 2 + restart) / job_mtbf); job_mtbf = node_mtbf / systems; "
-            "delta = checkpoint_bytes / (storage_write_gbyte_s_per_gpu x gpus); tau = sqrt(2 delta job_mtbf) - delta",
+            "delta = checkpoint_bytes / (storage_write_gbyte_s_per_gpu x gpus); tau = Daly's optimum "
+            "sqrt(2 delta M) x (1 + sqrt(delta / 2M) / 3 + (delta / 2M) / 9) - delta (M when delta >= 2M)",
             g.as_dict(),
             "Young 1974 / Daly 2006 checkpoint interval; MTBF: " + (g.mtbf_source or "catalog"),
         ),
@@ -99,11 +120,6 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
             "days_ideal / goodput",
             {"days_ideal": tr.days_ideal, "goodput": g.fraction},
             "engine/performance/goodput.py",
-        ),
-        "training.tokens_per_s": _entry(
-            "tokens_per_step / step_time_s",
-            {"tokens_per_step": p.tokens_per_step, "step_time_s": tr.step_time_s},
-            model_src,
         ),
         "training.parallelism": _entry(
             "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), pp (dividing layers), "
@@ -148,6 +164,8 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
 
 
 def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, gpu: Gpu) -> dict[str, Entry]:
+    """Every serving headline figure. Long because it is one table (one entry per figure, read top to bottom like
+    the page shows them); splitting it would scatter a single table over several functions."""
     assert ir.shape is not None and ir.point is not None and ir.shape.capacity is not None
     sh, pt, cap, m = ir.shape, ir.point, ir.shape.capacity, ir.shape.model
     c = m.c
