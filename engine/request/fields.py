@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RULE",
+    "WHOLE",
     "JsonFloat",
-    "JsonWhole",
     "Problem",
     "Section",
     "catalog_of",
@@ -113,10 +113,11 @@ def _whole_number(value: object) -> object:
     return value
 
 
-# Any finite JSON number (bools and numeric strings refused); stored as float.
+# Any finite JSON number (bools and numeric strings refused); stored as float. Bounds: Field(gt=...) on the field.
 JsonFloat = Annotated[float, Strict(), AllowInfNan(False)]
-# A whole JSON number (8 or 8.0); stored as int.
-JsonWhole = Annotated[int, BeforeValidator(_whole_number), Strict()]
+# A whole JSON number (8 or 8.0), stored as int: Annotated[StrictInt, Field(gt=..., le=...), WHOLE]. The bounds
+# go inside, before WHOLE, so pydantic checks them natively and renders them in the JSON schema.
+WHOLE = BeforeValidator(_whole_number)
 
 
 def check_number(

@@ -8,15 +8,23 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictStr, ValidationError, ValidationInfo, ValidatorFunctionWrapHandler, field_validator
+from pydantic import (
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from engine.catalog.hardware import Catalog
 from engine.request.cost_parameters import CostParameterLimit, cost_parameter_limits
 from engine.request.fields import (
     RULE,
+    WHOLE,
     JsonFloat,
-    JsonWhole,
     Problem,
     Section,
     catalog_of,
@@ -80,7 +88,7 @@ class SiteSpec(Section):
 class PricingSpec(Section):
     """Costing horizon, cloud regions and this plan's own price overrides (read by the costing stage)."""
 
-    years: JsonWhole = Field(3, gt=0, le=20, description="TCO horizon in years.")
+    years: Annotated[StrictInt, Field(gt=0, le=20), WHOLE] = Field(3, description="TCO horizon in years.")
     regions: tuple[Region, ...] = Field(
         DEFAULT_REGIONS,
         min_length=1,

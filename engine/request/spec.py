@@ -11,17 +11,17 @@ section is validated first (field order) and puts itself there.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictStr, field_validator
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from pydantic_core import PydanticCustomError
 
 from engine.assumptions.registry import ASSUMPTIONS
 from engine.request.cost_parameters import PARAMETER_TWINS
 from engine.request.fields import (
     RULE,
+    WHOLE,
     JsonFloat,
-    JsonWhole,
     Problem,
     Section,
     catalog_of,
@@ -71,8 +71,10 @@ _MAX_NAME = 200
 class MoeSpec(Section):
     """Mixture-of-experts routing: `active` of `experts` FFNs run per token."""
 
-    experts: JsonWhole = Field(gt=0, le=4096, description="Expert FFNs per MoE layer.")
-    active: JsonWhole = Field(gt=0, le=4096, description="Experts each token is routed to (top-k).")
+    experts: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(description="Expert FFNs per MoE layer.")
+    active: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(
+        description="Experts each token is routed to (top-k)."
+    )
 
     def check(self, info: ValidationInfo) -> list[Problem]:
         if self.active > self.experts:
@@ -94,15 +96,27 @@ class ModelSpec(Section):
     model_config = ConfigDict(json_schema_extra=_shape_optional)
     replaced_errors = frozenset({"missing"})  # reported by check_input in its own words
 
-    layers: JsonWhole = Field(gt=0, le=1_000, description="Transformer layers. Required without a preset.")
-    hidden: JsonWhole = Field(gt=0, le=1_048_576, description="Hidden size (d_model). Required without a preset.")
-    heads: JsonWhole = Field(gt=0, le=16_384, description="Attention heads; must divide hidden.")
-    kv_heads: JsonWhole = Field(
-        gt=0, le=16_384, description="Key/value heads (grouped-query attention); default: heads (multi-head)."
+    layers: Annotated[StrictInt, Field(gt=0, le=1_000), WHOLE] = Field(
+        description="Transformer layers. Required without a preset."
     )
-    ffn_hidden: JsonWhole = Field(gt=0, le=16_777_216, description="FFN inner size. Required without a preset.")
-    vocab: JsonWhole = Field(gt=0, le=10_000_000, description="Vocabulary size. Required without a preset.")
-    seq_len: JsonWhole = Field(gt=0, le=10_000_000, description="Training / context sequence length in tokens.")
+    hidden: Annotated[StrictInt, Field(gt=0, le=1_048_576), WHOLE] = Field(
+        description="Hidden size (d_model). Required without a preset."
+    )
+    heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
+        description="Attention heads; must divide hidden."
+    )
+    kv_heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
+        description="Key/value heads (grouped-query attention); default: heads (multi-head)."
+    )
+    ffn_hidden: Annotated[StrictInt, Field(gt=0, le=16_777_216), WHOLE] = Field(
+        description="FFN inner size. Required without a preset."
+    )
+    vocab: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
+        description="Vocabulary size. Required without a preset."
+    )
+    seq_len: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
+        description="Training / context sequence length in tokens."
+    )
     preset: StrictStr | None = Field(
         None, description="Catalog preset id, e.g. llama-3-70b (GET /api/catalog/); explicit fields override it."
     )
@@ -167,7 +181,8 @@ class PlanRequest(Section):
     pricing: PricingSpec = Field(default_factory=PricingSpec)
     assumptions: dict[str, float | int] = Field(
         default_factory=dict,
-        description="Overrides of the engine's named assumptions (GET /api/catalog/ lists them with their ranges).",
+        description="Overrides of the engine's named assumptions (each listed with its unit and range).",
+        json_schema_extra=lambda schema: schema.update(_assumption_properties()),
     )
     name: StrictStr | None = Field(
         None, max_length=_MAX_NAME, description="Optional; the plan is named after the model when empty."
@@ -225,6 +240,21 @@ class PlanRequest(Section):
         """The normalised request (defaults filled, preset resolved) as plain JSON types, for the plan echo."""
         absent = {key for key in ("training", "inference") if getattr(self, key) is None}
         return self.model_dump(mode="json", exclude=absent)
+
+
+def _assumption_properties() -> dict[str, Any]:
+    """The assumptions map as documented properties: every name with its unit, range and default."""
+    properties = {
+        name: {
+            "type": "integer" if spec.integer else "number",
+            "minimum": spec.minimum,
+            "maximum": spec.maximum,
+            "default": spec.default,
+            "description": f"{spec.description} ({spec.unit})",
+        }
+        for name, spec in sorted(ASSUMPTIONS.items())
+    }
+    return {"properties": properties, "additionalProperties": False}
 
 
 def _parameter_twins(data: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:

@@ -8,12 +8,12 @@ when the model section itself is invalid they are skipped, since its own errors 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, StrictInt, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from engine.request.fields import RULE, JsonFloat, JsonWhole, Problem, Section, raise_problems
+from engine.request.fields import RULE, WHOLE, JsonFloat, Problem, Section, raise_problems
 
 if TYPE_CHECKING:
     from typing import Any
@@ -55,19 +55,25 @@ def _rule(message: str) -> PydanticCustomError:
 class TrainingParallelism(Section):
     """Pinned parallel layout; a degree left out (null) is searched by the engine."""
 
-    tp: JsonWhole | None = Field(None, gt=0, le=4096, description="Tensor parallel degree; must divide the heads.")
-    pp: JsonWhole | None = Field(None, gt=0, le=10_000, description="Pipeline parallel degree; divides the layers.")
-    dp: JsonWhole | None = Field(None, gt=0, le=1_000_000, description="Data parallel degree.")
-    micro_batch: JsonWhole | None = Field(None, gt=0, le=65_536, description="Sequences per micro-batch.")
+    tp: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
+        None, description="Tensor parallel degree; must divide the heads."
+    )
+    pp: Annotated[StrictInt, Field(gt=0, le=10_000), WHOLE] | None = Field(
+        None, description="Pipeline parallel degree; divides the layers."
+    )
+    dp: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(None, description="Data parallel degree.")
+    micro_batch: Annotated[StrictInt, Field(gt=0, le=65_536), WHOLE] | None = Field(
+        None, description="Sequences per micro-batch."
+    )
     recompute: Recompute | None = Field(None, description="Activation recomputation.")
-    interleave: JsonWhole | None = Field(
-        None, gt=0, le=64, description="Virtual pipeline chunks per stage (interleaved 1F1B); 1 = plain 1F1B."
+    interleave: Annotated[StrictInt, Field(gt=0, le=64), WHOLE] | None = Field(
+        None, description="Virtual pipeline chunks per stage (interleaved 1F1B); 1 = plain 1F1B."
     )
-    zero_stage: JsonWhole | None = Field(
-        None, ge=0, le=3, description="ZeRO sharding over dp: 0 none, 1 optimizer, 2 + gradients, 3 + parameters."
+    zero_stage: Annotated[StrictInt, Field(ge=0, le=3), WHOLE] | None = Field(
+        None, description="ZeRO sharding over dp: 0 none, 1 optimizer, 2 + gradients, 3 + parameters."
     )
-    ep: JsonWhole | None = Field(
-        None, gt=0, le=4096, description="Expert parallelism (MoE models): divides the expert count and dp."
+    ep: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
+        None, description="Expert parallelism (MoE models): divides the expert count and dp."
     )
 
     @field_validator("tp")
@@ -131,7 +137,9 @@ class TrainingParallelism(Section):
         if self.tp is not None and self.pp is not None and dp is not None and group != gpus:
             problems.append(((), f": tp x pp x dp ({group}) must equal training.gpus ({gpus})", None))
         elif gpus % group:
-            problems.append(((), f": the pinned degrees ({group} GPUs per group) must divide training.gpus ({gpus})", None))
+            problems.append(
+                ((), f": the pinned degrees ({group} GPUs per group) must divide training.gpus ({gpus})", None)
+            )
         return problems
 
 
@@ -142,11 +150,11 @@ class TrainingSpec(Section):
     deadline_days: JsonFloat | None = Field(
         None, gt=0, le=3650, description="Finish within this many days; give this or gpus, not both."
     )
-    gpus: JsonWhole | None = Field(
-        None, gt=0, le=1_000_000, description="Train on exactly this many GPUs; give this or deadline_days."
+    gpus: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(
+        None, description="Train on exactly this many GPUs; give this or deadline_days."
     )
-    global_batch_tokens: JsonWhole = Field(
-        DEFAULT_GLOBAL_BATCH_TOKENS, gt=0, le=10_000_000_000, description="Tokens per optimizer step (>= seq_len)."
+    global_batch_tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000_000), WHOLE] = Field(
+        DEFAULT_GLOBAL_BATCH_TOKENS, description="Tokens per optimizer step (>= seq_len)."
     )
     precision: Literal["bf16", "fp8"] = Field("bf16", description="Training math precision.")
     parallelism: TrainingParallelism = Field(default_factory=TrainingParallelism)
@@ -178,8 +186,12 @@ class TrainingSpec(Section):
 class InferenceParallelism(Section):
     """Pinned replica shape; a degree left out (null) is searched by the engine."""
 
-    tp: JsonWhole | None = Field(None, gt=0, le=4096, description="Tensor parallel degree per replica.")
-    pp: JsonWhole | None = Field(None, gt=0, le=10_000, description="Pipeline parallel degree per replica.")
+    tp: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
+        None, description="Tensor parallel degree per replica."
+    )
+    pp: Annotated[StrictInt, Field(gt=0, le=10_000), WHOLE] | None = Field(
+        None, description="Pipeline parallel degree per replica."
+    )
 
     @field_validator("tp")
     @classmethod
@@ -202,8 +214,12 @@ class InferenceSpec(Section):
     """Serve `requests_per_s` requests of fixed prompt/output length within TTFT and TPOT targets."""
 
     requests_per_s: JsonFloat = Field(gt=0, le=10_000_000, description="Sustained request rate to serve.")
-    prompt_tokens: JsonWhole = Field(gt=0, le=10_000_000, description="Input tokens per request.")
-    output_tokens: JsonWhole = Field(gt=0, le=10_000_000, description="Generated tokens per request.")
+    prompt_tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
+        description="Input tokens per request."
+    )
+    output_tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
+        description="Generated tokens per request."
+    )
     ttft_ms: JsonFloat = Field(DEFAULT_TTFT_MS, gt=0, le=3_600_000, description="Time-to-first-token target (ms).")
     tpot_ms: JsonFloat = Field(DEFAULT_TPOT_MS, gt=0, le=60_000, description="Time-per-output-token target (ms).")
     precision: Literal["bf16", "fp8", "int8", "int4", "fp4"] = Field("bf16", description="Weight precision.")
