@@ -11,9 +11,9 @@ section is validated first (field order) and puts itself there.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
-from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from pydantic_core import PydanticCustomError
 
 from engine.assumptions.registry import ASSUMPTIONS
@@ -44,6 +44,7 @@ from engine.request.workloads import (
 
 if TYPE_CHECKING:
     from pydantic import ValidationInfo
+    from pydantic.fields import FieldInfo
 
 __all__ = [
     "DEFAULT_GLOBAL_BATCH_TOKENS",
@@ -60,6 +61,9 @@ __all__ = [
     "SiteSpec",
     "TrainingParallelism",
     "TrainingSpec",
+    "choices_of",
+    "field_at",
+    "model_at",
 ]
 
 _SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
@@ -277,3 +281,42 @@ def _parameter_twins(data: dict[str, Any]) -> tuple[dict[str, Any], list[Problem
     if not problems:
         return data, []
     return {**data, "pricing": {**pricing, "parameters": kept}}, problems
+
+
+# ------------------------------------------------------------------ reading the schema (messages, the web form)
+
+
+def model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The schema model at a location (PlanRequest for ()), or None when the location leads into a plain value."""
+    model: type[BaseModel] | None = PlanRequest
+    for part in loc:
+        field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
+        if field is None:
+            return None
+        model = next((arg for arg in _inner_types(field.annotation) if _is_model(arg)), None)
+    return model
+
+
+def field_at(path: str) -> FieldInfo | None:
+    """The schema field at a dotted request path ("training.parallelism.tp"): type, default, bounds, description."""
+    *parents, name = path.split(".")
+    model = model_at(tuple(parents))
+    return model.model_fields.get(name) if model is not None else None
+
+
+def choices_of(loc: tuple[str | int, ...]) -> list[str]:
+    """The allowed values of a Literal field (["training", "inference"] for ("workload",)), else []."""
+    field = field_at(".".join(map(str, loc))) if loc else None
+    return [arg for arg in _inner_types(field.annotation) if isinstance(arg, str)] if field is not None else []
+
+
+def _inner_types(annotation: object) -> list[object]:
+    """A type and everything inside it: X | None -> [X | None, X, None]; Literal["a"] -> [Literal["a"], "a"]."""
+    out = [annotation]
+    for arg in get_args(annotation):
+        out.extend(_inner_types(arg))
+    return out
+
+
+def _is_model(value: object) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseModel)

@@ -8,16 +8,15 @@ message next to its field ("training.tokens must be > 0").
 from __future__ import annotations
 
 import re
-import typing
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from engine.catalog.hardware import Catalog
 from engine.request.cost_parameters import CostParameterLimit, cost_parameter_limits
 from engine.request.fields import RULE, fmt_bound, type_name, unknown_key
-from engine.request.spec import PlanRequest
+from engine.request.spec import PlanRequest, choices_of, model_at
 
 __all__ = ["CostParameterLimit", "RequestInvalid", "cost_parameter_limits", "messages_by_path", "validate_request"]
 
@@ -70,11 +69,12 @@ def _message(error: Mapping[str, Any], loc: tuple[Any, ...], path: str) -> str:
     if not loc and kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"the request body must be a JSON object, not {type_name(value)}"
     if kind == "extra_forbidden":
-        text = unknown_key(loc[-1], _fields_of(loc[:-1]))
+        model = model_at(loc[:-1])
+        text = unknown_key(loc[-1], model.model_fields if model is not None else ())
         if path == "__all__":  # an empty key at the top: name it, there is no path to lead the message
             text = f"the key '' {text}"
     elif kind == "missing":
-        choices = _choices_of(loc)
+        choices = choices_of(loc)
         text = "is required" + (f" (one of: {', '.join(choices)})" if choices else "")
     elif kind in ("model_type", "model_attributes_type", "dict_type"):
         text = f"must be an object, not {type_name(value)}"
@@ -102,40 +102,3 @@ def _message(error: Mapping[str, Any], loc: tuple[Any, ...], path: str) -> str:
     if path == "__all__":
         return text
     return f"{path}{'' if text.startswith(':') else ' '}{text}"
-
-
-def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
-    """The schema model found at a location (PlanRequest for ()), or None when it leads into a plain value."""
-    model: type[BaseModel] | None = PlanRequest
-    for part in loc:
-        field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
-        if field is None:
-            return None
-        model = next((arg for arg in _flat_args(field.annotation) if _is_model(arg)), None)
-    return model
-
-
-def _fields_of(loc: tuple[Any, ...]) -> list[str]:
-    model = _model_at(loc)
-    return list(model.model_fields) if model is not None else []
-
-
-def _choices_of(loc: tuple[Any, ...]) -> list[str]:
-    """The allowed values of a Literal field (for "workload is required (one of: training, inference)")."""
-    model = _model_at(loc[:-1])
-    field = model.model_fields.get(loc[-1]) if model is not None and loc else None
-    if field is None:
-        return []
-    return [str(arg) for arg in _flat_args(field.annotation) if isinstance(arg, str)]
-
-
-def _flat_args(annotation: object) -> list[object]:
-    """A type and everything inside it: Optional[X] -> [Optional[X], X, None]; Literal['a'] -> [..., 'a']."""
-    out = [annotation]
-    for arg in typing.get_args(annotation):
-        out.extend(_flat_args(arg))
-    return out
-
-
-def _is_model(value: object) -> bool:
-    return isinstance(value, type) and issubclass(value, BaseModel)

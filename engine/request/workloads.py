@@ -56,24 +56,29 @@ class TrainingParallelism(Section):
     """Pinned parallel layout; a degree left out (null) is searched by the engine."""
 
     tp: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
-        None, description="Tensor parallel degree; must divide the heads."
+        None, description="Tensor parallel degree (divides the heads); searched when not given."
     )
     pp: Annotated[StrictInt, Field(gt=0, le=10_000), WHOLE] | None = Field(
-        None, description="Pipeline parallel degree; divides the layers."
+        None, description="Pipeline parallel degree (divides the layers); searched when not given."
     )
-    dp: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(None, description="Data parallel degree.")
+    dp: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(
+        None, description="Data parallel degree; searched when not given."
+    )
     micro_batch: Annotated[StrictInt, Field(gt=0, le=65_536), WHOLE] | None = Field(
-        None, description="Sequences per micro-batch."
+        None, description="Sequences per micro-batch; searched when not given."
     )
-    recompute: Recompute | None = Field(None, description="Activation recomputation.")
+    recompute: Recompute | None = Field(None, description="Activation recomputation; searched when not given.")
     interleave: Annotated[StrictInt, Field(gt=0, le=64), WHOLE] | None = Field(
-        None, description="Virtual pipeline chunks per stage (interleaved 1F1B); 1 = plain 1F1B."
+        None,
+        description="Virtual pipeline chunks per stage (interleaved 1F1B; 1 = plain 1F1B); searched when not given.",
     )
     zero_stage: Annotated[StrictInt, Field(ge=0, le=3), WHOLE] | None = Field(
-        None, description="ZeRO sharding over dp: 0 none, 1 optimizer, 2 + gradients, 3 + parameters."
+        None,
+        description="ZeRO sharding over dp (0 none, 1 optimizer, 2 + gradients, 3 + parameters); searched when "
+        "not given.",
     )
     ep: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
-        None, description="Expert parallelism (MoE models): divides the expert count and dp."
+        None, description="Expert parallelism (MoE models; divides the expert count and dp); searched when not given."
     )
 
     @field_validator("tp")
@@ -187,10 +192,10 @@ class InferenceParallelism(Section):
     """Pinned replica shape; a degree left out (null) is searched by the engine."""
 
     tp: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
-        None, description="Tensor parallel degree per replica."
+        None, description="Tensor parallel degree per replica; searched when not given."
     )
     pp: Annotated[StrictInt, Field(gt=0, le=10_000), WHOLE] | None = Field(
-        None, description="Pipeline parallel degree per replica."
+        None, description="Pipeline parallel degree per replica; searched when not given."
     )
 
     @field_validator("tp")
