@@ -11,10 +11,12 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, NoReturn, get_args
 
 from pydantic import AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Strict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
+
+from engine.catalog.hardware import load_catalog
 
 if TYPE_CHECKING:
     from typing import Self
@@ -71,6 +73,7 @@ def unknown_key(key: object, allowed: Iterable[str]) -> str:
 
 
 def did_you_mean(value: str, known: Iterable[str]) -> str:
+    """ "; did you mean 'x'?" for the closest known name, or nothing when none is close."""
     hint = difflib.get_close_matches(value, list(known), n=1)
     return f"; did you mean '{hint[0]}'?" if hint else ""
 
@@ -80,7 +83,9 @@ def _rule(message: str) -> PydanticCustomError:
     return PydanticCustomError(RULE, message)
 
 
-def raise_problems(problems: list[Problem], caught: ValidationError | None = None, keep: Callable[..., bool] = bool):
+def raise_problems(
+    problems: list[Problem], caught: ValidationError | None = None, keep: Callable[..., bool] = bool
+) -> NoReturn:
     """Raise one ValidationError with `problems` and the errors pydantic already found (those `keep` accepts)."""
     details: list[InitErrorDetails] = [
         InitErrorDetails(type=_rule(message), loc=loc, input=value) for loc, message, value in problems
@@ -149,11 +154,7 @@ def check_number(
 def catalog_of(info: ValidationInfo) -> Catalog:
     """The catalog in the validation context (`validate_request` puts it there), else the default catalog."""
     context = info.context if isinstance(info.context, Mapping) else {}
-    if context.get("catalog") is not None:
-        return context["catalog"]
-    from engine.catalog.hardware import load_catalog
-
-    return load_catalog()
+    return context["catalog"] if context.get("catalog") is not None else load_catalog()
 
 
 class Section(BaseModel):
