@@ -60,8 +60,12 @@ def messages_by_path(exc: ValidationError) -> dict[str, list[str]]:
 
 
 _NUMBER_TYPES = ("float_type", "int_type", "float_parsing", "int_parsing")
-_BOUNDS = {"greater_than": ("gt", ">"), "greater_than_equal": ("ge", ">="), "less_than_equal": ("le", "<=")}
-_BOUNDS["less_than"] = ("lt", "<")
+_BOUNDS = {
+    "greater_than": ("gt", ">"),
+    "greater_than_equal": ("ge", ">="),
+    "less_than": ("lt", "<"),
+    "less_than_equal": ("le", "<="),
+}
 
 
 def _message(error: Mapping[str, Any], loc: tuple[Any, ...], path: str) -> str:
