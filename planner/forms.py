@@ -9,57 +9,128 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+import typing
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 
 from engine import RequestInvalid, load_catalog
+from engine.request.spec import choices_of, field_at
 
 from .adapter import request_validate
 from .choices import Workload
 from .presenters import lookup
 
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
+# The request fields the form shows, in page order: (request path, label, value an empty form starts with).
+# The rest comes from the request schema (engine/request): each field's form name, whether it is a choice and of
+# what, its default and its help text. "Advanced" fields (folded away in the page) may be left blank: blank
+# means the schema's default. The model and system choices come from the catalog.
+COMMON_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("name", "Name", None),
+    ("workload", "Workload", Workload.TRAINING),
+    ("model.preset", "Model", "llama-3-70b"),
+    ("training.tokens", "Tokens to train", "15e12"),
+    ("training.deadline_days", "Deadline (days)", "90"),
+    ("training.gpus", "or fixed GPU count", None),
+    ("training.precision", "Training precision", None),
+    ("inference.requests_per_s", "Requests / s", "10"),
+    ("inference.prompt_tokens", "Prompt tokens", "1000"),
+    ("inference.output_tokens", "Output tokens", "250"),
+    ("inference.ttft_ms", "TTFT target (ms)", "500"),
+    ("inference.tpot_ms", "TPOT target (ms)", "50"),
+    ("inference.precision", "Serving precision", None),
+    ("hardware.system", "System", "auto"),
+)
+ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("training.global_batch_tokens", "Global batch (tokens)", None),
+    ("training.parallelism.tp", "Pin tensor parallel", None),
+    ("training.parallelism.pp", "Pin pipeline parallel", None),
+    ("training.parallelism.dp", "Pin data parallel", None),
+    ("training.parallelism.micro_batch", "Pin micro-batch", None),
+    ("training.parallelism.ep", "Pin expert parallel (MoE)", None),
+    ("training.parallelism.recompute", "Pin recompute", None),
+    ("inference.parallelism.tp", "Pin replica tensor parallel", None),
+    ("inference.parallelism.pp", "Pin replica pipeline parallel", None),
+    ("hardware.fabric", "Compute fabric", None),
+    ("hardware.rack_kw", "Rack power budget (kW)", None),
+    ("hardware.cooling", "Cooling", None),
+    ("site.pue", "PUE", None),
+    ("site.electricity_usd_per_kwh", "Electricity (USD/kWh)", None),
+    ("site.colo_usd_per_kw_month", "Colocation (USD/kW-month)", None),
+    ("pricing.years", "TCO years", "3"),
+    ("pricing.regions", "AWS regions", "us-east-1, us-west-2"),
+)
+CATALOG_CHOICES = {"model.preset": "models", "hardware.system": "systems"}
+
+
+def _form_name(path: str) -> str:
+    """The form field of a request path: training.parallelism.tp -> training_tp, model.preset -> model_preset."""
+    return path.replace(".parallelism.", ".").replace(".", "_")
+
+
 # form field -> request path
-FIELD_PATHS: dict[str, str] = {
-    "name": "name",
-    "workload": "workload",
-    "model_preset": "model.preset",
-    "training_tokens": "training.tokens",
-    "training_deadline_days": "training.deadline_days",
-    "training_gpus": "training.gpus",
-    "training_precision": "training.precision",
-    "inference_requests_per_s": "inference.requests_per_s",
-    "inference_prompt_tokens": "inference.prompt_tokens",
-    "inference_output_tokens": "inference.output_tokens",
-    "inference_ttft_ms": "inference.ttft_ms",
-    "inference_tpot_ms": "inference.tpot_ms",
-    "inference_precision": "inference.precision",
-    "hardware_system": "hardware.system",
-    # Advanced (folded away in the page): every other field of the request.
-    "training_global_batch_tokens": "training.global_batch_tokens",
-    "training_tp": "training.parallelism.tp",
-    "training_pp": "training.parallelism.pp",
-    "training_dp": "training.parallelism.dp",
-    "training_micro_batch": "training.parallelism.micro_batch",
-    "training_ep": "training.parallelism.ep",
-    "training_recompute": "training.parallelism.recompute",
-    "inference_tp": "inference.parallelism.tp",
-    "inference_pp": "inference.parallelism.pp",
-    "hardware_fabric": "hardware.fabric",
-    "hardware_rack_kw": "hardware.rack_kw",
-    "hardware_cooling": "hardware.cooling",
-    "site_pue": "site.pue",
-    "site_electricity_usd_per_kwh": "site.electricity_usd_per_kwh",
-    "site_colo_usd_per_kw_month": "site.colo_usd_per_kw_month",
-    "pricing_years": "pricing.years",
-    "pricing_regions": "pricing.regions",
-}
-# Fields whose text goes through as text (choices), and the one that is a list.
-TEXT_FIELDS = {"training_precision", "inference_precision", "training_recompute", "hardware_fabric",
-               "hardware_cooling", "hardware_system", "model_preset", "workload", "name"}
-LIST_FIELDS = {"pricing_regions"}
+FIELD_PATHS: dict[str, str] = {_form_name(path): path for path, _, _ in (*COMMON_FIELDS, *ADVANCED_FIELDS)}
 PATH_FIELDS = {path: field for field, path in FIELD_PATHS.items()}
 SECTION_OF_FIELD = {"training": Workload.TRAINING, "inference": Workload.INFERENCE}
+
+
+def _schema_field(path: str) -> FieldInfo:
+    field = field_at(path)
+    if field is None:  # a typo in the tables above: fail at import, not on a user's submit
+        raise LookupError(f"{path} is not a field of the plan request schema")
+    return field
+
+
+def _is_list(field: FieldInfo) -> bool:
+    return typing.get_origin(field.annotation) in (tuple, list)
+
+
+def _shown(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _help_text(field: FieldInfo, *, advanced: bool) -> str:
+    text = field.description or ""
+    default = field.get_default(call_default_factory=True)
+    if advanced and default is not None and not isinstance(default, tuple):
+        text += f" Blank: {_shown(default)}."
+    return text.strip()
+
+
+def _build_field(path: str, label: str, initial: str | None, *, advanced: bool) -> forms.Field:
+    """One Django form field from the schema field at `path` (text boxes are parsed by `_number_or_text`)."""
+    field = _schema_field(path)
+    help_text = _help_text(field, advanced=advanced)
+    default = field.get_default(call_default_factory=True)
+    choices = choices_of(tuple(path.split(".")))
+    if path in CATALOG_CHOICES:
+        return forms.ChoiceField(label=label, choices=(), initial=initial, help_text=help_text)
+    if choices and not advanced:
+        return forms.ChoiceField(
+            label=label, choices=[(c, c) for c in choices], initial=initial or default, help_text=help_text
+        )
+    if choices:
+        blank = ("", str(default) if default is not None else "searched")
+        options = [(c, c) for c in choices if c != default]
+        return forms.ChoiceField(label=label, required=False, choices=[blank, *options], help_text=help_text)
+    max_length = next((m.max_length for m in field.metadata if getattr(m, "max_length", None)), None)
+    return forms.CharField(label=label, required=False, initial=initial, max_length=max_length, help_text=help_text)
+
+
+def _types_in(annotation: object) -> list[object]:
+    return [annotation, *(inner for arg in typing.get_args(annotation) for inner in _types_in(arg))]
+
+
+def _is_text(path: str) -> bool:
+    """Whether the typed text goes into the request as text (choices, names) rather than as a number."""
+    return str in _types_in(_schema_field(path).annotation) or bool(choices_of(tuple(path.split("."))))
+
+
+TEXT_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_text(path)}
+LIST_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_list(_schema_field(path))}
 
 
 def _number_or_text(text: str) -> Any:
@@ -110,56 +181,24 @@ def initial_from_request(request: dict[str, Any], *, name: str) -> dict[str, Any
     return initial
 
 
-class PlanForm(forms.Form):
-    name = forms.CharField(max_length=200, required=False, help_text="Optional; named after the model when empty.")
-    workload = forms.ChoiceField(choices=Workload.choices, initial=Workload.TRAINING)
-    model_preset = forms.ChoiceField(label="Model", choices=())
-    training_tokens = forms.CharField(label="Tokens to train", required=False, initial="15e12")
-    training_deadline_days = forms.CharField(label="Deadline (days)", required=False, initial="90")
-    training_gpus = forms.CharField(label="or fixed GPU count", required=False)
-    training_precision = forms.ChoiceField(choices=[("bf16", "BF16"), ("fp8", "FP8")], initial="bf16")
-    inference_requests_per_s = forms.CharField(label="Requests / s", required=False, initial="10")
-    inference_prompt_tokens = forms.CharField(label="Prompt tokens", required=False, initial="1000")
-    inference_output_tokens = forms.CharField(label="Output tokens", required=False, initial="250")
-    inference_ttft_ms = forms.CharField(label="TTFT target (ms)", required=False, initial="500")
-    inference_tpot_ms = forms.CharField(label="TPOT target (ms)", required=False, initial="50")
-    inference_precision = forms.ChoiceField(
-        choices=[(p, p.upper()) for p in ("bf16", "fp8", "int8", "int4", "fp4")], initial="bf16"
-    )
-    hardware_system = forms.ChoiceField(label="System", choices=())
-    # Advanced fields: blank means the engine's documented default.
-    training_global_batch_tokens = forms.CharField(label="Global batch (tokens)", required=False,
-                                                   help_text="Default 4,194,304 (4M tokens).")
-    training_tp = forms.CharField(label="Pin tensor parallel", required=False, help_text="Blank: searched.")
-    training_pp = forms.CharField(label="Pin pipeline parallel", required=False, help_text="Blank: searched.")
-    training_dp = forms.CharField(label="Pin data parallel", required=False, help_text="Blank: searched.")
-    training_micro_batch = forms.CharField(label="Pin micro-batch", required=False, help_text="Blank: searched.")
-    training_ep = forms.CharField(label="Pin expert parallel (MoE)", required=False,
-                                 help_text="Blank: searched for mixture-of-experts models; 1 for dense.")
-    training_recompute = forms.ChoiceField(
-        label="Pin recompute", required=False,
-        choices=[("", "searched"), ("none", "none"), ("selective", "selective"), ("full", "full")],
-    )
-    inference_tp = forms.CharField(label="Pin replica tensor parallel", required=False, help_text="Blank: searched.")
-    inference_pp = forms.CharField(label="Pin replica pipeline parallel", required=False, help_text="Blank: searched.")
-    hardware_fabric = forms.ChoiceField(
-        label="Compute fabric", required=False,
-        choices=[("", "auto"), *[(f, f) for f in ("infiniband-ndr", "infiniband-xdr", "roce-400g", "roce-800g")]],
-    )
-    hardware_rack_kw = forms.CharField(label="Rack power budget (kW)", required=False,
-                                       help_text="Blank: the system's reference rack.")
-    hardware_cooling = forms.ChoiceField(
-        label="Cooling", required=False,
-        choices=[("", "auto (by rack kW)"), ("air", "air"), ("rdhx", "rear-door HX"), ("liquid", "liquid")],
-    )
-    site_pue = forms.CharField(label="PUE", required=False, help_text="Blank: by cooling method (1.2-1.4).")
-    site_electricity_usd_per_kwh = forms.CharField(label="Electricity (USD/kWh)", required=False,
-                                                   help_text="Blank: the sourced default in the plan's costs.")
-    site_colo_usd_per_kw_month = forms.CharField(label="Colocation (USD/kW-month)", required=False,
-                                                 help_text="Blank: the sourced default in the plan's costs.")
-    pricing_years = forms.CharField(label="TCO years", required=False, initial="3")
-    pricing_regions = forms.CharField(label="AWS regions", required=False, initial="us-east-1, us-west-2",
-                                      help_text="Comma-separated region codes.")
+# The request fields as a form class (the declarative metaclass keeps this order), for PlanForm to extend.
+_RequestFields = type(forms.Form)(
+    "_RequestFields",
+    (forms.Form,),
+    {
+        "__module__": __name__,
+        **{
+            _form_name(path): _build_field(path, label, initial, advanced=advanced)
+            for rows, advanced in ((COMMON_FIELDS, False), (ADVANCED_FIELDS, True))
+            for path, label, initial in rows
+        },
+    },
+)
+
+
+class PlanForm(_RequestFields):
+    """The request fields (COMMON_FIELDS, ADVANCED_FIELDS, built from the request schema), then a JSON box."""
+
     request_json = forms.CharField(
         label="Advanced: whole request as JSON",
         required=False,
@@ -170,9 +209,7 @@ class PlanForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["model_preset"].choices = _catalog_choices("models")
-        self.fields["model_preset"].initial = "llama-3-70b"
         self.fields["hardware_system"].choices = _catalog_choices("systems", ("auto", "auto: try every system"))
-        self.fields["hardware_system"].initial = "auto"
         self.request_data: dict[str, Any] | None = None
 
     def _request_from_fields(self) -> dict[str, Any]:

@@ -1,12 +1,50 @@
-"""The validated plan request as dataclasses. Defaults for every optional request field live here, in one place.
+"""The plan request schema: one set of pydantic models that is the validator, the defaults, the OpenAPI request
+body (drf-spectacular renders it) and what the web form is built from.
 
-`validate_request` (validation.py) is the only producer: it resolves presets and fills defaults, so the engine
-never sees a half-specified request.
+`validate_request` (validation.py) is the entry point: it passes the catalog and the cost-parameter table in the
+validation context, and turns pydantic's errors into messages keyed by dotted path. A validated `PlanRequest`
+is fully resolved (preset merged, defaults filled), so the engine never sees a half-specified request.
+Rules that involve the model shape read the resolved `ModelSpec` from the validation context: the model
+section is validated first (field order) and puts itself there.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import MutableMapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic_core import PydanticCustomError
+
+from engine.assumptions.registry import ASSUMPTIONS
+from engine.request.cost_parameters import PARAMETER_TWINS
+from engine.request.fields import (
+    RULE,
+    WHOLE,
+    JsonFloat,
+    Problem,
+    Section,
+    catalog_of,
+    check_number,
+    did_you_mean,
+    fmt_bound,
+    raise_problems,
+    unknown_key,
+)
+from engine.request.site import DEFAULT_REGIONS, HardwareSpec, PricingSpec, SiteSpec
+from engine.request.workloads import (
+    DEFAULT_GLOBAL_BATCH_TOKENS,
+    DEFAULT_TPOT_MS,
+    DEFAULT_TTFT_MS,
+    InferenceParallelism,
+    InferenceSpec,
+    TrainingParallelism,
+    TrainingSpec,
+)
+
+if TYPE_CHECKING:
+    from pydantic import ValidationInfo
+    from pydantic.fields import FieldInfo
 
 __all__ = [
     "DEFAULT_GLOBAL_BATCH_TOKENS",
@@ -23,146 +61,262 @@ __all__ = [
     "SiteSpec",
     "TrainingParallelism",
     "TrainingSpec",
+    "choices_of",
+    "field_at",
+    "model_at",
 ]
 
-# 4 Mi tokens per optimizer step: between GPT-3's 3.2M and Llama 3's 4M-16M ramp; a common starting point.
-DEFAULT_GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024
-# Interactive-chat style latency targets: first token within a second, ~20 tokens/s per user while streaming.
-DEFAULT_TTFT_MS = 1000.0
-DEFAULT_TPOT_MS = 50.0
-DEFAULT_REGIONS = ("us-east-1",)
+_SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
+_FLAG_KEYS = ("ffn_gated", "tied_embeddings", "learned_positions", "biases")
+_EXPLICIT_REQUIRED = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq_len")
+_MAX_NAME = 200
 
 
-@dataclass(frozen=True)
-class MoeSpec:
+class MoeSpec(Section):
     """Mixture-of-experts routing: `active` of `experts` FFNs run per token."""
 
-    experts: int
-    active: int
+    experts: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(description="Expert FFNs per MoE layer.")
+    active: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(
+        description="Experts each token is routed to (top-k)."
+    )
+
+    def check(self, info: ValidationInfo) -> list[Problem]:
+        if self.active > self.experts:
+            return [(("active",), f"({self.active}) must be <= model.moe.experts ({self.experts})", self.active)]
+        return []
 
 
-@dataclass(frozen=True)
-class ModelSpec:
-    """A fully resolved model shape (a preset merged with any explicit overrides)."""
-
-    layers: int
-    hidden: int
-    heads: int
-    kv_heads: int
-    ffn_hidden: int
-    vocab: int
-    seq_len: int
-    preset: str | None = None
-    ffn_gated: bool = True  # Llama/Mixtral SwiGLU; GPT-3 uses a plain 2-matrix FFN
-    tied_embeddings: bool = False  # Llama-style untied output head
-    learned_positions: bool = False  # RoPE models have no position-embedding parameters
-    biases: bool = False
-    moe: MoeSpec | None = None
-    params: float | None = None  # user-declared total; the derived count is still reported
+def _shape_optional(schema: dict[str, Any]) -> None:
+    # A preset supplies the shape, so no shape field is required on input (the resolved model has them all).
+    schema.pop("required", None)
 
 
-@dataclass(frozen=True)
-class TrainingParallelism:
-    """Pinned parallel layout; None means "let the engine choose"."""
+class ModelSpec(Section):
+    """A model shape: a catalog preset, explicit shape fields, or a preset with some fields overridden.
 
-    tp: int | None = None
-    pp: int | None = None
-    dp: int | None = None
-    micro_batch: int | None = None
-    recompute: str | None = None
-    interleave: int | None = None  # virtual pipeline chunks per stage (interleaved 1F1B); 1 = plain 1F1B
-    zero_stage: int | None = None  # 0 none, 1 optimizer, 2 + gradients, 3 + parameters sharded over dp
-    ep: int | None = None  # expert parallelism (MoE only): experts split over ep GPUs carved out of dp
-
-
-@dataclass(frozen=True)
-class TrainingSpec:
-    """Train `tokens` tokens, either by a deadline or on a fixed GPU count (exactly one of the two)."""
-
-    tokens: float
-    deadline_days: float | None = None
-    gpus: int | None = None
-    global_batch_tokens: int = DEFAULT_GLOBAL_BATCH_TOKENS
-    precision: str = "bf16"
-    parallelism: TrainingParallelism = field(default_factory=TrainingParallelism)
-
-
-@dataclass(frozen=True)
-class InferenceParallelism:
-    """Pinned replica shape; None means "let the engine choose"."""
-
-    tp: int | None = None
-    pp: int | None = None
-
-
-@dataclass(frozen=True)
-class InferenceSpec:
-    """Serve `requests_per_s` requests of fixed prompt/output length within TTFT and TPOT targets."""
-
-    requests_per_s: float
-    prompt_tokens: int
-    output_tokens: int
-    ttft_ms: float = DEFAULT_TTFT_MS
-    tpot_ms: float = DEFAULT_TPOT_MS
-    precision: str = "bf16"
-    parallelism: InferenceParallelism = field(default_factory=InferenceParallelism)
-
-
-@dataclass(frozen=True)
-class HardwareSpec:
-    """Which system to build from ("auto" = evaluate every catalog system) and the facility limits."""
-
-    system: str = "auto"
-    fabric: str = "auto"  # accepted and echoed; the fabric stage is not modelled yet
-    rack_kw: float | None = None  # None = the catalog's systems_per_rack decides the rack load
-    cooling: str = "auto"
-
-
-@dataclass(frozen=True)
-class SiteSpec:
-    """Site economics. pue None = derived from the cooling method (assumptions pue_*)."""
-
-    electricity_usd_per_kwh: float | None = None  # used by the costing stage (not modelled yet)
-    pue: float | None = None
-    colo_usd_per_kw_month: float | None = None  # used by the costing stage (not modelled yet)
-
-
-@dataclass(frozen=True)
-class PricingSpec:
-    """Costing horizon, cloud regions and this plan's own price overrides (read by the costing stage).
-
-    utilization: fraction of hours the on-prem cluster does paid work (None = the cost parameter's default);
-    component_prices: USD per unit by BOM part number or catalog id (a catalog id covers every length of a cable);
-    parameters: named cost parameters (fixtures/prices/parameters.json) overriding their defaults.
+    Validated, it is fully resolved (the preset merged with the explicit fields).
     """
 
-    years: int = 3
-    regions: tuple[str, ...] = DEFAULT_REGIONS
-    utilization: float | None = None
-    component_prices: dict[str, float] = field(default_factory=dict)
-    parameters: dict[str, float] = field(default_factory=dict)
+    model_config = ConfigDict(json_schema_extra=_shape_optional)
+    replaced_errors = frozenset({"missing"})  # reported by check_input in its own words
+
+    layers: Annotated[StrictInt, Field(gt=0, le=1_000), WHOLE] = Field(
+        description="Transformer layers. Required without a preset."
+    )
+    hidden: Annotated[StrictInt, Field(gt=0, le=1_048_576), WHOLE] = Field(
+        description="Hidden size (d_model). Required without a preset."
+    )
+    heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
+        description="Attention heads; must divide hidden."
+    )
+    kv_heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
+        description="Key/value heads (grouped-query attention); default: heads (multi-head)."
+    )
+    ffn_hidden: Annotated[StrictInt, Field(gt=0, le=16_777_216), WHOLE] = Field(
+        description="FFN inner size. Required without a preset."
+    )
+    vocab: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
+        description="Vocabulary size. Required without a preset."
+    )
+    seq_len: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
+        description="Training / context sequence length in tokens."
+    )
+    preset: StrictStr | None = Field(
+        None, description="Catalog preset id, e.g. llama-3-70b (GET /api/catalog/); explicit fields override it."
+    )
+    ffn_gated: StrictBool = Field(True, description="Gated (SwiGLU, 3-matrix) FFN as in Llama; false: GPT's 2.")
+    tied_embeddings: StrictBool = Field(False, description="Output head shares the input embedding matrix.")
+    learned_positions: StrictBool = Field(False, description="Learned position embeddings (GPT); false: RoPE.")
+    biases: StrictBool = Field(False, description="Linear layers carry biases (GPT); false: Llama-style.")
+    moe: MoeSpec | None = Field(None, description="Mixture of experts; default: the preset's, else dense.")
+    params: JsonFloat | None = Field(
+        None, gt=0, le=1e14, description="Declared total parameters; the count derived from the shape is reported too."
+    )
+
+    @classmethod
+    def check_input(cls, data: dict[str, Any], info: ValidationInfo) -> tuple[dict[str, Any], list[Problem]]:
+        problems: list[Problem] = []
+        preset_id = data.get("preset")
+        if isinstance(preset_id, str):
+            models = catalog_of(info).models
+            preset = models.get(preset_id)
+            if preset is None:
+                known = ", ".join(sorted(models))
+                message = f"'{preset_id}' is not a known preset{did_you_mean(preset_id, models)} (known: {known})"
+                problems.append((("preset",), message, preset_id))
+            else:
+                defaults: dict[str, Any] = {key: getattr(preset, key) for key in (*_SHAPE_KEYS, *_FLAG_KEYS)}
+                if preset.moe_experts:
+                    defaults["moe"] = {"experts": preset.moe_experts, "active": preset.moe_active or 1}
+                data = {**defaults, **data}
+        elif preset_id is None:
+            for key in _EXPLICIT_REQUIRED:
+                if key not in data:
+                    problems.append(((key,), "is required when model.preset is not given", None))
+        heads = data.get("heads")
+        if "kv_heads" not in data and isinstance(heads, int) and not isinstance(heads, bool):
+            data = {**data, "kv_heads": heads}  # explicit shapes without kv_heads are multi-head attention
+        return data, problems
+
+    def check(self, info: ValidationInfo) -> list[Problem]:
+        problems: list[Problem] = []
+        if self.hidden % self.heads:
+            problems.append((("heads",), f"({self.heads}) must divide model.hidden ({self.hidden})", self.heads))
+        if self.heads % self.kv_heads:
+            message = f"({self.kv_heads}) must divide model.heads ({self.heads})"
+            problems.append((("kv_heads",), message, self.kv_heads))
+        if not problems and isinstance(info.context, MutableMapping):
+            info.context["model"] = self  # the workload sections' rules read the resolved shape
+        return problems
 
 
-@dataclass(frozen=True)
-class PlanRequest:
-    """One validated request: the model, exactly one workload target, hardware, site and overrides."""
+class PlanRequest(Section):
+    """The plan request (design.md): the model, exactly one workload target, hardware, site, pricing, overrides.
 
-    workload: str
+    Unknown keys are refused at every level; null means "not given" (the default applies).
+    """
+
+    workload: Literal["training", "inference"] = Field(description="Which section below is the target.")
     model: ModelSpec
-    training: TrainingSpec | None = None
-    inference: InferenceSpec | None = None
-    hardware: HardwareSpec = field(default_factory=HardwareSpec)
-    site: SiteSpec = field(default_factory=SiteSpec)
-    pricing: PricingSpec = field(default_factory=PricingSpec)
-    assumptions: dict[str, float] = field(default_factory=dict)
-    name: str | None = None
+    training: TrainingSpec | None = Field(None, description="Required when workload is training; else ignored.")
+    inference: InferenceSpec | None = Field(None, description="Required when workload is inference; else ignored.")
+    hardware: HardwareSpec = Field(default_factory=HardwareSpec)
+    site: SiteSpec = Field(default_factory=SiteSpec)
+    pricing: PricingSpec = Field(default_factory=PricingSpec)
+    assumptions: dict[str, float | int] = Field(
+        default_factory=dict,
+        description="Overrides of the engine's named assumptions (each listed with its unit and range).",
+        json_schema_extra=lambda schema: schema.update(_assumption_properties()),
+    )
+    name: StrictStr | None = Field(
+        None, max_length=_MAX_NAME, description="Optional; the plan is named after the model when empty."
+    )
+
+    @classmethod
+    def check_input(cls, data: dict[str, Any], info: ValidationInfo) -> tuple[dict[str, Any], list[Problem]]:
+        if isinstance(info.context, MutableMapping):
+            info.context["model"] = None  # until this request's model section validates
+        problems: list[Problem] = []
+        workload = data.get("workload")
+        if workload in ("training", "inference"):
+            other = "inference" if workload == "training" else "training"
+            if isinstance(data.get(other), dict):
+                data = {key: value for key, value in data.items() if key != other}  # forms may send both
+            if workload not in data:
+                problems.append(((workload,), "is required", None))
+        data, twins = _parameter_twins(data)
+        return data, problems + twins
+
+    @field_validator("assumptions", mode="before")
+    @classmethod
+    def _assumptions(cls, value: object) -> object:
+        if not isinstance(value, dict):
+            return value  # "must be an object"
+        problems: list[Problem] = []
+        cleaned: dict[str, float | int] = {}
+        for name, given in value.items():
+            spec = ASSUMPTIONS.get(name)
+            if spec is not None and given is None:
+                continue  # null: not given
+            if spec is None:
+                problems.append(((name,), unknown_key(name, ASSUMPTIONS), given))
+                continue
+            number, messages = check_number(given, integer=spec.integer)
+            if number is not None and not spec.minimum <= number <= spec.maximum:
+                lo, hi = fmt_bound(spec.minimum), fmt_bound(spec.maximum)
+                messages = [f"must be between {lo} and {hi} ({spec.unit})"]
+            problems.extend(((name,), message, given) for message in messages)
+            if not messages and number is not None:
+                cleaned[name] = number
+        if problems:
+            raise_problems(problems)
+        return cleaned
+
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, name: str | None) -> str | None:
+        # NUL and other control characters: PostgreSQL refuses NUL in text, and none belong in a name.
+        if name is not None and any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+            raise PydanticCustomError(RULE, "must not contain control characters")
+        return name
 
     def to_dict(self) -> dict[str, object]:
         """The normalised request (defaults filled, preset resolved) as plain JSON types, for the plan echo."""
-        data = asdict(self)
-        data["pricing"]["regions"] = list(self.pricing.regions)
-        if self.training is None:
-            data.pop("training")
-        if self.inference is None:
-            data.pop("inference")
-        return data
+        absent = {key for key in ("training", "inference") if getattr(self, key) is None}
+        return self.model_dump(mode="json", exclude=absent)
+
+
+def _assumption_properties() -> dict[str, Any]:
+    """The assumptions map as documented properties: every name with its unit, range and default."""
+    properties = {
+        name: {
+            "type": "integer" if spec.integer else "number",
+            "minimum": spec.minimum,
+            "maximum": spec.maximum,
+            "default": spec.default,
+            "description": f"{spec.description} ({spec.unit})",
+        }
+        for name, spec in sorted(ASSUMPTIONS.items())
+    }
+    return {"properties": properties, "additionalProperties": False}
+
+
+def _parameter_twins(data: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """A cost parameter also set by its own request field (pricing.utilization, site.*) is ambiguous: refuse it.
+
+    The refused parameter is taken out before field validation, so it gets this one message, not a range error too.
+    """
+    pricing = data.get("pricing")
+    parameters = pricing.get("parameters") if isinstance(pricing, dict) else None
+    if not isinstance(parameters, dict):
+        return data, []
+    problems: list[Problem] = []
+    kept = dict(parameters)
+    for name, twin in PARAMETER_TWINS.items():
+        section, _, key = twin.partition(".")
+        given = data.get(section)
+        if name in parameters and isinstance(given, dict) and given.get(key) is not None:
+            problems.append((("pricing", "parameters", name), f"and {twin} set the same thing: give only one", None))
+            del kept[name]
+    if not problems:
+        return data, []
+    return {**data, "pricing": {**pricing, "parameters": kept}}, problems
+
+
+# ------------------------------------------------------------------ reading the schema (messages, the web form)
+
+
+def model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The schema model at a location (PlanRequest for ()), or None when the location leads into a plain value."""
+    model: type[BaseModel] | None = PlanRequest
+    for part in loc:
+        field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
+        if field is None:
+            return None
+        model = next((arg for arg in _inner_types(field.annotation) if _is_model(arg)), None)
+    return model
+
+
+def field_at(path: str) -> FieldInfo | None:
+    """The schema field at a dotted request path ("training.parallelism.tp"): type, default, bounds, description."""
+    *parents, name = path.split(".")
+    model = model_at(tuple(parents))
+    return model.model_fields.get(name) if model is not None else None
+
+
+def choices_of(loc: tuple[str | int, ...]) -> list[str]:
+    """The allowed values of a Literal field (["training", "inference"] for ("workload",)), else []."""
+    field = field_at(".".join(map(str, loc))) if loc else None
+    return [arg for arg in _inner_types(field.annotation) if isinstance(arg, str)] if field is not None else []
+
+
+def _inner_types(annotation: object) -> list[object]:
+    """A type and everything inside it: X | None -> [X | None, X, None]; Literal["a"] -> [Literal["a"], "a"]."""
+    out = [annotation]
+    for arg in get_args(annotation):
+        out.extend(_inner_types(arg))
+    return out
+
+
+def _is_model(value: object) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseModel)

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from engine import PlanRequest
 from engine.catalog.hardware import default_catalog_dir, load_catalog
 from planner import selectors, services
 from planner.models import Plan
@@ -25,11 +26,11 @@ from planner.outputs.pdf import render_pdf
 from planner.presenters import plan_diagrams, report_context
 
 from .filters import PlanFilter
+from .schema import PydanticOpenApi30Extension  # noqa: F401  (registers: PlanRequest in OpenAPI 3.0 form)
 from .serializers import (
     ErrorSerializer,
     PlanAcceptedSerializer,
     PlanDetailSerializer,
-    PlanRequestSerializer,
     PlanSummarySerializer,
 )
 
@@ -90,7 +91,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return Response(PlanDetailSerializer(self._plan(), context={"request": request}).data)
 
     @extend_schema(
-        request=PlanRequestSerializer,
+        request=PlanRequest,  # the engine's request schema (pydantic), rendered by drf_spectacular.contrib.pydantic
         parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                                      description="Retries with the same key and body return the first plan.")],
         responses={

@@ -118,10 +118,20 @@ def test_delete(api, training_request):
 
 
 def test_list_filters(api, user, training_request, inference_request):
-    Plan.objects.create(owner=user, name="t", workload="training", request=training_request,
-                        result={"cluster": {"system": "dgx-h100", "gpus": 8}})
-    Plan.objects.create(owner=user, name="i", workload="inference", request=inference_request,
-                        result={"cluster": {"system": "dgx-b200", "gpus": 16}})
+    Plan.objects.create(
+        owner=user,
+        name="t",
+        workload="training",
+        request=training_request,
+        result={"cluster": {"system": "dgx-h100", "gpus": 8}},
+    )
+    Plan.objects.create(
+        owner=user,
+        name="i",
+        workload="inference",
+        request=inference_request,
+        result={"cluster": {"system": "dgx-b200", "gpus": 16}},
+    )
     assert [p["name"] for p in api.get(PLANS, {"workload": "inference"}).json()["results"]] == ["i"]
     assert [p["name"] for p in api.get(PLANS, {"system": "dgx-h100"}).json()["results"]] == ["t"]
     assert api.get(PLANS, {"created_after": "2999-01-01"}).json()["count"] == 0
@@ -138,8 +148,9 @@ def test_bom_exports(api, user, training_request):
         {"part_number": "=HYPERLINK(\"x\")", "manufacturer": "@evil", "description": "-cable", "category": "cable",
          "quantity": 3, "source": "catalog"},
     ]
-    plan = Plan.objects.create(owner=user, name="b", workload="training", request=training_request,
-                               result={"bom": lines, "cluster": {}})
+    plan = Plan.objects.create(
+        owner=user, name="b", workload="training", request=training_request, result={"bom": lines, "cluster": {}}
+    )
     as_json = api.get(f"{PLANS}{plan.pk}/bom.json").json()
     assert as_json["lines"] == lines
     response = api.get(f"{PLANS}{plan.pk}/bom.csv")
@@ -162,8 +173,11 @@ def test_bom_of_plan_without_one_is_404(api, user, training_request):
 def test_catalog_has_sources(api):
     body = api.get("/api/catalog/").json()
     assert body["version"]
-    records = [record for records in body["kinds"].values() for record in (
-        records if isinstance(records, list) else records.get("records", []))]
+    records = [
+        record
+        for records in body["kinds"].values()
+        for record in (records if isinstance(records, list) else records.get("records", []))
+    ]
     assert len(records) >= 20
     assert all(record.get("source") and record.get("as_of") for record in records)
 
@@ -174,8 +188,10 @@ def test_price_snapshots_and_offers(api):
     snapshot = price_snapshot_load_fixtures()
     snapshots = api.get("/api/prices/snapshots/").json()
     assert snapshots["results"][0]["id"] == snapshot.pk
-    offers = api.get(f"/api/prices/snapshots/{snapshot.pk}/offers/",
-                     {"instance_type": "p5.48xlarge", "region": "us-east-1", "purchase": "on_demand"}).json()
+    offers = api.get(
+        f"/api/prices/snapshots/{snapshot.pk}/offers/",
+        {"instance_type": "p5.48xlarge", "region": "us-east-1", "purchase": "on_demand"},
+    ).json()
     assert offers["count"] == 1
     assert offers["results"][0]["usd_per_hour"] == "55.040000"  # Decimal as a string (cloud-pricing.md golden)
 
@@ -216,8 +232,12 @@ def test_api_token_command(user, capsys):
 
 
 def test_topology_and_diagrams(api, user, training_request, django_capture_on_commit_callbacks):
-    body = {"workload": "training", "model": {"preset": "llama-3-70b"}, "training": {"tokens": 15e12, "gpus": 1024},
-            "hardware": {"system": "dgx-h100"}}
+    body = {
+        "workload": "training",
+        "model": {"preset": "llama-3-70b"},
+        "training": {"tokens": 15e12, "gpus": 1024},
+        "hardware": {"system": "dgx-h100"},
+    }
     with django_capture_on_commit_callbacks(execute=True):
         plan_id = _create(api, body).json()["id"]
     topology = api.get(f"{PLANS}{plan_id}/topology.json").json()
@@ -281,3 +301,41 @@ def test_list_filters_naive_dates_as_utc_midnight(api, user, training_request):
     assert api.get(PLANS, {"created_before": "2026-03-01T00:30:00"}).json()["count"] == 0
     assert api.get(PLANS, {"created_before": "2026-03-01T01:30:00+01:00"}).json()["count"] == 0
     assert api.get(PLANS, {"created_before": "2026-03-01T01:31:00+01:00"}).json()["count"] == 1
+
+
+def test_schema_request_body_is_the_engine_schema(client):
+    """The OpenAPI request body is rendered from the pydantic PlanRequest: every field of every section is
+    documented (the old DRF copy had drifted: no interleave, zero_stage, learned_positions, biases)."""
+    from engine.request.spec import PlanRequest, model_at
+
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    components = schema["components"]["schemas"]
+    body = schema["paths"]["/api/plans/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    request = components[body["$ref"].rsplit("/", 1)[-1]]
+    assert set(request["properties"]) == set(PlanRequest.model_fields)
+    for section in ("model", "training", "inference", "hardware", "site", "pricing"):
+        model = model_at((section,))
+        assert set(components[model.__name__]["properties"]) == set(model.model_fields), section
+    parallelism = components["TrainingParallelism"]["properties"]
+    assert {"interleave", "zero_stage", "ep"} <= set(parallelism)
+    assert {"learned_positions", "biases"} <= set(components["ModelSpec"]["properties"])
+    assert "required" not in components["ModelSpec"]  # a preset alone is a whole model
+    # OpenAPI 3.0 dialect: boolean exclusive bounds, nullable instead of a "null" type.
+    assert components["TrainingSpec"]["properties"]["tokens"] == {
+        "description": "Training tokens (e.g. 1.5e13).",
+        "exclusiveMinimum": True,
+        "minimum": 0,
+        "maximum": 1e16,
+        "title": "Tokens",
+        "type": "number",
+    }
+    assert parallelism["zero_stage"]["nullable"] is True and parallelism["zero_stage"]["maximum"] == 3
+    assert '"type": "null"' not in json.dumps(schema)
+
+
+def test_schema_rejects_what_the_documented_bounds_reject(api, training_request):
+    """A value just past a documented bound is a 400 naming the field, with the bound in the message."""
+    training_request["training"]["deadline_days"] = 3651
+    response = _create(api, training_request)
+    assert response.status_code == 400
+    assert response.json()["errors"] == {"training.deadline_days": ["training.deadline_days must be <= 3,650"]}

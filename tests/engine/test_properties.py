@@ -220,7 +220,8 @@ def check_outcome(data: object) -> None:
 
 
 def check_outcome_of(data: object) -> None:
-    """The property: RequestInvalid with field errors, or a serialisable plan whose invariants hold."""
+    """The property: RequestInvalid with field errors, or a normalised request that validates to itself and a
+    serialisable plan whose invariants hold."""
     try:
         request = validate_request(data, CATALOG)
     except RequestInvalid as exc:
@@ -230,6 +231,8 @@ def check_outcome_of(data: object) -> None:
             assert isinstance(path, str) and path, exc.errors
             assert messages and all(isinstance(m, str) and m for m in messages), exc.errors
         return
+    # The stored request is the normalised one: it must validate again, to the same request.
+    assert validate_request(request.to_dict(), CATALOG) == request
     plan = to_json(run_plan(request, CATALOG))
     RAN["plans"] += 1
     json.dumps(plan, allow_nan=False)

@@ -248,3 +248,97 @@ def test_every_problem_reported_at_once(catalog):
     }
     text = str(RequestInvalid(errs))
     assert "training.tokens must be > 0" in text and "bogus is not a known field" in text
+
+
+# ------------------------------------------------------------------------------ the schema (pydantic models)
+
+
+def test_whole_numbers_may_be_written_as_floats_and_are_stored_as_int(catalog):
+    req = validate_request(with_training(deadline_days=None, gpus=64.0, parallelism={"tp": 8.0}), catalog)
+    assert req.training.gpus == 64 and isinstance(req.training.gpus, int)
+    assert req.training.parallelism.tp == 8 and isinstance(req.training.parallelism.tp, int)
+    assert isinstance(req.training.tokens, float)
+
+
+def test_null_is_not_given_but_an_unknown_key_is_refused_even_when_null(catalog):
+    req = validate_request({**GOOD_TRAINING, "site": None, "hardware": {"system": None, "cooling": None}}, catalog)
+    assert req.hardware.system == "auto" and req.hardware.cooling == "auto" and req.site.pue is None
+    assert (
+        validate_request({**GOOD_TRAINING, "assumptions": {"gemm_efficiency_hopper": None}}, catalog).assumptions == {}
+    )
+    errs = errors_for(catalog, {**GOOD_TRAINING, "tokenz": None, "model": {"preset": "llama-3-8b", "layer": None}})
+    assert set(errs) == {"tokenz", "model.layer"}
+    assert errs["model.layer"][0].startswith("model.layer is not a known field; did you mean 'layers'?")
+
+
+def test_exact_bound_messages(catalog):
+    """Bounds read as written: whole numbers with separators, huge ones in e-notation."""
+    assert errors_for(catalog, with_training(deadline_days=4000)) == {
+        "training.deadline_days": ["training.deadline_days must be <= 3,650"]
+    }
+    assert errors_for(catalog, with_training(tokens=1e17)) == {"training.tokens": ["training.tokens must be <= 1e+16"]}
+    assert errors_for(catalog, {**GOOD_TRAINING, "site": {"pue": 0.5}}) == {"site.pue": ["site.pue must be >= 1"]}
+    assert errors_for(catalog, with_training(parallelism={"zero_stage": 4})) == {
+        "training.parallelism.zero_stage": ["training.parallelism.zero_stage must be <= 3"]
+    }
+    assert errors_for(catalog, with_training(deadline_days=None, gpus=8.5)) == {
+        "training.gpus": ["training.gpus must be a whole number"]
+    }
+
+
+def test_unknown_preset_and_system_suggest_the_closest(catalog):
+    errs = errors_for(catalog, {**GOOD_TRAINING, "model": {"preset": "llama-3-7b"}, "hardware": {"system": "dgx-h10"}})
+    assert "model.preset 'llama-3-7b' is not a known preset; did you mean 'llama-3-70b'?" in errs["model.preset"][0]
+    assert "did you mean 'dgx-h100'?" in errs["hardware.system"][0]
+    # An unknown preset is the one problem: the shape fields it would have filled are not reported missing.
+    assert set(errs) == {"model.preset", "hardware.system"}
+
+
+def test_interleave_rules(catalog):
+    assert errors_for(catalog, with_training(parallelism={"pp": 8, "interleave": 3})) == {
+        "training.parallelism.interleave": [
+            "training.parallelism.interleave (3) must divide the layers per stage (model.layers / pp = 10)"
+        ]
+    }
+    assert errors_for(catalog, with_training(parallelism={"pp": 1, "interleave": 2})) == {
+        "training.parallelism.interleave": ["training.parallelism.interleave (2) needs pipeline parallelism (pp > 1)"]
+    }
+    req = validate_request(with_training(parallelism={"pp": 8, "interleave": 5, "zero_stage": 1}), catalog)
+    assert (req.training.parallelism.interleave, req.training.parallelism.zero_stage) == (5, 1)
+
+
+def test_workload_rules_wait_for_a_valid_model_but_not_for_the_other_fields(catalog):
+    """tp is checked against the resolved model even when another training field is bad; with a bad model,
+    the rules relative to it are skipped (the model's own error says what to fix first)."""
+    errs = errors_for(catalog, with_training(tokens=-1, parallelism={"tp": 3}))
+    assert set(errs) == {"training.tokens", "training.parallelism.tp"}
+    errs = errors_for(catalog, {**with_training(parallelism={"tp": 3}), "model": {"preset": "nope"}})
+    assert set(errs) == {"model.preset"}
+
+
+def test_normalised_request_validates_to_itself(catalog):
+    """The stored, normalised request (to_dict) is itself a valid request that means the same."""
+    for body in (GOOD_TRAINING, GOOD_INFERENCE, with_training(deadline_days=None, gpus=64, parallelism={"tp": 8})):
+        once = validate_request(body, catalog)
+        assert validate_request(once.to_dict(), catalog) == once
+    assert "inference" not in validate_request(GOOD_TRAINING, catalog).to_dict()
+
+
+def test_recompute_choices_are_the_engines():
+    from engine.performance.memory import RECOMPUTE_MODES
+    from engine.request.spec import choices_of
+
+    assert tuple(choices_of(("training", "parallelism", "recompute"))) == RECOMPUTE_MODES
+
+
+def test_sections_are_frozen_and_build_without_a_context():
+    """Engine tests and calibration build sections directly: presets resolve against the default catalog."""
+    from pydantic import ValidationError
+
+    from engine.request.spec import ModelSpec
+
+    model = ModelSpec(preset="llama-3-8b")
+    assert (model.layers, model.kv_heads, model.ffn_gated) == (32, 8, True)
+    assert ModelSpec(layers=2, hidden=64, heads=4, ffn_hidden=256, vocab=1000, seq_len=128).kv_heads == 4
+    with pytest.raises(ValidationError):
+        model.layers = 3  # type: ignore[misc]

@@ -10,7 +10,7 @@ from engine.workload.model import analyse_model, bytes_per_param
 
 def preset_shape(catalog, preset_id: str) -> ModelSpec:
     p = catalog.models[preset_id]
-    moe = MoeSpec(p.moe_experts, p.moe_active) if p.moe_experts else None
+    moe = MoeSpec(experts=p.moe_experts, active=p.moe_active) if p.moe_experts else None
     return ModelSpec(
         layers=p.layers,
         hidden=p.hidden,
