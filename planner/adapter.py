@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine import PlanRequest, load_catalog, run_plan, to_json, validate_request
+from engine import PlanRequest, RequestInvalid, load_catalog, run_plan, to_json, validate_request
 from engine.result import with_costs
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
@@ -60,3 +60,13 @@ def plan_compute(
     )
     engine_s = time.perf_counter() - started
     return EngineOutcome(result=to_json(final), engine_s=engine_s)  # the one serialisation of the plan
+
+
+def request_for_editing(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored (normalised) request as a person would write it: only what differs from the defaults and the
+    preset, so "duplicate and edit" fills the form's fields. A request stored by an older version that no longer
+    validates is returned as it was (the form then shows it whole as JSON)."""
+    try:
+        return validate_request(stored, load_catalog()).to_minimal_dict()
+    except RequestInvalid:
+        return stored

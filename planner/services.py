@@ -37,22 +37,23 @@ def _plan_name(request: dict, name: str | None) -> str:
     if request.get("name"):
         return str(request["name"])[:200]
     model = request.get("model", {})
-    return f"{model.get('preset', 'custom model')} {request.get('workload', '')}".strip()
+    return f"{model.get('preset') or 'custom model'} {request.get('workload', '')}".strip()
 
 
 def plan_create(*, owner: AbstractBaseUser, request_data: object, name: str | None = None) -> Plan:
     """Validate a request, store the plan with a queued run, and queue it once the rows commit.
 
-    Raises sizing.RequestInvalid (before writing anything) when the request is bad.
+    Raises RequestInvalid (before writing anything) when the request is bad. The stored request is the
+    normalised one (preset resolved, every default filled): what the plan was computed from, whatever the
+    client left out.
     """
-    request_validate(request_data)
-    assert isinstance(request_data, dict)  # validation guarantees it
+    request = request_validate(request_data).to_dict()
     with transaction.atomic():
         plan = Plan.objects.create(
             owner=owner,
-            name=_plan_name(request_data, name),
-            workload=request_data["workload"],
-            request=request_data,
+            name=_plan_name(request, name),
+            workload=request["workload"],
+            request=request,
             price_snapshot=price_snapshot_current(),
         )
         run = PlanRun.objects.create(plan=plan)
@@ -151,13 +152,13 @@ def plan_create_synchronous(*, owner: AbstractBaseUser, request_data: object, na
     snapshot = price_snapshot_current()
     started_at = timezone.now()
     outcome = plan_compute(request_data=request_data, price_snapshot=snapshot)
-    assert isinstance(request_data, dict)
+    request = outcome.result["request"]  # the normalised request the plan was computed from
     with transaction.atomic():
         plan = Plan.objects.create(
             owner=owner,
-            name=_plan_name(request_data, name),
-            workload=request_data["workload"],
-            request=request_data,
+            name=_plan_name(request, name),
+            workload=request["workload"],
+            request=request,
             result=outcome.result,
             catalog_version=outcome.result["catalog_version"],
             price_snapshot=snapshot,

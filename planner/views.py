@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from engine import STAGES, RequestInvalid
 
 from . import selectors, services
+from .adapter import request_for_editing
 from .forms import PlanForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
@@ -56,7 +57,7 @@ def plan_create(request: HttpRequest) -> HttpResponse:
     if source_id is not None:
         # "Duplicate and edit": the form starts from one of the user's own plans.
         source = selectors.plan_get_owned(owner=request.user, plan_id=source_id)
-        initial = initial_from_request(source.request, name=f"{source.name} (copy)")
+        initial = initial_from_request(request_for_editing(source.request), name=f"{source.name} (copy)")
     form = PlanForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
         plan = services.plan_create(owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"])

@@ -245,6 +245,20 @@ class PlanRequest(Section):
         absent = {key for key in ("training", "inference") if getattr(self, key) is None}
         return self.model_dump(mode="json", exclude=absent)
 
+    def to_minimal_dict(self) -> dict[str, object]:
+        """Only what differs from the defaults and from the model's preset: the request as a person would write
+        it. Used to prefill the form when a stored (normalised) plan is duplicated; it validates back to this
+        same request, so nothing is lost by showing less."""
+        data = self.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
+        data["workload"] = self.workload
+        if self.model.preset is not None:
+            preset_shape = ModelSpec(preset=self.model.preset).model_dump(mode="json")
+            own = self.model.model_dump(mode="json")
+            data["model"] = {"preset": self.model.preset} | {
+                key: value for key, value in own.items() if value is not None and value != preset_shape.get(key)
+            }
+        return {key: value for key, value in data.items() if value != {}}
+
 
 def _assumption_properties() -> dict[str, Any]:
     """The assumptions map as documented properties: every name with its unit, range and default."""

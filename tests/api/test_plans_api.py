@@ -11,6 +11,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from planner.adapter import request_for_editing
 from planner.models import Plan, PlanRun
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +52,9 @@ def test_create_then_read(api, training_request, django_capture_on_commit_callba
     body = response.json()
     assert body["status"] == "queued" and body["created"] is True and body["url"].endswith(f"/api/plans/{body['id']}/")
     detail = api.get(body["url"]).json()
-    assert detail["request"] == training_request
+    # Stored normalised: the preset's shape and every default filled, the same request as the one sent.
+    assert detail["request"]["model"]["layers"] == 80 and detail["request"]["training"]["gpus"] is None
+    assert request_for_editing(detail["request"]) == request_for_editing(training_request)
     assert detail["run"]["status"] == "succeeded" and detail["run"]["progress_percent"] == 100
     assert detail["result"]["cluster"]["gpus"] == detail["gpus"] > 0
     listing = api.get(PLANS).json()

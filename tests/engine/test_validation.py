@@ -342,3 +342,25 @@ def test_sections_are_frozen_and_build_without_a_context():
     assert ModelSpec(layers=2, hidden=64, heads=4, ffn_hidden=256, vocab=1000, seq_len=128).kv_heads == 4
     with pytest.raises(ValidationError):
         model.layers = 3  # type: ignore[misc]
+
+
+def test_minimal_request_validates_back_to_the_same_request():
+    """Duplicate-and-edit shows a stored (normalised) request without its defaults and preset-derived shape; that
+    shorter request must be the same request once validated, for every golden request."""
+    from engine import load_catalog, validate_request
+    from tests.golden.requests import GOLDEN_REQUESTS
+
+    catalog = load_catalog()
+    for name, body in GOLDEN_REQUESTS.items():
+        request = validate_request(body, catalog)
+        minimal = request.to_minimal_dict()
+        assert validate_request(minimal, catalog) == request, name
+        if request.model.preset is not None:
+            assert "layers" not in minimal["model"], name  # the preset's own layer count is not repeated
+    dense = validate_request(GOLDEN_REQUESTS["train-70b-auto-90d"], catalog).to_minimal_dict()
+    assert dense == {
+        "workload": "training",
+        "model": {"preset": "llama-3-70b"},
+        "training": {"tokens": 15e12, "deadline_days": 90.0},
+        "pricing": {"regions": ["us-east-1", "us-west-2"]},
+    }

@@ -47,8 +47,11 @@ def test_form_creates_plan_and_shows_result(alice_client, django_capture_on_comm
         response = _post(alice_client, name="70B by March")
     plan = Plan.objects.get()
     assert response.status_code == 302 and response["Location"] == plan.get_absolute_url()
-    assert plan.name == "70B by March" and plan.request["training"] == {"tokens": 15e12, "deadline_days": 90,
-                                                                          "precision": "bf16"}
+    # The stored request is the normalised one: what the form sent, plus every default the plan used.
+    training = plan.request["training"]
+    assert plan.name == "70B by March"
+    assert (training["tokens"], training["deadline_days"], training["precision"]) == (15e12, 90, "bf16")
+    assert training["gpus"] is None and training["global_batch_tokens"] == 4 * 1024 * 1024
     page = alice_client.get(plan.get_absolute_url())
     assert page.status_code == 200
     html = page.content.decode()
@@ -121,7 +124,12 @@ def test_form_request_json_is_used(alice_client, django_capture_on_commit_callba
         response = _post(alice_client, request_json=json.dumps(body))
     assert response.status_code == 302
     plan = Plan.objects.get()
-    assert plan.request == body and plan.result["training"]["gpus"] == 64
+    stored = plan.request  # normalised: the body's values, the preset's shape and every default
+    assert (stored["workload"], stored["model"]["preset"], stored["hardware"]["system"]) == (
+        "training", "llama-3-8b", "dgx-h100")
+    assert (stored["training"]["tokens"], stored["training"]["gpus"]) == (1e12, 64)
+    assert stored["model"]["layers"] == 32 and stored["pricing"]["years"] == 3  # Llama 3 8B has 32 layers
+    assert plan.result["training"]["gpus"] == 64
 
 
 def test_users_cannot_see_or_change_each_others_plans(client, user, other_user, training_request):
