@@ -41,8 +41,17 @@ from .view_models import (
 )
 
 if TYPE_CHECKING:  # annotations only: at run time the engine is reached through planner.adapter
+    from engine.result import (
+        AssumptionEntry,
+        Costs,
+        ExplainEntry,
+        FabricNetwork,
+        OnpremSection,
+        RackEntry,
+        TopologyLink,
+        TopologyNode,
+    )
     from engine.result import BomLine as StoredBomLine
-    from engine.result import Comparison, FabricNetwork, OnpremSection, RackEntry, TopologyLink, TopologyNode
 
 __all__ = ["HEADLINES", "PlanView", "bom_view", "lookup", "plan_view"]
 
@@ -142,17 +151,17 @@ class PlanView:
         return self.result.price_snapshot if self.result else None
 
     @property
-    def costs(self) -> Any:
+    def costs(self) -> Costs | None:
         """The typed costs section (its own template lays it out), or None."""
         return self.result.costs if self.result else None
 
     @property
-    def assumptions(self) -> Mapping[str, Any]:
+    def assumptions(self) -> Mapping[str, AssumptionEntry]:
         """Assumption name -> its typed entry (value, default, unit, source, description)."""
         return self.result.assumptions if self.result else {}
 
     @property
-    def explain(self) -> Mapping[str, Any]:
+    def explain(self) -> Mapping[str, ExplainEntry]:
         """Figure path -> its typed explain entry (formula, inputs, source)."""
         return self.result.explain if self.result else {}
 
@@ -186,11 +195,6 @@ class PlanView:
     def _onprem(self) -> OnpremSection | None:
         costs = self.costs
         return costs.onprem if costs else None
-
-    @property
-    def _comparison(self) -> Comparison | None:
-        costs = self.costs
-        return costs.comparison if costs else None
 
     @property
     def summary(self) -> PlanSummary:
@@ -284,7 +288,7 @@ class PlanView:
 
     @cached_property
     def cost_over_time(self) -> CostOverTime | None:
-        comparison = self._comparison
+        comparison = self.costs.comparison if self.costs else None
         cumulative = comparison.cumulative if comparison else None
         if cumulative is None or not cumulative.series:
             return None
