@@ -11,8 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine import PlanRequest, RequestInvalid, load_catalog, run_plan, to_json, validate_request
+# Re-exported for planner.outputs, which reads stored plans only through this door: PlanResult, from_json, and
+# decode_section / encode_section (an old plan read section by section; a section shown as its JSON).
+from engine import PlanRequest, PlanResult, RequestInvalid, from_json, load_catalog, run_plan, to_json, validate_request  # noqa: F401
 from engine.result import with_costs
+from engine.result.codec import decode as decode_section  # noqa: F401
+from engine.result.codec import encode as encode_section  # noqa: F401
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
 from pricing.planning import plan_price, selection_prices_for_request

@@ -1,8 +1,8 @@
 """Assemble what pages, the PDF and the compare view show, from the plan's stored result.
 
-Every figure comes from `planner.outputs.plan_view`, the one reader of the stored JSON, so the
-result page, the compare table and the PDF report never disagree about which numbers matter, how
-they are labelled, or what they are: nothing here consults the live catalog or prices.
+Every figure comes from `planner.outputs.plan_view`, the one reader of the stored plan (decoded there into the
+typed `PlanResult`), so the result page, the compare table and the PDF report never disagree about which numbers
+matter, how they are labelled, or what they are: nothing here consults the live catalog or prices.
 """
 
 from __future__ import annotations
@@ -10,25 +10,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .outputs.plan_view import HEADLINES, BomView, Figure, PlanView, lookup, plan_view
+from planner.adapter import PlanResult
+
+from .outputs.plan_view import HEADLINES, PlanView, lookup, plan_view
+from .outputs.view_models import BomView
 
 __all__ = [
     "bom_summary",
     "comparison_table",
-    "headline_figures",
     "lookup",
     "plan_diagrams",
     "record_table",
     "report_context",
 ]
 
-
-def headline_figures(result: Mapping[str, Any] | PlanView | None) -> list[Figure]:
-    """The headline figures this plan has (a stage not modelled has none), with their explain entries."""
-    return plan_view(result).headlines
+Stored = Mapping[str, Any] | PlanResult | PlanView | None
 
 
-def comparison_table(results: list[Mapping[str, Any] | None]) -> list[dict[str, Any]]:
+def comparison_table(results: list[Stored]) -> list[dict[str, Any]]:
     """Rows of {label, unit, values[...]} for every headline figure any of the plans has."""
     views = [plan_view(result) for result in results]
     rows = []
@@ -39,12 +38,12 @@ def comparison_table(results: list[Mapping[str, Any] | None]) -> list[dict[str, 
     return rows
 
 
-def bom_summary(result: Mapping[str, Any] | PlanView | None) -> BomView:
+def bom_summary(result: Stored) -> BomView:
     """The plan's BOM grouped by category, with the stored extended prices, subtotals and the plan's total."""
     return plan_view(result).bom
 
 
-def plan_diagrams(result: Mapping[str, Any] | PlanView | None) -> dict[str, str]:
+def plan_diagrams(result: Stored) -> dict[str, str]:
     """The plan's SVG diagrams (topology, racks) that its data supports, as SVG text."""
     from .outputs.svg.racks import racks_svg
     from .outputs.svg.topology import topology_svg

@@ -90,7 +90,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
 @require_GET
 def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
-    lines = plan_view(plan.result).bom_records
+    lines = plan_view(plan.result).bom_lines
     if lines is None:
         raise Http404("This plan has no bill of materials yet.")
     response = HttpResponse(bom_csv(lines), content_type="text/csv; charset=utf-8")
@@ -146,7 +146,7 @@ def plan_replan(request: HttpRequest, plan_id: int) -> HttpResponse:
     overrides: dict[str, object] = {}
     for name, entry in used.items():
         raw = request.POST.get(f"a__{name}", "").strip()
-        if raw and raw != str(entry.get("value")):
+        if raw and raw != str(entry.value):
             try:
                 overrides[name] = float(raw)
             except ValueError:

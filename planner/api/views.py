@@ -23,6 +23,7 @@ from planner import selectors, services
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.pdf import render_pdf
+from planner.outputs.plan_view import plan_view
 from planner.presenters import plan_diagrams, report_context
 
 from .filters import PlanFilter
@@ -126,19 +127,20 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         services.plan_delete(plan=self._plan())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    def _bom_lines(self) -> list[dict]:
+    def _plan_with_bom(self) -> Plan:
         plan = self._plan()
         if not plan.result or "bom" not in plan.result:
             raise NotFound("This plan has no bill of materials (no successful run with a physical build yet).")
-        return plan.result["bom"]
+        return plan
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT, **{k: ERRORS[k] for k in (401, 404, 429)}})
     def bom_json(self, request: Request, pk: str) -> Response:
-        return Response({"plan_id": int(pk), "lines": self._bom_lines()})
+        return Response({"plan_id": int(pk), "lines": self._plan_with_bom().result["bom"]})  # as stored
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR, **{k: ERRORS[k] for k in (401, 404, 429)}})
     def bom_csv(self, request: Request, pk: str) -> HttpResponse:
-        response = HttpResponse(bom_csv(self._bom_lines()), content_type="text/csv; charset=utf-8")
+        lines = plan_view(self._plan_with_bom().result).bom_lines or ()  # the typed lines of the stored plan
+        response = HttpResponse(bom_csv(lines), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="plan-{pk}-bom.csv"'
         response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
         return response

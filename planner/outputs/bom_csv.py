@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping
-from decimal import Decimal, InvalidOperation
-from typing import Any
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the lines come from the typed plan (planner.outputs.plan_view)
+    from engine.result import BomLine
 
 BOM_CSV_VERSION = "1"
 COLUMNS = [
@@ -57,45 +60,44 @@ def escape_cell(value: str) -> str:
     return "'" + value if value.startswith(FORMULA_TRIGGERS) else value
 
 
-def _decimal(value: Any) -> Decimal | None:
-    if value in (None, ""):
-        return None
-    try:
-        return Decimal(str(value))
-    except InvalidOperation:
-        return None
+def _plain(value: Decimal | None) -> str:
+    """A stored price as plain digits with its cents ("1156000.40"), or an empty cell when unpriced."""
+    return "" if value is None else f"{value:f}"
 
 
-def bom_rows(lines: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
-    """Contract BOM lines -> CSV rows (strings), numbered from 1 in the plan's order."""
+def bom_rows(lines: Iterable[BomLine]) -> list[dict[str, str]]:
+    """The plan's typed BOM lines -> CSV rows (strings), numbered from 1 in the plan's order.
+
+    The plan does not carry a vendor, lead time, minimum order or notes for a part yet; their columns stay (empty)
+    so the version 1 layout is stable for importers. The manufacturer's part number is the catalog's part number.
+    """
     rows = []
     for number, line in enumerate(lines, start=1):
-        quantity = _decimal(line.get("quantity")) or Decimal(0)
-        unit_price = _decimal(line.get("unit_price_usd"))
-        extended = _decimal(line.get("extended_price_usd"))
+        part_number = line.part_number or ""
+        priced = line.unit_price_usd is not None or line.extended_price_usd is not None
         row = {
             "line_no": str(number),
-            "part_number": str(line.get("part_number", "")),
-            "manufacturer": str(line.get("manufacturer", "")),
-            "manufacturer_part_number": str(line.get("manufacturer_part_number", line.get("part_number", ""))),
-            "description": str(line.get("description", "")),
-            "vendor": str(line.get("vendor", "")),
-            "category": str(line.get("category", "")),
-            "quantity": f"{quantity:f}".rstrip("0").rstrip(".") if "." in f"{quantity:f}" else f"{quantity:f}",
-            "uom": str(line.get("uom", "EA")),
-            "unit_price": f"{unit_price:f}" if unit_price is not None else "",
-            "currency": "USD" if unit_price is not None or extended is not None else "",
-            "extended_price": f"{extended:f}" if extended is not None else "",
-            "lead_time_days": str(line.get("lead_time_days", "") or ""),
-            "min_order_qty": str(line.get("min_order_qty", "") or ""),
-            "source": str(line.get("source", "")),
-            "notes": str(line.get("notes", "")),
+            "part_number": part_number,
+            "manufacturer": line.manufacturer or "",
+            "manufacturer_part_number": part_number,
+            "description": line.description or "",
+            "vendor": "",
+            "category": line.category,
+            "quantity": str(line.quantity),
+            "uom": "EA",
+            "unit_price": _plain(line.unit_price_usd),
+            "currency": "USD" if priced else "",
+            "extended_price": _plain(line.extended_price_usd),
+            "lead_time_days": "",
+            "min_order_qty": "",
+            "source": line.source or "",
+            "notes": "",
         }
         rows.append({key: escape_cell(value) if key in TEXT_COLUMNS else value for key, value in row.items()})
     return rows
 
 
-def bom_csv(lines: Iterable[Mapping[str, Any]]) -> str:
+def bom_csv(lines: Iterable[BomLine]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writeheader()

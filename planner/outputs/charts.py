@@ -14,6 +14,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from planner.adapter import PlanResult
 from planner.outputs.plan_view import PlanView, plan_view
 
 LAYOUT = {
@@ -212,7 +213,7 @@ def throughput_latency_chart(view: PlanView) -> str | None:
     )
 
 
-def plan_charts(result: Mapping[str, Any] | PlanView | None) -> dict[str, str]:
+def plan_charts(result: Mapping[str, Any] | PlanResult | PlanView | None) -> dict[str, str]:
     """Every chart this plan has data for, keyed by a stable id used in the page."""
     view = plan_view(result)
     if not view:

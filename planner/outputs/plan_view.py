@@ -1,19 +1,25 @@
-"""The one reader of a stored plan for every output: page, compare table, charts, SVG diagrams and PDF report.
+"""The one reader of a stored plan for every output: page, compare table, charts, SVG diagrams, PDF report and CSV.
 
-Outputs show what the plan stored when it was computed. This module is the only place that reads the stored
-result JSON: it turns it into small typed views, and the templates, charts, SVG and PDF read those. It never
-looks at the live catalog or live prices and never recomputes a figure the result already holds (rack units,
-extended prices, totals), so a plan re-opened after a catalog or price change shows what it showed before.
-When the engine's typed `PlanResult` lands, only this module changes.
+The stored plan JSON is the serialised `PlanResult` (engine/result). This module decodes it once, through
+`planner.adapter`, and every view below reads the typed result's attributes; templates, charts, SVG and PDF read
+those views. Nothing here looks at the live catalog or live prices or recomputes a figure the result holds (rack
+units, extended prices, totals), so a plan re-opened after a catalog or price change shows what it showed before.
+
+A plan stored by an older version that no longer decodes whole is read section by section (`stored_plan`): each
+section that decodes is shown, the others are left out, and `legacy` lets the page and the report say so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
+import dataclasses
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from planner.adapter import PlanResult, encode_section, to_json
+
+from .stored_plan import Decoded, decode_stored, lookup, read_section, typed_figure
 from .view_models import (
     BomGroup,
     BomLine,
@@ -34,25 +40,23 @@ from .view_models import (
     TopologyView,
 )
 
-__all__ = [
-    "HEADLINES",
-    "BomGroup",
-    "BomLine",
-    "BomView",
-    "CostOverTime",
-    "Figure",
-    "FrontierView",
-    "PlanSummary",
-    "PlanView",
-    "RackView",
-    "RacksView",
-    "ServingCurve",
-    "TopologyView",
-    "lookup",
-    "plan_view",
-]
+if TYPE_CHECKING:  # annotations only: at run time the engine is reached through planner.adapter
+    from engine.result import (
+        AssumptionEntry,
+        Costs,
+        ExplainEntry,
+        FabricNetwork,
+        OnpremSection,
+        RackEntry,
+        TopologyLink,
+        TopologyNode,
+    )
+    from engine.result import BomLine as StoredBomLine
 
-# (label, path in the plan, unit): the figures a plan leads with, in the page, the compare table and the PDF.
+__all__ = ["HEADLINES", "PlanView", "bom_view", "lookup", "plan_view"]
+
+# (label, attribute path in the typed plan, unit): the figures a plan leads with, in the page, the compare table and
+# the PDF. The path is also the figure's key in `explain` and its element id on the page.
 HEADLINES: list[tuple[str, str, str]] = [
     ("System", "cluster.system", ""),
     ("GPUs", "cluster.gpus", "GPUs"),
@@ -76,32 +80,16 @@ HEADLINES: list[tuple[str, str, str]] = [
 ]
 # Stored as fractions (0.41), shown as percentages (41 %).
 PERCENT_PATHS = {"training.mfu"}
-# The stage blocks listed under "All figures by stage", in the plan's own order.
+# The stage sections listed under "All figures by stage", in chain order.
 STAGE_BLOCKS = ("training", "inference", "cluster", "power", "cooling", "storage")
+FABRICS = ("compute", "storage", "inband", "oob")
 COOLING_THRESHOLDS = (
     ("cooling_air_max_kw", "air"),
     ("cooling_containment_max_kw", "air + containment"),
     ("cooling_rdhx_max_kw", "rear-door HX"),
 )
-
-
-def lookup(data: Any, path: str) -> Any:
-    """`a.b.c` in nested dicts, or None when any step is missing."""
-    for key in path.split("."):
-        if not isinstance(data, Mapping) or key not in data:
-            return None
-        data = data[key]
-    return data
-
-
-def _money(value: Any) -> Decimal | None:
-    """A stored money figure (a decimal string) as Decimal; None when absent or not a number."""
-    if value in (None, ""):
-        return None
-    try:
-        return Decimal(str(value))
-    except InvalidOperation:
-        return None
+# The sections of a plan row in the plan list.
+SUMMARY_SECTIONS = ("cluster", "training", "inference", "power")
 
 
 def _shown(path: str, value: Any) -> Any:
@@ -109,76 +97,121 @@ def _shown(path: str, value: Any) -> Any:
 
 
 class PlanView:
-    """A stored plan result as the outputs see it. Each part is read on first use, so a view that needs only
-    the headlines does not read the racks."""
+    """A stored plan as the outputs see it: the typed result, decoded on first use, and the views built from it.
+    Each view is built on first use, so a page that needs only the headlines does not lay out the racks."""
 
-    def __init__(self, result: Mapping[str, Any] | None) -> None:
-        self.raw: Mapping[str, Any] = result or {}
+    def __init__(self, stored: Mapping[str, Any] | PlanResult | None) -> None:
+        self._stored = stored
+
+    @cached_property
+    def raw(self) -> Mapping[str, Any]:
+        """The plan's JSON as stored (the page's "Plan JSON" block)."""
+        if isinstance(self._stored, PlanResult):
+            return to_json(self._stored)
+        return self._stored or {}
+
+    @cached_property
+    def _decoded(self) -> Decoded:
+        return decode_stored(self._stored)
+
+    @property
+    def result(self) -> PlanResult | None:
+        """The typed plan; None for a plan without a result."""
+        return self._decoded.result
+
+    @property
+    def legacy(self) -> bool:
+        """Stored by an older version and read section by section: some of it may not be shown."""
+        return self._decoded.legacy
+
+    @property
+    def unread_sections(self) -> tuple[str, ...]:
+        """The sections of a legacy plan that could not be read."""
+        return self._decoded.unread
 
     def __bool__(self) -> bool:
-        return bool(self.raw)
+        return self.result is not None
 
     def value(self, path: str) -> Any:
         """A headline figure as shown (fractions as percentages), or None."""
-        return _shown(path, lookup(self.raw, path))
+        return _shown(path, typed_figure(self.result, path))
 
     # ---------------------------------------------------------------------------------- page sections
 
     @property
     def feasible(self) -> bool:
-        return bool(self.raw.get("feasible"))
+        return bool(self.result and self.result.feasible)
 
     @property
     def problems(self) -> list[str]:
-        return list(self.raw.get("problems") or [])
+        return list(self.result.problems) if self.result else []
 
     @property
     def price_snapshot(self) -> Mapping[str, Any] | None:
-        return self.raw.get("price_snapshot")
+        return self.result.price_snapshot if self.result else None
 
     @property
-    def costs(self) -> Mapping[str, Any] | None:
-        """The stored costs block as is (its own template lays it out)."""
-        return self.raw.get("costs")
+    def costs(self) -> Costs | None:
+        """The typed costs section (its own template lays it out), or None."""
+        return self.result.costs if self.result else None
 
     @property
-    def assumptions(self) -> Mapping[str, Mapping[str, Any]]:
-        return self.raw.get("assumptions") or {}
+    def assumptions(self) -> Mapping[str, AssumptionEntry]:
+        """Assumption name -> its typed entry (value, default, unit, source, description)."""
+        return self.result.assumptions if self.result else {}
 
     @property
-    def explain(self) -> Mapping[str, Mapping[str, Any]]:
-        return self.raw.get("explain") or {}
+    def explain(self) -> Mapping[str, ExplainEntry]:
+        """Figure path -> its typed explain entry (formula, inputs, source)."""
+        return self.result.explain if self.result else {}
 
-    @property
+    @cached_property
     def parallelism(self) -> Mapping[str, Any]:
-        return lookup(self.raw, "training.parallelism") or {}
+        training = self.result.training if self.result else None
+        return encode_section(training.parallelism) if training else {}
 
     @property
     def memory_breakdown_gib(self) -> Mapping[str, Any]:
-        return lookup(self.raw, "training.memory_breakdown_gib") or {}
+        training = self.result.training if self.result else None
+        return training.memory_breakdown_gib if training else {}
 
-    @property
+    @cached_property
     def stage_blocks(self) -> list[tuple[str, Mapping[str, Any]]]:
-        return [(key, block) for key, block in self.raw.items() if key in STAGE_BLOCKS and isinstance(block, Mapping)]
+        """Each stage section that ran, as its stored JSON (the page tabulates every field it has)."""
+        sections = [(key, getattr(self.result, key, None)) for key in STAGE_BLOCKS]
+        return [(key, encode_section(section)) for key, section in sections if section is not None]
 
-    @property
+    @cached_property
     def candidates(self) -> list[Mapping[str, Any]]:
-        return list(self.raw.get("candidates") or [])
+        """The systems considered, as their stored JSON (the table shows each key any candidate has)."""
+        return [encode_section(candidate) for candidate in self.result.candidates] if self.result else []
 
     @property
-    def bom_records(self) -> list[Mapping[str, Any]] | None:
-        """The stored BOM lines for the CSV writer, or None when the plan has no BOM."""
-        return self.raw.get("bom")
+    def bom_lines(self) -> tuple[StoredBomLine, ...] | None:
+        """The stored BOM lines (the CSV writes them), or None when the plan has no BOM."""
+        return self.result.bom if self.result else None
+
+    @property
+    def _onprem(self) -> OnpremSection | None:
+        costs = self.costs
+        return costs.onprem if costs else None
 
     @property
     def summary(self) -> PlanSummary:
-        training, inference = self.raw.get("training"), self.raw.get("inference")
+        """One row of the plan list. Unless the plan is decoded already, only the four sections the row shows are
+        read: fifty whole decodes would add about 7 ms a plan to the list page."""
+        if isinstance(self._stored, PlanResult) or "_decoded" in self.__dict__ or not self._stored:
+            result = self.result
+            sections = {name: getattr(result, name) if result else None for name in SUMMARY_SECTIONS}
+        else:
+            sections = {name: read_section(self._stored, name)[0] for name in SUMMARY_SECTIONS}
+        cluster, training, inference, power = (sections[name] for name in SUMMARY_SECTIONS)
         return PlanSummary(
-            system=lookup(self.raw, "cluster.system"),
-            gpus=lookup(self.raw, "cluster.gpus"),
-            training_days=training.get("days") if isinstance(training, Mapping) and training else None,
-            replicas=inference.get("replicas") if isinstance(inference, Mapping) and inference else None,
-            it_kw=lookup(self.raw, "power.it_kw"),
+            system=cluster.system if cluster else None,
+            gpus=cluster.gpus if cluster else None,
+            training_days=training.days if training else None,
+            replicas=inference.replicas if inference else None,
+            it_kw=power.it_kw if power else None,
         )
 
     @cached_property
@@ -186,103 +219,81 @@ class PlanView:
         """The headline figures this plan has (a stage not modelled has none), with their explain entries."""
         figures = []
         for label, path, unit in HEADLINES:
-            value = lookup(self.raw, path)
+            value = typed_figure(self.result, path)
             if value is not None:
                 figures.append(Figure(label, path, _shown(path, value), unit, self.explain.get(path)))
         return figures
 
     @cached_property
     def bom(self) -> BomView:
-        """BOM lines grouped by category (first-seen order) with the stored extended prices and their subtotals.
-
-        The total is the plan's own hardware total (`costs.onprem.hardware_usd`, priced from these lines);
-        a plan stored without costs shows the exact sum of its stored extended prices.
-        """
-        grouped: dict[str, list[BomLine]] = {}
-        for line in self.bom_records or []:
-            grouped.setdefault(str(line.get("category") or "other"), []).append(_bom_line(line))
-        groups = tuple(_bom_group(category, lines) for category, lines in grouped.items())
-        total = None
-        if groups and all(group.subtotal_usd is not None for group in groups):
-            stored = _money(lookup(self.raw, "costs.onprem.hardware_usd"))
-            total = stored if stored is not None else sum((g.subtotal_usd for g in groups), Decimal(0))
-        return BomView(groups, total, sum(len(group.lines) for group in groups))
+        """BOM lines grouped by category with the stored extended prices, their subtotals and the plan's total."""
+        onprem = self._onprem
+        return bom_view(self.bom_lines, onprem.hardware_usd if onprem else None)
 
     # ---------------------------------------------------------------------------------- diagrams
 
     @cached_property
     def racks(self) -> RacksView | None:
         """The rack layout with each device's stored height, kind and name, or None without a layout."""
-        block = self.raw.get("racks") or {}
-        layout = block.get("layout") or []
-        if not layout:
+        racks = self.result.racks if self.result else None
+        if racks is None or not racks.layout:
             return None
         assumptions = self.assumptions
         thresholds = tuple(
-            (label, float(assumptions[name]["value"])) for name, label in COOLING_THRESHOLDS if name in assumptions
+            (label, float(assumptions[name].value)) for name, label in COOLING_THRESHOLDS if name in assumptions
         )
         return RacksView(
-            height_u=int(block.get("rack_height_u") or 48),
-            racks=tuple(_rack(rack) for rack in layout),
+            height_u=racks.rack_height_u or 48,
+            racks=tuple(_rack(rack) for rack in racks.layout),
             cooling_thresholds_kw=thresholds,
-            rack_budget_kw=lookup(self.raw, "request.hardware.rack_kw") or None,
+            rack_budget_kw=lookup(self.result.request, "hardware.rack_kw") or None,
         )
 
     @cached_property
     def topology(self) -> TopologyView | None:
         """The fabrics by tier with the topology's switch parts and link bundles, or None without a fabric."""
-        fabric = self.raw.get("fabric") or {}
-        if not fabric:
+        fabric = self.result.fabric if self.result else None
+        if fabric is None:
             return None
-        topology = self.raw.get("topology") or {}
-        nodes, links = topology.get("nodes") or [], topology.get("links") or []
-        rails = next(
-            (node["rails"] for node in nodes if node.get("kind") == "system" and node.get("rails")),
-            (fabric.get("compute") or {}).get("rails"),
-        )
-        cluster = self.raw.get("cluster") or {}
+        topology, cluster = self.result.topology, self.result.cluster
+        nodes, links = (topology.nodes, topology.links) if topology else ((), ())
         return TopologyView(
-            system=str(cluster.get("system", "?")),
-            systems=cluster.get("systems", 0),
-            rails=rails,
-            fabrics={
-                key: _fabric(key, fabric.get(key) or {}, nodes, links)
-                for key in ("compute", "storage", "inband", "oob")
-            },
+            system=cluster.system if cluster else "?",
+            systems=cluster.systems if cluster else 0,
+            fabrics={key: _fabric(key, getattr(fabric, key), nodes, links) for key in FABRICS},
         )
 
     # ---------------------------------------------------------------------------------- charts
 
     @cached_property
     def frontier(self) -> FrontierView | None:
-        by_system = lookup(self.raw, "training.frontier_by_system") or {}
-        if not by_system and lookup(self.raw, "training.frontier"):
-            by_system = {lookup(self.raw, "cluster.system") or "chosen system": lookup(self.raw, "training.frontier")}
+        training = self.result.training if self.result else None
+        if training is None:
+            return None
+        by_system = training.frontier_by_system
+        if not by_system and training.frontier:
+            cluster = self.result.cluster
+            by_system = {(cluster.system if cluster else None) or "chosen system": training.frontier}
         if not by_system:
             return None
+        # Frontier points are plain mappings in the typed plan (the search's rows as it wrote them).
         points = {
             system: tuple(
                 FrontierPoint(p["gpus"], p["days"], p.get("days_ideal", p["days"]), p.get("mfu", 0)) for p in rows
             )
             for system, rows in by_system.items()
         }
-        return FrontierView(
-            points,
-            lookup(self.raw, "request.training.deadline_days"),
-            lookup(self.raw, "training.gpus"),
-            lookup(self.raw, "training.days"),
-        )
+        deadline_days = lookup(self.result.request, "training.deadline_days")
+        return FrontierView(points, deadline_days, training.gpus, training.days)
 
     @cached_property
     def cost_over_time(self) -> CostOverTime | None:
-        cumulative = lookup(self.raw, "costs.comparison.cumulative")
-        if not cumulative or not cumulative.get("series"):
+        comparison = self.costs.comparison if self.costs else None
+        cumulative = comparison.cumulative if comparison else None
+        if cumulative is None or not cumulative.series:
             return None
-        series = tuple(
-            CostSeries(s["label"], s.get("option"), tuple(Decimal(str(v)) for v in s["usd"]))
-            for s in cumulative["series"]
-        )
-        return CostOverTime(tuple(cumulative["months"]), _money(cumulative.get("utilization")) or Decimal(0), series)
+        series = tuple(CostSeries(s.label, s.option, tuple(s.usd)) for s in cumulative.series)
+        return CostOverTime(tuple(cumulative.months), cumulative.utilization, series)
 
     @cached_property
     def cost_breakdown(self) -> CostBreakdown:
@@ -291,42 +302,60 @@ class PlanView:
             priced = [line.extended_price_usd for line in group.lines if line.extended_price_usd]
             if priced:
                 capex[group.category] = sum(priced, Decimal(0))
-        install = _money(lookup(self.raw, "costs.onprem.install_usd"))
-        if install:
-            capex["install"] = install
-        opex = lookup(self.raw, "costs.onprem.opex_breakdown_usd_per_year") or {}
-        return CostBreakdown(capex, {kind: _money(usd) or Decimal(0) for kind, usd in opex.items()})
+        onprem = self._onprem
+        if onprem and onprem.install_usd:
+            capex["install"] = onprem.install_usd
+        opex = onprem.opex_breakdown_usd_per_year if onprem else None
+        by_kind = {f.name: getattr(opex, f.name) for f in dataclasses.fields(opex)} if opex else {}
+        return CostBreakdown(capex, by_kind)
 
     @cached_property
     def serving_curve(self) -> ServingCurve | None:
-        curve = lookup(self.raw, "inference.curve")
-        if not curve:
+        inference = self.result.inference if self.result else None
+        if inference is None or not inference.curve:
             return None
+        curve = inference.curve  # plain mappings, one per batch size
         return ServingCurve(
             tuple(p["batch"] for p in curve),
             tuple(p["tpot_ms"] for p in curve),
             tuple(p["tokens_per_s_per_gpu"] for p in curve),
-            lookup(self.raw, "request.inference.tpot_ms"),
+            lookup(self.result.request, "inference.tpot_ms"),
         )
 
 
-def plan_view(result: Mapping[str, Any] | PlanView | None) -> PlanView:
-    """The view of a stored result (a view passes through, so callers may hand either)."""
-    return result if isinstance(result, PlanView) else PlanView(result)
+def plan_view(stored: Mapping[str, Any] | PlanResult | PlanView | None) -> PlanView:
+    """The view of a stored plan (a view passes through, so callers may hand either)."""
+    return stored if isinstance(stored, PlanView) else PlanView(stored)
 
 
-def _bom_line(line: Mapping[str, Any]) -> BomLine:
-    return BomLine(
-        part_number=str(line.get("part_number") or ""),
-        manufacturer=str(line.get("manufacturer") or ""),
-        description=str(line.get("description") or ""),
-        category=str(line.get("category") or "other"),
-        quantity=line.get("quantity", 0),
-        unit_price_usd=_money(line.get("unit_price_usd")),
-        extended_price_usd=_money(line.get("extended_price_usd")),
-        price_confidence=line.get("price_confidence"),
-        price_source=line.get("price_source"),
-    )
+def bom_view(lines: Sequence[StoredBomLine] | None, hardware_usd: Decimal | None) -> BomView:
+    """BOM lines grouped by category (first-seen order) with their subtotals.
+
+    The total is the plan's own hardware figure (`costs.onprem.hardware_usd`, priced from these lines); a plan
+    stored without costs shows the exact sum of its stored extended prices. A group or total with an unpriced line
+    has none: a partial sum would understate the build.
+    """
+    grouped: dict[str, list[BomLine]] = {}
+    for line in lines or ():
+        category = line.category or "other"
+        grouped.setdefault(category, []).append(
+            BomLine(
+                part_number=line.part_number or "",
+                manufacturer=line.manufacturer or "",
+                description=line.description or "",
+                category=category,
+                quantity=line.quantity,
+                unit_price_usd=line.unit_price_usd,
+                extended_price_usd=line.extended_price_usd,
+                price_confidence=line.price_confidence,
+                price_source=line.price_source,
+            )
+        )
+    groups = tuple(_bom_group(category, group) for category, group in grouped.items())
+    total = None
+    if groups and all(group.subtotal_usd is not None for group in groups):
+        total = hardware_usd if hardware_usd is not None else sum((g.subtotal_usd for g in groups), Decimal(0))
+    return BomView(groups, total, sum(len(group.lines) for group in groups))
 
 
 def _bom_group(category: str, lines: list[BomLine]) -> BomGroup:
@@ -335,50 +364,38 @@ def _bom_group(category: str, lines: list[BomLine]) -> BomGroup:
     return BomGroup(category, tuple(lines), subtotal)
 
 
-def _rack(rack: Mapping[str, Any]) -> RackView:
+def _rack(rack: RackEntry) -> RackView:
     devices = tuple(
-        RackDeviceView(
-            str(item["id"]),
-            int(item["quantity"]),
-            int(item.get("rack_units") or 0),
-            str(item.get("kind") or "other"),
-            str(item.get("label") or item["id"]),
-        )
-        for item in rack.get("items") or []
+        RackDeviceView(item.id, item.quantity, item.rack_units or 0, item.kind or "other", item.label or item.id)
+        for item in rack.items
     )
-    return RackView(
-        str(rack["id"]),
-        str(rack.get("role", "")),
-        float(rack.get("kw", 0)),
-        int(rack.get("feeds", 0)),
-        str(rack.get("cooling", "")),
-        int(rack.get("rack_units") or 0),
-        devices,
-    )
+    return RackView(rack.id, rack.role, float(rack.kw), rack.feeds, rack.cooling, rack.rack_units, devices)
 
 
-def _fabric(key: str, block: Mapping[str, Any], nodes: list, links: list) -> FabricView:
-    tier_counts = {tier: block[tier] for tier in ("core", "spine", "leaf") if block.get(tier)}
+def _fabric(
+    key: str, network: FabricNetwork, nodes: Sequence[TopologyNode], links: Sequence[TopologyLink]
+) -> FabricView:
+    tier_counts = {tier: getattr(network, tier) for tier in ("core", "spine", "leaf") if getattr(network, tier)}
     parts: dict[str, str] = {}
     for node in nodes:
-        if node.get("fabric") == key and node.get("tier") in tier_counts:
-            parts.setdefault(node["tier"], str(node.get("part", "")))
+        if node.fabric == key and node.tier in tier_counts:
+            parts.setdefault(node.tier, node.part or "")
     bundles: dict[str, LinkBundle] = {}
     for link in links:
-        if link.get("fabric") == key and link.get("tier") and link["tier"] not in bundles:
-            bundles[link["tier"]] = LinkBundle(link["links"], link.get("link_gbps", 0), link.get("medium", ""))
+        if link.fabric == key and link.tier and link.tier not in bundles:
+            bundles[link.tier] = LinkBundle(link.links, link.link_gbps, link.medium)
     return FabricView(
         key=key,
-        present=bool(block) and bool(block.get("leaf")),
-        technology=str(block.get("technology", "")),
-        tiers=block.get("tiers"),
+        present=bool(network.leaf),
+        technology=network.technology,
+        tiers=network.tiers,
         tier_counts=tier_counts,
         tier_parts=parts,
-        node_links=block.get("node_links", 0),
+        node_links=network.node_links,
         bundle_counts={
-            "node-leaf": block.get("node_links"),
-            "leaf-spine": block.get("leaf_spine_links"),
-            "spine-core": block.get("spine_core_links"),
+            "node-leaf": network.node_links,
+            "leaf-spine": network.leaf_spine_links,
+            "spine-core": network.spine_core_links,
         },
         bundles=bundles,
     )

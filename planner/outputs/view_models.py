@@ -1,7 +1,7 @@
 """The typed view objects every output draws from: what a plan's page, charts, SVG diagrams and PDF show.
 
-Plain frozen dataclasses with no behaviour; `planner.outputs.plan_view` fills them from the stored result
-(the only place that reads it), so templates, charts and diagrams never index into the plan JSON.
+Plain frozen dataclasses with no behaviour; `planner.outputs.plan_view` fills them from the typed plan result
+(decoded there once from the stored JSON), so templates, charts and diagrams never index into the plan JSON.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Figure:
     path: str
     value: Any
     unit: str
-    explain: dict | None
+    explain: Any  # the plan's typed explain entry for this figure (formula, inputs, source), or None
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,6 @@ class FabricView:
 class TopologyView:
     system: str
     systems: int
-    rails: int | None
     fabrics: dict[str, FabricView]
 
 

@@ -8,12 +8,14 @@ import json
 import re
 import shutil
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
 from pypdf import PdfReader
 
 from planner import services
+from planner.models import Plan
 
 pytestmark = pytest.mark.django_db
 
@@ -149,28 +151,118 @@ def test_outputs_never_load_the_catalog(alice_client, user, prices, django_captu
     assert compare.status_code == 200
 
 
+GOLDEN = Path(__file__).parents[1] / "golden" / "plans"
+
+
+def _golden(name: str) -> dict:
+    """A plan as stored before issue 12's typed result: no `schema_version` (schema "1"), keys sorted."""
+    return json.loads((GOLDEN / f"{name}.json").read_text())
+
+
+def _stored(user, name: str, result: dict):
+    return Plan.objects.create(
+        owner=user, name=name, workload=result["workload"], request=result["request"], result=result
+    )
+
+
+def _visible(html: str) -> str:
+    """The page's text as a reader sees it (tags, scripts and whitespace runs dropped)."""
+    html = re.sub(r"<script.*?</script>", " ", CSRF.sub("", html), flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
 def test_a_plan_stored_without_device_heights_draws_no_units_rather_than_todays_catalog():
-    """Plans stored before racks carried their devices' heights: the elevation shows the racks and their stored
-    U totals but draws no device it cannot size from the plan."""
+    """Plans stored before racks carried their devices' heights (the golden plans): the elevation shows the racks
+    and their stored U totals but draws no device it cannot size from the plan."""
     from planner.presenters import plan_diagrams
 
-    result = {
-        "racks": {
-            "layout": [
-                {
-                    "id": "r01-c01",
-                    "role": "compute",
-                    "items": [{"id": "dgx-h100", "quantity": 4}],
-                    "kw": 40.8,
-                    "rack_units": 32,
-                    "feeds": 3,
-                    "cooling": "air_containment",
-                }
-            ]
-        }
-    }
+    result = _golden("train-70b-dgx-h100")
+    first = result["racks"]["layout"][0]
+    assert first["items"] == [{"id": "dgx-h100", "quantity": 4}] and first["rack_units"] == 32
     svg = plan_diagrams(result)["racks"]
     assert "32U used" in svg and 'class="unit-system"' not in svg
-    result["racks"]["layout"][0]["items"][0].update(rack_units=8, kind="system", label="NVIDIA DGX H100")
+    first["items"][0].update(rack_units=8, kind="system", label="NVIDIA DGX H100")
     svg = plan_diagrams(result)["racks"]
+    # 4 systems drawn in the first rack only: the other racks still carry no heights.
     assert svg.count('class="unit-system"') == 4 and "NVIDIA DGX H100 (8U)" in svg
+
+
+@pytest.mark.parametrize("name", ["train-70b-dgx-h100", "serve-70b-auto", "infeasible-deadline-1d"])
+def test_a_schema_1_plan_decodes_whole_and_shows_as_a_schema_2_one(alice_client, user, name):
+    """A plan stored before `schema_version` existed is the typed result without that key: its page reads it whole
+    (no older-version notice) and shows exactly what the same plan stored as schema "2" shows."""
+    old = _golden(name)
+    assert "schema_version" not in old
+    new = {**old, "schema_version": "2"}
+    pages = [alice_client.get(_stored(user, name, result).get_absolute_url()) for result in (old, new)]
+    assert [page.status_code for page in pages] == [200, 200]
+    assert all(not page.context["view"].legacy for page in pages)
+    # Everything but the "Plan JSON" block, which shows the stored JSON as it is (with or without the key).
+    plan_json = re.compile(r"<summary>Plan JSON</summary><pre>.*?</pre>", re.S)
+    texts = [_visible(plan_json.sub("", page.content.decode())) for page in pages]
+    assert texts[0] == texts[1]
+    assert ("Bill of materials" in texts[0]) is ("bom" in old) and "All figures by stage" in texts[0]
+
+
+def test_an_old_plan_that_does_not_decode_opens_with_what_can_be_read(alice_client, user):
+    """An old plan missing a key the typed result needs (`training.goodput` here, and no `schema_version`): the page,
+    the PDF, the CSV and the diagrams still open; every section that decodes is shown, the page says which was not,
+    and the plan list and compare table show what they can."""
+    old = _golden("train-70b-dgx-h100")
+    del old["training"]["goodput"]
+    plan = _stored(user, "old", old)
+
+    response = alice_client.get(plan.get_absolute_url())
+    assert response.status_code == 200
+    view = response.context["view"]
+    assert view.legacy and view.unread_sections == ("training",)
+    text = _visible(response.content.decode())
+    assert "Stored by an older version" in text and "training is not shown" in text
+    # The readable sections are all there: 50 DGX H100 = 400 GPUs, its BOM (the stored total), racks, topology.
+    figures = {figure.path: figure.value for figure in response.context["headlines"]}
+    assert figures["cluster.gpus"] == 400 and figures["cluster.system"] == "dgx-h100"
+    assert "training.days" not in figures and "costs.onprem.capex_usd" in figures
+    bom_total = sum(Decimal(line["extended_price_usd"]) for line in old["bom"])
+    assert response.context["bom"].total_usd == bom_total == Decimal(old["costs"]["onprem"]["hardware_usd"])
+    assert set(response.context["diagrams"]) == {"topology", "racks"}
+
+    outputs = _outputs(alice_client, plan)
+    assert outputs["csv"].count("\r\n") == len(old["bom"]) + 1
+    assert "older version" in outputs["pdf"] and "training not shown" in outputs["pdf"]
+    listing = alice_client.get(reverse("planner:plan_list"))
+    assert listing.status_code == 200 and "dgx-h100" in listing.content.decode()
+    compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{plan.pk}"})
+    assert compare.status_code == 200
+
+
+def test_the_page_decodes_the_stored_plan_once(alice_client, user, monkeypatch):
+    """Headlines, costs, BOM, charts, diagrams and tables all read one typed result."""
+    from planner.outputs import stored_plan
+
+    calls = []
+    decode = stored_plan.from_json
+    monkeypatch.setattr(stored_plan, "from_json", lambda data: calls.append(1) or decode(data))
+    plan = _stored(user, "once", _golden("train-70b-price-overrides"))
+    assert alice_client.get(plan.get_absolute_url()).status_code == 200
+    assert len(calls) == 1
+
+
+def test_every_headline_path_names_a_field_of_the_typed_plan():
+    """A headline path is walked through the typed result's attributes: a misspelt one would silently show
+    nothing, so each step must be a field of the type the previous step names."""
+    import dataclasses
+    import types
+    import typing
+
+    from engine.result import PlanResult
+    from planner.outputs.plan_view import HEADLINES
+
+    for _, path, _ in HEADLINES:
+        hint: object = PlanResult
+        for name in path.split("."):
+            if typing.get_origin(hint) in (typing.Union, types.UnionType):
+                (hint,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+            assert dataclasses.is_dataclass(hint), f"{path}: {name} is not under a typed section"
+            hints = typing.get_type_hints(hint)
+            assert name in hints, f"{path}: {hint.__name__} has no field {name}"
+            hint = hints[name]

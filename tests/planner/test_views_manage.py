@@ -142,23 +142,22 @@ def test_report_pdf_and_bom_csv(alice_client, user, training_request):
 def test_bom_total_is_absent_when_a_line_is_unpriced():
     from decimal import Decimal
 
-    from planner.presenters import bom_summary
+    from engine.result import BomLine
+    from planner.outputs.plan_view import bom_view
 
-    priced = bom_summary(
-        {
-            "bom": [
-                {"category": "a", "quantity": 2, "extended_price_usd": "2.50"},
-                {"category": "b", "quantity": 1, "extended_price_usd": "3.00"},
-            ]
-        }
-    )
+    def line(category: str, quantity: int, unit: str | None, extended: str | None) -> BomLine:
+        prices = {"unit_price_usd": Decimal(unit) if unit else None, "priced": True}
+        return BomLine(
+            "P", "M", "part", category, quantity, extended_price_usd=extended and Decimal(extended), **prices
+        )
+
+    priced = bom_view([line("a", 2, "1.25", "2.50"), line("b", 1, "3.00", "3.00")], None)
     assert priced.total_usd == Decimal("5.50")  # 2.50 + 3.00, both as stored
-    partial = bom_summary(
-        {"bom": [{"category": "a", "quantity": 2, "extended_price_usd": "2.50"}, {"category": "a", "quantity": 1}]}
-    )
+    assert bom_view([line("a", 2, "1.25", "2.50")], Decimal("2.50")).total_usd == Decimal("2.50")  # the plan's own
+    partial = bom_view([line("a", 2, "1.25", "2.50"), line("a", 1, None, None)], Decimal("2.50"))
     assert partial.total_usd is None and partial.groups[0].subtotal_usd is None
     # A unit price without a stored extended price is not multiplied out at render time: the line is unpriced.
-    unextended = bom_summary({"bom": [{"category": "a", "quantity": 2, "unit_price_usd": "1.25"}]})
+    unextended = bom_view([line("a", 2, "1.25", None)], None)
     assert unextended.total_usd is None and unextended.groups[0].subtotal_usd is None
 
 

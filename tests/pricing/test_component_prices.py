@@ -362,11 +362,11 @@ def test_fractional_cent_override_gives_one_extended_price_in_costs_csv_and_tota
     result = priced(plan, _inputs(part_overrides=_overrides(plan)[0]))
     line = {ln["part_number"]: ln for ln in result.bom}["MQM9700-NS2F"]
     assert (line["unit_price_usd"], line["extended_price_usd"]) == ("10.01", "30.03")
-    (csv_row,) = [row for row in bom_rows(result.bom) if row["part_number"] == "MQM9700-NS2F"]
+    (csv_row,) = [row for row in bom_rows(result.typed.bom) if row["part_number"] == "MQM9700-NS2F"]
     assert (csv_row["unit_price"], csv_row["extended_price"]) == ("10.01", "30.03")
     # hardware = 16 x 270,000 + 30.03 = 4,320,030.03, in costs, the CSV's sum and the page's BOM total alike
     assert result.costs["onprem"]["hardware_usd"] == "4320030.03"
-    assert sum(Decimal(row["extended_price"]) for row in bom_rows(result.bom)) == Decimal("4320030.03")
+    assert sum(Decimal(row["extended_price"]) for row in bom_rows(result.typed.bom)) == Decimal("4320030.03")
     page_total = bom_summary({"bom": result.bom, "costs": result.costs}).total_usd
     assert page_total == Decimal("4320030.03") == result.bom_total_usd
 

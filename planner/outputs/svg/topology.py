@@ -36,8 +36,6 @@ class TopologySVG:
         compute = topology.fabrics["compute"]
         if compute.tiers:
             note = f"compute: {compute.technology}, {compute.tiers} tiers, non-blocking"
-            if topology.rails:
-                note += f", rail-optimised ({topology.rails} rails: NIC i of every system to leaf i of its SU)"
             d.add(d.text(note, insert=(12, 44), class_="small"))
 
     def _box(self, x: float, y: float, text: str, sub: str, css: str = "tier") -> None:
