@@ -1,4 +1,6 @@
-"""The one place the Django side calls the pure sizing engine.
+"""The one door from Django into the pure engine: every module of planner/ and config/ that needs the engine
+imports it from here (a test holds the line; the pricing app only converts its stored prices into the costing's
+input types, in pricing/selectors.py and pricing/references.py).
 
 Keeps the catalog load, the pricing and the snapshot stamping in one function that the task, the `plan` command
 and the tests share: the engine's typed result plus costing's parts make one final result, serialised once.
@@ -8,18 +10,72 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 # Re-exported for planner.outputs, which reads stored plans only through this door: PlanResult, from_json, and
 # decode_section / encode_section (an old plan read section by section; a section shown as its JSON).
-from engine import PlanRequest, PlanResult, RequestInvalid, from_json, load_catalog, run_plan, to_json, validate_request  # noqa: F401
-from engine.result import with_costs
-from engine.result.codec import decode as decode_section  # noqa: F401
-from engine.result.codec import encode as encode_section  # noqa: F401
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine import (
+    STAGES,
+    PlanRequest,
+    PlanResult,
+    RequestInvalid,
+    from_json,
+    load_catalog,
+    run_plan,
+    to_json,
+    validate_request,
+)
+from engine.catalog.hardware import default_catalog_dir
+from engine.costing import CostResult, plan_costs, request_overrides, selection_price_data
+from engine.request.spec import choices_of, field_at
+from engine.result import (
+    AssumptionEntry,
+    BomLine,
+    Costs,
+    ExplainEntry,
+    FabricNetwork,
+    OnpremSection,
+    RackEntry,
+    TopologyLink,
+    TopologyNode,
+    with_costs,
+)
+from engine.result.codec import decode as decode_section
+from engine.result.codec import encode as encode_section
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
-from pricing.planning import plan_price, selection_prices_for_request
+from pricing.selectors import cost_inputs_for_snapshot
+
+# What the web app, the API and the commands use of the engine, by name.
+__all__ = [
+    "STAGES",
+    "AssumptionEntry",
+    "BomLine",
+    "Costs",
+    "EngineOutcome",
+    "ExplainEntry",
+    "FabricNetwork",
+    "OnpremSection",
+    "PlanRequest",
+    "PlanResult",
+    "RackEntry",
+    "RequestInvalid",
+    "TopologyLink",
+    "TopologyNode",
+    "choices_of",
+    "decode_section",
+    "default_catalog_dir",
+    "encode_section",
+    "field_at",
+    "from_json",
+    "load_catalog",
+    "plan_compute",
+    "plan_price",
+    "request_for_editing",
+    "request_validate",
+]
 
 ProgressCallback = Callable[[str, int], None]
 
@@ -51,10 +107,11 @@ def plan_compute(
             progress("costing" if stage == "done" else stage, min(percent, 95))
 
     request = validate_request(request_data, catalog)
-    # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
-    prices = SelectionPrices(**selection_prices_for_request(request=request, system_ids=catalog.systems))
-    plan = run_plan(request, catalog, engine_progress, prices=prices)
-    priced = plan_price(result=plan, snapshot=price_snapshot)
+    # Prices for the auto choice among systems (cost-aware ranking): the on-prem references with this request's own
+    # overrides (they do not depend on the cloud snapshot); the engine stays pure and takes plain data.
+    selection = selection_price_data(request, cost_inputs_for_snapshot(snapshot=None), catalog.systems)
+    plan = run_plan(request, catalog, engine_progress, prices=SelectionPrices(**selection))
+    priced = plan_price(result=plan, request=request, snapshot=price_snapshot)
     final = with_costs(
         plan,
         costs=priced.costs,
@@ -74,3 +131,17 @@ def request_for_editing(stored: dict[str, Any]) -> dict[str, Any]:
         return validate_request(stored, load_catalog()).to_minimal_dict()
     except RequestInvalid:
         return stored
+
+
+def plan_price(*, result: PlanResult, request: PlanRequest, snapshot: PriceSnapshot | None) -> CostResult:
+    """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references, plus the
+    request's own prices (`pricing.component_prices`, `pricing.parameters`), which apply to this plan only."""
+    inputs = cost_inputs_for_snapshot(snapshot=snapshot)
+    part_overrides, parameter_overrides = request_overrides(request)
+    if part_overrides or parameter_overrides:
+        inputs = replace(
+            inputs,
+            part_overrides={**inputs.part_overrides, **part_overrides},
+            parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
+        )
+    return plan_costs(result, inputs)

@@ -14,10 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 
-from engine import RequestInvalid, load_catalog
-from engine.request.spec import choices_of, field_at
-
-from .adapter import request_validate
+from .adapter import RequestInvalid, choices_of, field_at, load_catalog, request_validate
 from .choices import Workload
 from .presenters import lookup
 

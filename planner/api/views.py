@@ -17,9 +17,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from engine import PlanRequest
-from engine.catalog.hardware import default_catalog_dir, load_catalog
 from planner import selectors, services
+from planner.adapter import PlanRequest, default_catalog_dir, load_catalog
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.pdf import render_pdf

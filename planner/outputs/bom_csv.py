@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: the lines come from the typed plan (planner.outputs.plan_view)
-    from engine.result import BomLine
+    from planner.adapter import BomLine
 
 BOM_CSV_VERSION = "1"
 COLUMNS = [

@@ -41,7 +41,7 @@ from .view_models import (
 )
 
 if TYPE_CHECKING:  # annotations only: at run time the engine is reached through planner.adapter
-    from engine.result import (
+    from planner.adapter import (
         AssumptionEntry,
         Costs,
         ExplainEntry,
@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # annotations only: at run time the engine is reached through
         TopologyLink,
         TopologyNode,
     )
-    from engine.result import BomLine as StoredBomLine
+    from planner.adapter import BomLine as StoredBomLine
 
 __all__ = ["HEADLINES", "PlanView", "bom_view", "lookup", "plan_view"]
 

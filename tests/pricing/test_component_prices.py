@@ -44,7 +44,7 @@ def _priced(request: dict) -> tuple[dict, object]:
 
 
 def _overrides(plan: PlanResult) -> tuple[dict, dict]:
-    """The plan's own prices, read from its typed request (as `pricing.planning.plan_price` does)."""
+    """The plan's own prices, read from its typed request (as `planner.adapter.plan_price` does)."""
     return request_overrides(plan_request(plan))
 
 
