@@ -10,9 +10,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from engine import STAGES, RequestInvalid
-
 from . import selectors, services
+from .adapter import STAGES, RequestInvalid
 from .forms import PlanForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv

@@ -6,7 +6,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from engine import RequestInvalid
+from planner.adapter import RequestInvalid
 
 
 def exception_handler(exc, context):

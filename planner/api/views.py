@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from engine.catalog.hardware import default_catalog_dir, load_catalog
 from planner import selectors, services
+from planner.adapter import default_catalog_dir, load_catalog
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.pdf import render_pdf
@@ -91,8 +91,14 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     @extend_schema(
         request=PlanRequestSerializer,
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
-                                     description="Retries with the same key and body return the first plan.")],
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="Retries with the same key and body return the first plan.",
+            )
+        ],
         responses={
             202: PlanAcceptedSerializer,
             409: OpenApiResponse(ErrorSerializer, description="Idempotency-Key reused with a different body."),

@@ -38,7 +38,7 @@ def test_plan_create_runs_the_chain_and_stores_the_contract(user, training_reque
     # GPUs come in whole systems, and TP x PP x DP uses them all.
     par = result["training"]["parallelism"]
     assert par["tp"] * par["pp"] * par["dp"] == result["training"]["gpus"] == result["cluster"]["gpus"]
-    # The pricing app fills `costs` (pricing.planning.plan_price, called by plan_compute).
+    # The pricing app fills `costs` (planner.adapter.plan_price, called by plan_compute).
     assert result["costs"]["available"] is True
     assert "costs.onprem.capex_usd" in result["explain"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from engine import load_catalog
+from planner.adapter import load_catalog
 from planner.models import CatalogRelease
 
 

@@ -15,9 +15,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from engine import RequestInvalid
 from planner import services
-from planner.adapter import plan_compute
+from planner.adapter import RequestInvalid, plan_compute
 from planner.selectors import price_snapshot_current
 
 EXIT_INVALID = 2
