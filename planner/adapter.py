@@ -1,34 +1,37 @@
-"""The one door from Django into the pure engine: every module of planner/ and config/ that needs the engine
-imports it from here (a test holds the line; the pricing app only converts its stored prices into the costing's
-input types, in pricing/selectors.py and pricing/references.py).
+"""The one door from Django into the engine: no other module of planner/, pricing/ or config/ imports `engine`.
 
-Keeps the catalog load, the pricing and the snapshot stamping in one function that the task, the `plan` command
-and the tests share: the engine's typed result plus costing's parts make one final result, serialised once.
+Three jobs, in the order a plan is made:
+
+- re-export the few engine names the web side needs (request errors, stage names, the catalog, the typed result
+  and its JSON codec), so views, forms, the API and the commands import them from here;
+- turn the pricing app's plain records (`pricing.records.PriceBook`) into the engine's costing inputs: the pricing
+  app says where prices come from, this module alone knows the engine's types;
+- `plan_compute`, which the task, the `plan` command and the tests share: validate, run the chain with
+  cost-aware system selection, price the result with the snapshot and the request's own prices, stamp the
+  snapshot and serialise once.
+
+`tests/planner/test_adapter_boundary.py` keeps the door the only one.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
-# Re-exported for planner.outputs, which reads stored plans only through this door: PlanResult, from_json, and
-# decode_section / encode_section (an old plan read section by section; a section shown as its JSON).
-from dataclasses import dataclass, replace
-from typing import Any
-
-from engine import (
-    STAGES,
-    PlanRequest,
-    PlanResult,
-    RequestInvalid,
-    from_json,
-    load_catalog,
-    run_plan,
-    to_json,
-    validate_request,
-)
+from engine import STAGES, Catalog, PlanRequest, RequestInvalid, load_catalog, run_plan, validate_request
 from engine.catalog.hardware import default_catalog_dir
-from engine.costing import CostResult, plan_costs, request_overrides, selection_price_data
+from engine.costing import (
+    CloudPrice,
+    CostInputs,
+    CostParameter,
+    PartPrice,
+    SpotBand,
+    plan_costs,
+    request_overrides,
+    selection_price_data,
+)
 from engine.request.spec import choices_of, field_at
 from engine.result import (
     AssumptionEntry,
@@ -37,22 +40,26 @@ from engine.result import (
     ExplainEntry,
     FabricNetwork,
     OnpremSection,
+    PlanResult,
     RackEntry,
     TopologyLink,
     TopologyNode,
+    from_json,
+    to_json,
     with_costs,
 )
 from engine.result.codec import decode as decode_section
 from engine.result.codec import encode as encode_section
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
-from pricing.selectors import cost_inputs_for_snapshot
+from pricing.records import CloudPriceRecord, PriceBook, PriceReferences
+from pricing.selectors import price_book_for_snapshot, price_references_current
 
-# What the web app, the API and the commands use of the engine, by name.
 __all__ = [
     "STAGES",
     "AssumptionEntry",
     "BomLine",
+    "Catalog",
     "Costs",
     "EngineOutcome",
     "ExplainEntry",
@@ -60,11 +67,15 @@ __all__ = [
     "OnpremSection",
     "PlanRequest",
     "PlanResult",
+    "PricedParts",
+    "ProgressCallback",
     "RackEntry",
     "RequestInvalid",
     "TopologyLink",
     "TopologyNode",
     "choices_of",
+    "cost_inputs",
+    "cost_inputs_for_snapshot",
     "decode_section",
     "default_catalog_dir",
     "encode_section",
@@ -75,9 +86,88 @@ __all__ = [
     "plan_price",
     "request_for_editing",
     "request_validate",
+    "selection_prices_for_request",
+    "to_json",
 ]
 
 ProgressCallback = Callable[[str, int], None]
+_Engine = TypeVar("_Engine")
+
+
+# ----------------------------------------------------------------------------- pricing records -> costing inputs
+
+
+def _as_engine(engine_type: type[_Engine], record: object) -> _Engine:
+    """The engine dataclass with the record's values. The pricing records use the engine's field names, so a
+    renamed field fails here at once (AttributeError) rather than pricing with a default."""
+    return engine_type(**{f.name: getattr(record, f.name) for f in fields(engine_type)})  # type: ignore[arg-type]
+
+
+def cost_inputs(
+    references: PriceReferences, *, cloud_prices: Iterable[CloudPriceRecord] = (), snapshot_note: str = ""
+) -> CostInputs:
+    """Costing inputs from pricing records: the on-prem `references` and, optionally, one snapshot's cloud offers
+    (`pricing.records.CloudPriceRecord`) with its note. Tests build their inputs from the fixture files with it."""
+    return CostInputs(
+        cloud_prices=tuple(_as_engine(CloudPrice, p) for p in cloud_prices),
+        parts=tuple(_as_engine(PartPrice, p) for p in references.parts),
+        parameters={name: _as_engine(CostParameter, p) for name, p in references.parameters.items()},
+        carbon={scope: _as_engine(CostParameter, p) for scope, p in references.carbon.items()},
+        spot_bands=tuple(_as_engine(SpotBand, b) for b in references.spot_bands),
+        snapshot_note=snapshot_note,
+    )
+
+
+def _book_inputs(book: PriceBook) -> CostInputs:
+    return cost_inputs(book.references, cloud_prices=book.cloud_prices, snapshot_note=book.snapshot_note)
+
+
+def cost_inputs_for_snapshot(*, snapshot: PriceSnapshot | None) -> CostInputs:
+    """Everything `engine.costing.plan_costs` needs besides the plan, read from the database: `snapshot`'s cloud
+    prices (none without one) and the current on-prem references (fixture files where a table is empty)."""
+    return _book_inputs(price_book_for_snapshot(snapshot=snapshot))
+
+
+# ------------------------------------------------------------------------------------------------------ pricing
+
+
+@dataclass(frozen=True)
+class PricedParts:
+    """What costing adds to a plan: the typed `costs` section (Decimal money), the priced BOM lines (None when the
+    plan has no BOM) and the `costs.*` explain entries."""
+
+    costs: Costs
+    bom: tuple[BomLine, ...] | None
+    explain: Mapping[str, ExplainEntry]
+
+
+def plan_price(*, result: PlanResult, request: PlanRequest, snapshot: PriceSnapshot | None) -> PricedParts:
+    """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references.
+
+    The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
+    this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
+    """
+    inputs = cost_inputs_for_snapshot(snapshot=snapshot)
+    part_overrides, parameter_overrides = request_overrides(request)
+    if part_overrides or parameter_overrides:
+        inputs = replace(
+            inputs,
+            part_overrides={**inputs.part_overrides, **part_overrides},
+            parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
+        )
+    priced = plan_costs(result, inputs)
+    return PricedParts(costs=priced.costs, bom=priced.bom, explain=priced.explain)
+
+
+def selection_prices_for_request(*, request: PlanRequest, system_ids: Iterable[str]) -> SelectionPrices:
+    """System prices, electricity, utilisation and years for ranking candidate systems before the plan is priced,
+    from the current on-prem references with this request's own overrides. On-prem references do not depend on
+    the cloud price snapshot, so none is read here."""
+    inputs = cost_inputs(price_references_current())
+    return SelectionPrices(**selection_price_data(request, inputs, system_ids))
+
+
+# --------------------------------------------------------------------------------------------------- the plan
 
 
 @dataclass(frozen=True)
@@ -89,7 +179,7 @@ class EngineOutcome:
 
 
 def request_validate(data: object) -> PlanRequest:
-    """Validate a raw request (raises sizing.RequestInvalid with every field error)."""
+    """Validate a raw request (raises RequestInvalid with every field error)."""
     return validate_request(data, load_catalog())
 
 
@@ -107,10 +197,9 @@ def plan_compute(
             progress("costing" if stage == "done" else stage, min(percent, 95))
 
     request = validate_request(request_data, catalog)
-    # Prices for the auto choice among systems (cost-aware ranking): the on-prem references with this request's own
-    # overrides (they do not depend on the cloud snapshot); the engine stays pure and takes plain data.
-    selection = selection_price_data(request, cost_inputs_for_snapshot(snapshot=None), catalog.systems)
-    plan = run_plan(request, catalog, engine_progress, prices=SelectionPrices(**selection))
+    # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
+    prices = selection_prices_for_request(request=request, system_ids=catalog.systems)
+    plan = run_plan(request, catalog, engine_progress, prices=prices)
     priced = plan_price(result=plan, request=request, snapshot=price_snapshot)
     final = with_costs(
         plan,
@@ -131,17 +220,3 @@ def request_for_editing(stored: dict[str, Any]) -> dict[str, Any]:
         return validate_request(stored, load_catalog()).to_minimal_dict()
     except RequestInvalid:
         return stored
-
-
-def plan_price(*, result: PlanResult, request: PlanRequest, snapshot: PriceSnapshot | None) -> CostResult:
-    """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references, plus the
-    request's own prices (`pricing.component_prices`, `pricing.parameters`), which apply to this plan only."""
-    inputs = cost_inputs_for_snapshot(snapshot=snapshot)
-    part_overrides, parameter_overrides = request_overrides(request)
-    if part_overrides or parameter_overrides:
-        inputs = replace(
-            inputs,
-            part_overrides={**inputs.part_overrides, **part_overrides},
-            parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
-        )
-    return plan_costs(result, inputs)

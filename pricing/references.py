@@ -1,4 +1,4 @@
-"""Read the on-prem price references in `fixtures/prices/` into the costing dataclasses: pure Python, no Django.
+"""Read the on-prem price references in `fixtures/prices/` into pricing records: pure Python, no Django.
 
 Files (each record carries `source`, `as_of` and a `confidence` label):
 
@@ -10,17 +10,17 @@ Files (each record carries `source`, `as_of` and a `confidence` label):
 - `spot_advisor.json`: Spot Instance Advisor interruption bands per (region, instance type), dated.
 
 The Django side loads the same files into editable tables (`manage.py load_prices`); this module is what the
-pure costing tests use, and the fallback when the tables are empty.
+pure costing tests use, and the fallback when the tables are empty. It returns `pricing.records` (never engine
+types): `planner.adapter` converts them for costing.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from engine.costing import CostParameter, PartPrice, SpotBand
+from .records import ParameterRecord, PartPriceRecord, PriceReferences, SpotBandRecord
 
 __all__ = [
     "CONFIDENCE_LABELS",
@@ -31,15 +31,6 @@ __all__ = [
 
 FIXTURES_PRICES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "prices"
 CONFIDENCE_LABELS = ("list_price", "public_estimate", "assumption")
-
-
-@dataclass(frozen=True)
-class PriceReferences:
-    parts: tuple[PartPrice, ...]
-    parameters: dict[str, CostParameter]
-    carbon: dict[str, CostParameter]
-    spot_bands: tuple[SpotBand, ...]
-    files: dict[str, str] = field(default_factory=dict)
 
 
 def _confidence(value: str, where: str) -> str:
@@ -59,8 +50,8 @@ def _within_limits(record: dict) -> None:
         raise ValueError(f"{where}: default {value} is outside its range {low}..{high}")
 
 
-def _parameter(record: dict, name: str, unit: str, where: str) -> CostParameter:
-    return CostParameter(
+def _parameter(record: dict, name: str, unit: str, where: str) -> ParameterRecord:
+    return ParameterRecord(
         name=name,
         value=Decimal(record["value"]),
         unit=unit,
@@ -87,7 +78,7 @@ def price_references_load(folder: Path | str | None = None) -> PriceReferences:
             if not r.get(key):
                 raise ValueError(f"{where}: {key} is required")
         parts.append(
-            PartPrice(
+            PartPriceRecord(
                 part_number=r.get("part_number") or "",
                 catalog_id=r.get("catalog_id") or "",
                 description=r.get("description", ""),
@@ -108,7 +99,7 @@ def price_references_load(folder: Path | str | None = None) -> PriceReferences:
         for r in carbon["records"]
     }
     bands = tuple(
-        SpotBand(
+        SpotBandRecord(
             region=r["region"],
             instance_type=r["instance_type"],
             band=r["band"],

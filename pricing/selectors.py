@@ -1,4 +1,8 @@
-"""Reads of price snapshots and cloud offers (HackSoft selectors: no writes here)."""
+"""Reads of price snapshots, cloud offers and on-prem references (HackSoft selectors: no writes here).
+
+What a plan is priced with leaves here as plain `pricing.records` (`price_book_for_snapshot`); the engine's
+costing types are built from them only in `planner.adapter`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,9 @@ from collections.abc import Iterable
 
 from django.db.models import Count, QuerySet
 
-from engine.costing import CloudPrice, CostInputs, CostParameter, PartPrice, SpotBand
-
 from .models import CloudInstanceType, CloudOffer, ComponentPrice, PriceSnapshot, SpotAdvisorBand
 from .models import CostParameter as CostParameterRow
+from .records import CloudPriceRecord, ParameterRecord, PartPriceRecord, PriceBook, PriceReferences, SpotBandRecord
 from .references import price_references_load
 
 __all__ = [
@@ -17,9 +20,12 @@ __all__ = [
     "cloud_instance_gpus_for_snapshot",
     "cloud_offer_counts",
     "cloud_offers_for_snapshot",
-    "cost_inputs_for_snapshot",
+    "cloud_prices_for_snapshot",
+    "price_book_for_snapshot",
+    "price_references_current",
     "price_snapshot_by_content",
     "price_snapshot_latest",
+    "price_snapshot_note",
 ]
 
 GRID_INTENSITY = "grid_gco2e_per_kwh"  # CostParameter.name of the carbon intensities (scope = site or region)
@@ -82,56 +88,57 @@ def cloud_instance_gpus_for_snapshot(*, snapshot: PriceSnapshot) -> dict[str, tu
     }
 
 
-def cost_inputs_for_snapshot(*, snapshot: PriceSnapshot | None) -> CostInputs:
-    """Everything `engine.costing.plan_costs` needs, read from the database.
+def cloud_prices_for_snapshot(*, snapshot: PriceSnapshot) -> tuple[CloudPriceRecord, ...]:
+    """The snapshot's offers as price records, each with the GPU count and catalog model of the snapshot's stored
+    spec of its type; where the snapshot has no spec for a type, the offer's own figures (the curated
+    `pricing.aws.instances` table at load time) stand in. An offer without its own observation time carries the
+    snapshot's."""
+    observed = snapshot.fetched_at.isoformat()
+    spec_gpus = cloud_instance_gpus_for_snapshot(snapshot=snapshot)
+    return tuple(
+        CloudPriceRecord(
+            instance_type=o.instance_type,
+            region=o.region,
+            purchase=o.purchase,
+            usd_per_hour=o.usd_per_hour,
+            gpus=spec_gpus.get(o.instance_type, (o.gpus, o.gpu_model))[0],
+            gpu_model=spec_gpus.get(o.instance_type, (o.gpus, o.gpu_model))[1],
+            availability_zone_id=o.availability_zone_id,
+            capacity_constrained=o.capacity_constrained,
+            observed_at=o.observed_at.isoformat() if o.observed_at else observed,
+        )
+        for o in cloud_offers_for_snapshot(snapshot=snapshot)
+    )
 
-    Cloud prices come from the snapshot (none without one), each with the GPU count and catalog model of the
-    snapshot's stored spec of its type; where the snapshot has no spec for a type, the offer's own figures (the
-    curated `pricing.aws.instances` table at load time) stand in. The on-prem references come from the editable tables;
-    where a table is still empty (a database that never ran `load_prices`), the fixture files stand in, so a
-    plan is never priced against nothing.
-    """
-    prices: list[CloudPrice] = []
-    note = ""
-    if snapshot is not None:
-        observed = snapshot.fetched_at.isoformat()
-        spec_gpus = cloud_instance_gpus_for_snapshot(snapshot=snapshot)
-        prices = [
-            CloudPrice(
-                instance_type=o.instance_type,
-                region=o.region,
-                purchase=o.purchase,
-                usd_per_hour=o.usd_per_hour,
-                gpus=spec_gpus.get(o.instance_type, (o.gpus, o.gpu_model))[0],
-                gpu_model=spec_gpus.get(o.instance_type, (o.gpus, o.gpu_model))[1],
-                availability_zone_id=o.availability_zone_id,
-                capacity_constrained=o.capacity_constrained,
-                observed_at=o.observed_at.isoformat() if o.observed_at else observed,
-            )
-            for o in CloudOffer.objects.filter(snapshot=snapshot).order_by(
-                "instance_type", "region", "purchase", "availability_zone_id"
-            )
-        ]
-        if snapshot.is_stale:
-            note = (
-                f"Cloud prices are from snapshot #{snapshot.pk} observed {snapshot.fetched_at:%Y-%m-%d} "
-                f"({snapshot.age_days} days old): older than the freshness limit; refresh prices and re-price."
-            )
-    else:
-        note = "No price snapshot is loaded (run `manage.py load_prices`): cloud options are not priced."
 
-    fallback = None
+def price_snapshot_note(*, snapshot: PriceSnapshot | None) -> str:
+    """What a plan priced with `snapshot` must say about it: nothing when fresh, else why cloud prices are
+    missing or old."""
+    if snapshot is None:
+        return "No price snapshot is loaded (run `manage.py load_prices`): cloud options are not priced."
+    if snapshot.is_stale:
+        return (
+            f"Cloud prices are from snapshot #{snapshot.pk} observed {snapshot.fetched_at:%Y-%m-%d} "
+            f"({snapshot.age_days} days old): older than the freshness limit; refresh prices and re-price."
+        )
+    return ""
 
-    def files():
+
+def price_references_current() -> PriceReferences:
+    """The on-prem references from the editable tables; where a table is still empty (a database that never ran
+    `load_prices`), the fixture files stand in for it, so a plan is never priced against nothing. The files are
+    read only when a table is empty."""
+    fallback: PriceReferences | None = None
+
+    def files() -> PriceReferences:
         nonlocal fallback
         if fallback is None:
             fallback = price_references_load()
         return fallback
 
-    part_rows = list(ComponentPrice.objects.all())
     parts = (
-        [
-            PartPrice(
+        tuple(
+            PartPriceRecord(
                 part_number=r.part_number,
                 catalog_id=r.catalog_id,
                 unit_price_usd=r.unit_price_usd,
@@ -141,26 +148,36 @@ def cost_inputs_for_snapshot(*, snapshot: PriceSnapshot | None) -> CostInputs:
                 description=r.description,
                 category=r.category,
             )
-            for r in part_rows
-        ]
-        if part_rows
-        else list(files().parts)
+            for r in ComponentPrice.objects.all()
+        )
+        or files().parts
     )
     param_rows = list(CostParameterRow.objects.all())
     parameters = {
-        r.name: CostParameter(r.name, r.value, r.unit, r.source, r.as_of, r.confidence)
+        r.name: ParameterRecord(r.name, r.value, r.unit, r.source, r.as_of, r.confidence)
         for r in param_rows
         if not r.scope
     } or dict(files().parameters)
     carbon = {
-        r.scope: CostParameter(f"{r.name}.{r.scope}", r.value, r.unit, r.source, r.as_of, r.confidence)
+        r.scope: ParameterRecord(f"{r.name}.{r.scope}", r.value, r.unit, r.source, r.as_of, r.confidence)
         for r in param_rows
         if r.name == GRID_INTENSITY and r.scope
     } or dict(files().carbon)
-    band_rows = list(SpotAdvisorBand.objects.all())
-    bands = [
-        SpotBand(r.region, r.instance_type, r.band, r.savings_percent, r.as_of, r.source) for r in band_rows
-    ] or list(files().spot_bands)
-    return CostInputs(
-        cloud_prices=prices, parts=parts, parameters=parameters, carbon=carbon, spot_bands=bands, snapshot_note=note
+    bands = (
+        tuple(
+            SpotBandRecord(r.region, r.instance_type, r.band, r.savings_percent, r.as_of, r.source)
+            for r in SpotAdvisorBand.objects.all()
+        )
+        or files().spot_bands
+    )
+    return PriceReferences(parts=parts, parameters=parameters, carbon=carbon, spot_bands=bands)
+
+
+def price_book_for_snapshot(*, snapshot: PriceSnapshot | None) -> PriceBook:
+    """Every price a plan is costed with: `snapshot`'s cloud offers (none without one), the current on-prem
+    references and the snapshot note. Plain pricing records; `planner.adapter` turns them into costing inputs."""
+    return PriceBook(
+        cloud_prices=cloud_prices_for_snapshot(snapshot=snapshot) if snapshot is not None else (),
+        references=price_references_current(),
+        snapshot_note=price_snapshot_note(snapshot=snapshot),
     )

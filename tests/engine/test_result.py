@@ -92,12 +92,12 @@ def test_golden_costs_round_trip_with_decimal_money(path):
 
 def test_priced_plan_round_trips_typed_costs(catalog):
     """A plan priced by costing (typed in, typed out) is serialised once and decodes to the same result."""
-    from engine.costing import CostInputs, plan_costs
+    from engine.costing import plan_costs
+    from planner.adapter import cost_inputs
     from pricing.references import price_references_load
 
-    refs = price_references_load()
     result = run_plan(validate_request(H100_70B, catalog), catalog)
-    parts = plan_costs(result, CostInputs([], refs.parts, refs.parameters, refs.carbon, refs.spot_bands))
+    parts = plan_costs(result, cost_inputs(price_references_load()))
     priced = with_costs(result, costs=parts.costs, bom=parts.bom, explain=parts.explain, price_snapshot=None)
     stored = json.loads(json.dumps(to_json(priced)))
     assert from_json(stored) == priced

@@ -14,11 +14,12 @@ from engine import PlanResult, load_catalog, run_plan, to_json, validate_request
 from engine.catalog.hardware import default_catalog_dir
 from engine.costing import CostInputs, plan_request, request_overrides
 from engine.request.validation import RequestInvalid, cost_parameter_limits
+from planner.adapter import cost_inputs
 from pricing.references import CONFIDENCE_LABELS, price_references_load
 from tests.pricing.test_costing import priced, training_plan, with_pricing
 
 CATALOG_DIR = default_catalog_dir()
-REFS = price_references_load()
+REFS = cost_inputs(price_references_load())  # the on-prem references as costing inputs
 DEFAULT_REQUEST = {
     "workload": "training",
     "model": {"preset": "llama-3-70b"},

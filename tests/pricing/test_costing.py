@@ -41,11 +41,12 @@ from engine.costing import (
     young_interval_hours,
 )
 from engine.result import BomLine, Candidate, ExplainEntry, PowerSummary
+from planner.adapter import cost_inputs
 from pricing.references import price_references_load
 
 ROOT = Path(__file__).resolve().parents[2]
 OBSERVED = "2026-11-09T00:00:00+00:00"
-REFS = price_references_load()
+REFS = cost_inputs(price_references_load())  # the on-prem references as costing inputs (no cloud prices)
 
 
 BASE_REQUEST = {
@@ -692,14 +693,17 @@ def test_repricing_with_another_snapshot_changes_exactly_the_price_dependent_fig
 PURITY_SCRIPT = """
 import json, sys
 from engine import load_catalog, run_plan, validate_request
-from engine.costing import plan_costs, CostInputs
+from engine.costing import plan_costs, CostInputs, CostParameter, PartPrice
 from pricing.references import price_references_load
-refs = price_references_load()
+refs = price_references_load()  # pricing records; the adapter's conversion needs Django, so convert here
+parts = [PartPrice(**vars(p)) for p in refs.parts]
+parameters = {name: CostParameter(**vars(p)) for name, p in refs.parameters.items()}
+carbon = {scope: CostParameter(**vars(p)) for scope, p in refs.carbon.items()}
 catalog = load_catalog()
 body = {"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e11, "gpus": 8},
         "hardware": {"system": "dgx-h100"}}
 plan = run_plan(validate_request(body, catalog), catalog)
-plan_costs(plan, CostInputs(cloud_prices=[], parts=refs.parts, parameters=refs.parameters, carbon=refs.carbon))
+plan_costs(plan, CostInputs(cloud_prices=[], parts=parts, parameters=parameters, carbon=carbon))
 print(json.dumps(sorted(sys.modules)))
 """
 FORBIDDEN = ["django", "celery", "kombu", "rest_framework", "boto3", "botocore", "requests", "urllib3", "http.client"]

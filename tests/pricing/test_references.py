@@ -12,12 +12,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from engine.catalog.hardware import default_catalog_dir
-from planner.adapter import plan_compute
+from planner.adapter import cost_inputs_for_snapshot, plan_compute
 from pricing.aws.fetch import AwsClients
 from pricing.aws.recorded import stubbed_client
 from pricing.models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 from pricing.references import CONFIDENCE_LABELS, price_references_load
-from pricing.selectors import GRID_INTENSITY, cost_inputs_for_snapshot
+from pricing.selectors import GRID_INTENSITY
 from pricing.services import price_references_load_fixtures, price_snapshot_load_fixtures
 from tests.pricing.conftest import FIXTURES
 
@@ -108,7 +108,7 @@ def test_admin_lists_the_reference_tables(admin_client):
 def test_cost_inputs_fall_back_to_the_files_when_tables_are_empty():
     inputs = cost_inputs_for_snapshot(snapshot=None)
     assert inputs.parts and inputs.parameters and inputs.carbon and inputs.spot_bands
-    assert inputs.cloud_prices == [] and "No price snapshot" in inputs.snapshot_note
+    assert inputs.cloud_prices == () and "No price snapshot" in inputs.snapshot_note
 
 
 # --------------------------------------------------------------------------------------------- refresh

@@ -14,6 +14,7 @@ from botocore.exceptions import ParamValidationError
 from botocore.stub import Stubber
 
 from engine.catalog.hardware import default_catalog_dir
+from planner.adapter import cost_inputs_for_snapshot
 from pricing.aws.fetch import AwsClients, AwsPriceFetcher
 from pricing.aws.instances import INSTANCE_GPUS
 from pricing.aws.recorded import recorded_clients
@@ -28,7 +29,7 @@ from pricing.aws.specs import (
     instance_type_patterns,
 )
 from pricing.models import CloudInstanceType, CloudOffer, PriceSnapshot
-from pricing.selectors import cloud_instance_gpus_for_snapshot, cost_inputs_for_snapshot
+from pricing.selectors import cloud_instance_gpus_for_snapshot
 from pricing.services import price_snapshot_load_fixtures, price_snapshot_refresh_live
 from tests.pricing.conftest import FIXTURES, REPO, page_for, recorded
 
