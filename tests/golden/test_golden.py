@@ -31,7 +31,9 @@ VOLATILE_PATHS = (r".*\.search\.(seconds|configs_per_s)\b",)
 
 # path regex -> why the value changed on purpose (the note of issue 12 lists these).
 INTENDED: dict[str, str] = {
-    r"^(\S*\.)?(source|formula|rule|why|justification)(\[\d+\])?: ": "wording of an explanation, not a figure",
+    r"^(\S*\.)?(\w*source|formula|rule|why|justification)(\[\d+\])?: ": (
+        "wording of an explanation or a source, not a figure"
+    ),
     # One checkpoint-interval model (issue 12): goodput used the first-order sqrt(2 delta M) - delta, costing's spot
     # model Daly's (2006) higher-order series; both now use goodput.daly_interval. Intervals grow by 0.04-0.31 %,
     # goodput falls by at most 1.2e-7 (relative), training days and what follows them rise by at most 4.6e-7.
