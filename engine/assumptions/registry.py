@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-__all__ = ["ASSUMPTIONS", "KV_BYTES_BY_PRECISION", "Assumption", "Assumptions"]
+__all__ = ["ASSUMPTIONS", "FIT_KINDS", "KV_BYTES_BY_PRECISION", "Assumption", "Assumptions"]
 
 # The data files, in the order their entries are registered.
 ASSUMPTION_FILES = ("performance.toml", "build.toml")
@@ -39,11 +39,18 @@ class Assumption:
     maximum: float
     stages: tuple[str, ...]
     integer: bool = False
+    # Calibration: "throughput" (fitted on steady-state benchmark tables) or "whole_run" (fitted on whole-run
+    # GPU-hours and days); None = a judgement or a definition, never refitted by `make accuracy`.
+    fit: str | None = None
+    # Plausible range (about p10 and p90) of an uncertain constant; plans turn these into ranges of their figures.
+    low: float | None = None
+    high: float | None = None
 
 
 _REQUIRED = {"name": str, "default": (int, float), "unit": str, "minimum": (int, float), "maximum": (int, float)}
 _REQUIRED |= {"stages": list, "description": str, "source": str}
-_OPTIONAL = {"integer": bool, "source_note": str}
+_OPTIONAL = {"integer": bool, "source_note": str, "fit": str, "low": (int, float), "high": (int, float)}
+FIT_KINDS = frozenset({"throughput", "whole_run"})
 
 
 def _assumption(rec: Mapping[str, Any], notes: Mapping[str, str], where: str) -> Assumption:
@@ -71,12 +78,22 @@ def _assumption(rec: Mapping[str, Any], notes: Mapping[str, str], where: str) ->
         raise ValueError(f"{where}: assumption {name} default {default} is outside [{minimum}, {maximum}]")
     if integer and any(not float(v).is_integer() for v in (default, minimum, maximum)):
         raise ValueError(f"{where}: integer assumption {name} has a fractional default or bound")
+    if rec.get("fit") is not None and rec["fit"] not in FIT_KINDS:
+        raise ValueError(f"{where}: assumption {name}.fit is {rec['fit']!r}; allowed {sorted(FIT_KINDS)}")
+    low, high = rec.get("low"), rec.get("high")
+    if (low is None) != (high is None):
+        raise ValueError(f"{where}: assumption {name} needs both low and high, or neither")
+    if low is not None and not minimum <= low <= default <= high <= maximum:
+        raise ValueError(f"{where}: assumption {name} needs minimum <= low <= default <= high <= maximum")
     source = rec["source"]
     if "source_note" in rec:
         if rec["source_note"] not in notes:
             raise ValueError(f"{where}: assumption {name} names unknown note {rec['source_note']}")
         source = f"{source} {notes[rec['source_note']]}"
-    return Assumption(name, default, rec["unit"], source, rec["description"], minimum, maximum, stages, integer)
+    return Assumption(
+        name, default, rec["unit"], source, rec["description"], minimum, maximum, stages, integer,
+        fit=rec.get("fit"), low=low, high=high,
+    )
 
 
 def _load() -> tuple[dict[str, Assumption], dict[str, float]]:

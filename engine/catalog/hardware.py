@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,6 +21,8 @@ __all__ = ["CATALOG_SERIES", "Catalog", "Gpu", "ModelPreset", "System", "default
 
 # Human-readable prefix of the catalog version; the hash suffix is what identifies the exact content.
 CATALOG_SERIES = "2026.11"
+# Preset keys beyond the dataclass fields: the full moe record, multi-head latent attention, the published batch.
+PRESET_EXTRA_KEYS = ("moe", "mla", "global_batch_tokens", "batch_ramp", "batch_source")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Gpu:
     source: str
     as_of: str
     generation: str = "hopper"  # selects the calibrated efficiency constants (assumptions gemm_efficiency_<gen>)
+    sm_count: int | None = None  # streaming multiprocessors: GEMM tile waves (wave quantisation) depend on it
 
     def dense_tflops(self, precision: str) -> float | None:
         """Native dense peak for a compute precision, or None when the GPU has no tensor cores for it."""
@@ -69,6 +72,8 @@ class System:
     as_of: str
     node_mtbf_hours: float  # per system; see mtbf_source (required: no unsourced fallback)
     mtbf_source: str = ""
+    network: str = "infiniband"  # scale-out fabric kind: infiniband, roce or efa (collective efficiency differs)
+    cloud_instance_type: str | None = None  # set for a cloud instance planned as a system (e.g. p5.48xlarge)
 
     @property
     def scaleout_gbyte_s_per_gpu(self) -> float:
@@ -99,6 +104,9 @@ class ModelPreset:
     published_active_params: float | None
     source: str
     as_of: str
+    # The preset's raw record (moe details, mla, published batch and its source): newer fields are read from here
+    # by the request schema, so adding one needs no new dataclass field.
+    extra: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,7 @@ def _gpu(rec: dict[str, Any]) -> Gpu:
         source=rec["source"],
         as_of=rec["as_of"],
         generation=rec.get("generation", "hopper"),
+        sm_count=None if rec.get("sm_count") is None else int(rec["sm_count"]),
     )
 
 
@@ -165,6 +174,8 @@ def _system(rec: dict[str, Any]) -> System:
         as_of=rec["as_of"],
         node_mtbf_hours=float(rec["node_mtbf_hours"]),
         mtbf_source=rec.get("mtbf_source", ""),
+        network=rec.get("network", "infiniband"),
+        cloud_instance_type=rec.get("cloud_instance_type"),
     )
 
 
@@ -190,6 +201,7 @@ def _model(rec: dict[str, Any]) -> ModelPreset:
         published_active_params=rec.get("published_active_params"),
         source=rec["source"],
         as_of=rec["as_of"],
+        extra={k: v for k, v in rec.items() if k in PRESET_EXTRA_KEYS},
     )
 
 

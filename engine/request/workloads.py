@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, StrictInt, ValidationInfo, field_validator
+from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from engine.request.fields import RULE, WHOLE, JsonFloat, Problem, Section, raise_problems
@@ -27,6 +27,7 @@ __all__ = [
     "MAX_EXPERT_GROUP_GPUS",
     "InferenceParallelism",
     "InferenceSpec",
+    "TrainingMemory",
     "TrainingParallelism",
     "TrainingSpec",
 ]
@@ -79,6 +80,21 @@ class TrainingParallelism(Section):
     )
     ep: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
         None, description="Expert parallelism (MoE models; divides the expert count and dp); searched when not given."
+    )
+    cp: Annotated[StrictInt, Field(gt=0, le=1024), WHOLE] | None = Field(
+        None,
+        description="Context parallelism: GPUs that split each sequence (divides model.seq_len); searched when not "
+        "given.",
+    )
+    first_stage_layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] | None = Field(
+        None,
+        description="Transformer layers on the first pipeline stage (it also holds the embedding); default: the "
+        "layers are balanced over the stages.",
+    )
+    last_stage_layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] | None = Field(
+        None,
+        description="Transformer layers on the last pipeline stage (it also holds the LM head and loss); default: "
+        "the layers are balanced over the stages.",
     )
 
     @field_validator("tp")
@@ -148,6 +164,19 @@ class TrainingParallelism(Section):
         return problems
 
 
+class TrainingMemory(Section):
+    """Memory-saving options of the training stack beyond parallelism and recompute."""
+
+    offload: Literal["none", "optimizer", "optimizer_and_params"] | None = Field(
+        None,
+        description="Move optimizer state (and master parameters) to host or Grace memory; searched (only when "
+        "nothing fits on the GPU) when not given.",
+    )
+    fp8_activations: StrictBool = Field(
+        False, description="Store the activations an FP8 recipe keeps in FP8 (needs training.precision fp8)."
+    )
+
+
 class TrainingSpec(Section):
     """Train `tokens` tokens, either by a deadline or on a fixed GPU count (exactly one of the two)."""
 
@@ -163,6 +192,12 @@ class TrainingSpec(Section):
     )
     precision: Literal["bf16", "fp8"] = Field("bf16", description="Training math precision.")
     parallelism: TrainingParallelism = Field(default_factory=TrainingParallelism)
+    memory: TrainingMemory = Field(default_factory=TrainingMemory)
+    checkpointing: Literal["synchronous", "asynchronous", "in_memory"] = Field(
+        "asynchronous",
+        description="How checkpoints are written: synchronous (training waits for storage), asynchronous (only the "
+        "copy to host memory stalls training) or in_memory (copies kept in peers' memory, storage rarely).",
+    )
 
     @classmethod
     def check_input(cls, data: dict[str, Any], info: ValidationInfo) -> tuple[dict[str, Any], list[Problem]]:
