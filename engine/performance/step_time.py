@@ -22,12 +22,14 @@ papers, not from another tool's code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from engine.performance.memory import activation_terms, expert_params_per_gpu, params_per_gpu, state_bytes_ep
+from engine.performance.layout_terms import kv_replica_terms, position_activations, position_params, ring_attention_time
+from engine.performance.memory import GRAD_BYTES_PER_PARAM, WEIGHT_BYTES_PER_PARAM, MemoryOptions
+from engine.performance.memory import OPTIMIZER_BYTES_PER_PARAM as OPTIMIZER_STATE_BYTES_PER_PARAM
 from engine.performance.roofline import (
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
@@ -44,6 +46,7 @@ from engine.performance.roofline import (
     hardware_for,
     ring_time,
 )
+from engine.performance.stages import stage_positions, stage_split
 from engine.workload.model import Workload
 
 # The roofline names are re-exported: callers build Hardware and Efficiency from here with the step model.
@@ -64,25 +67,38 @@ __all__ = [
 
 @dataclass
 class LayoutCosts:
-    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep) layout)."""
+    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep, cp, stage split, offload)
+    layout). Arrays named `pos_*` have shape (4, n): the four stage positions that can hold the most memory
+    (`stages.stage_positions`: first, the first middle stage of each size, last)."""
 
     tp: np.ndarray
     pp: np.ndarray
     micro_batch: np.ndarray
     interleave: np.ndarray
     recompute: np.ndarray
-    stage_time_s: np.ndarray  # one micro-batch forward + backward (+ recompute) through the heaviest stage
-    body_stage_time_s: np.ndarray  # the same through a stage without embedding / LM head (bubble unit)
+    stage_time_s: np.ndarray  # one micro-batch forward + backward (+ recompute) through the slowest stage
+    body_stage_time_s: np.ndarray  # the same through the stage with the most layers, without the LM head (bubble)
     p2p_time_s: np.ndarray  # exposed pipeline send/receive time per micro-batch
     tp_comm_time_s: np.ndarray  # TP collectives inside stage_time_s (for the explain output)
     ep_comm_time_s: np.ndarray  # expert all-to-alls inside stage_time_s (0 for dense models and ep = 1)
     params_per_gpu: np.ndarray  # parameters held by one GPU of the heaviest stage before ZeRO sharding
     expert_params_per_gpu: np.ndarray  # the expert share of params_per_gpu (after ep), sharded over dp / ep
     layer_params_per_gpu: np.ndarray
-    activation_bytes: np.ndarray  # one micro-batch's stored activations for one stage (all its layers)
-    activation_extra_bytes: np.ndarray  # working set not multiplied by micro-batches in flight
+    activation_bytes: np.ndarray  # one micro-batch's stored activations for the first stage (all its layers)
+    activation_extra_bytes: np.ndarray  # working set not multiplied by micro-batches in flight (first stage)
     dp_bandwidth_bytes_s: float  # per GPU for DP collectives crossing systems
     ep: np.ndarray | None = None  # expert-parallel degree (carved out of dp); None = 1 everywhere
+    cp: np.ndarray | None = None  # context-parallel degree; None = 1 everywhere
+    first_layers: np.ndarray | None = None  # transformer layers on the first / last pipeline stage
+    last_layers: np.ndarray | None = None
+    offload: np.ndarray | None = None  # OFFLOAD_CODES; None = 0 everywhere
+    cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
+    pos_index: np.ndarray | None = None  # stage index i of each position (min(pp - i, m) micro-batches in flight)
+    pos_dense_params: np.ndarray | None = None  # per GPU, experts included at ep = 1
+    pos_expert_params: np.ndarray | None = None  # per GPU after ep (0 at ep = 1)
+    pos_activation_bytes: np.ndarray | None = None  # one micro-batch's stored activations
+    pos_extra_bytes: np.ndarray | None = None  # working set held once (full-recompute layer, logits)
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
 
 
 class _LayerForward(NamedTuple):
@@ -173,84 +189,89 @@ def layout_costs(
     interleave: np.ndarray,
     recompute: np.ndarray,
     ep: np.ndarray | None = None,
+    cp: np.ndarray | None = None,
+    first_layers: np.ndarray | None = None,
+    last_layers: np.ndarray | None = None,
+    offload: np.ndarray | None = None,
+    memory: MemoryOptions | None = None,
 ) -> LayoutCosts:
     """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
 
-    `ep` (expert parallelism, default 1) only matters for mixture-of-experts models: it divides the expert
-    parameters per GPU and adds two all-to-alls (dispatch, combine) per MoE layer to the forward pass and two to
-    the backward, on NVLink when the ep x tp GPUs of an expert group fit in the NVLink domain, else on the
-    scale-out NICs. The expert GEMMs keep their FLOPs (each GPU still runs tokens x active expert FFNs on average;
-    ep changes where they run, not how many), so ep = 1 leaves every figure as it was.
+    `ep` (expert parallelism, default 1) divides a MoE model's expert parameters per GPU and adds the expert
+    all-to-alls (`_layer_forward`). `cp` (context parallelism, default 1) gives each GPU 1/cp of every sequence:
+    GEMMs, element-wise work, attention, collectives and activations are those of mb / cp sequences, plus the
+    exposed ring-attention transfers (`layout_terms.ring_attention_time`). `first_layers` / `last_layers` (default:
+    the balanced split) set the end stages; the middle stages share the rest (`stages.py`). The slowest stage sets
+    the per-micro-batch time, and memory is kept per stage position for `step_costs` to find the fullest.
 
-    About 80 lines: one straight-line vectorised pass (stage time, pipeline sends, parameters, activations) whose
-    parts share a dozen arrays; the per-layer forward is already apart in `_layer_forward`.
+    About 80 lines: one straight-line vectorised pass whose parts share a dozen arrays; the per-layer forward
+    is apart in `_layer_forward`, the new layout terms in `layout_terms.py`.
     """
     s = work.shape
-    tp = np.asarray(tp, dtype=float)
-    pp = np.asarray(pp, dtype=float)
-    mb = np.asarray(micro_batch, dtype=float)
-    v = np.asarray(interleave, dtype=float)
-    rc = np.asarray(recompute)
+    tp, pp = np.asarray(tp, dtype=float), np.asarray(pp, dtype=float)
+    mb, v, rc = np.asarray(micro_batch, dtype=float), np.asarray(interleave, dtype=float), np.asarray(recompute)
     ep = np.ones_like(tp) if ep is None else np.asarray(ep, dtype=float)
-    h, seq, vocab = float(s.hidden), float(s.seq_len), float(s.vocab)
-    tokens = mb * seq  # tokens per micro-batch
+    cp = np.ones_like(tp) if cp is None else np.asarray(cp, dtype=float)
+    offload = np.zeros_like(tp) if offload is None else np.asarray(offload, dtype=float)
+    memory = memory or MemoryOptions()
+    if first_layers is None or last_layers is None:
+        first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
+    counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
+    h, vocab = float(s.hidden), float(s.vocab)
+    tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
 
-    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb, tp, sp, ep)
-    fwd = gemm_f + attn_f + ew_f + comm_f + ep_f
-    bwd = 2.0 * gemm_f + attn_b + 2.0 * ew_f + comm_f + ep_f
-    # Full recompute replays the forward (with its collectives); selective replays only the attention core,
-    # which flash attention already does inside its backward.
-    recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, 0.0 if eff.flash_attention else attn_f, 0.0))
+    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep)
+    kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
+    cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
+    per_layer_acts, act_none, replay_bytes = position_activations(
+        work, eff, tokens, tp, sp, rc, memory.fp8_activations, kv_acts
+    )
+    fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f
+    bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b
+    # Full recompute replays the forward (with its collectives); selective replays the attention core (which
+    # fused attention already does inside its backward) and, with fused attention, the norms and activation.
+    cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)
+    recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, (0.0 if eff.flash_attention else attn_f) + cheap, 0.0))
     layer_time = fwd + bwd + recompute_extra
-    layers_per_stage = s.layers / pp
-    body = layers_per_stage * layer_time
-    tp_comm = layers_per_stage * (comm_f * np.where(rc == 2, 3.0, 2.0))
-    ep_comm = layers_per_stage * (ep_f * np.where(rc == 2, 3.0, 2.0))
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
-    stage = body + head
+    most_layers = counts.max(axis=0)
+    stage = (counts * layer_time + has_head * head).max(axis=0)
+    body = most_layers * layer_time
+    passes = np.where(rc == 2, 3.0, 2.0)
 
     # --- pipeline point-to-point: activations forward, gradients backward, v times per micro-batch. Each TP rank
     # sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather). ---
-    pp_bw = np.where(tp * pp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
+    pp_bw = np.where(tp * cp * pp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
     p2p_one = eff.collective_latency_s + 2.0 * tokens * h / tp / (pp_bw * eff.scaleout)
     p2p = np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
 
-    # --- parameters of the heaviest stage per GPU (first holds the embedding, last the head) ---
-    layer_params = work.layer_params()
-    params_stage = params_per_gpu(work, tp, pp, ep)
-    experts_stage = expert_params_per_gpu(work, tp, pp, ep)
-    layer_params_gpu = (layer_params - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
-
-    # --- activations (Korthikanti 2022 terms, generalised to GQA / gated FFN / MoE; see memory.py) ---
-    act_full, per_layer_sel, act_none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
-    per_layer = np.where(rc == 2, act_full, np.where(rc == 1, per_layer_sel, act_none))
-    act_stage = per_layer * layers_per_stage
-    # Full recompute rebuilds one layer's activations at a time; the last stage keeps fp32 logits and their grad.
-    extra = np.where(rc == 2, act_none, 0.0) + 8.0 * tokens * vocab / tp
-
+    # --- parameters and activations per stage position ---
+    dense, experts = position_params(work, tp, ep, counts, has_embedding, has_head, kv_params)
+    dense = np.where(ep > 1, dense, dense + experts)  # at ep = 1 experts shard over all of dp like dense weights
+    experts = np.where(ep > 1, experts, 0.0)
+    total = dense + experts
+    # Full recompute rebuilds one layer's activations at a time; the head's stage keeps fp32 logits and grad.
+    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0) + has_head * (8.0 * tokens * vocab / tp)
+    heaviest = total.argmax(axis=0)
+    cols = np.arange(total.shape[1])
     return LayoutCosts(
-        tp=tp,
-        pp=pp,
-        micro_batch=mb,
-        interleave=v,
-        recompute=rc,
-        stage_time_s=stage,
-        body_stage_time_s=body,
-        p2p_time_s=p2p,
-        tp_comm_time_s=tp_comm,
-        ep_comm_time_s=ep_comm,
-        params_per_gpu=params_stage,
-        # At ep = 1 the experts are replicated over all of dp like the dense weights, so they stay in that share.
-        expert_params_per_gpu=np.where(ep > 1, experts_stage, 0.0),
-        layer_params_per_gpu=layer_params_gpu,
-        activation_bytes=act_stage,
-        activation_extra_bytes=extra,
+        tp=tp, pp=pp, micro_batch=mb, interleave=v, recompute=rc,
+        stage_time_s=stage, body_stage_time_s=body, p2p_time_s=p2p,
+        tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=most_layers * ep_f * passes,
+        params_per_gpu=total[heaviest, cols], expert_params_per_gpu=experts[heaviest, cols],
+        layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
+        + kv_params,
+        activation_bytes=counts[0] * per_layer_acts, activation_extra_bytes=extra[0],
         dp_bandwidth_bytes_s=hw.scaleout_bytes_s,
-        ep=ep,
-    )
+        ep=ep, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
+        last_layers=np.asarray(last_layers, dtype=float), offload=offload,
+        cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
+        pos_index=index.astype(float), pos_dense_params=dense, pos_expert_params=experts,
+        pos_activation_bytes=counts * per_layer_acts, pos_extra_bytes=extra, memory=memory,
+    )  # fmt: skip
 
 
 @dataclass
@@ -270,6 +291,9 @@ class StepCosts:
     activations_bytes: np.ndarray
     reserve_bytes: float
     memory_bytes: np.ndarray
+    batch_exact: np.ndarray | None = None  # dp x micro_batch x m == the requested global batch
+    fullest_stage: np.ndarray | None = None  # stage index that sets the memory need
+    offload_time_s: np.ndarray | None = None  # exposed host-link transfers of offloaded state
 
 
 def step_costs(
@@ -281,21 +305,23 @@ def step_costs(
     seq_len: int,
     hw: Hardware,
     eff: Efficiency,
+    nearest_batch: bool = False,
 ) -> StepCosts:
     """Broadcast layout costs (rows `idx`) over data parallelism `dp` and ZeRO stage `zero` (0-3).
 
-    m = floor(global batch / (dp x micro_batch)) micro-batches per step; a 1F1B pipeline takes
-    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). ZeRO-0/1 reduce gradients once per step
-    (an all-reduce's volume), overlapped with the last micro-batch's backward; ZeRO-2 reduce-scatters every
-    micro-batch; ZeRO-3 also all-gathers parameters for forward and backward of every micro-batch, overlapped
-    with that micro-batch's compute. The optimizer step is HBM bound over the parameters a GPU updates.
+    m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
+    `batch_exact` says so) or, with `nearest_batch`, the nearest whole number. A 1F1B pipeline takes
+    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over dp x cp (weights
+    are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
+    micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
+    forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
+    HBM bound over the parameters a GPU updates, or runs on the host with offload (`_offload`).
 
     With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
-    over dp / ep ranks, so its gradient collectives and ZeRO sharding run over dp / ep; they are added as
-    separate collectives (zero for dense models, whose figures are therefore unchanged).
+    over dp x cp / ep ranks, so its gradient collectives and ZeRO sharding run over those.
 
-    About 80 lines: one straight-line vectorised pass whose pipeline, collective, optimizer and memory parts share
-    the same indexed arrays; split, they would pass a dozen arrays back and forth.
+    About 80 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
+    same indexed arrays; the per-stage memory is apart in `_stage_memory`.
     """
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
@@ -305,16 +331,19 @@ def step_costs(
     params = lay.params_per_gpu[idx]
     experts = lay.expert_params_per_gpu[idx]
     ep = lay.ep[idx] if lay.ep is not None else np.ones_like(dp)
-    edp = dp / ep  # ranks holding the same experts (expert-data-parallel group)
+    cp = lay.cp[idx] if lay.cp is not None else np.ones_like(dp)
+    dpc = dp * cp  # ranks holding the same weights
+    edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     has_experts = experts > 0
 
-    m = np.floor(batch_sequences / (dp * mb))
+    ratio = batch_sequences / (dp * mb)
+    m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
     m_eff = np.maximum(m, 1.0)
     bubble = (pp - 1.0) / v * t_body
     pipeline = m_eff * (t_stage + p2p) + bubble
 
     # DP groups stay inside a system only when the whole job does; otherwise they cross the compute fabric.
-    inside = tp * pp * dp <= hw.gpus_per_system
+    inside = tp * cp * pp * dp <= hw.gpus_per_system
     bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
     link_eff = np.where(inside, eff.nvlink, eff.scaleout)
     dense = params - experts
@@ -325,9 +354,9 @@ def step_costs(
     def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
         return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
 
-    all_reduce = ring_time(grad_bytes, dp, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
-    reduce_scatter = ring_time(grad_bytes, dp, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
-    gather = ring_time(dense * 2.0, dp, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
+    all_reduce = ring_time(grad_bytes, dpc, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
+    reduce_scatter = ring_time(grad_bytes, dpc, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
+    gather = ring_time(dense * 2.0, dpc, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
     backward_last = t_stage * (2.0 / 3.0)
     hide = eff.dp_overlap
     exposed_once = np.maximum(0.0, all_reduce - hide * backward_last)
@@ -335,17 +364,14 @@ def step_costs(
     exposed_z3 = m_eff * np.maximum(0.0, 2.0 * gather + reduce_scatter - hide * t_stage)
     dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
 
-    shard = np.where(zero >= 1, dp, 1.0)
-    expert_shard = np.where(zero >= 1, edp, 1.0)
-    updated = dense / shard + experts / expert_shard
-    optimizer_time = updated * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm)
-    step = pipeline + dp_exposed + optimizer_time
+    updated = dense / np.where(zero >= 1, dpc, 1.0) + experts / np.where(zero >= 1, edp, 1.0)
+    offload = lay.offload[idx] if lay.offload is not None else np.zeros_like(dp)
+    optimizer_time = np.where(offload > 0, 0.0, updated * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
+    offload_time = _offload(lay.memory, offload, updated, m_eff)
+    step = pipeline + dp_exposed + optimizer_time + offload_time
 
-    weights, grads, optim = state_bytes_ep(params, experts, lay.layer_params_per_gpu[idx], dp, ep, zero)
-    in_flight = np.minimum(pp, m_eff)
-    interleave_factor = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
-    acts = lay.activation_bytes[idx] * in_flight * interleave_factor + lay.activation_extra_bytes[idx]
-    reserve = hw.hbm_bytes * eff.reserve_fraction
+    weights, grads, optim, acts, total, fullest = _stage_memory(lay, idx, dpc, edp, zero, offload, m_eff)
+    reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
     return StepCosts(
         micro_batches=m,
         step_time_s=step,
@@ -359,5 +385,53 @@ def step_costs(
         optimizer_bytes=optim,
         activations_bytes=acts,
         reserve_bytes=reserve,
-        memory_bytes=weights + grads + optim + acts + reserve,
+        memory_bytes=total + reserve,
+        batch_exact=dp * mb * m == batch_sequences,
+        fullest_stage=fullest,
+        offload_time_s=offload_time,
     )
+
+
+def _offload(memory: MemoryOptions, offload: np.ndarray, updated: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Exposed host-link time of offloaded state per step (ZeRO-Offload, Ren et al. 2021, as Megatron-Core's
+    optimizer CPU offload does it): the optimizer step runs on the host; each step sends the gradients of the
+    parameters a GPU updates down (2 B each; with gradient offload, every micro-batch's gradients as produced)
+    and the updated bf16 weights back up (2 B), at the host link's bandwidth, a share `offload_overlap` hidden
+    behind compute."""
+    down = 2.0 * np.where(offload == 2, m, 1.0)
+    transfer = (down + 2.0) * updated / memory.host_link_bytes_s
+    return np.where(offload > 0, transfer * (1.0 - memory.offload_overlap), 0.0)
+
+
+def _stage_memory(lay: LayoutCosts, idx, dpc, edp, zero, offload, m):
+    """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
+
+    Bytes per parameter under ZeRO over dpc = dp x cp ranks (experts over edp): weights 2 (2/dpc + one gathered
+    layer at 4 B/param under ZeRO-3), gradients 2 (2/dpc from ZeRO-2), optimizer 12/dpc from ZeRO-1 (0 when
+    offloaded; gradients too with gradient offload). Stage i holds min(pp - i, m) micro-batches' activations
+    under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with interleaving); the four positions of
+    `stages.stage_positions` are evaluated and the fullest wins.
+    """
+    assert lay.pos_dense_params is not None and lay.pos_expert_params is not None
+    assert lay.pos_activation_bytes is not None and lay.pos_extra_bytes is not None and lay.pos_index is not None
+    pp, v = lay.pp[idx], lay.interleave[idx]
+    w_d = np.where(zero == 3, WEIGHT_BYTES_PER_PARAM / dpc, WEIGHT_BYTES_PER_PARAM)
+    w_e = np.where(zero == 3, WEIGHT_BYTES_PER_PARAM / edp, WEIGHT_BYTES_PER_PARAM)
+    keep_grads = offload < 2
+    g_d = np.where(keep_grads, np.where(zero >= 2, GRAD_BYTES_PER_PARAM / dpc, GRAD_BYTES_PER_PARAM), 0.0)
+    g_e = np.where(keep_grads, np.where(zero >= 2, GRAD_BYTES_PER_PARAM / edp, GRAD_BYTES_PER_PARAM), 0.0)
+    o_d = np.where(offload > 0, 0.0, OPTIMIZER_STATE_BYTES_PER_PARAM / np.where(zero >= 1, dpc, 1.0))
+    o_e = np.where(offload > 0, 0.0, OPTIMIZER_STATE_BYTES_PER_PARAM / np.where(zero >= 1, edp, 1.0))
+    dense, experts = lay.pos_dense_params[:, idx], lay.pos_expert_params[:, idx]
+    in_flight = np.minimum(np.maximum(pp - lay.pos_index[:, idx], 0.0), m)
+    interleave_factor = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    acts = lay.pos_activation_bytes[:, idx] * in_flight * interleave_factor + lay.pos_extra_bytes[:, idx]
+    gathered = np.where(zero == 3, 4.0 * lay.layer_params_per_gpu[idx], 0.0)
+    weights = w_d * dense + w_e * experts + gathered
+    grads = g_d * dense + g_e * experts
+    optim = o_d * dense + o_e * experts
+    total = weights + grads + optim + acts
+    k = total.argmax(axis=0)
+    cols = np.arange(total.shape[1])
+    stage = lay.pos_index[k, idx]
+    return weights[k, cols], grads[k, cols], optim[k, cols], acts[k, cols], total[k, cols], stage

@@ -1,0 +1,124 @@
+"""Layout terms of the training step model that go beyond Megatron 2021's (tp, pp, dp): context parallelism's
+ring attention, KV heads replicated when tensor parallelism exceeds them, and the per-stage parameters and
+activations of uneven pipeline stages. `step_time.layout_costs` adds them to the per-layer costs.
+
+All functions work on numpy arrays of layouts (scalars broadcast).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.performance.memory import (
+    activation_terms,
+    cheap_recompute_bytes,
+    fp8_activation_savings,
+)
+from engine.performance.roofline import Efficiency, Hardware, gemm_time
+from engine.workload.model import Workload
+
+__all__ = [
+    "KV_BYTES_PER_ELEMENT",
+    "kv_replica_terms",
+    "position_activations",
+    "position_params",
+    "ring_attention_time",
+]
+
+# Ring attention passes K and V chunks in 16-bit (Megatron-Core context parallelism, Transformer Engine).
+KV_BYTES_PER_ELEMENT = 2.0
+
+
+def _kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K or V width one TP rank holds with replication, the same without): kv_heads x head_dim / tp, floored
+    at one whole head per GPU when tp > kv_heads (the heads are copied, as vLLM and Megatron-Core do)."""
+    s = work.shape
+    kv_heads = float(s.kv_heads)
+    head_dim = float(work.head_dim)
+    return np.maximum(kv_heads / tp, 1.0) * head_dim, kv_heads * head_dim / tp
+
+
+def kv_replica_terms(work: Workload, tokens: np.ndarray, tp: np.ndarray, hw: Hardware, eff: Efficiency):
+    """What replicating KV heads adds per layer and GPU when tp > kv_heads: forward GEMM time of the extra K/V
+    columns, parameters, and stored activation bytes (K and V, 2 B each). All zero when tp <= kv_heads.
+
+    The extra columns are timed as their own GEMM without a second kernel overhead (they are part of the fused
+    QKV projection): 2 x (width with replication - width without) columns of a (tokens x hidden) GEMM.
+    """
+    h = float(work.shape.hidden)
+    rep, plain = _kv_width_per_gpu(work, tp)
+    extra_cols = 2.0 * (rep - plain)
+    time = np.where(extra_cols > 0, gemm_time(tokens, h, extra_cols, hw, eff) - eff.kernel_overhead_s, 0.0)
+    return time, h * extra_cols, tokens * 2.0 * extra_cols
+
+
+def ring_attention_time(
+    work: Workload,
+    hw: Hardware,
+    eff: Efficiency,
+    tokens: np.ndarray,
+    tp: np.ndarray,
+    cp: np.ndarray,
+    attention_f: np.ndarray,
+    attention_b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exposed ring-attention transfer time per layer (forward, backward) with context parallelism over `cp`.
+
+    Each GPU holds `tokens` (its 1/cp of the micro-batch's sequences; Megatron-Core splits each sequence into
+    2 x cp chunks and gives rank r chunks r and 2cp - 1 - r so causal work balances). Forward: cp - 1 steps,
+    each passing the K and V of its chunk (2 x tokens x kv width x 2 B) to the next rank while computing
+    attention against the chunk it holds, i.e. 1/cp of the GPU's attention time per step; exposed is
+    max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
+    1/cp of the attention backward. On NVLink when the tp x cp GPUs fit the NVLink domain, else on the
+    scale-out NICs. Zero at cp = 1.
+    """
+    rep, _ = _kv_width_per_gpu(work, tp)
+    kv_bytes = 2.0 * tokens * rep * KV_BYTES_PER_ELEMENT
+    inside = tp * cp <= hw.nvlink_domain
+    bw = np.where(inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s) * np.where(inside, eff.nvlink, eff.scaleout)
+    lat = eff.collective_latency_s
+    steps = np.maximum(cp - 1.0, 0.0)
+    cp1 = np.maximum(cp, 1.0)
+    fwd = steps * np.maximum(0.0, lat + kv_bytes / bw - attention_f / cp1)
+    bwd = steps * np.maximum(0.0, lat + 2.0 * kv_bytes / bw - attention_b / cp1)
+    return fwd, bwd
+
+
+def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head, kv_extra_params):
+    """(dense, expert) parameters per GPU on each stage position, shape (4, n).
+
+    A layer's dense share (attention, router, norms, shared experts; K/V copies when tp > kv_heads) is split
+    over tp; its routed experts over ep x tp. The first stage adds the input embedding, the last the LM head
+    and final norm (a tied matrix is held by both ends, as Megatron does; at pp = 1 the single stage holds it
+    once). The declared-parameter scaling of `params_per_gpu` applies to the embeddings alike.
+    """
+    scale = work.params / work.params_derived
+    expert_layer = work.moe_expert_params_per_layer()
+    dense_layer = (work.layer_params() - expert_layer) / tp + kv_extra_params
+    expert_gpu = expert_layer / ep / tp
+    first_extra = work.input_embedding_params * scale
+    own_head = (work.output_head_params + work.final_norm_params) * scale
+    tied = work.shape.vocab * work.shape.hidden if work.shape.tied_embeddings else work.output_head_params
+    split_head = (tied + work.final_norm_params) * scale
+    single = pos_embedding & pos_head  # pp = 1: one stage holds both ends
+    head = np.where(single, own_head, split_head)
+    dense = pos_layers * dense_layer + (pos_embedding * first_extra + pos_head * head) / tp
+    experts = pos_layers * expert_gpu
+    return dense, experts
+
+
+def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activations: bool, kv_extra_bytes):
+    """Per-layer stored activation bytes for one micro-batch (Korthikanti terms, `memory.activation_terms`),
+    adjusted for what the model adds: selective recompute with fused attention also recomputes the cheap ops
+    (`memory.cheap_recompute_bytes`); FP8 recipes keep GEMM inputs in 1 byte; KV copies when tp > kv_heads.
+    Returns (per layer by the layout's recompute mode, one layer without recompute, cheap-op replay bytes)."""
+    full, sel, none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
+    saved, replay = cheap_recompute_bytes(work, tokens, tp, sp)
+    cheap = (rc == 1) & eff.flash_attention
+    sel = sel + kv_extra_bytes - np.where(cheap, saved, 0.0)
+    none = none + kv_extra_bytes
+    if fp8_activations:
+        sel = sel - fp8_activation_savings(work, tokens, tp, sp, cheap)
+        none = none - fp8_activation_savings(work, tokens, tp, sp, False)
+    per_layer = np.where(rc == 2, full, np.where(rc == 1, sel, none))
+    return per_layer, none, np.where(cheap, replay, 0.0)
