@@ -10,6 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.performance.memory import (
+    GRAD_BYTES_PER_PARAM,
+    OPTIMIZER_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
+    MemoryOptions,
     activation_terms,
     cheap_recompute_bytes,
     fp8_activation_savings,
@@ -19,14 +23,27 @@ from engine.workload.model import Workload
 
 __all__ = [
     "KV_BYTES_PER_ELEMENT",
+    "POS_ACTS",
+    "POS_DENSE",
+    "POS_DEPTH",
+    "POS_EXPERTS",
+    "POS_EXTRA",
+    "POS_INDEX",
     "kv_replica_terms",
+    "offload_time_s",
+    "pack_positions",
     "position_activations",
     "position_params",
     "ring_attention_time",
+    "stage_memory",
 ]
 
 # Ring attention passes K and V chunks in 16-bit (Megatron-Core context parallelism, Transformer Engine).
 KV_BYTES_PER_ELEMENT = 2.0
+# Fields of a stage position (LayoutCosts.positions[..., field]): dense and expert parameters per GPU, one
+# micro-batch's stored activations, the working set held once (full-recompute layer, logits), pp - i (the
+# micro-batches a 1F1B stage i can hold in flight, before the cap m), and the stage index i.
+POS_DENSE, POS_EXPERTS, POS_ACTS, POS_EXTRA, POS_DEPTH, POS_INDEX = range(6)
 
 
 def _kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,3 +139,62 @@ def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activati
         none = none - fp8_activation_savings(work, tokens, tp, sp, False)
     per_layer = np.where(rc == 2, full, np.where(rc == 1, sel, none))
     return per_layer, none, np.where(cheap, replay, 0.0)
+
+
+def pack_positions(dense, experts, acts, extra, index, pp) -> np.ndarray:
+    """The (4, n) position arrays as one (n, 4, 6) array, so a search gathers a candidate's positions once."""
+    depth = np.maximum(pp - index, 0.0) * (acts > 0)
+    fields = [dense, experts, acts, extra, depth, index]
+    return np.ascontiguousarray(np.stack([np.asarray(f, dtype=float) for f in fields], axis=-1).transpose(1, 0, 2))
+
+
+def offload_time_s(memory: MemoryOptions, offload, updated, m):
+    """Exposed host-link time of offloaded state per step (ZeRO-Offload, Ren et al. 2021, as Megatron-Core's
+    optimizer CPU offload does it): the optimizer step runs on the host; each step sends the gradients of the
+    parameters a GPU updates down (2 B each; with gradient offload, every micro-batch's gradients as produced)
+    and the updated bf16 weights back up (2 B), at the host link's bandwidth, a share `offload_overlap` hidden
+    behind compute."""
+    down = 2.0 * np.where(offload == 2, m, 1.0)
+    transfer = (down + 2.0) * updated / memory.host_link_bytes_s
+    return np.where(offload > 0, transfer * (1.0 - memory.offload_overlap), 0.0)
+
+
+def stage_memory(pos, pp, v, layer_params, zero, dpc, edp, offload, m):
+    """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
+
+    `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
+    (experts over edp): weights 2 (2/dpc + one gathered layer at 4 B/param under ZeRO-3), gradients 2 (2/dpc
+    from ZeRO-2), optimizer 12/dpc from ZeRO-1 (0 when offloaded; gradients too with gradient offload). Stage i
+    holds min(pp - i, m) micro-batches' activations under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with
+    interleaving); the four positions are evaluated and the fullest wins. Per-candidate coefficients are
+    formed first so only a handful of operations run over the four positions.
+    """
+    z3, z2, z1 = zero == 3, zero >= 2, zero >= 1
+    keep_grads = offload < 2
+    no_optim = offload > 0
+    w_d = np.where(z3, WEIGHT_BYTES_PER_PARAM / dpc, WEIGHT_BYTES_PER_PARAM)
+    w_e = np.where(z3, WEIGHT_BYTES_PER_PARAM / edp, WEIGHT_BYTES_PER_PARAM)
+    g_d = np.where(keep_grads, np.where(z2, GRAD_BYTES_PER_PARAM / dpc, GRAD_BYTES_PER_PARAM), 0.0)
+    g_e = np.where(keep_grads, np.where(z2, GRAD_BYTES_PER_PARAM / edp, GRAD_BYTES_PER_PARAM), 0.0)
+    o_d = np.where(no_optim, 0.0, OPTIMIZER_BYTES_PER_PARAM / np.where(z1, dpc, 1.0))
+    o_e = np.where(no_optim, 0.0, OPTIMIZER_BYTES_PER_PARAM / np.where(z1, edp, 1.0))
+    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    dense, experts = pos[:, :, POS_DENSE], pos[:, :, POS_EXPERTS]
+    acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
+    acts += pos[:, :, POS_EXTRA]
+    total = dense * (w_d + g_d + o_d)[:, None] + acts
+    if np.any(experts):
+        total += experts * (w_e + g_e + o_e)[:, None]
+    k = total.argmax(axis=1)
+    rows = np.arange(total.shape[0])
+    d, e = dense[rows, k], experts[rows, k]
+    gathered = np.where(z3, 4.0 * layer_params, 0.0)
+    weights = w_d * d + w_e * e + gathered
+    return (
+        weights,
+        g_d * d + g_e * e,
+        o_d * d + o_e * e,
+        acts[rows, k],
+        total[rows, k] + gathered,
+        pos[rows, k, POS_INDEX],
+    )

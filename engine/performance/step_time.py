@@ -27,9 +27,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.performance.layout_terms import kv_replica_terms, position_activations, position_params, ring_attention_time
-from engine.performance.memory import GRAD_BYTES_PER_PARAM, WEIGHT_BYTES_PER_PARAM, MemoryOptions
-from engine.performance.memory import OPTIMIZER_BYTES_PER_PARAM as OPTIMIZER_STATE_BYTES_PER_PARAM
+from engine.performance.layout_terms import (
+    kv_replica_terms,
+    offload_time_s,
+    pack_positions,
+    position_activations,
+    position_params,
+    ring_attention_time,
+    stage_memory,
+)
+from engine.performance.memory import MemoryOptions
 from engine.performance.roofline import (
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
@@ -68,8 +75,9 @@ __all__ = [
 @dataclass
 class LayoutCosts:
     """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep, cp, stage split, offload)
-    layout). Arrays named `pos_*` have shape (4, n): the four stage positions that can hold the most memory
-    (`stages.stage_positions`: first, the first middle stage of each size, last)."""
+    layout). `positions` has shape (n, 4, fields): per layout, the four stage positions that can hold the most
+    memory (`stages.stage_positions`: first, the first middle stage of each size, last), each with the fields
+    named by `layout_terms.POS_*` (parameters, activations, stage index...)."""
 
     tp: np.ndarray
     pp: np.ndarray
@@ -93,12 +101,9 @@ class LayoutCosts:
     last_layers: np.ndarray | None = None
     offload: np.ndarray | None = None  # OFFLOAD_CODES; None = 0 everywhere
     cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
-    pos_index: np.ndarray | None = None  # stage index i of each position (min(pp - i, m) micro-batches in flight)
-    pos_dense_params: np.ndarray | None = None  # per GPU, experts included at ep = 1
-    pos_expert_params: np.ndarray | None = None  # per GPU after ep (0 at ep = 1)
-    pos_activation_bytes: np.ndarray | None = None  # one micro-batch's stored activations
-    pos_extra_bytes: np.ndarray | None = None  # working set held once (full-recompute layer, logits)
+    positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
+    group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
 
 
 class _LayerForward(NamedTuple):
@@ -269,8 +274,7 @@ def layout_costs(
         ep=ep, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
-        pos_index=index.astype(float), pos_dense_params=dense, pos_expert_params=experts,
-        pos_activation_bytes=counts * per_layer_acts, pos_extra_bytes=extra, memory=memory,
+        positions=pack_positions(dense, experts, counts * per_layer_acts, extra, index, pp), memory=memory,
     )  # fmt: skip
 
 
@@ -315,13 +319,13 @@ def step_costs(
     are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
     micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
     forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
-    HBM bound over the parameters a GPU updates, or runs on the host with offload (`_offload`).
+    HBM bound over the parameters a GPU updates, or runs on the host with offload (`layout_terms.offload_time_s`).
 
     With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
     over dp x cp / ep ranks, so its gradient collectives and ZeRO sharding run over those.
 
     About 80 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
-    same indexed arrays; the per-stage memory is apart in `_stage_memory`.
+    same indexed arrays; the fullest stage's memory is apart in `layout_terms.stage_memory`.
     """
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
@@ -351,7 +355,11 @@ def step_costs(
     expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
     lat = eff.collective_latency_s
 
-    def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
+    any_experts = bool(np.any(has_experts))
+
+    def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray | float:
+        if not any_experts:  # dense model (or ep = 1 everywhere): no separate expert collectives
+            return 0.0
         return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
 
     all_reduce = ring_time(grad_bytes, dpc, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
@@ -367,10 +375,13 @@ def step_costs(
     updated = dense / np.where(zero >= 1, dpc, 1.0) + experts / np.where(zero >= 1, edp, 1.0)
     offload = lay.offload[idx] if lay.offload is not None else np.zeros_like(dp)
     optimizer_time = np.where(offload > 0, 0.0, updated * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
-    offload_time = _offload(lay.memory, offload, updated, m_eff)
+    offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
     step = pipeline + dp_exposed + optimizer_time + offload_time
 
-    weights, grads, optim, acts, total, fullest = _stage_memory(lay, idx, dpc, edp, zero, offload, m_eff)
+    assert lay.positions is not None
+    weights, grads, optim, acts, total, fullest = stage_memory(
+        lay.positions[idx], pp, v, lay.layer_params_per_gpu[idx], zero, dpc, edp, offload, m_eff
+    )
     reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
     return StepCosts(
         micro_batches=m,
@@ -390,48 +401,3 @@ def step_costs(
         fullest_stage=fullest,
         offload_time_s=offload_time,
     )
-
-
-def _offload(memory: MemoryOptions, offload: np.ndarray, updated: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Exposed host-link time of offloaded state per step (ZeRO-Offload, Ren et al. 2021, as Megatron-Core's
-    optimizer CPU offload does it): the optimizer step runs on the host; each step sends the gradients of the
-    parameters a GPU updates down (2 B each; with gradient offload, every micro-batch's gradients as produced)
-    and the updated bf16 weights back up (2 B), at the host link's bandwidth, a share `offload_overlap` hidden
-    behind compute."""
-    down = 2.0 * np.where(offload == 2, m, 1.0)
-    transfer = (down + 2.0) * updated / memory.host_link_bytes_s
-    return np.where(offload > 0, transfer * (1.0 - memory.offload_overlap), 0.0)
-
-
-def _stage_memory(lay: LayoutCosts, idx, dpc, edp, zero, offload, m):
-    """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
-
-    Bytes per parameter under ZeRO over dpc = dp x cp ranks (experts over edp): weights 2 (2/dpc + one gathered
-    layer at 4 B/param under ZeRO-3), gradients 2 (2/dpc from ZeRO-2), optimizer 12/dpc from ZeRO-1 (0 when
-    offloaded; gradients too with gradient offload). Stage i holds min(pp - i, m) micro-batches' activations
-    under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with interleaving); the four positions of
-    `stages.stage_positions` are evaluated and the fullest wins.
-    """
-    assert lay.pos_dense_params is not None and lay.pos_expert_params is not None
-    assert lay.pos_activation_bytes is not None and lay.pos_extra_bytes is not None and lay.pos_index is not None
-    pp, v = lay.pp[idx], lay.interleave[idx]
-    w_d = np.where(zero == 3, WEIGHT_BYTES_PER_PARAM / dpc, WEIGHT_BYTES_PER_PARAM)
-    w_e = np.where(zero == 3, WEIGHT_BYTES_PER_PARAM / edp, WEIGHT_BYTES_PER_PARAM)
-    keep_grads = offload < 2
-    g_d = np.where(keep_grads, np.where(zero >= 2, GRAD_BYTES_PER_PARAM / dpc, GRAD_BYTES_PER_PARAM), 0.0)
-    g_e = np.where(keep_grads, np.where(zero >= 2, GRAD_BYTES_PER_PARAM / edp, GRAD_BYTES_PER_PARAM), 0.0)
-    o_d = np.where(offload > 0, 0.0, OPTIMIZER_STATE_BYTES_PER_PARAM / np.where(zero >= 1, dpc, 1.0))
-    o_e = np.where(offload > 0, 0.0, OPTIMIZER_STATE_BYTES_PER_PARAM / np.where(zero >= 1, edp, 1.0))
-    dense, experts = lay.pos_dense_params[:, idx], lay.pos_expert_params[:, idx]
-    in_flight = np.minimum(np.maximum(pp - lay.pos_index[:, idx], 0.0), m)
-    interleave_factor = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
-    acts = lay.pos_activation_bytes[:, idx] * in_flight * interleave_factor + lay.pos_extra_bytes[:, idx]
-    gathered = np.where(zero == 3, 4.0 * lay.layer_params_per_gpu[idx], 0.0)
-    weights = w_d * dense + w_e * experts + gathered
-    grads = g_d * dense + g_e * experts
-    optim = o_d * dense + o_e * experts
-    total = weights + grads + optim + acts
-    k = total.argmax(axis=0)
-    cols = np.arange(total.shape[1])
-    stage = lay.pos_index[k, idx]
-    return weights[k, cols], grads[k, cols], optim[k, cols], acts[k, cols], total[k, cols], stage

@@ -14,7 +14,17 @@ from engine.performance.memory import MemoryBreakdown
 __all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats"]
 
 # Rejection reasons, in the order they are tested.
-REASONS = ("gpus_not_divisible", "pinned_dp", "ep_not_dividing_dp", "global_batch", "cluster_cap", "memory", "deadline")
+REASONS = (
+    "gpus_not_divisible",
+    "pinned_dp",
+    "ep_not_dividing_dp",
+    "batch_not_exact",
+    "global_batch",
+    "cluster_cap",
+    "memory",
+    "deadline",
+    "slower_bound",  # not scored: its lower-bound time already exceeds the best feasible plan's (never a tie)
+)
 
 
 @dataclass
@@ -29,6 +39,14 @@ class SearchStats:
 
     def reject(self, reason: str, count: int) -> None:
         self.rejected_by_reason[reason] += int(count)
+
+    def add(self, other: SearchStats) -> None:
+        """Add another attempt's counts (a retry with offload or the nearest batch)."""
+        self.candidates_evaluated += other.candidates_evaluated
+        self.model_evaluations += other.model_evaluations
+        self.feasible += other.feasible
+        for reason, count in other.rejected_by_reason.items():
+            self.rejected_by_reason[reason] += count
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -67,6 +85,14 @@ class Plan:
     memory: MemoryBreakdown
     ep: int = 1
     ep_comm_time_s: float = 0.0
+    cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
+    stage_layers: tuple[int, ...] = ()  # transformer layers per pipeline stage, first to last
+    offload: str = "none"  # memory.OFFLOAD_CODES key
+    batch_exact: bool = True  # dp x micro_batch x micro_batches equals the requested global batch
+    global_batch_sequences: int = 0  # what one step trains on (the nearest batch when not exact)
+    fullest_stage: int = 0  # pipeline stage index whose memory is reported (the fullest)
+    cp_comm_time_s: float = 0.0  # exposed ring-attention transfers per step
+    offload_time_s: float = 0.0  # exposed host-link transfers of offloaded state per step
 
     @property
     def memory_gib(self) -> float:
@@ -83,3 +109,4 @@ class Infeasibility:
     best_days_gpus: int | None = None
     best_days_limit: str | None = None  # "global batch" | "cluster size"
     batch_cap_gpus: int | None = None
+    no_exact_batch: bool = False  # no layout can take the global batch exactly (the nearest batch was tried)
