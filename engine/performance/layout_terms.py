@@ -143,9 +143,11 @@ def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activati
 
 def pack_positions(dense, experts, acts, extra, index, pp) -> np.ndarray:
     """The (4, n) position arrays as one (n, 4, 6) array, so a search gathers a candidate's positions once."""
+    out = np.empty((np.shape(dense)[1], 4, 6))
     depth = np.maximum(pp - index, 0.0) * (acts > 0)
-    fields = [dense, experts, acts, extra, depth, index]
-    return np.ascontiguousarray(np.stack([np.asarray(f, dtype=float) for f in fields], axis=-1).transpose(1, 0, 2))
+    for k, values in enumerate((dense, experts, acts, extra, depth, index)):
+        out[:, :, k] = np.asarray(values).T
+    return out
 
 
 def offload_time_s(memory: MemoryOptions, offload, updated, m):

@@ -104,6 +104,7 @@ class LayoutCosts:
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
+    columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
 
 
 class _LayerForward(NamedTuple):
@@ -278,6 +279,12 @@ def layout_costs(
     )  # fmt: skip
 
 
+# The per-layout columns `step_costs` gathers at once, and the value of an absent (None) one.
+_COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
+            "params_per_gpu", "expert_params_per_gpu", "ep", "cp", "layer_params_per_gpu", "offload")  # fmt: skip
+_COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0}
+
+
 @dataclass
 class StepCosts:
     """Per-candidate arrays after choosing dp and ZeRO stage."""
@@ -329,13 +336,13 @@ def step_costs(
     """
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
-    tp, pp = lay.tp[idx], lay.pp[idx]
-    mb, v = lay.micro_batch[idx], lay.interleave[idx]
-    t_stage, t_body, p2p = lay.stage_time_s[idx], lay.body_stage_time_s[idx], lay.p2p_time_s[idx]
-    params = lay.params_per_gpu[idx]
-    experts = lay.expert_params_per_gpu[idx]
-    ep = lay.ep[idx] if lay.ep is not None else np.ones_like(dp)
-    cp = lay.cp[idx] if lay.cp is not None else np.ones_like(dp)
+    # One gather of the per-layout columns (numpy's per-call cost dominates on the search's small batches).
+    if lay.columns is None:
+        lay.columns = np.stack([np.broadcast_to(np.asarray(getattr(lay, k), dtype=float), lay.tp.shape)
+                                if getattr(lay, k) is not None else np.full(lay.tp.shape, _COLUMN_DEFAULTS[k])
+                                for k in _COLUMNS], axis=1)  # fmt: skip
+    cols = lay.columns[idx]
+    tp, pp, mb, v, t_stage, t_body, p2p, params, experts, ep, cp, layer_params, offload = cols.T
     dpc = dp * cp  # ranks holding the same weights
     edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     has_experts = experts > 0
@@ -373,14 +380,17 @@ def step_costs(
     dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
 
     updated = dense / np.where(zero >= 1, dpc, 1.0) + experts / np.where(zero >= 1, edp, 1.0)
-    offload = lay.offload[idx] if lay.offload is not None else np.zeros_like(dp)
-    optimizer_time = np.where(offload > 0, 0.0, updated * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
-    offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
+    optimizer_time = updated * (OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
+    if np.any(offload):  # the optimizer step moves to the host; its transfers cost host-link time instead
+        optimizer_time = np.where(offload > 0, 0.0, optimizer_time)
+        offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
+    else:
+        offload_time = np.zeros_like(dp)
     step = pipeline + dp_exposed + optimizer_time + offload_time
 
     assert lay.positions is not None
     weights, grads, optim, acts, total, fullest = stage_memory(
-        lay.positions[idx], pp, v, lay.layer_params_per_gpu[idx], zero, dpc, edp, offload, m_eff
+        lay.positions[idx], pp, v, layer_params, zero, dpc, edp, offload, m_eff
     )
     reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
     return StepCosts(

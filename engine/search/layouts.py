@@ -60,6 +60,11 @@ __all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats", "TrainingSearch"]
 SECONDS_PER_DAY = 86_400.0
 ZERO_OPTIONS = (1, 2, 3)  # ZeRO-0 only when pinned (module note)
 TP_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
+# Uneven pipeline degrees are searched down to this many layers per stage on average (a pinned pp is always
+# honoured). Judgement: below ~3 layers a stage's send/receive and bubble outweigh what pipelining saves, and no
+# published layout goes there (DeepSeek-V3: 61 layers on 16 stages, 3.8); the divisors of the layer count are
+# all searched as before.
+MIN_LAYERS_PER_UNEVEN_STAGE = 3
 
 Attempt = Callable[[LayoutCosts, bool], tuple[Plan | None, SearchStats, Infeasibility]]
 
@@ -69,7 +74,9 @@ def _take(lay: LayoutCosts, keep: np.ndarray) -> LayoutCosts:
     out = {}
     for f in dataclasses.fields(lay):
         value = getattr(lay, f.name)
-        if isinstance(value, np.ndarray):
+        if f.name in ("group", "columns"):  # caches, rebuilt on first use
+            value = None
+        elif isinstance(value, np.ndarray):
             value = value[keep]
         out[f.name] = value
     return LayoutCosts(**out)
@@ -132,11 +139,14 @@ class TrainingSearch:
         return [c for c in CP_OPTIONS if c == 1 or (seq % (2 * c) == 0 and seq // c >= self.min_cp_chunk)]
 
     def pp_options(self) -> list[int]:
-        """Pipeline degrees: the divisors of the layer count and the powers of two up to it (uneven stages)."""
+        """Pipeline degrees: the divisors of the layer count, and the powers of two that leave at least
+        MIN_LAYERS_PER_UNEVEN_STAGE layers per stage on average (uneven stages: 126 layers on 8 or 16 stages,
+        61 on 8 or 16)."""
         layers = self.work.shape.layers
         if self.spec.parallelism.pp is not None:
             return [self.spec.parallelism.pp] if self.spec.parallelism.pp <= layers else []
-        return sorted({p for p in range(1, layers + 1) if layers % p == 0} | {p for p in PP_POWERS if p <= layers})
+        powers = {p for p in PP_POWERS if p * MIN_LAYERS_PER_UNEVEN_STAGE <= layers}
+        return sorted({p for p in range(1, layers + 1) if layers % p == 0} | powers)
 
     def _layouts(self, offloads: list[int]) -> LayoutCosts | None:
         pin = self.spec.parallelism
@@ -226,10 +236,25 @@ class TrainingSearch:
         delta = self.checkpoint_bytes / (self.write_bytes_s_per_gpu * gpus)
         return np.maximum(goodput_fraction(delta, mtbf, self.restart_s), MIN_GOODPUT)
 
-    def plan(self, lay: LayoutCosts, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int, nearest: bool) -> Plan:
-        """Re-evaluate candidate i alone and package it."""
+    def plan(
+        self,
+        lay: LayoutCosts,
+        idx: np.ndarray,
+        zero: np.ndarray,
+        dp: np.ndarray,
+        i: int,
+        nearest: bool,
+        scored: tuple[StepCosts, int] | None = None,
+    ) -> Plan:
+        """Package candidate i: from its already computed costs (`scored`: the StepCosts holding it and its row)
+        or re-evaluated alone."""
         sl = slice(i, i + 1)
-        c = self.step(lay, idx[sl], dp[sl], zero[sl], nearest)
+        if scored is None:
+            c = self.step(lay, idx[sl], dp[sl], zero[sl], nearest)
+        else:
+            row = scored[1]
+            c = StepCosts(**{k: (v[row : row + 1] if isinstance(v, np.ndarray) else v)
+                             for k, v in vars(scored[0]).items()})  # fmt: skip
         j = int(idx[i])
         assert lay.cp is not None and lay.first_layers is not None and lay.last_layers is not None
         tp, pp, cp, d = int(lay.tp[j]), int(lay.pp[j]), int(lay.cp[j]), int(dp[i])
@@ -327,7 +352,7 @@ class TrainingSearch:
         lay_idx, dp, days_lb = lay_idx[ok], dp[ok], days_lb[ok]
         idx, zero = np.repeat(lay_idx, nz), np.tile(zeros, len(lay_idx))
         dp, days_lb = np.repeat(dp, nz), np.repeat(days_lb, nz)
-        days, mem, done = self._score_in_bound_order(lay, idx, zero, dp, days_lb, nearest, stats)
+        days, mem, done, chunks = self._score_in_bound_order(lay, idx, zero, dp, days_lb, nearest, stats)
         fits = done & (mem <= self.hw.hbm_bytes)
         stats.reject("memory", np.count_nonzero(done & ~fits))
         stats.reject("slower_bound", np.count_nonzero(~done))
@@ -338,7 +363,8 @@ class TrainingSearch:
             miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
             return None, stats, miss
         best = int(np.argmin(np.where(fits, days, np.inf)))
-        return self.plan(lay, idx, zero, dp, best, nearest), stats, miss
+        scored = next((c, int(np.nonzero(take == best)[0][0])) for take, c in chunks if np.any(take == best))
+        return self.plan(lay, idx, zero, dp, best, nearest, scored), stats, miss
 
     def bound(self, lay: LayoutCosts, idx: np.ndarray, dp: np.ndarray, nearest: bool) -> tuple[np.ndarray, np.ndarray]:
         """(micro-batches per step, a lower bound on the ideal days): the pipeline time alone, m x (t_stage +
@@ -353,25 +379,33 @@ class TrainingSearch:
         return m, self.spec.tokens / tokens_per_step * pipeline / SECONDS_PER_DAY
 
     def _score_in_bound_order(self, lay, idx, zero, dp, days_lb, nearest, stats):
-        """Branch and bound: score candidates in order of their lower bound, in growing chunks, until the best
-        feasible days found is below the next bound; the rest cannot win (nor tie), so the argmin is unchanged.
-        Returns (days, memory bytes, scored mask); unscored entries hold inf / 0."""
+        """Branch and bound: score the BOUND_CHUNK candidates with the lowest bound first, then every other
+        candidate whose bound does not exceed the best feasible days found (all of them if none fits yet, in
+        doubling chunks); the rest cannot win (nor tie), so the argmin is unchanged.
+        Returns (days, memory bytes, scored mask, the scored chunks as (positions, StepCosts))."""
         n = len(idx)
-        days = np.full(n, np.inf)
-        mem = np.zeros(n)
-        done = np.zeros(n, dtype=bool)
-        order = np.argsort(days_lb, kind="stable")
-        best, start, chunk = np.inf, 0, BOUND_CHUNK
-        while start < n and days_lb[order[start]] <= best:
-            take = order[start : start + chunk]
+        days, mem, done = np.full(n, np.inf), np.zeros(n), np.zeros(n, dtype=bool)
+        chunks: list[tuple[np.ndarray, StepCosts]] = []
+
+        def score(take: np.ndarray) -> float:
             c = self.step(lay, idx[take], dp[take], zero[take], nearest)
             stats.model_evaluations += len(take)
             days[take], mem[take], done[take] = self.days(c), c.memory_bytes, True
+            chunks.append((take, c))
             fit = c.memory_bytes <= self.hw.hbm_bytes
-            if np.any(fit):
-                best = min(best, float(np.min(days[take][fit])))
-            start, chunk = start + chunk, chunk * 2
-        return days, mem, done
+            return float(np.min(days[take][fit])) if np.any(fit) else np.inf
+
+        chunk = BOUND_CHUNK
+        best = score(np.argpartition(days_lb, chunk - 1)[:chunk] if n > chunk else np.arange(n))
+        while True:
+            rest = np.nonzero(~done & (days_lb <= best))[0]
+            if len(rest) == 0:
+                return days, mem, done, chunks
+            chunk *= 2
+            if np.isfinite(best) or len(rest) <= chunk:
+                best = min(best, score(rest))
+            else:
+                best = min(best, score(rest[np.argpartition(days_lb[rest], chunk - 1)[:chunk]]))
 
     def _batch_cap_gpus(self, lay: LayoutCosts, idx: np.ndarray) -> int:
         """Most GPUs the global batch can feed with any of these layouts (dp x mb x need_m <= sequences)."""
