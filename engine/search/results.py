@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from engine.performance.memory import MemoryBreakdown
 
-__all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats"]
+__all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats", "batch_report"]
 
 # Rejection reasons, in the order they are tested.
 REASONS = (
@@ -110,3 +110,18 @@ class Infeasibility:
     best_days_limit: str | None = None  # "global batch" | "cluster size"
     batch_cap_gpus: int | None = None
     no_exact_batch: bool = False  # no layout can take the global batch exactly (the nearest batch was tried)
+
+
+def batch_report(plan: Plan, requested_sequences: int) -> dict[str, object]:
+    """The plan's batch keys: the requested global batch and, when the plan trains on another one, a note saying
+    plainly why and what it used (the plan page shows it beside the training figures)."""
+    if plan.batch_exact or requested_sequences <= 0:
+        return {"global_batch_sequences_requested": requested_sequences or None, "batch_note": None}
+    used = plan.global_batch_sequences
+    note = (
+        f"global batch: the requested {requested_sequences} sequences cannot be split exactly into dp x micro_batch "
+        f"x micro-batches on any layout that fits (dp = {plan.dp}, micro_batch = {plan.micro_batch}); the plan "
+        f"trains on the nearest batch, {used} sequences ({plan.micro_batches} micro-batches per step). Choose a "
+        f"global batch with more factors of 2 (or of the GPUs per system) to train on it exactly."
+    )
+    return {"global_batch_sequences_requested": requested_sequences, "batch_note": note}

@@ -17,6 +17,7 @@ from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
+from engine.search.results import batch_report
 from engine.workload.model import Workload
 
 __all__ = [
@@ -48,6 +49,9 @@ class TrainingLayout:
     interleave: int = 1
     zero_stage: int = 1
     ep: int = 1  # expert parallelism (MoE); a sub-division of dp, not extra GPUs
+    cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
+    stage_layers: tuple[int, ...] = ()
+    offload: str = "none"
 
     def parallelism(self) -> dict[str, object]:
         """The layout's degrees, as the plan's `training.parallelism` reports them."""
@@ -60,6 +64,9 @@ class TrainingLayout:
             "interleave": self.interleave,
             "zero_stage": self.zero_stage,
             "ep": self.ep,
+            "cp": self.cp,
+            "stage_layers": list(self.stage_layers),
+            "offload": self.offload,
         }
 
 
@@ -88,6 +95,7 @@ class TrainingResult:
     goodput: Goodput | None = None
     search: SearchStats | None = None
     frontier: list[dict[str, object]] = field(default_factory=list)
+    global_batch_sequences_requested: int = 0
 
     @property
     def memory(self) -> MemoryBreakdown | None:
@@ -131,6 +139,7 @@ class TrainingResult:
             "flops_per_token": self.flops_per_token,
             "hardware_flops_per_token": self.hardware_flops_per_token,
             "peak_tflops_per_gpu": self.peak_tflops,
+            **batch_report(p, self.global_batch_sequences_requested),
         }
 
 
@@ -198,6 +207,9 @@ def _result(
         interleave=plan.interleave,
         zero_stage=plan.zero_stage,
         ep=plan.ep,
+        cp=plan.cp,
+        stage_layers=plan.stage_layers,
+        offload=plan.offload,
     )
     return TrainingResult(
         feasible=True,
@@ -219,6 +231,7 @@ def _result(
         plan=plan,
         goodput=good,
         search=stats,
+        global_batch_sequences_requested=search.batch_sequences,
     )
 
 
