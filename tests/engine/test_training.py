@@ -33,7 +33,7 @@ def test_fixed_gpus_figures_are_consistent(plan):
     assert p["feasible"]
     t = p["training"]
     par = t["parallelism"]
-    assert par["tp"] * par["pp"] * par["dp"] == 64 == t["gpus"]
+    assert par["tp"] * par["cp"] * par["pp"] * par["dp"] == 64 == t["gpus"]
     assert t["memory_per_gpu_gib"] <= 80
     assert set(t["memory_breakdown_gib"]) == {"weights", "gradients", "optimizer", "activations", "reserve"}
     # MFU from the hand-computed FLOPs per token and the 989 TFLOP/s dense BF16 peak.
