@@ -102,7 +102,7 @@ def ring_attention_time(
 
 
 def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head, kv_extra_params):
-    """(dense, expert) parameters per GPU on each stage position, shape (4, n).
+    """(dense, expert) parameters per GPU on each stage position, shape (n, 4) (per-layout inputs as (n, 1)).
 
     A layer's dense share (attention, router, norms, shared experts; K/V copies when tp > kv_heads) is split
     over tp; its routed experts over ep x tp. The first stage adds the input embedding, the last the LM head
@@ -142,12 +142,9 @@ def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activati
 
 
 def pack_positions(dense, experts, acts, extra, index, pp) -> np.ndarray:
-    """The (4, n) position arrays as one (n, 4, 6) array, so a search gathers a candidate's positions once."""
-    out = np.empty((np.shape(dense)[1], 4, 6))
+    """The (n, 4) position arrays as one (n, 4, 6) array, so a search gathers a candidate's positions once."""
     depth = np.maximum(pp - index, 0.0) * (acts > 0)
-    for k, values in enumerate((dense, experts, acts, extra, depth, index)):
-        out[:, :, k] = np.asarray(values).T
-    return out
+    return np.stack([dense, experts, acts, extra, depth, index.astype(float)], axis=-1)
 
 
 def offload_time_s(memory: MemoryOptions, offload, updated, m):
@@ -161,42 +158,50 @@ def offload_time_s(memory: MemoryOptions, offload, updated, m):
     return np.where(offload > 0, transfer * (1.0 - memory.offload_overlap), 0.0)
 
 
+def _state_tables() -> np.ndarray:
+    """Bytes per parameter of (weights, gradients, optimizer) by [ZeRO stage, offload code] as (fixed, per-rank)
+    pairs: the bytes a GPU holds are fixed + per_rank / ranks. ZeRO-1 shards the 12 B optimizer state, ZeRO-2 also
+    the 2 B gradients, ZeRO-3 also the 2 B weights (module note of memory.py); offload code 1 moves the optimizer
+    state to the host, code 2 also the gradients."""
+    table = np.zeros((4, 3, 3, 2))  # zero, offload, part (weights, gradients, optimizer), (fixed, per rank)
+    for zero in range(4):
+        for offload in range(3):
+            w = (0.0, WEIGHT_BYTES_PER_PARAM) if zero == 3 else (WEIGHT_BYTES_PER_PARAM, 0.0)
+            g = (0.0, GRAD_BYTES_PER_PARAM) if zero >= 2 else (GRAD_BYTES_PER_PARAM, 0.0)
+            o = (0.0, OPTIMIZER_BYTES_PER_PARAM) if zero >= 1 else (OPTIMIZER_BYTES_PER_PARAM, 0.0)
+            table[zero, offload] = [w, (0.0, 0.0) if offload == 2 else g, (0.0, 0.0) if offload >= 1 else o]
+    return table
+
+
+STATE_BYTES = _state_tables()
+
+
 def stage_memory(pos, pp, v, layer_params, zero, dpc, edp, offload, m):
     """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
 
     `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
-    (experts over edp): weights 2 (2/dpc + one gathered layer at 4 B/param under ZeRO-3), gradients 2 (2/dpc
-    from ZeRO-2), optimizer 12/dpc from ZeRO-1 (0 when offloaded; gradients too with gradient offload). Stage i
-    holds min(pp - i, m) micro-batches' activations under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with
-    interleaving); the four positions are evaluated and the fullest wins. Per-candidate coefficients are
-    formed first so only a handful of operations run over the four positions.
+    (experts over edp) from `STATE_BYTES` (weights 2, gradients 2, optimizer 12, sharded from ZeRO-3, -2, -1; one
+    gathered layer at 4 B/param under ZeRO-3; offloaded parts 0). Stage i holds min(pp - i, m) micro-batches'
+    activations under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with interleaving); the four positions are
+    evaluated and the fullest wins. Per-candidate coefficients are formed first so only a handful of operations
+    run over the four positions (the search calls this thousands of times on small batches).
     """
-    z3, z2, z1 = zero == 3, zero >= 2, zero >= 1
-    keep_grads = offload < 2
-    no_optim = offload > 0
-    w_d = np.where(z3, WEIGHT_BYTES_PER_PARAM / dpc, WEIGHT_BYTES_PER_PARAM)
-    w_e = np.where(z3, WEIGHT_BYTES_PER_PARAM / edp, WEIGHT_BYTES_PER_PARAM)
-    g_d = np.where(keep_grads, np.where(z2, GRAD_BYTES_PER_PARAM / dpc, GRAD_BYTES_PER_PARAM), 0.0)
-    g_e = np.where(keep_grads, np.where(z2, GRAD_BYTES_PER_PARAM / edp, GRAD_BYTES_PER_PARAM), 0.0)
-    o_d = np.where(no_optim, 0.0, OPTIMIZER_BYTES_PER_PARAM / np.where(z1, dpc, 1.0))
-    o_e = np.where(no_optim, 0.0, OPTIMIZER_BYTES_PER_PARAM / np.where(z1, edp, 1.0))
-    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    parts = STATE_BYTES[zero, offload.astype(np.int64)]  # (n, 3, 2)
+    per_part_d = parts[:, :, 0] + parts[:, :, 1] / dpc[:, None]  # (n, 3) bytes per dense parameter
     dense, experts = pos[:, :, POS_DENSE], pos[:, :, POS_EXPERTS]
+    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
     acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
     acts += pos[:, :, POS_EXTRA]
-    total = dense * (w_d + g_d + o_d)[:, None] + acts
-    if np.any(experts):
-        total += experts * (w_e + g_e + o_e)[:, None]
+    total = dense * per_part_d.sum(axis=1)[:, None] + acts
+    has_experts = bool(np.any(experts))
+    if has_experts:
+        per_part_e = parts[:, :, 0] + parts[:, :, 1] / edp[:, None]
+        total += experts * per_part_e.sum(axis=1)[:, None]
     k = total.argmax(axis=1)
     rows = np.arange(total.shape[0])
-    d, e = dense[rows, k], experts[rows, k]
-    gathered = np.where(z3, 4.0 * layer_params, 0.0)
-    weights = w_d * d + w_e * e + gathered
-    return (
-        weights,
-        g_d * d + g_e * e,
-        o_d * d + o_e * e,
-        acts[rows, k],
-        total[rows, k] + gathered,
-        pos[rows, k, POS_INDEX],
-    )
+    state = per_part_d * dense[rows, k][:, None]  # (n, 3): weights, gradients, optimizer of the fullest stage
+    if has_experts:
+        state += per_part_e * experts[rows, k][:, None]
+    gathered = np.where(zero == 3, 4.0 * layer_params, 0.0)
+    weights = state[:, 0] + gathered
+    return weights, state[:, 1], state[:, 2], acts[rows, k], total[rows, k] + gathered, pos[rows, k, POS_INDEX]

@@ -10,7 +10,7 @@ A split is (first, last) layers; the middle stages share the rest as evenly as p
 the later middle stages (they hold fewer micro-batches in flight under 1F1B, so memory stays balanced). The step
 time is set by the slowest stage; memory by the fullest, where stage i holds min(pp - i, m) micro-batches in
 flight: only four stages can be the fullest (first, the first middle stage of each size, last), so the model
-evaluates those four "positions" as arrays of shape (4, layouts).
+evaluates those four "positions" as arrays of shape (layouts, 4).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def stage_layer_counts(layers: int, pp: int, first: int, last: int) -> list[int]
 
 
 def stage_positions(layers: int, pp, first, last) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Arrays of shape (4, n): layers on each position, its stage index i (for min(pp - i, m) in flight), and
+    """Arrays of shape (n, 4): layers on each position, its stage index i (for min(pp - i, m) in flight), and
     whether it holds the embedding, and the LM head. Positions that do not exist (the middle ones at pp <= 2,
     the last at pp = 1) get 0 layers and no embedding or head, so they never bind.
 
@@ -100,11 +100,15 @@ def stage_positions(layers: int, pp, first, last) -> tuple[np.ndarray, np.ndarra
             np.where(mid, lo, 0),
             np.where(mid & (extra > 0), hi, 0),
             np.where(has_last, last, 0),
-        ]
+        ],
+        axis=-1,
     )
-    index = np.stack([np.zeros_like(pp), np.ones_like(pp), np.maximum(pp - 1 - extra, 1), np.maximum(pp - 1, 0)])
-    embedding = np.stack([np.ones_like(mid), np.zeros_like(mid), np.zeros_like(mid), np.zeros_like(mid)])
-    head = np.stack([~has_last, np.zeros_like(mid), np.zeros_like(mid), has_last])
+    index = np.stack(
+        [np.zeros_like(pp), np.ones_like(pp), np.maximum(pp - 1 - extra, 1), np.maximum(pp - 1, 0)], axis=-1
+    )
+    none = np.zeros_like(mid)
+    embedding = np.stack([np.ones_like(mid), none, none, none], axis=-1)
+    head = np.stack([~has_last, none, none, has_last], axis=-1)
     total = np.where(has_last, first + last + np.where(mid, lo * np.maximum(pp - 2, 0) + extra, 0), layers)
     valid = (first >= 1) & np.where(has_last, last >= 1, True) & np.where(mid, lo >= 1, True) & (total == layers)
     return counts, index, embedding, head, valid

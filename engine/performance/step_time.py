@@ -243,8 +243,8 @@ def layout_costs(
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
-    most_layers = counts.max(axis=0)
-    stage = (counts * layer_time + has_head * head).max(axis=0)
+    most_layers = counts.max(axis=1)
+    stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1)
     body = most_layers * layer_time
     passes = np.where(rc == 2, 3.0, 2.0)
 
@@ -255,27 +255,30 @@ def layout_costs(
     p2p = np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
 
     # --- parameters and activations per stage position ---
-    dense, experts = position_params(work, tp, ep, counts, has_embedding, has_head, kv_params)
-    dense = np.where(ep > 1, dense, dense + experts)  # at ep = 1 experts shard over all of dp like dense weights
-    experts = np.where(ep > 1, experts, 0.0)
+    col = (tp[:, None], ep[:, None], counts, has_embedding, has_head, kv_params[:, None])
+    dense, experts = position_params(work, *col)
+    split = ep[:, None] > 1
+    dense = np.where(split, dense, dense + experts)  # at ep = 1 experts shard over all of dp like dense weights
+    experts = np.where(split, experts, 0.0)
     total = dense + experts
     # Full recompute rebuilds one layer's activations at a time; the head's stage keeps fp32 logits and grad.
-    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0) + has_head * (8.0 * tokens * vocab / tp)
-    heaviest = total.argmax(axis=0)
-    cols = np.arange(total.shape[1])
+    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + has_head * (8.0 * tokens * vocab / tp)[:, None]
+    heaviest = total.argmax(axis=1)
+    rows = np.arange(total.shape[0])
+    acts = counts * per_layer_acts[:, None]
     return LayoutCosts(
         tp=tp, pp=pp, micro_batch=mb, interleave=v, recompute=rc,
         stage_time_s=stage, body_stage_time_s=body, p2p_time_s=p2p,
         tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=most_layers * ep_f * passes,
-        params_per_gpu=total[heaviest, cols], expert_params_per_gpu=experts[heaviest, cols],
+        params_per_gpu=total[rows, heaviest], expert_params_per_gpu=experts[rows, heaviest],
         layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
         + kv_params,
-        activation_bytes=counts[0] * per_layer_acts, activation_extra_bytes=extra[0],
+        activation_bytes=acts[:, 0], activation_extra_bytes=extra[:, 0],
         dp_bandwidth_bytes_s=hw.scaleout_bytes_s,
         ep=ep, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
-        positions=pack_positions(dense, experts, counts * per_layer_acts, extra, index, pp), memory=memory,
+        positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
     )  # fmt: skip
 
 

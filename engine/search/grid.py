@@ -85,7 +85,7 @@ def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
             keep[sl] = (first[sl] != splits[0][0]) | (last[sl] != splits[0][1])
         split_pp, first, last = split_pp[keep], first[keep], last[keep]
     counts, _index, _emb, _head, valid = stage_positions(layers, split_pp, first, last)
-    fewest = np.where(counts > 0, counts, layers).min(axis=0)
+    fewest = np.where(counts > 0, counts, layers).min(axis=1)
     split_pp, first, last, fewest = split_pp[valid], first[valid], last[valid], fewest[valid]
     vs = [opt.interleave] if opt.interleave is not None else list(INTERLEAVE_OPTIONS)
     s_i, v, tp, mb, rc, ep, cp = _product(list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps)

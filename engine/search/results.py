@@ -29,7 +29,11 @@ REASONS = (
 
 @dataclass
 class SearchStats:
-    """What the search looked at: candidate plans, model evaluations (bisection steps included), outcomes."""
+    """What the search looked at: candidate plans, model evaluations (bisection steps included), outcomes.
+
+    `configs_per_s` counts the candidates the search decided per second: each either scored by the step model
+    (`model_evaluations`, with bisection steps) or ruled out by a rule (divisibility, batch, memory) or by an
+    exact lower bound (`slower_bound`: its pipeline time alone is already slower than the chosen plan)."""
 
     candidates_evaluated: int = 0
     model_evaluations: int = 0
@@ -55,7 +59,7 @@ class SearchStats:
             "feasible": self.feasible,
             "rejected_by_reason": {k: v for k, v in self.rejected_by_reason.items() if v},
             "seconds": self.seconds,
-            "configs_per_s": self.model_evaluations / self.seconds if self.seconds > 0 else 0.0,
+            "configs_per_s": self.candidates_evaluated / self.seconds if self.seconds > 0 else 0.0,
         }
 
 
