@@ -49,8 +49,8 @@ from engine.performance.step_time import (
     step_costs,
 )
 from engine.request.spec import TrainingSpec
-from engine.search import deadline
-from engine.search.grid import BOUND_CHUNK, CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
+from engine.search import deadline, fixed
+from engine.search.grid import CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
 
@@ -315,56 +315,29 @@ class TrainingSearch:
     # ------------------------------------------------------------------ GPU-count mode
     def fastest(self, gpus: int) -> tuple[Plan | None, SearchStats, Infeasibility]:
         """The fastest feasible plan on exactly `gpus` GPUs."""
-        return self._search(lambda lay, nearest: self._fastest(lay, gpus, nearest))
+        return self._search(lambda lay, nearest: fixed.fastest_many(self, lay, [gpus], nearest)[0])
 
-    def _fastest(self, lay: LayoutCosts, gpus: int, nearest: bool) -> tuple[Plan | None, SearchStats, Infeasibility]:
-        """The filters and the bound do not depend on the ZeRO stage: they run per layout, and only the layouts
-        left are expanded over ZeRO stages (rejections are counted per candidate, i.e. times the stages)."""
-        stats, miss = SearchStats(), Infeasibility()
-        zeros = np.array(self._zero_options(), dtype=np.int64)
-        nz = len(zeros)
-        stats.candidates_evaluated = len(lay.tp) * nz
-        group = self.group(lay, slice(None))
-        lay_idx = np.nonzero(gpus % group == 0)[0]
-        stats.reject("gpus_not_divisible", (len(lay.tp) - len(lay_idx)) * nz)
-        dp = (gpus // group[lay_idx]).astype(float)
-        pin_dp = self.spec.parallelism.dp
-        if pin_dp is not None:
-            ok = dp == pin_dp
-            stats.reject("pinned_dp", np.count_nonzero(~ok) * nz)
-            lay_idx, dp = lay_idx[ok], dp[ok]
-        ok = dp % self.ep_of(lay, lay_idx) == 0
-        stats.reject("ep_not_dividing_dp", np.count_nonzero(~ok) * nz)
-        lay_idx, dp = lay_idx[ok], dp[ok]
-        if not nearest:
-            ok = self.batch_sequences % (dp * lay.micro_batch[lay_idx]) == 0
-            stats.reject("batch_not_exact", np.count_nonzero(~ok) * nz)
-            miss.no_exact_batch = len(lay_idx) > 0 and not np.any(ok)
-            lay_idx, dp = lay_idx[ok], dp[ok]
-        if len(lay_idx) == 0:
-            return None, stats, miss
-        m, days_lb = self.bound(lay, lay_idx, dp, nearest)
-        ok = m >= self.need_m(lay, lay_idx)
-        stats.reject("global_batch", np.count_nonzero(~ok) * nz)
-        if not np.any(ok):
-            miss.batch_cap_gpus = self._batch_cap_gpus(lay, lay_idx)
-            return None, stats, miss
-        lay_idx, dp, days_lb = lay_idx[ok], dp[ok], days_lb[ok]
-        idx, zero = np.repeat(lay_idx, nz), np.tile(zeros, len(lay_idx))
-        dp, days_lb = np.repeat(dp, nz), np.repeat(days_lb, nz)
-        days, mem, done, chunks = self._score_in_bound_order(lay, idx, zero, dp, days_lb, nearest, stats)
-        fits = done & (mem <= self.hw.hbm_bytes)
-        stats.reject("memory", np.count_nonzero(done & ~fits))
-        stats.reject("slower_bound", np.count_nonzero(~done))
-        stats.feasible = int(np.count_nonzero(fits))
-        if not np.any(fits):  # every candidate was scored (the bound prunes only once one fits)
-            k = int(np.argmin(mem))
-            miss.min_memory_gib = float(mem[k]) / GIB
-            miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
-            return None, stats, miss
-        best = int(np.argmin(np.where(fits, days, np.inf)))
-        scored = next((c, int(np.nonzero(take == best)[0][0])) for take, c in chunks if np.any(take == best))
-        return self.plan(lay, idx, zero, dp, best, nearest, scored), stats, miss
+    def fastest_many(self, gpu_counts: list[int]) -> list[tuple[Plan | None, SearchStats, Infeasibility]]:
+        """`fastest` for several GPU counts (the frontier), sharing every pass; a count the first pass leaves
+        without a plan is searched again alone, with the offload and nearest-batch retries."""
+        t0 = time.perf_counter()
+        if self.layouts is None or not gpu_counts:
+            return [self.fastest(n) for n in gpu_counts]
+        out = fixed.fastest_many(self, self.layouts, list(gpu_counts), False)
+        inexact = [i for i, (plan, _stats, miss) in enumerate(out) if plan is None and miss.no_exact_batch]
+        if inexact:  # no layout takes the batch exactly on these counts: the nearest batch, again together
+            nearest = fixed.fastest_many(self, self.layouts, [gpu_counts[i] for i in inexact], True)
+            for i, (plan, stats, miss) in zip(inexact, nearest, strict=True):
+                stats.add(out[i][1])
+                miss.no_exact_batch = True
+                out[i] = (plan, stats, miss)
+        seconds = (time.perf_counter() - t0) / len(gpu_counts)
+        for _plan, stats, _miss in out:
+            stats.seconds = seconds
+        retry = [i for i, (plan, _s, miss) in enumerate(out) if plan is None and miss.min_memory_gib is not None]
+        for i in retry:  # nothing fits: alone, with the offload retry
+            out[i] = self.fastest(gpu_counts[i])
+        return out
 
     def bound(self, lay: LayoutCosts, idx: np.ndarray, dp: np.ndarray, nearest: bool) -> tuple[np.ndarray, np.ndarray]:
         """(micro-batches per step, a lower bound on the ideal days): the pipeline time alone, m x (t_stage +
@@ -377,35 +350,6 @@ class TrainingSearch:
         pipeline += (lay.pp[idx] - 1.0) / lay.interleave[idx] * lay.body_stage_time_s[idx]
         tokens_per_step = np.maximum(dp * mb * m * self.work.shape.seq_len, 1.0)
         return m, self.spec.tokens / tokens_per_step * pipeline / SECONDS_PER_DAY
-
-    def _score_in_bound_order(self, lay, idx, zero, dp, days_lb, nearest, stats):
-        """Branch and bound: score the BOUND_CHUNK candidates with the lowest bound first, then every other
-        candidate whose bound does not exceed the best feasible days found (all of them if none fits yet, in
-        doubling chunks); the rest cannot win (nor tie), so the argmin is unchanged.
-        Returns (days, memory bytes, scored mask, the scored chunks as (positions, StepCosts))."""
-        n = len(idx)
-        days, mem, done = np.full(n, np.inf), np.zeros(n), np.zeros(n, dtype=bool)
-        chunks: list[tuple[np.ndarray, StepCosts]] = []
-
-        def score(take: np.ndarray) -> float:
-            c = self.step(lay, idx[take], dp[take], zero[take], nearest)
-            stats.model_evaluations += len(take)
-            days[take], mem[take], done[take] = self.days(c), c.memory_bytes, True
-            chunks.append((take, c))
-            fit = c.memory_bytes <= self.hw.hbm_bytes
-            return float(np.min(days[take][fit])) if np.any(fit) else np.inf
-
-        chunk = BOUND_CHUNK
-        best = score(np.argpartition(days_lb, chunk - 1)[:chunk] if n > chunk else np.arange(n))
-        while True:
-            rest = np.nonzero(~done & (days_lb <= best))[0]
-            if len(rest) == 0:
-                return days, mem, done, chunks
-            chunk *= 2
-            if np.isfinite(best) or len(rest) <= chunk:
-                best = min(best, score(rest))
-            else:
-                best = min(best, score(rest[np.argpartition(days_lb[rest], chunk - 1)[:chunk]]))
 
     def _batch_cap_gpus(self, lay: LayoutCosts, idx: np.ndarray) -> int:
         """Most GPUs the global batch can feed with any of these layouts (dp x mb x need_m <= sequences)."""

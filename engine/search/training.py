@@ -242,10 +242,8 @@ def _frontier(
     gps = system.gpus_per_system
     counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
     points: list[dict[str, object]] = []
-    for n in counts:
-        if n > a["max_cluster_gpus"]:
-            continue
-        plan, _stats, _miss = search.fastest(n)
+    counts = [n for n in counts if n <= a["max_cluster_gpus"]]
+    for n, (plan, _stats, _miss) in zip(counts, search.fastest_many(counts), strict=True):
         if plan is None:
             continue
         tokens_per_s = plan.tokens_per_step / plan.step_time_s
