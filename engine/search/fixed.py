@@ -39,9 +39,11 @@ def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndar
 def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
     """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules."""
     group = s.group(lay, slice(None))
+    n_counts = len(counts)
     ci, li = np.nonzero(counts[:, None] % group[None, :] == 0)
-    for c in range(len(counts)):
-        stats[c].reject("gpus_not_divisible", (len(group) - int(np.count_nonzero(ci == c))) * nz)
+    left = np.bincount(ci, minlength=n_counts)
+    for c in range(n_counts):
+        stats[c].reject("gpus_not_divisible", (len(group) - int(left[c])) * nz)
     dp = (counts[ci] // group[li]).astype(float)
 
     def keep(ok: np.ndarray, reason: str) -> None:
@@ -53,15 +55,16 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
         keep(dp == s.spec.parallelism.dp, "pinned_dp")
     keep(dp % s.ep_of(lay, li) == 0, "ep_not_dividing_dp")
     if not nearest:
-        before = np.bincount(ci, minlength=len(counts))
+        before = np.bincount(ci, minlength=n_counts)
         keep(s.batch_sequences % (dp * lay.micro_batch[li]) == 0, "batch_not_exact")
-        after = np.bincount(ci, minlength=len(counts))
-        for c in range(len(counts)):
+        after = np.bincount(ci, minlength=n_counts)
+        for c in range(n_counts):
             misses[c].no_exact_batch = bool(before[c] > 0 and after[c] == 0)
     m, days_lb = s.bound(lay, li, dp, nearest)
     ok = m >= s.need_m(lay, li)
-    for c in np.unique(ci[~ok]):
-        if not np.any(ok & (ci == c)):
+    if not np.all(ok):
+        emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
+        for c in np.nonzero(emptied)[0]:
             misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
     keep(ok, "global_batch")
     return ci, li, dp, days_lb[ok]
@@ -117,7 +120,7 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
         for c in range(n_counts):
             lo, hi = bounds[c], bounds[c + 1]
             pending = np.nonzero(~np.isfinite(mem[lo:hi]) & (days_lb[lo:hi] <= best[c]))[0]
-            if len(pending) > limit and not np.isfinite(best[c]):
+            if len(pending) > limit:
                 pending = pending[np.argpartition(days_lb[lo:hi][pending], limit - 1)[:limit]]
             parts.append(pending + lo)
         take = np.concatenate(parts)

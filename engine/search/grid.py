@@ -127,7 +127,7 @@ class DivisorTable:
 
     def _search(self, rows: np.ndarray, x: np.ndarray, side: str) -> np.ndarray:
         out = np.empty(len(rows), dtype=np.int64)
-        for r in np.unique(rows):  # one pass per distinct N (a handful), not per candidate
+        for r in range(len(self.values)):  # one pass per distinct N (a handful), not per candidate
             sel = rows == r
             out[sel] = np.searchsorted(self.table[r], x[sel], side=side)  # type: ignore[call-overload]
         return out
