@@ -19,6 +19,7 @@ from engine.performance.memory import (
     fp8_activation_savings,
 )
 from engine.performance.roofline import Efficiency, Hardware, gemm_time
+from engine.performance.stages import stage_positions
 from engine.workload.model import Workload
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "POS_EXPERTS",
     "POS_EXTRA",
     "POS_INDEX",
+    "activation_floor",
     "kv_replica_terms",
     "offload_time_s",
     "pack_positions",
@@ -139,6 +141,25 @@ def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activati
         none = none - fp8_activation_savings(work, tokens, tp, sp, False)
     per_layer = np.where(rc == 2, full, np.where(rc == 1, sel, none))
     return per_layer, none, np.where(cheap, replay, 0.0)
+
+
+def activation_floor(work: Workload, hw: Hardware, eff: Efficiency, g, need_m, fp8_activations: bool) -> np.ndarray:
+    """Per layout of the grid `g` (arrays tp, pp, micro_batch, interleave, recompute, cp, first, last): the
+    activation bytes of the fullest stage with the fewest micro-batches in flight a step can have (`need_m`), the
+    same terms `step_time.layout_costs` keeps. No dp, ZeRO stage or offload lowers it, so a layout whose floor
+    exceeds HBM can be dropped before its step costs are computed."""
+    tp, pp, v = g["tp"].astype(float), g["pp"].astype(float), g["interleave"].astype(float)
+    cp, rc = g["cp"].astype(float), g["recompute"]
+    tokens = g["micro_batch"] * float(work.shape.seq_len) / cp
+    sp = tp if eff.sequence_parallel else np.ones_like(tp)
+    counts, index, _emb, head, _valid = stage_positions(work.shape.layers, pp, g["first"], g["last"])
+    _t, _p, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
+    per_layer, act_none, _replay = position_activations(work, eff, tokens, tp, sp, rc, fp8_activations, kv_acts)
+    in_flight = np.minimum(np.maximum(pp[:, None] - index, 0.0), need_m[:, None])
+    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    logits = 8.0 * tokens * float(work.shape.vocab) / tp
+    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + head * logits[:, None]
+    return (counts * (per_layer * ileave)[:, None] * in_flight + extra).max(axis=1)
 
 
 def pack_positions(dense, experts, acts, extra, index, pp) -> np.ndarray:

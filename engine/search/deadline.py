@@ -179,24 +179,26 @@ def smallest(
         end = int(np.searchsorted(sorted_lb, sorted_lb[min(start + chunk, len(order)) - 1], side="right"))
         take = order[start:end]
         start, chunk = end, chunk * 2
-        # At the bound's size first: a candidate meeting the deadline there is done (no smaller size can).
-        j0 = np.maximum(np.minimum(j_lb[take], grid.j_hi[take]), 0 if grid.table is None else 1)
-        j0 = np.where(grid.table is None, j0, np.minimum(j_lb[take], grid.j_hi[take]))
-        fits0, days0, _ = evaluate(j0, take)
-        at_bound = fits0 & (days0 <= limit)
+        # At the bound's size and at the largest size, in one evaluation: a candidate meeting the deadline at
+        # its bound is done (no smaller size can); one meeting it only at the largest is bisected in between.
+        j0 = np.minimum(j_lb[take], grid.j_hi[take])
+        if grid.table is None:
+            j0 = np.maximum(j0, 1)
+        both = np.concatenate([take, take])
+        fits2, days2, mem2 = evaluate(np.concatenate([j0, grid.j_hi[take]]), both)
+        n_take = len(take)
+        at_bound = fits2[:n_take] & (days2[:n_take] <= limit)
+        fits_hi[take], days_hi[take], mem_hi[take] = fits2[n_take:], days2[n_take:], mem2[n_take:]
+        scored[take] = True
         hi_all[take[at_bound]] = j0[at_bound]
         met[take[at_bound]] = True
-        scored[take[at_bound]] = True
         fits_hi[take[at_bound]] = True
         rest = take[~at_bound]
-        if len(rest):
-            fits_hi[rest], days_hi[rest], mem_hi[rest] = evaluate(grid.j_hi[rest], rest)
-            scored[rest] = True
-            sel = rest[fits_hi[rest] & (days_hi[rest] <= limit)]
-            if len(sel):
-                hi_all[sel] = _bisect(evaluate, sel, np.minimum(j_lb[sel], grid.j_hi[sel]), grid.j_hi[sel].copy(),
-                                      limit)  # fmt: skip
-                met[sel] = True
+        sel = rest[fits_hi[rest] & (days_hi[rest] <= limit)]
+        if len(sel):
+            hi_all[sel] = _bisect(evaluate, sel, np.minimum(j_lb[sel], grid.j_hi[sel]), grid.j_hi[sel].copy(),
+                                  limit)  # fmt: skip
+            met[sel] = True
         done = take[met[take]]
         if len(done):
             best = min(best, float((-(-(grid.k(done, hi_all[done]) * grid.unit[done]) // gps)).min()))
@@ -216,10 +218,12 @@ def smallest(
     gpus = grid.k(sel, hi_all[sel]) * grid.unit[sel]
     systems = -(-gpus // gps)
     fewest = (systems == systems.min()) & (gpus == gpus[systems == systems.min()].min())
-    _, days_final, _ = evaluate(hi_all[sel][fewest], sel[fewest])
-    winner = int(sel[fewest][int(np.argmin(days_final))])
+    finalists = sel[fewest]
     dp_all = (q * grid.k(everything, hi_all)).astype(float)
-    return s.plan(lay, idx, zero, dp_all, winner, nearest), stats, miss
+    c = s.step(lay, idx[finalists], dp_all[finalists], zero[finalists], nearest)
+    stats.model_evaluations += len(finalists)
+    k = int(np.argmin(s.days(c) / s.goodput(gpus[fewest].astype(float))))
+    return s.plan(lay, idx, zero, dp_all, int(finalists[k]), nearest, (c, k)), stats, miss
 
 
 def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: float) -> np.ndarray:

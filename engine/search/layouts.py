@@ -33,7 +33,7 @@ import numpy as np
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
-from engine.performance.layout_terms import POS_ACTS, POS_DEPTH, POS_EXTRA
+from engine.performance.layout_terms import activation_floor
 from engine.performance.memory import GIB, OFFLOAD_CODES, OFFLOAD_NAMES, MemoryBreakdown, memory_options_for
 from engine.performance.stages import stage_layer_counts
 from engine.performance.step_time import (
@@ -166,28 +166,25 @@ class TrainingSearch:
         n = len(g["tp"])
         if n == 0:
             return None
-        off = np.repeat(np.asarray(offloads, dtype=np.int64), n)
+        g = self._prune_memory(g)
+        off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
         g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
-        lay = layout_costs(self.work, self.hw, self.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
-                           g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, self.memory)  # fmt: skip
-        return self._prune_memory(lay)
+        return layout_costs(self.work, self.hw, self.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
+                            g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, self.memory)  # fmt: skip
 
-    def _prune_memory(self, lay: LayoutCosts) -> LayoutCosts:
+    def _prune_memory(self, g: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
-        the reserve) exceed HBM: no dp or ZeRO stage can make them fit. The leanest one is kept so a search where
-        nothing fits can still name the closest miss."""
-        assert lay.positions is not None
-        pos = lay.positions
-        pp, v = lay.pp[:, None], lay.interleave[:, None]
+        the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit. Done before the step costs, which
+        are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
+        still name the closest miss."""
+        pp = g["pp"].astype(float)
         need_m = np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
-        in_flight = np.minimum(pos[:, :, POS_DEPTH], need_m)
-        ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
-        acts = (pos[:, :, POS_ACTS] * in_flight * ileave + pos[:, :, POS_EXTRA]).max(axis=1)
-        reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else 0.0
+        acts = activation_floor(self.work, self.hw, self.eff, g, need_m, self.memory.fp8_activations)
+        reserve = self.memory.reserve_bytes if self.memory.reserve_bytes is not None else 0.0
         keep = acts + reserve <= self.hw.hbm_bytes
         if not np.any(keep):
             keep[int(np.argmin(acts))] = True
-        return lay if np.all(keep) else _take(lay, np.nonzero(keep)[0])
+        return g if np.all(keep) else {k: v[keep] for k, v in g.items()}
 
     def _offloaded(self) -> LayoutCosts | None:
         """The grid with optimizer (and gradient) offload, built the first time nothing fits without it."""
