@@ -286,8 +286,8 @@ def size_training(
             False,
             [
                 f"pinned tp={pin.tp} is not allowed on {system.id}: TP must be at most the {system.nvlink_domain_gpus}"
-                f"-GPU NVLink domain and max_tensor_parallel={max_tp}, and must divide heads={work.shape.heads} and "
-                f"kv_heads={work.shape.kv_heads}."
+                f"-GPU NVLink domain and max_tensor_parallel={max_tp}, must divide heads={work.shape.heads}, and must "
+                f"divide kv_heads={work.shape.kv_heads} or be a multiple of it."
             ],
         )
     if spec.gpus is not None:
