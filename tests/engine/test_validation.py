@@ -435,7 +435,8 @@ def test_tp_beyond_kv_heads_must_be_a_multiple_of_them(catalog):
     assert validate_request(with_training(parallelism={"tp": 16}), catalog).training.parallelism.tp == 16
     errs = errors_for(catalog, with_training(parallelism={"tp": 12}))
     assert errs == {"training.parallelism.tp": ["training.parallelism.tp (12) must divide model.heads (64)"]}
-    body = {**with_training(parallelism={"tp": 16}), "model": {"preset": "llama-3-70b", "hidden": 6144, "heads": 48, "kv_heads": 12}}
+    model = {"preset": "llama-3-70b", "hidden": 6144, "heads": 48, "kv_heads": 12}
+    body = {**with_training(parallelism={"tp": 16}), "model": model}
     errs = errors_for(catalog, body)
     assert "above model.kv_heads (12), so it must be a multiple of it" in errs["training.parallelism.tp"][0]
 
