@@ -179,16 +179,8 @@ def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, 
     )
 
 
-def _result(
-    work: Workload,
-    spec: TrainingSpec,
-    system: System,
-    gpu: Gpu,
-    plan: Plan,
-    search: TrainingSearch,
-    stats: SearchStats,
-    a: Assumptions,
-) -> TrainingResult:
+def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: Plan, search: TrainingSearch,
+            stats: SearchStats, a: Assumptions) -> TrainingResult:
     flops_per_token = work.training_flops_per_token()
     hw_flops = hardware_flops_per_token(work, plan.recompute, search.eff.flash_attention)
     tokens_per_s = plan.tokens_per_step / plan.step_time_s
@@ -235,9 +227,8 @@ def _result(
     )
 
 
-def _frontier(
-    work: Workload, spec: TrainingSpec, system: System, search: TrainingSearch, gpus: int, a: Assumptions
-) -> list[dict[str, object]]:
+def _frontier(work: Workload, spec: TrainingSpec, system: System, search: TrainingSearch, gpus: int,
+              a: Assumptions) -> list[dict[str, object]]:
     """Fastest plan at GPU counts around the chosen one (whole systems): the time-vs-GPUs curve."""
     gps = system.gpus_per_system
     counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
@@ -255,16 +246,9 @@ def _frontier(
                 "days": expected_days(plan.days_ideal, good),
                 "step_time_s": plan.step_time_s,
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
-                "parallelism": {
-                    "tp": plan.tp,
-                    "pp": plan.pp,
-                    "dp": plan.dp,
-                    "micro_batch": plan.micro_batch,
-                    "recompute": plan.recompute,
-                    "interleave": plan.interleave,
-                    "zero_stage": plan.zero_stage,
-                    "ep": plan.ep,
-                },
+                "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "micro_batch": plan.micro_batch,
+                                "recompute": plan.recompute, "interleave": plan.interleave,
+                                "zero_stage": plan.zero_stage, "ep": plan.ep, "cp": plan.cp},
             }
         )
     return points
@@ -306,9 +290,8 @@ def size_training(
     return result
 
 
-def _explain_failure(
-    work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, miss: Infeasibility, stats: SearchStats, max_gpus: int
-) -> list[str]:
+def _explain_failure(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, miss: Infeasibility,
+                     stats: SearchStats, max_gpus: int) -> list[str]:
     """Name the limit that binds, with the closest achievable figure."""
     pin = spec.parallelism
     rejected = {k: v for k, v in stats.rejected_by_reason.items() if v}
