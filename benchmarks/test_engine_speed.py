@@ -32,9 +32,12 @@ def test_training_plan_every_system(benchmark, catalog):
 
 
 def test_training_plan_405b_fixed_gpus(benchmark, catalog):
-    body = {"workload": "training", "model": {"preset": "llama-3-405b"},
-            "training": {"tokens": 15e12, "gpus": 16384, "global_batch_tokens": 16 * 2**20},
-            "hardware": {"system": "auto"}}
+    body = {
+        "workload": "training",
+        "model": {"preset": "llama-3-405b"},
+        "training": {"tokens": 15e12, "gpus": 16384, "global_batch_tokens": 16 * 2**20},
+        "hardware": {"system": "auto"},
+    }
     result = benchmark(_plan_json, validate_request(body, catalog), catalog)
     assert result["training"]["gpus"] > 0
 
@@ -49,21 +52,29 @@ def test_request_validation(benchmark, catalog):
     benchmark(validate_request, copy.deepcopy(TRAINING_REQUEST), catalog)
 
 
-AUTO_70B = {"workload": "training", "model": {"preset": "llama-3-70b"},
-            "training": {"tokens": 15e12, "deadline_days": 90}, "hardware": {"system": "auto"}}
+AUTO_70B = {
+    "workload": "training",
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": 15e12, "deadline_days": 90},
+    "hardware": {"system": "auto"},
+}
 
 
 def test_auto_70b_15t_90_days_plan(benchmark, catalog):
-    """Issue 3 goal: a whole `system: auto` training plan for 70B / 15T tokens / 90 days under 0.5 s."""
+    """Issue 3 goal: a whole `system: auto` training plan for 70B / 15T tokens / 90 days under 0.5 s; issue 13:
+    under 100 ms median with context parallelism and uneven stages in the grid."""
     request = validate_request(copy.deepcopy(AUTO_70B), catalog)
     result = benchmark(_plan_json, request, catalog)
     assert result["training"]["days"] <= 90
     benchmark.extra_info["search_configs_per_s"] = result["training"]["search"]["configs_per_s"]
 
 
-AUTO_MIXTRAL_8X22B = {"workload": "training", "model": {"preset": "mixtral-8x22b", "seq_len": 4096},
-                      "training": {"tokens": 12e12, "deadline_days": 90, "global_batch_tokens": 16 * 2**20},
-                      "hardware": {"system": "auto"}}
+AUTO_MIXTRAL_8X22B = {
+    "workload": "training",
+    "model": {"preset": "mixtral-8x22b", "seq_len": 4096},
+    "training": {"tokens": 12e12, "deadline_days": 90, "global_batch_tokens": 16 * 2**20},
+    "hardware": {"system": "auto"},
+}
 
 
 def test_auto_mixtral_8x22b_plan(benchmark, catalog):
@@ -75,7 +86,12 @@ def test_auto_mixtral_8x22b_plan(benchmark, catalog):
 
 
 def test_search_configs_per_second(benchmark, catalog):
-    """Issue 3 goal: >= 50,000 configurations evaluated per second (Calculon: ~430/s)."""
+    """Issue 3 goal: >= 50,000 configurations per second (Calculon: ~430/s); issue 13: above 1 M/s.
+
+    Configurations are the candidates the search decides (`SearchStats.candidates_evaluated`): since issue 13
+    most are ruled out by an exact lower bound instead of a full step-model evaluation, so the full evaluations
+    (`model_evaluations`) are reported beside them.
+    """
     from engine.assumptions.registry import Assumptions
     from engine.search.layouts import TrainingSearch
     from engine.workload.model import analyse_model
@@ -87,16 +103,22 @@ def test_search_configs_per_second(benchmark, catalog):
 
     def run():
         search = TrainingSearch(work, request.training, system, catalog.gpu_of(system), Assumptions())
-        total = 0
+        total, scored = 0, 0
         for gpus in range(512, 8192 + 1, 512):  # 16 GPU counts, every layout x ZeRO stage each
-            total += search.fastest(gpus)[1].model_evaluations
-        return total
+            stats = search.fastest(gpus)[1]
+            total += stats.candidates_evaluated
+            scored += stats.model_evaluations
+        return total, scored
 
-    evaluated = benchmark(run)
+    evaluated, scored = benchmark(run)
     per_s = evaluated / benchmark.stats.stats.median
     benchmark.extra_info["configs_evaluated"] = evaluated
     benchmark.extra_info["configs_per_s"] = per_s
-    print(f"\nsearch: {evaluated} configurations per run, {per_s:,.0f} configurations/s")
+    benchmark.extra_info["model_evaluations_per_s"] = scored / benchmark.stats.stats.median
+    print(
+        f"\nsearch: {evaluated} configurations per run, {per_s:,.0f} configurations/s "
+        f"({scored} scored in full, {scored / benchmark.stats.stats.median:,.0f}/s)"
+    )
     assert evaluated > 10_000
 
 
@@ -130,10 +152,12 @@ def test_physical_build_16384_gpus(benchmark, catalog):
     assert benchmark.stats.stats.median < 0.05
 
 
-AUTO_70B_SERVING = {"workload": "inference", "model": {"preset": "llama-3-70b"},
-                    "inference": {"requests_per_s": 20, "prompt_tokens": 2000, "output_tokens": 500,
-                                  "ttft_ms": 1000, "tpot_ms": 50},
-                    "hardware": {"system": "auto"}}
+AUTO_70B_SERVING = {
+    "workload": "inference",
+    "model": {"preset": "llama-3-70b"},
+    "inference": {"requests_per_s": 20, "prompt_tokens": 2000, "output_tokens": 500, "ttft_ms": 1000, "tpot_ms": 50},
+    "hardware": {"system": "auto"},
+}
 
 
 def test_auto_70b_inference_plan(benchmark, catalog):

@@ -16,13 +16,20 @@ from engine.workload.model import Workload
 __all__ = [
     "GIB",
     "GRAD_BYTES_PER_PARAM",
+    "OFFLOAD_CODES",
+    "OFFLOAD_NAMES",
     "OPTIMIZER_BYTES_PER_PARAM",
     "RECOMPUTE_MODES",
     "WEIGHT_BYTES_PER_PARAM",
     "MemoryBreakdown",
+    "MemoryOptions",
     "activation_bytes_per_layer",
     "activation_terms",
+    "cheap_recompute_bytes",
     "expert_params_per_gpu",
+    "fp8_activation_savings",
+    "grace_host_link",
+    "memory_options_for",
     "params_per_gpu",
     "state_bytes",
     "state_bytes_ep",
@@ -35,6 +42,73 @@ WEIGHT_BYTES_PER_PARAM = 2.0
 GRAD_BYTES_PER_PARAM = 2.0
 OPTIMIZER_BYTES_PER_PARAM = 12.0
 RECOMPUTE_MODES = ("none", "selective", "full")
+# Offload of model state to host (or Grace) memory, as array codes: 0 none, 1 the fp32 optimizer state (master
+# weights + Adam moments, 12 B/param), 2 that and the bf16 gradients, streamed to the host as produced (14 B/param).
+OFFLOAD_CODES = {"none": 0, "optimizer": 1, "optimizer_and_params": 2}
+OFFLOAD_NAMES = {v: k for k, v in OFFLOAD_CODES.items()}
+
+
+@dataclass(frozen=True)
+class MemoryOptions:
+    """The memory side of a training stack, resolved from the request and the named assumptions.
+
+    `reserve_bytes` is what the framework holds outside the model state and activations (CUDA context and NCCL
+    buffers as a fixed amount, allocator fragmentation as a share of HBM); None keeps the older
+    `Efficiency.reserve_fraction` x HBM (callers that build layouts without assumptions). The host link carries
+    offloaded state: PCIe for x86 hosts, NVLink-C2C for Grace superchips (`grace_host_link`).
+    """
+
+    reserve_bytes: float | None = None
+    fp8_activations: bool = False
+    host_link_bytes_s: float = 50e9
+    offload_overlap: float = 0.5
+
+
+def grace_host_link(gpu_id: str, system_id: str) -> bool:
+    """Whether the GPU sits on a Grace superchip (NVLink-C2C to host memory) rather than behind PCIe.
+
+    The catalog names Grace-paired GPUs by their superchip (`*-gb200`, `*-gb300`) and their systems `gb*`
+    (GB200 / GB300 NVL72); every other system (DGX/HGX, cloud instances built on them) has x86 hosts on PCIe.
+    """
+    return gpu_id.rsplit("-", 1)[-1].startswith("gb") or system_id.startswith("gb")
+
+
+def memory_options_for(gpu_id: str, system_id: str, hbm_bytes: float, fp8_activations: bool, a) -> MemoryOptions:
+    """Resolve the reserve, host link and offload overlap from the assumptions (`a`: the Assumptions registry)."""
+    link = a["host_link_gbyte_s_grace"] if grace_host_link(gpu_id, system_id) else a["host_link_gbyte_s_pcie"]
+    reserve = a["training_memory_reserve_gib"] * GIB + a["training_memory_fragmentation_fraction"] * hbm_bytes
+    return MemoryOptions(
+        reserve_bytes=reserve,
+        fp8_activations=fp8_activations,
+        host_link_bytes_s=link * 1e9,
+        offload_overlap=a["offload_overlap_fraction"],
+    )
+
+
+def cheap_recompute_bytes(work: Workload, tokens, tp, sp):
+    """Activation bytes per layer that recomputing the cheap ops (norms, activation function) frees, with fused
+    attention: the two norm outputs feeding the QKV and FC1 GEMMs (2 x 2h B per token, sharded with sequence
+    parallelism) and the activation function's output feeding FC2 (2 x d_ff B per token and active expert,
+    sharded over tp). Megatron-Core `--recompute-granularity selective --recompute-modules layernorm mlp_act`
+    (Transformer Engine recomputes them in backward at element-wise cost). Also the element-wise bytes the
+    recompute reads and writes again: norms 2 x (2h + 2h), the activation (gated 4 d_ff in + 2 d_ff out)."""
+    s = work.shape
+    h, f = float(s.hidden), float(s.ffn_hidden) * float(work.active_experts)
+    saved = tokens * (4.0 * h / sp + 2.0 * f / tp)
+    replay = tokens * (8.0 * h / sp + (6.0 if s.ffn_gated else 4.0) * f / tp)
+    return saved, replay
+
+
+def fp8_activation_savings(work: Workload, tokens, tp, sp, cheap_recompute):
+    """Bytes per layer an FP8 recipe saves by keeping GEMM inputs in 1 byte instead of 2 (Transformer Engine
+    caches the FP8 casts of the inputs for the weight-gradient GEMMs): half of the QKV and FC1 inputs (norm
+    outputs, 2h each), the output projection input (attention output, 2h) and the FC2 input (2 d_ff per active
+    expert). What cheap-op recompute already dropped (`cheap_recompute`: norm outputs and the FC2 input) is
+    not stored, so only the output projection input is saved then."""
+    s = work.shape
+    h, f = float(s.hidden), float(s.ffn_hidden) * float(work.active_experts)
+    all_inputs = tokens * (2.0 * h / sp + h / tp + f / tp)
+    return np.where(cheap_recompute, tokens * h / tp, all_inputs)
 
 
 @dataclass(frozen=True)

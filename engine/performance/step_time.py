@@ -22,12 +22,21 @@ papers, not from another tool's code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from engine.performance.memory import activation_terms, expert_params_per_gpu, params_per_gpu, state_bytes_ep
+from engine.performance.layout_terms import (
+    kv_replica_terms,
+    offload_time_s,
+    pack_positions,
+    position_activations,
+    position_params,
+    ring_attention_time,
+    stage_memory,
+)
+from engine.performance.memory import MemoryOptions
 from engine.performance.roofline import (
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
@@ -44,6 +53,7 @@ from engine.performance.roofline import (
     hardware_for,
     ring_time,
 )
+from engine.performance.stages import stage_positions, stage_split
 from engine.workload.model import Workload
 
 # The roofline names are re-exported: callers build Hardware and Efficiency from here with the step model.
@@ -64,25 +74,37 @@ __all__ = [
 
 @dataclass
 class LayoutCosts:
-    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep) layout)."""
+    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep, cp, stage split, offload)
+    layout). `positions` has shape (n, 4, fields): per layout, the four stage positions that can hold the most
+    memory (`stages.stage_positions`: first, the first middle stage of each size, last), each with the fields
+    named by `layout_terms.POS_*` (parameters, activations, stage index...)."""
 
     tp: np.ndarray
     pp: np.ndarray
     micro_batch: np.ndarray
     interleave: np.ndarray
     recompute: np.ndarray
-    stage_time_s: np.ndarray  # one micro-batch forward + backward (+ recompute) through the heaviest stage
-    body_stage_time_s: np.ndarray  # the same through a stage without embedding / LM head (bubble unit)
+    stage_time_s: np.ndarray  # one micro-batch forward + backward (+ recompute) through the slowest stage
+    body_stage_time_s: np.ndarray  # the same through the stage with the most layers, without the LM head (bubble)
     p2p_time_s: np.ndarray  # exposed pipeline send/receive time per micro-batch
     tp_comm_time_s: np.ndarray  # TP collectives inside stage_time_s (for the explain output)
     ep_comm_time_s: np.ndarray  # expert all-to-alls inside stage_time_s (0 for dense models and ep = 1)
     params_per_gpu: np.ndarray  # parameters held by one GPU of the heaviest stage before ZeRO sharding
     expert_params_per_gpu: np.ndarray  # the expert share of params_per_gpu (after ep), sharded over dp / ep
     layer_params_per_gpu: np.ndarray
-    activation_bytes: np.ndarray  # one micro-batch's stored activations for one stage (all its layers)
-    activation_extra_bytes: np.ndarray  # working set not multiplied by micro-batches in flight
+    activation_bytes: np.ndarray  # one micro-batch's stored activations for the first stage (all its layers)
+    activation_extra_bytes: np.ndarray  # working set not multiplied by micro-batches in flight (first stage)
     dp_bandwidth_bytes_s: float  # per GPU for DP collectives crossing systems
     ep: np.ndarray | None = None  # expert-parallel degree (carved out of dp); None = 1 everywhere
+    cp: np.ndarray | None = None  # context-parallel degree; None = 1 everywhere
+    first_layers: np.ndarray | None = None  # transformer layers on the first / last pipeline stage
+    last_layers: np.ndarray | None = None
+    offload: np.ndarray | None = None  # OFFLOAD_CODES; None = 0 everywhere
+    cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
+    positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
+    group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
+    columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
 
 
 class _LayerForward(NamedTuple):
@@ -173,84 +195,97 @@ def layout_costs(
     interleave: np.ndarray,
     recompute: np.ndarray,
     ep: np.ndarray | None = None,
+    cp: np.ndarray | None = None,
+    first_layers: np.ndarray | None = None,
+    last_layers: np.ndarray | None = None,
+    offload: np.ndarray | None = None,
+    memory: MemoryOptions | None = None,
 ) -> LayoutCosts:
     """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
 
-    `ep` (expert parallelism, default 1) only matters for mixture-of-experts models: it divides the expert
-    parameters per GPU and adds two all-to-alls (dispatch, combine) per MoE layer to the forward pass and two to
-    the backward, on NVLink when the ep x tp GPUs of an expert group fit in the NVLink domain, else on the
-    scale-out NICs. The expert GEMMs keep their FLOPs (each GPU still runs tokens x active expert FFNs on average;
-    ep changes where they run, not how many), so ep = 1 leaves every figure as it was.
+    `ep` (expert parallelism, default 1) divides a MoE model's expert parameters per GPU and adds the expert
+    all-to-alls (`_layer_forward`). `cp` (context parallelism, default 1) gives each GPU 1/cp of every sequence:
+    GEMMs, element-wise work, attention, collectives and activations are those of mb / cp sequences, plus the
+    exposed ring-attention transfers (`layout_terms.ring_attention_time`). `first_layers` / `last_layers` (default:
+    the balanced split) set the end stages; the middle stages share the rest (`stages.py`). The slowest stage sets
+    the per-micro-batch time, and memory is kept per stage position for `step_costs` to find the fullest.
 
-    About 80 lines: one straight-line vectorised pass (stage time, pipeline sends, parameters, activations) whose
-    parts share a dozen arrays; the per-layer forward is already apart in `_layer_forward`.
+    About 80 lines: one straight-line vectorised pass whose parts share a dozen arrays; the per-layer forward
+    is apart in `_layer_forward`, the new layout terms in `layout_terms.py`.
     """
     s = work.shape
-    tp = np.asarray(tp, dtype=float)
-    pp = np.asarray(pp, dtype=float)
-    mb = np.asarray(micro_batch, dtype=float)
-    v = np.asarray(interleave, dtype=float)
-    rc = np.asarray(recompute)
+    tp, pp = np.asarray(tp, dtype=float), np.asarray(pp, dtype=float)
+    mb, v, rc = np.asarray(micro_batch, dtype=float), np.asarray(interleave, dtype=float), np.asarray(recompute)
     ep = np.ones_like(tp) if ep is None else np.asarray(ep, dtype=float)
-    h, seq, vocab = float(s.hidden), float(s.seq_len), float(s.vocab)
-    tokens = mb * seq  # tokens per micro-batch
+    cp = np.ones_like(tp) if cp is None else np.asarray(cp, dtype=float)
+    offload = np.zeros_like(tp) if offload is None else np.asarray(offload, dtype=float)
+    memory = memory or MemoryOptions()
+    if first_layers is None or last_layers is None:
+        first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
+    counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
+    h, vocab = float(s.hidden), float(s.vocab)
+    tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
 
-    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb, tp, sp, ep)
-    fwd = gemm_f + attn_f + ew_f + comm_f + ep_f
-    bwd = 2.0 * gemm_f + attn_b + 2.0 * ew_f + comm_f + ep_f
-    # Full recompute replays the forward (with its collectives); selective replays only the attention core,
-    # which flash attention already does inside its backward.
-    recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, 0.0 if eff.flash_attention else attn_f, 0.0))
+    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep)
+    kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
+    cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
+    per_layer_acts, act_none, replay_bytes = position_activations(
+        work, eff, tokens, tp, sp, rc, memory.fp8_activations, kv_acts
+    )
+    fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f
+    bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b
+    # Full recompute replays the forward (with its collectives); selective replays the attention core (which
+    # fused attention already does inside its backward) and, with fused attention, the norms and activation.
+    cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)
+    recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, (0.0 if eff.flash_attention else attn_f) + cheap, 0.0))
     layer_time = fwd + bwd + recompute_extra
-    layers_per_stage = s.layers / pp
-    body = layers_per_stage * layer_time
-    tp_comm = layers_per_stage * (comm_f * np.where(rc == 2, 3.0, 2.0))
-    ep_comm = layers_per_stage * (ep_f * np.where(rc == 2, 3.0, 2.0))
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
-    stage = body + head
+    most_layers = counts.max(axis=1)
+    stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1)
+    body = most_layers * layer_time
+    passes = np.where(rc == 2, 3.0, 2.0)
 
     # --- pipeline point-to-point: activations forward, gradients backward, v times per micro-batch. Each TP rank
     # sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather). ---
-    pp_bw = np.where(tp * pp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
+    pp_bw = np.where(tp * cp * pp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
     p2p_one = eff.collective_latency_s + 2.0 * tokens * h / tp / (pp_bw * eff.scaleout)
     p2p = np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
 
-    # --- parameters of the heaviest stage per GPU (first holds the embedding, last the head) ---
-    layer_params = work.layer_params()
-    params_stage = params_per_gpu(work, tp, pp, ep)
-    experts_stage = expert_params_per_gpu(work, tp, pp, ep)
-    layer_params_gpu = (layer_params - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
-
-    # --- activations (Korthikanti 2022 terms, generalised to GQA / gated FFN / MoE; see memory.py) ---
-    act_full, per_layer_sel, act_none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
-    per_layer = np.where(rc == 2, act_full, np.where(rc == 1, per_layer_sel, act_none))
-    act_stage = per_layer * layers_per_stage
-    # Full recompute rebuilds one layer's activations at a time; the last stage keeps fp32 logits and their grad.
-    extra = np.where(rc == 2, act_none, 0.0) + 8.0 * tokens * vocab / tp
-
+    # --- parameters and activations per stage position ---
+    col = (tp[:, None], ep[:, None], counts, has_embedding, has_head, kv_params[:, None])
+    dense, experts = position_params(work, *col)
+    split = ep[:, None] > 1
+    dense = np.where(split, dense, dense + experts)  # at ep = 1 experts shard over all of dp like dense weights
+    experts = np.where(split, experts, 0.0)
+    total = dense + experts
+    # Full recompute rebuilds one layer's activations at a time; the head's stage keeps fp32 logits and grad.
+    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + has_head * (8.0 * tokens * vocab / tp)[:, None]
+    heaviest = total.argmax(axis=1)
+    rows = np.arange(total.shape[0])
+    acts = counts * per_layer_acts[:, None]
     return LayoutCosts(
-        tp=tp,
-        pp=pp,
-        micro_batch=mb,
-        interleave=v,
-        recompute=rc,
-        stage_time_s=stage,
-        body_stage_time_s=body,
-        p2p_time_s=p2p,
-        tp_comm_time_s=tp_comm,
-        ep_comm_time_s=ep_comm,
-        params_per_gpu=params_stage,
-        # At ep = 1 the experts are replicated over all of dp like the dense weights, so they stay in that share.
-        expert_params_per_gpu=np.where(ep > 1, experts_stage, 0.0),
-        layer_params_per_gpu=layer_params_gpu,
-        activation_bytes=act_stage,
-        activation_extra_bytes=extra,
+        tp=tp, pp=pp, micro_batch=mb, interleave=v, recompute=rc,
+        stage_time_s=stage, body_stage_time_s=body, p2p_time_s=p2p,
+        tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=most_layers * ep_f * passes,
+        params_per_gpu=total[rows, heaviest], expert_params_per_gpu=experts[rows, heaviest],
+        layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
+        + kv_params,
+        activation_bytes=acts[:, 0], activation_extra_bytes=extra[:, 0],
         dp_bandwidth_bytes_s=hw.scaleout_bytes_s,
-        ep=ep,
-    )
+        ep=ep, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
+        last_layers=np.asarray(last_layers, dtype=float), offload=offload,
+        cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
+        positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
+    )  # fmt: skip
+
+
+# The per-layout columns `step_costs` gathers at once, and the value of an absent (None) one.
+_COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
+            "params_per_gpu", "expert_params_per_gpu", "ep", "cp", "layer_params_per_gpu", "offload")  # fmt: skip
+_COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0}
 
 
 @dataclass
@@ -270,6 +305,9 @@ class StepCosts:
     activations_bytes: np.ndarray
     reserve_bytes: float
     memory_bytes: np.ndarray
+    batch_exact: np.ndarray | None = None  # dp x micro_batch x m == the requested global batch
+    fullest_stage: np.ndarray | None = None  # stage index that sets the memory need
+    offload_time_s: np.ndarray | None = None  # exposed host-link transfers of offloaded state
 
 
 def step_costs(
@@ -281,40 +319,45 @@ def step_costs(
     seq_len: int,
     hw: Hardware,
     eff: Efficiency,
+    nearest_batch: bool = False,
 ) -> StepCosts:
     """Broadcast layout costs (rows `idx`) over data parallelism `dp` and ZeRO stage `zero` (0-3).
 
-    m = floor(global batch / (dp x micro_batch)) micro-batches per step; a 1F1B pipeline takes
-    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). ZeRO-0/1 reduce gradients once per step
-    (an all-reduce's volume), overlapped with the last micro-batch's backward; ZeRO-2 reduce-scatters every
-    micro-batch; ZeRO-3 also all-gathers parameters for forward and backward of every micro-batch, overlapped
-    with that micro-batch's compute. The optimizer step is HBM bound over the parameters a GPU updates.
+    m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
+    `batch_exact` says so) or, with `nearest_batch`, the nearest whole number. A 1F1B pipeline takes
+    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over dp x cp (weights
+    are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
+    micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
+    forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
+    HBM bound over the parameters a GPU updates, or runs on the host with offload (`layout_terms.offload_time_s`).
 
     With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
-    over dp / ep ranks, so its gradient collectives and ZeRO sharding run over dp / ep; they are added as
-    separate collectives (zero for dense models, whose figures are therefore unchanged).
+    over dp x cp / ep ranks, so its gradient collectives and ZeRO sharding run over those.
 
-    About 80 lines: one straight-line vectorised pass whose pipeline, collective, optimizer and memory parts share
-    the same indexed arrays; split, they would pass a dozen arrays back and forth.
+    About 80 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
+    same indexed arrays; the fullest stage's memory is apart in `layout_terms.stage_memory`.
     """
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
-    tp, pp = lay.tp[idx], lay.pp[idx]
-    mb, v = lay.micro_batch[idx], lay.interleave[idx]
-    t_stage, t_body, p2p = lay.stage_time_s[idx], lay.body_stage_time_s[idx], lay.p2p_time_s[idx]
-    params = lay.params_per_gpu[idx]
-    experts = lay.expert_params_per_gpu[idx]
-    ep = lay.ep[idx] if lay.ep is not None else np.ones_like(dp)
-    edp = dp / ep  # ranks holding the same experts (expert-data-parallel group)
+    # One gather of the per-layout columns (numpy's per-call cost dominates on the search's small batches).
+    if lay.columns is None:
+        lay.columns = np.stack([np.broadcast_to(np.asarray(getattr(lay, k), dtype=float), lay.tp.shape)
+                                if getattr(lay, k) is not None else np.full(lay.tp.shape, _COLUMN_DEFAULTS[k])
+                                for k in _COLUMNS], axis=1)  # fmt: skip
+    cols = lay.columns[idx]
+    tp, pp, mb, v, t_stage, t_body, p2p, params, experts, ep, cp, layer_params, offload = cols.T
+    dpc = dp * cp  # ranks holding the same weights
+    edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     has_experts = experts > 0
 
-    m = np.floor(batch_sequences / (dp * mb))
+    ratio = batch_sequences / (dp * mb)
+    m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
     m_eff = np.maximum(m, 1.0)
     bubble = (pp - 1.0) / v * t_body
     pipeline = m_eff * (t_stage + p2p) + bubble
 
     # DP groups stay inside a system only when the whole job does; otherwise they cross the compute fabric.
-    inside = tp * pp * dp <= hw.gpus_per_system
+    inside = tp * cp * pp * dp <= hw.gpus_per_system
     bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
     link_eff = np.where(inside, eff.nvlink, eff.scaleout)
     dense = params - experts
@@ -322,12 +365,16 @@ def step_costs(
     expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
     lat = eff.collective_latency_s
 
-    def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
+    any_experts = bool(np.any(has_experts))
+
+    def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray | float:
+        if not any_experts:  # dense model (or ep = 1 everywhere): no separate expert collectives
+            return 0.0
         return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
 
-    all_reduce = ring_time(grad_bytes, dp, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
-    reduce_scatter = ring_time(grad_bytes, dp, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
-    gather = ring_time(dense * 2.0, dp, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
+    all_reduce = ring_time(grad_bytes, dpc, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
+    reduce_scatter = ring_time(grad_bytes, dpc, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
+    gather = ring_time(dense * 2.0, dpc, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
     backward_last = t_stage * (2.0 / 3.0)
     hide = eff.dp_overlap
     exposed_once = np.maximum(0.0, all_reduce - hide * backward_last)
@@ -335,17 +382,20 @@ def step_costs(
     exposed_z3 = m_eff * np.maximum(0.0, 2.0 * gather + reduce_scatter - hide * t_stage)
     dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
 
-    shard = np.where(zero >= 1, dp, 1.0)
-    expert_shard = np.where(zero >= 1, edp, 1.0)
-    updated = dense / shard + experts / expert_shard
-    optimizer_time = updated * OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm)
-    step = pipeline + dp_exposed + optimizer_time
+    updated = dense / np.where(zero >= 1, dpc, 1.0) + experts / np.where(zero >= 1, edp, 1.0)
+    optimizer_time = updated * (OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
+    if np.any(offload):  # the optimizer step moves to the host; its transfers cost host-link time instead
+        optimizer_time = np.where(offload > 0, 0.0, optimizer_time)
+        offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
+    else:
+        offload_time = np.zeros_like(dp)
+    step = pipeline + dp_exposed + optimizer_time + offload_time
 
-    weights, grads, optim = state_bytes_ep(params, experts, lay.layer_params_per_gpu[idx], dp, ep, zero)
-    in_flight = np.minimum(pp, m_eff)
-    interleave_factor = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
-    acts = lay.activation_bytes[idx] * in_flight * interleave_factor + lay.activation_extra_bytes[idx]
-    reserve = hw.hbm_bytes * eff.reserve_fraction
+    assert lay.positions is not None
+    weights, grads, optim, acts, total, fullest = stage_memory(
+        lay.positions[idx], pp, v, layer_params, zero, dpc, edp, offload, m_eff
+    )
+    reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
     return StepCosts(
         micro_batches=m,
         step_time_s=step,
@@ -359,5 +409,8 @@ def step_costs(
         optimizer_bytes=optim,
         activations_bytes=acts,
         reserve_bytes=reserve,
-        memory_bytes=weights + grads + optim + acts + reserve,
+        memory_bytes=total + reserve,
+        batch_exact=dp * mb * m == batch_sequences,
+        fullest_stage=fullest,
+        offload_time_s=offload_time,
     )

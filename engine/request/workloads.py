@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from engine.performance.stages import pinned_split, stage_layer_counts
 from engine.request.fields import RULE, WHOLE, JsonFloat, Problem, Section, raise_problems
 
 if TYPE_CHECKING:
@@ -57,10 +58,13 @@ class TrainingParallelism(Section):
     """Pinned parallel layout; a degree left out (null) is searched by the engine."""
 
     tp: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
-        None, description="Tensor parallel degree (divides the heads); searched when not given."
+        None,
+        description="Tensor parallel degree (divides the heads; beyond the KV heads, a multiple of them: each KV "
+        "head is then replicated); searched when not given.",
     )
     pp: Annotated[StrictInt, Field(gt=0, le=10_000), WHOLE] | None = Field(
-        None, description="Pipeline parallel degree (divides the layers); searched when not given."
+        None,
+        description="Pipeline parallel degree (at most the layers; stages need not be equal); searched when not given.",
     )
     dp: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(
         None, description="Data parallel degree; searched when not given."
@@ -100,32 +104,87 @@ class TrainingParallelism(Section):
     @field_validator("tp")
     @classmethod
     def _tp_divides_heads(cls, tp: int | None, info: ValidationInfo) -> int | None:
+        """TP splits the query heads evenly; KV heads too, or (tp > kv_heads, GQA/MQA) each KV head is copied on
+        tp / kv_heads GPUs, as Megatron-Core and vLLM do."""
         model = _model(info)
-        if tp is not None and model is not None and (model.heads % tp or model.kv_heads % tp):
-            raise _rule(f"({tp}) must divide model.heads ({model.heads}) and model.kv_heads ({model.kv_heads})")
+        if tp is None or model is None:
+            return tp
+        if model.heads % tp:
+            raise _rule(f"({tp}) must divide model.heads ({model.heads})")
+        if tp <= model.kv_heads and model.kv_heads % tp:
+            raise _rule(f"({tp}) must divide model.kv_heads ({model.kv_heads}) or be a multiple of it")
+        if tp > model.kv_heads and tp % model.kv_heads:
+            raise _rule(
+                f"({tp}) is above model.kv_heads ({model.kv_heads}), so it must be a multiple of it (each KV head is "
+                f"then replicated on tp / kv_heads GPUs)"
+            )
         return tp
 
     @field_validator("pp")
     @classmethod
-    def _pp_divides_layers(cls, pp: int | None, info: ValidationInfo) -> int | None:
+    def _pp_within_layers(cls, pp: int | None, info: ValidationInfo) -> int | None:
         model = _model(info)
         if pp is not None and model is not None and pp > model.layers:
-            raise _rule(f"({pp}) must be <= model.layers ({model.layers})")
-        if pp is not None and model is not None and model.layers % pp:
-            raise _rule(f"({pp}) must divide model.layers ({model.layers})")
+            raise _rule(f"({pp}) must be <= model.layers ({model.layers}): every stage needs a layer")
         return pp
 
     @field_validator("interleave")
     @classmethod
-    def _interleave_fits_stages(cls, interleave: int | None, info: ValidationInfo) -> int | None:
-        model, pp = _model(info), info.data.get("pp")  # pp is absent here when it was invalid
-        if interleave is None or interleave <= 1 or model is None:
-            return interleave
-        if pp is not None and pp > 1 and (model.layers // pp) % interleave:
-            raise _rule(f"({interleave}) must divide the layers per stage (model.layers / pp = {model.layers // pp})")
-        if pp == 1:
+    def _interleave_needs_stages(cls, interleave: int | None, info: ValidationInfo) -> int | None:
+        if interleave is not None and interleave > 1 and info.data.get("pp") == 1:
             raise _rule(f"({interleave}) needs pipeline parallelism (pp > 1)")
         return interleave
+
+    @field_validator("cp")
+    @classmethod
+    def _cp_splits_sequences(cls, cp: int | None, info: ValidationInfo) -> int | None:
+        """Megatron-Core context parallelism cuts each sequence into 2 x cp equal chunks (rank r takes chunks r
+        and 2cp - 1 - r, so causal attention work balances)."""
+        model = _model(info)
+        if cp is not None and cp > 1 and model is not None and model.seq_len % (2 * cp):
+            raise _rule(
+                f"({cp}) must split model.seq_len ({model.seq_len}) into 2 x cp = {2 * cp} equal chunks (2 x cp "
+                f"must divide it)"
+            )
+        return cp
+
+    def check(self, info: ValidationInfo) -> list[Problem]:
+        """Pinned end stages and interleaving against the layer count: every stage keeps at least one layer
+        (at least `interleave` with virtual stages)."""
+        model = _model(info)
+        if model is None:
+            return []
+        first, last, pp, layers = self.first_stage_layers, self.last_stage_layers, self.pp, model.layers
+        ends = (("first_stage_layers", first), ("last_stage_layers", last))
+        pinned = [(name, n) for name, n in ends if n is not None]
+        problems: list[Problem] = []
+        for name, n in pinned:
+            if pp is None or pp == 1:
+                problems.append(((name,), f"({n}) needs pipeline parallelism: pin training.parallelism.pp > 1", n))
+            elif n < 1:
+                problems.append(((name,), f"({n}) leaves a pipeline stage with no layer; give at least 1", n))
+        if problems or pp is None or pp == 1:
+            return problems
+        if pinned:
+            f, la = pinned_split(layers, pp, first, last)
+            counts = stage_layer_counts(layers, pp, f, la)
+            if sum(counts) != layers or min(counts) < 1:
+                where = pinned[-1][0]
+                message = (
+                    f": first_stage_layers + last_stage_layers ({f} + {la}) must leave at least one layer for each "
+                    f"of the {pp - 2} middle stages of model.layers ({layers})"
+                    if pp > 2
+                    else f": first_stage_layers + last_stage_layers ({f} + {la}) must equal model.layers ({layers}) "
+                    f"with pp = 2"
+                )
+                return [((where,), message, dict(pinned)[where])]
+        else:
+            f, la = pinned_split(layers, pp, None, None)
+            counts = stage_layer_counts(layers, pp, f, la)
+        v = self.interleave
+        if v is not None and v > 1 and min(counts) < v:
+            return [(("interleave",), f"({v}) must be at most the layers of every stage (fewest: {min(counts)})", v)]
+        return []
 
     @field_validator("ep")
     @classmethod
@@ -136,6 +195,8 @@ class TrainingParallelism(Section):
         model, tp, dp = _model(info), info.data.get("tp"), info.data.get("dp")
         if model is not None and model.moe is None and ep > 1:
             raise _rule(f"({ep}) needs a mixture-of-experts model (model.moe); dense models use ep = 1")
+        if model is not None and model.moe is not None and ep > model.moe.experts:
+            raise _rule(f"({ep}) must be at most model.moe.experts ({model.moe.experts}): each GPU holds whole experts")
         if model is not None and model.moe is not None and model.moe.experts % ep:
             raise _rule(f"({ep}) must divide model.moe.experts ({model.moe.experts})")
         if ep * (tp or 1) > MAX_EXPERT_GROUP_GPUS:
@@ -146,17 +207,18 @@ class TrainingParallelism(Section):
 
     def gpu_count_problems(self, gpus: int) -> list[Problem]:
         """The pinned degrees against a fixed GPU count (training.gpus): they must tile it exactly."""
-        tp, pp, dp, ep = self.tp or 1, self.pp or 1, self.dp, self.ep
+        tp, pp, dp, ep, cp = self.tp or 1, self.pp or 1, self.dp, self.ep, self.cp or 1
         problems: list[Problem] = []
-        if ep is not None and dp is None and gpus % (tp * pp * ep):
+        if ep is not None and dp is None and gpus % (tp * cp * pp * ep):
             message = (
-                f"({ep}) must divide the data-parallel degree, so tp x pp x ep ({tp * pp * ep}) must divide "
+                f"({ep}) must divide the data-parallel degree, so tp x cp x pp x ep ({tp * cp * pp * ep}) must divide "
                 f"training.gpus ({gpus})"
             )
             problems.append((("ep",), message, ep))
-        group = tp * pp * (dp or 1)
-        if self.tp is not None and self.pp is not None and dp is not None and group != gpus:
-            problems.append(((), f": tp x pp x dp ({group}) must equal training.gpus ({gpus})", None))
+        group = tp * cp * pp * (dp or 1)
+        every = self.tp is not None and self.pp is not None and dp is not None and self.cp is not None
+        if every and group != gpus:
+            problems.append(((), f": tp x cp x pp x dp ({group}) must equal training.gpus ({gpus})", None))
         elif gpus % group:
             problems.append(
                 ((), f": the pinned degrees ({group} GPUs per group) must divide training.gpus ({gpus})", None)
@@ -213,6 +275,13 @@ class TrainingSpec(Section):
         if model is not None and tokens < model.seq_len:
             raise _rule(f"({tokens}) must be >= model.seq_len ({model.seq_len})")
         return tokens
+
+    @field_validator("memory")
+    @classmethod
+    def _fp8_activations_need_fp8(cls, memory: TrainingMemory, info: ValidationInfo) -> TrainingMemory:
+        if memory.fp8_activations and info.data.get("precision", "bf16") != "fp8":
+            raise_problems([(("fp8_activations",), "needs training.precision fp8 (an FP8 recipe keeps them)", True)])
+        return memory
 
     @field_validator("parallelism")
     @classmethod

@@ -98,6 +98,10 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Parallelism:
+    """The chosen layout: gpus = tp x cp x pp x dp. `stage_layers` lists the transformer layers of each pipeline
+    stage, first to last (the first also holds the embedding, the last the LM head and loss); `offload` says
+    where the optimizer state lives (engine/performance/memory.py OFFLOAD_CODES)."""
+
     tp: int
     pp: int
     dp: int
@@ -106,6 +110,9 @@ class Parallelism:
     interleave: int
     zero_stage: int
     ep: int
+    cp: int = 1
+    stage_layers: tuple[int, ...] = ()
+    offload: str = "none"
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,9 @@ class TrainingSummary:
     hardware_flops_per_token: float
     peak_tflops_per_gpu: float
     frontier_by_system: Mapping[str, Any] = field(default_factory=dict)
+    # The requested global batch in sequences, and why the plan trains on another one (None when it is exact).
+    global_batch_sequences_requested: int | None = field(default=None, metadata=OMIT)
+    batch_note: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

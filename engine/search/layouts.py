@@ -1,33 +1,41 @@
-"""Parallelism search: every valid (tp, pp, micro_batch, interleave, recompute, ep, ZeRO, dp) for one system.
+"""Parallelism search: every valid (tp, pp, micro_batch, interleave, recompute, ep, cp, stage split, ZeRO, dp) for
+one system.
 
 Why exhaustive and vectorised: the best layout depends on the model, the batch and the hardware in ways no
 fixed rule captures (Megatron's takeaways are a good prior but not always right), and numpy lets us score
 every layout in milliseconds. Layout costs are computed once per system (`step_time.layout_costs`), then:
 
-- GPU-count mode: dp = gpus / (tp x pp) for each layout and ZeRO stage; the fastest feasible plan wins.
-- Deadline mode: for each layout and ZeRO stage, a vectorised bisection over whole-system GPU counts finds the
-  smallest count that fits memory and meets the deadline (time falls as GPUs rise); the smallest count wins,
-  then the fastest. Every rejected candidate is counted under the first reason that rules it out.
+- GPU-count mode: dp = gpus / (tp x cp x pp) for each layout and ZeRO stage; the fastest feasible plan wins.
+- Deadline mode (`deadline.py`): for each layout and ZeRO stage, a vectorised bisection over whole-system GPU
+  counts finds the smallest count that fits memory and meets the deadline; the smallest count wins, then the
+  fastest. Every rejected candidate is counted under the first reason that rules it out.
+
+The global batch is honoured exactly (dp x micro_batch x m = sequences, as Megatron requires); only when no
+layout can do so does the search fall back to the nearest batch, and the plan says so (`Plan.batch_exact`).
+Offload of optimizer state to host memory is searched only when nothing fits without it.
 
 Expert parallelism (ep) is searched only for mixture-of-experts models, over the divisors of the expert count;
 ep groups are carved out of data parallelism (Megatron-Core / DeepSpeed-MoE layout), so a candidate needs ep to
-divide dp. Dense models have the single option ep = 1, which leaves their grid exactly as before.
-
-Pinned fields of `training.parallelism` restrict the grid to the given value.
+divide dp. Context parallelism (cp) is searched over the degrees that keep `context_parallel_min_chunk_tokens`
+per GPU and split each sequence into 2 x cp chunks. ZeRO-0 is searched only when pinned: ZeRO-1 has the same
+collectives, a faster optimizer step and less memory, so it never loses. Pinned fields of
+`training.parallelism` restrict the grid to the given value.
 """
 
 from __future__ import annotations
 
-import itertools
+import dataclasses
 import time
-from typing import NamedTuple
+from collections.abc import Callable
 
 import numpy as np
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
-from engine.performance.memory import GIB, MemoryBreakdown
+from engine.performance.layout_terms import activation_floor
+from engine.performance.memory import GIB, OFFLOAD_CODES, OFFLOAD_NAMES, MemoryBreakdown, memory_options_for
+from engine.performance.stages import stage_layer_counts
 from engine.performance.step_time import (
     RECOMPUTE_CODES,
     RECOMPUTE_NAMES,
@@ -41,6 +49,8 @@ from engine.performance.step_time import (
     step_costs,
 )
 from engine.request.spec import TrainingSpec
+from engine.search import deadline, fixed
+from engine.search.grid import CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
 
@@ -48,23 +58,28 @@ from engine.workload.model import Workload
 __all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats", "TrainingSearch"]
 
 SECONDS_PER_DAY = 86_400.0
-MICRO_BATCH_OPTIONS = (1, 2, 4, 8)
-INTERLEAVE_OPTIONS = (1, 2, 3, 4)
-ZERO_OPTIONS = (0, 1, 2, 3)
+ZERO_OPTIONS = (1, 2, 3)  # ZeRO-0 only when pinned (module note)
 TP_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
+# Uneven pipeline degrees are searched down to this many layers per stage on average (a pinned pp is always
+# honoured). Judgement: below ~3 layers a stage's send/receive and bubble outweigh what pipelining saves, and no
+# published layout goes there (DeepSeek-V3: 61 layers on 16 stages, 3.8); the divisors of the layer count are
+# all searched as before.
+MIN_LAYERS_PER_UNEVEN_STAGE = 3
+
+Attempt = Callable[[LayoutCosts, bool], tuple[Plan | None, SearchStats, Infeasibility]]
 
 
-class _DeadlineGrid(NamedTuple):
-    """Deadline-mode candidates that have room to grow: layout index, ZeRO stage, dp step, largest multiple of
-    it, GPUs per step, and the multiples the batch and the cluster cap allow."""
-
-    idx: np.ndarray
-    zero: np.ndarray
-    q: np.ndarray
-    k_hi: np.ndarray
-    unit: np.ndarray
-    k_cap_batch: np.ndarray
-    k_cap_cluster: np.ndarray
+def _take(lay: LayoutCosts, keep: np.ndarray) -> LayoutCosts:
+    """The layouts at `keep` (every array has one row per layout)."""
+    out = {}
+    for f in dataclasses.fields(lay):
+        value = getattr(lay, f.name)
+        if f.name in ("group", "columns"):  # caches, rebuilt on first use
+            value = None
+        elif isinstance(value, np.ndarray):
+            value = value[keep]
+        out[f.name] = value
+    return LayoutCosts(**out)
 
 
 class TrainingSearch:
@@ -74,10 +89,12 @@ class TrainingSearch:
         self.work, self.spec, self.system, self.gpu = work, spec, system, gpu
         self.hw: Hardware = hardware_for(gpu, system, spec.precision)
         self.eff: Efficiency = efficiency_for(gpu, spec.precision, a)
+        self.memory = memory_options_for(gpu.id, system.id, self.hw.hbm_bytes, spec.memory.fp8_activations, a)
         self.batch_sequences = max(1, spec.global_batch_tokens // work.shape.seq_len)
         self.min_m_per_stage = a["min_microbatches_per_stage"]
         self.max_gpus = a["max_cluster_gpus"]
         self.max_tp = a["max_tensor_parallel"]
+        self.min_cp_chunk = a["context_parallel_min_chunk_tokens"]
         self.flops_per_token = work.training_flops_per_token()
         # Goodput inputs: the deadline is met on expected (not ideal) days, and goodput falls as systems rise.
         override = a["node_mtbf_hours"]
@@ -86,15 +103,20 @@ class TrainingSearch:
         self.write_bytes_s_per_gpu = a["storage_write_gbyte_s_per_gpu"] * 1e9
         self.restart_s = a["restart_minutes"] * 60.0
         t0 = time.perf_counter()
-        self.layouts: LayoutCosts | None = self._layouts()
+        pinned = spec.memory.offload
+        self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
+        self._offload_layouts: LayoutCosts | None = None
         self.layout_seconds = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ grid
     def tp_options(self) -> list[int]:
-        """TP degrees inside the NVLink domain (and max_tensor_parallel) that split heads and KV heads evenly."""
+        """TP degrees inside the NVLink domain (and max_tensor_parallel) that split the heads evenly and either
+        split the KV heads evenly or are a multiple of them (each KV head then replicated on tp / kv_heads GPUs)."""
         s = self.work.shape
         limit = min(self.system.nvlink_domain_gpus, self.max_tp)
-        return [t for t in TP_OPTIONS if t <= limit and s.heads % t == 0 and s.kv_heads % t == 0]
+        return [
+            t for t in TP_OPTIONS if t <= limit and s.heads % t == 0 and (s.kv_heads % t == 0 or t % s.kv_heads == 0)
+        ]
 
     def ep_options(self) -> list[int]:
         """Expert-parallel degrees: every divisor of the expert count for a MoE model (each GPU then holds whole
@@ -108,57 +130,98 @@ class TrainingSearch:
             return [pin] if pin in options else []
         return options
 
-    def _layouts(self) -> LayoutCosts | None:
-        pin = self.spec.parallelism
+    def cp_options(self) -> list[int]:
+        """Context-parallel degrees: the pinned one, else those that split each sequence into 2 x cp equal chunks
+        (Megatron-Core's load-balanced causal split) and keep `context_parallel_min_chunk_tokens` per GPU."""
+        seq = self.work.shape.seq_len
+        if self.spec.parallelism.cp is not None:
+            return [self.spec.parallelism.cp] if seq % self.spec.parallelism.cp == 0 else []
+        return [c for c in CP_OPTIONS if c == 1 or (seq % (2 * c) == 0 and seq // c >= self.min_cp_chunk)]
+
+    def pp_options(self) -> list[int]:
+        """Pipeline degrees: the divisors of the layer count, and the powers of two that leave at least
+        MIN_LAYERS_PER_UNEVEN_STAGE layers per stage on average (uneven stages: 126 layers on 8 or 16 stages,
+        61 on 8 or 16)."""
         layers = self.work.shape.layers
+        if self.spec.parallelism.pp is not None:
+            return [self.spec.parallelism.pp] if self.spec.parallelism.pp <= layers else []
+        powers = {p for p in PP_POWERS if p * MIN_LAYERS_PER_UNEVEN_STAGE <= layers}
+        return sorted({p for p in range(1, layers + 1) if layers % p == 0} | powers)
+
+    def _layouts(self, offloads: list[int]) -> LayoutCosts | None:
+        pin = self.spec.parallelism
         tps = self.tp_options()
         if pin.tp is not None:
             tps = [pin.tp] if pin.tp in tps else []
-        pps = [p for p in range(1, layers + 1) if layers % p == 0]
-        if pin.pp is not None:
-            pps = [pin.pp] if pin.pp in pps else []
         mbs = [b for b in MICRO_BATCH_OPTIONS if b <= self.batch_sequences] or [1]
         if pin.micro_batch is not None:
             mbs = [pin.micro_batch]
         rcs = [RECOMPUTE_CODES[pin.recompute]] if pin.recompute is not None else [0, 1, 2]
-        eps = self.ep_options()
-        rows = []
-        for tp, pp, mb, rc in itertools.product(tps, pps, mbs, rcs):
-            per_stage = layers // pp
-            vs = [v for v in INTERLEAVE_OPTIONS if per_stage % v == 0] if pp > 1 else [1]
-            if pin.interleave is not None:
-                vs = [pin.interleave] if pin.interleave in vs or (pp > 1 and per_stage % pin.interleave == 0) else []
-            rows.extend((tp, pp, mb, v, rc, ep) for v in vs for ep in eps)
-        if not rows:
+        opt = GridOptions(tps, self.pp_options(), mbs, rcs, self.ep_options(), self.cp_options(), pin.interleave,
+                          pin.first_stage_layers, pin.last_stage_layers,
+                          prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None)  # fmt: skip
+        if not all((tps, opt.pps, opt.eps, opt.cps)):
             return None
-        arr = np.array(rows, dtype=np.int64)
-        return layout_costs(
-            self.work, self.hw, self.eff, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4], arr[:, 5]
-        )
+        g = layout_grid(self.work.shape.layers, opt)
+        n = len(g["tp"])
+        if n == 0:
+            return None
+        g = self._prune_memory(g)
+        off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
+        g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
+        return layout_costs(self.work, self.hw, self.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
+                            g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, self.memory)  # fmt: skip
 
-    def _ep(self, idx: np.ndarray) -> np.ndarray:
-        assert self.layouts is not None and self.layouts.ep is not None
-        return self.layouts.ep[idx]
+    def _prune_memory(self, g: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
+        the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit. Done before the step costs, which
+        are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
+        still name the closest miss."""
+        pp = g["pp"].astype(float)
+        need_m = np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
+        acts = activation_floor(self.work, self.hw, self.eff, g, need_m, self.memory.fp8_activations)
+        reserve = self.memory.reserve_bytes if self.memory.reserve_bytes is not None else 0.0
+        keep = acts + reserve <= self.hw.hbm_bytes
+        if not np.any(keep):
+            keep[int(np.argmin(acts))] = True
+        return g if np.all(keep) else {k: v[keep] for k, v in g.items()}
+
+    def _offloaded(self) -> LayoutCosts | None:
+        """The grid with optimizer (and gradient) offload, built the first time nothing fits without it."""
+        if self._offload_layouts is None:
+            self._offload_layouts = self._layouts([OFFLOAD_CODES["optimizer"], OFFLOAD_CODES["optimizer_and_params"]])
+        return self._offload_layouts
 
     def _zero_options(self) -> list[int]:
         z = self.spec.parallelism.zero_stage
         return [z] if z is not None else list(ZERO_OPTIONS)
 
-    def _candidates(self) -> tuple[np.ndarray, np.ndarray]:
+    def candidates(self, lay: LayoutCosts) -> tuple[np.ndarray, np.ndarray]:
         """(layout index, zero stage) for every candidate, flattened."""
-        assert self.layouts is not None
-        n = len(self.layouts.tp)
+        n = len(lay.tp)
         zeros = np.array(self._zero_options(), dtype=np.int64)
-        idx = np.repeat(np.arange(n), len(zeros))
-        zero = np.tile(zeros, n)
-        return idx, zero
+        return np.repeat(np.arange(n), len(zeros)), np.tile(zeros, n)
 
-    def _need_m(self, idx: np.ndarray) -> np.ndarray:
-        assert self.layouts is not None
-        pp = self.layouts.pp[idx]
+    def group(self, lay: LayoutCosts, idx: np.ndarray | slice) -> np.ndarray:
+        """GPUs per data-parallel rank: tp x cp x pp."""
+        assert lay.cp is not None
+        if lay.group is None:
+            lay.group = (lay.tp * lay.cp * lay.pp).astype(np.int64)
+        return lay.group[idx]
+
+    def need_m(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
+        pp = lay.pp[idx]
         return np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
 
-    def _days(self, costs: StepCosts) -> np.ndarray:
+    def ep_of(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
+        assert lay.ep is not None
+        return lay.ep[idx]
+
+    def step(self, lay: LayoutCosts, idx: np.ndarray, dp: np.ndarray, zero: np.ndarray, nearest: bool) -> StepCosts:
+        seq = self.work.shape.seq_len
+        return step_costs(lay, idx, dp, zero, self.batch_sequences, seq, self.hw, self.eff, nearest_batch=nearest)
+
+    def days(self, costs: StepCosts) -> np.ndarray:
         steps = self.spec.tokens / np.maximum(costs.tokens_per_step, 1.0)
         return steps * costs.step_time_s / SECONDS_PER_DAY
 
@@ -170,33 +233,38 @@ class TrainingSearch:
         delta = self.checkpoint_bytes / (self.write_bytes_s_per_gpu * gpus)
         return np.maximum(goodput_fraction(delta, mtbf, self.restart_s), MIN_GOODPUT)
 
-    def _plan(self, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int) -> Plan:
-        """Re-evaluate candidate i alone and package it."""
-        lay = self.layouts
-        assert lay is not None
+    def plan(
+        self,
+        lay: LayoutCosts,
+        idx: np.ndarray,
+        zero: np.ndarray,
+        dp: np.ndarray,
+        i: int,
+        nearest: bool,
+        scored: tuple[StepCosts, int] | None = None,
+    ) -> Plan:
+        """Package candidate i: from its already computed costs (`scored`: the StepCosts holding it and its row)
+        or re-evaluated alone."""
         sl = slice(i, i + 1)
-        c = step_costs(lay, idx[sl], dp[sl], zero[sl], self.batch_sequences, self.work.shape.seq_len, self.hw, self.eff)
+        if scored is None:
+            c = self.step(lay, idx[sl], dp[sl], zero[sl], nearest)
+        else:
+            row = scored[1]
+            c = StepCosts(**{k: (v[row : row + 1] if isinstance(v, np.ndarray) else v)
+                             for k, v in vars(scored[0]).items()})  # fmt: skip
         j = int(idx[i])
-        tp, pp, d = int(lay.tp[j]), int(lay.pp[j]), int(dp[i])
+        assert lay.cp is not None and lay.first_layers is not None and lay.last_layers is not None
+        tp, pp, cp, d = int(lay.tp[j]), int(lay.pp[j]), int(lay.cp[j]), int(dp[i])
+        first, last = int(lay.first_layers[j]), int(lay.last_layers[j])
+        m = float(max(c.micro_batches[0], 1))
+        per_step = {k: float(getattr(lay, k)[j]) * m for k in ("tp_comm_time_s", "p2p_time_s", "ep_comm_time_s")}
         return Plan(
-            tp=tp,
-            pp=pp,
-            dp=d,
-            micro_batch=int(lay.micro_batch[j]),
-            interleave=int(lay.interleave[j]),
-            recompute=RECOMPUTE_NAMES[int(lay.recompute[j])],
-            zero_stage=int(zero[i]),
-            gpus=tp * pp * d,
-            micro_batches=int(c.micro_batches[0]),
-            step_time_s=float(c.step_time_s[0]),
-            tokens_per_step=float(c.tokens_per_step[0]),
-            days_ideal=float(self._days(c)[0]),
-            stage_time_s=float(lay.stage_time_s[j]),
-            pipeline_time_s=float(c.pipeline_time_s[0]),
-            bubble_time_s=float(c.bubble_time_s[0]),
-            tp_comm_time_s=float(lay.tp_comm_time_s[j]) * float(max(c.micro_batches[0], 1)),
-            p2p_time_s=float(lay.p2p_time_s[j]) * float(max(c.micro_batches[0], 1)),
-            dp_exposed_time_s=float(c.dp_exposed_time_s[0]),
+            tp=tp, pp=pp, dp=d, micro_batch=int(lay.micro_batch[j]), interleave=int(lay.interleave[j]),
+            recompute=RECOMPUTE_NAMES[int(lay.recompute[j])], zero_stage=int(zero[i]), gpus=tp * cp * pp * d,
+            micro_batches=int(c.micro_batches[0]), step_time_s=float(c.step_time_s[0]),
+            tokens_per_step=float(c.tokens_per_step[0]), days_ideal=float(self.days(c)[0]),
+            stage_time_s=float(lay.stage_time_s[j]), pipeline_time_s=float(c.pipeline_time_s[0]),
+            bubble_time_s=float(c.bubble_time_s[0]), dp_exposed_time_s=float(c.dp_exposed_time_s[0]),
             optimizer_time_s=float(c.optimizer_time_s[0]),
             memory=MemoryBreakdown(
                 weights_gib=float(c.weights_bytes[0]) / GIB,
@@ -205,176 +273,87 @@ class TrainingSearch:
                 activations_gib=float(c.activations_bytes[0]) / GIB,
                 reserve_gib=float(c.reserve_bytes) / GIB,
             ),
-            ep=int(self._ep(idx[sl])[0]),
-            ep_comm_time_s=float(lay.ep_comm_time_s[j]) * float(max(c.micro_batches[0], 1)),
-        )
+            ep=int(self.ep_of(lay, idx[sl])[0]), cp=cp,
+            stage_layers=tuple(stage_layer_counts(self.work.shape.layers, pp, first, last)),
+            offload=OFFLOAD_NAMES[int(lay.offload[j]) if lay.offload is not None else 0],
+            batch_exact=bool(c.batch_exact[0]) if c.batch_exact is not None else True,
+            global_batch_sequences=d * int(lay.micro_batch[j]) * int(c.micro_batches[0]),
+            fullest_stage=int(c.fullest_stage[0]) if c.fullest_stage is not None else 0,
+            cp_comm_time_s=float(lay.cp_comm_time_s[j]) * m if lay.cp_comm_time_s is not None else 0.0,
+            offload_time_s=float(c.offload_time_s[0]) if c.offload_time_s is not None else 0.0,
+            **per_step,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ retries
+    def _search(self, attempt: Attempt) -> tuple[Plan | None, SearchStats, Infeasibility]:
+        """Run `attempt` on the grid; when nothing fits, again with offload (unless pinned); when no layout can
+        take the global batch exactly, again with the nearest batch. Statistics add up over the attempts."""
+        t0 = time.perf_counter()
+        total = SearchStats()
+        lay = self.layouts
+        if lay is None:  # nothing fits this system at all
+            total.seconds = time.perf_counter() - t0
+            return None, total, Infeasibility()
+        plan, stats, miss = attempt(lay, False)
+        total.add(stats)
+        if plan is None and miss.min_memory_gib is not None and self.spec.memory.offload is None:
+            offloaded = self._offloaded()
+            if offloaded is not None:
+                plan, stats, miss = attempt(offloaded, False)
+                total.add(stats)
+                lay = offloaded
+        if plan is None and miss.no_exact_batch:
+            plan, stats, miss = attempt(lay, True)
+            total.add(stats)
+            miss.no_exact_batch = True
+        total.seconds = time.perf_counter() - t0
+        return plan, total, miss
 
     # ------------------------------------------------------------------ GPU-count mode
     def fastest(self, gpus: int) -> tuple[Plan | None, SearchStats, Infeasibility]:
         """The fastest feasible plan on exactly `gpus` GPUs."""
-        t0, stats, miss = time.perf_counter(), SearchStats(), Infeasibility()
-        if self.layouts is None:  # nothing fits this system at all
-            stats.seconds = time.perf_counter() - t0
-            return None, stats, miss
-        lay, (idx, zero) = self.layouts, self._candidates()
-        stats.candidates_evaluated = len(idx)
-        group = (lay.tp * lay.pp)[idx]
-        ok = (gpus % group) == 0
-        stats.reject("gpus_not_divisible", np.count_nonzero(~ok))
-        dp = np.where(ok, gpus // np.maximum(group, 1), 1).astype(float)
-        pin_dp = self.spec.parallelism.dp
-        if pin_dp is not None:
-            bad = ok & (dp != pin_dp)
-            stats.reject("pinned_dp", np.count_nonzero(bad))
-            ok &= ~bad
-        bad = ok & (dp % self._ep(idx) != 0)
-        stats.reject("ep_not_dividing_dp", np.count_nonzero(bad))
-        ok &= ~bad
-        idx, zero, dp = idx[ok], zero[ok], dp[ok]
-        if len(idx) == 0:
-            stats.seconds = time.perf_counter() - t0
-            return None, stats, miss
-        c = step_costs(lay, idx, dp, zero, self.batch_sequences, self.work.shape.seq_len, self.hw, self.eff)
-        stats.model_evaluations = len(idx)
-        need_m = self._need_m(idx)
-        batch_ok = c.micro_batches >= need_m
-        stats.reject("global_batch", np.count_nonzero(~batch_ok))
-        fits = c.memory_bytes <= self.hw.hbm_bytes
-        stats.reject("memory", np.count_nonzero(batch_ok & ~fits))
-        good = batch_ok & fits
-        stats.feasible = int(np.count_nonzero(good))
-        if not np.any(fits):
-            k = int(np.argmin(c.memory_bytes))
-            miss.min_memory_gib = float(c.memory_bytes[k]) / GIB
-            miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
-        if not np.any(good):
-            if np.any(fits):
-                miss.batch_cap_gpus = self._batch_cap_gpus(idx[fits])
-            stats.seconds = time.perf_counter() - t0
-            return None, stats, miss
-        days = np.where(good, self._days(c), np.inf)
-        best = int(np.argmin(days))
-        plan = self._plan(idx, zero, dp, best)
-        stats.seconds = time.perf_counter() - t0
-        return plan, stats, miss
+        return self._search(lambda lay, nearest: fixed.fastest_many(self, lay, [gpus], nearest)[0])
 
-    def _batch_cap_gpus(self, idx: np.ndarray) -> int:
+    def fastest_many(self, gpu_counts: list[int]) -> list[tuple[Plan | None, SearchStats, Infeasibility]]:
+        """`fastest` for several GPU counts (the frontier), sharing every pass; a count the first pass leaves
+        without a plan is searched again alone, with the offload and nearest-batch retries."""
+        t0 = time.perf_counter()
+        if self.layouts is None or not gpu_counts:
+            return [self.fastest(n) for n in gpu_counts]
+        out = fixed.fastest_many(self, self.layouts, list(gpu_counts), False)
+        inexact = [i for i, (plan, _stats, miss) in enumerate(out) if plan is None and miss.no_exact_batch]
+        if inexact:  # no layout takes the batch exactly on these counts: the nearest batch, again together
+            nearest = fixed.fastest_many(self, self.layouts, [gpu_counts[i] for i in inexact], True)
+            for i, (plan, stats, miss) in zip(inexact, nearest, strict=True):
+                stats.add(out[i][1])
+                miss.no_exact_batch = True
+                out[i] = (plan, stats, miss)
+        seconds = (time.perf_counter() - t0) / len(gpu_counts)
+        for _plan, stats, _miss in out:
+            stats.seconds = seconds
+        retry = [i for i, (plan, _s, miss) in enumerate(out) if plan is None and miss.min_memory_gib is not None]
+        for i in retry:  # nothing fits: alone, with the offload retry
+            out[i] = self.fastest(gpu_counts[i])
+        return out
+
+    def bound(self, lay: LayoutCosts, idx: np.ndarray, dp: np.ndarray, nearest: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(micro-batches per step, a lower bound on the ideal days): the pipeline time alone, m x (t_stage +
+        p2p) + bubble, which `step_costs` only adds to (DP collectives, optimizer, offload are >= 0)."""
+        mb = lay.micro_batch[idx]
+        ratio = self.batch_sequences / (dp * mb)
+        m = np.maximum(np.rint(ratio), 1.0) if nearest else np.floor(ratio)
+        m_eff = np.maximum(m, 1.0)
+        pipeline = m_eff * (lay.stage_time_s[idx] + lay.p2p_time_s[idx])
+        pipeline += (lay.pp[idx] - 1.0) / lay.interleave[idx] * lay.body_stage_time_s[idx]
+        tokens_per_step = np.maximum(dp * mb * m * self.work.shape.seq_len, 1.0)
+        return m, self.spec.tokens / tokens_per_step * pipeline / SECONDS_PER_DAY
+
+    def _batch_cap_gpus(self, lay: LayoutCosts, idx: np.ndarray) -> int:
         """Most GPUs the global batch can feed with any of these layouts (dp x mb x need_m <= sequences)."""
-        lay = self.layouts
-        assert lay is not None
-        group = lay.tp[idx] * lay.pp[idx]
-        max_dp = np.floor(self.batch_sequences / (lay.micro_batch[idx] * self._need_m(idx)))
-        return int(np.max(group * max_dp)) if len(idx) else 0
+        max_dp = np.floor(self.batch_sequences / (lay.micro_batch[idx] * self.need_m(lay, idx)))
+        return int(np.max(self.group(lay, idx) * max_dp)) if len(idx) else 0
 
     # ------------------------------------------------------------------ deadline mode
-    def _deadline_grid(self, idx: np.ndarray, zero: np.ndarray, stats: SearchStats) -> _DeadlineGrid:
-        """Each candidate's dp step `q`, GPUs per step `unit` and largest multiple `k_hi` the batch and cluster
-        allow; candidates with no room at all are counted as rejected and dropped."""
-        lay = self.layouts
-        assert lay is not None
-        group = (lay.tp * lay.pp)[idx].astype(np.int64)
-        gps = self.system.gpus_per_system
-        pin_dp = self.spec.parallelism.dp
-        ep = self._ep(idx).astype(np.int64)
-        if pin_dp is not None:
-            # A pinned dp fixes the size: one evaluation per candidate, whole systems not enforced.
-            bad = pin_dp % ep != 0
-            stats.reject("ep_not_dividing_dp", np.count_nonzero(bad))
-            idx, zero, group = idx[~bad], zero[~bad], group[~bad]
-            unit = group * pin_dp
-            q = np.full_like(group, pin_dp)
-            k_hi = np.ones_like(group)
-            k_cap_batch = np.where(pin_dp * lay.micro_batch[idx] * self._need_m(idx) <= self.batch_sequences, 1, 0)
-        else:
-            # dp granularity: whole systems, and a multiple of ep (expert groups are carved out of dp).
-            q = np.lcm(gps // np.gcd(gps, group), ep)
-            unit = group * q
-            k_cap_batch = np.floor(self.batch_sequences / (lay.micro_batch[idx] * self._need_m(idx) * q)).astype(
-                np.int64
-            )
-            k_hi = np.minimum(k_cap_batch, self.max_gpus // unit)
-        k_cap_cluster = self.max_gpus // unit
-        no_room = k_hi < 1
-        by_batch = no_room & (k_cap_batch < 1)
-        stats.reject("global_batch", np.count_nonzero(by_batch))
-        stats.reject("cluster_cap", np.count_nonzero(no_room & ~by_batch))
-        keep = ~no_room
-        return _DeadlineGrid(
-            idx[keep], zero[keep], q[keep], k_hi[keep], unit[keep], k_cap_batch[keep], k_cap_cluster[keep]
-        )
-
-    def _deadline_miss(
-        self, grid: _DeadlineGrid, fits_hi: np.ndarray, days_hi: np.ndarray, mem_hi: np.ndarray, miss: Infeasibility
-    ) -> None:
-        """Record the closest misses when no candidate meets the deadline at its largest size."""
-        lay = self.layouts
-        assert lay is not None
-        if not np.any(fits_hi):
-            k = int(np.argmin(mem_hi))
-            miss.min_memory_gib = float(mem_hi[k]) / GIB
-            miss.min_memory_layout = (int(lay.tp[grid.idx[k]]), int(lay.pp[grid.idx[k]]))
-            return
-        # If some layout already reaches the cluster cap, a bigger batch cannot help: name the cap.
-        capped = fits_hi & (grid.k_cap_cluster <= grid.k_cap_batch)
-        pool = capped if np.any(capped) else fits_hi
-        d = np.where(pool, days_hi, np.inf)
-        k = int(np.argmin(d))
-        miss.best_days = float(d[k])
-        miss.best_days_gpus = int(grid.k_hi[k] * grid.unit[k])
-        miss.best_days_limit = "cluster size" if np.any(capped) else "global batch"
-        miss.batch_cap_gpus = int(np.max(np.where(fits_hi, grid.k_cap_batch * grid.unit, 0)))
-
     def smallest_for_deadline(self, deadline_days: float) -> tuple[Plan | None, SearchStats, Infeasibility]:
         """The smallest whole-system GPU count that meets the deadline (then the fastest plan on it)."""
-        t0, stats, miss = time.perf_counter(), SearchStats(), Infeasibility()
-        if self.layouts is None:  # nothing fits this system at all
-            stats.seconds = time.perf_counter() - t0
-            return None, stats, miss
-        lay, (idx, zero) = self.layouts, self._candidates()
-        stats.candidates_evaluated = len(idx)
-        grid = self._deadline_grid(idx, zero, stats)
-        idx, zero, q = grid.idx, grid.zero, grid.q
-        if len(idx) == 0:
-            stats.seconds = time.perf_counter() - t0
-            return None, stats, miss
-
-        def evaluate(k: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            dp = (q[sel] * k).astype(float)
-            seq = self.work.shape.seq_len
-            c = step_costs(lay, idx[sel], dp, zero[sel], self.batch_sequences, seq, self.hw, self.eff)
-            stats.model_evaluations += len(dp)
-            gpus = dp * (lay.tp * lay.pp)[idx[sel]]
-            return c.memory_bytes <= self.hw.hbm_bytes, self._days(c) / self.goodput(gpus), c.memory_bytes
-
-        fits_hi, days_hi, mem_hi = evaluate(grid.k_hi, np.arange(len(idx)))
-        meets_hi = fits_hi & (days_hi <= deadline_days * (1 + 1e-9))
-        stats.reject("memory", np.count_nonzero(~fits_hi))
-        stats.reject("deadline", np.count_nonzero(fits_hi & ~meets_hi))
-        if not np.any(meets_hi):  # (nothing meets it when nothing fits)
-            self._deadline_miss(grid, fits_hi, days_hi, mem_hi, miss)
-            stats.seconds = time.perf_counter() - t0
-            return None, stats, miss
-
-        # Vectorised bisection on k in (lo, hi]: hi always meets the deadline, lo never does (0 = sentinel).
-        sel = np.nonzero(meets_hi)[0]
-        stats.feasible = len(sel)
-        lo = np.zeros(len(sel), dtype=np.int64)
-        hi = grid.k_hi[sel].copy()
-        while True:
-            active = np.nonzero(hi - lo > 1)[0]
-            if len(active) == 0:
-                break
-            mid = (lo[active] + hi[active]) // 2
-            fits, days, _ = evaluate(mid, sel[active])
-            good = fits & (days <= deadline_days * (1 + 1e-9))
-            hi[active] = np.where(good, mid, hi[active])
-            lo[active] = np.where(good, lo[active], mid)
-        gpus = hi * grid.unit[sel]
-        fewest = gpus == gpus.min()
-        _, days_final, _ = evaluate(hi, sel)
-        best = int(np.argmin(np.where(fewest, days_final, np.inf)))
-        dp_all = np.ones(len(idx))
-        dp_all[sel] = (q[sel] * hi).astype(float)
-        plan = self._plan(idx, zero, dp_all, int(sel[best]))
-        stats.seconds = time.perf_counter() - t0
-        return plan, stats, miss
+        return self._search(lambda lay, nearest: deadline.smallest(self, lay, deadline_days, nearest))

@@ -11,15 +11,29 @@ from dataclasses import dataclass, field
 
 from engine.performance.memory import MemoryBreakdown
 
-__all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats"]
+__all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats", "batch_report"]
 
 # Rejection reasons, in the order they are tested.
-REASONS = ("gpus_not_divisible", "pinned_dp", "ep_not_dividing_dp", "global_batch", "cluster_cap", "memory", "deadline")
+REASONS = (
+    "gpus_not_divisible",
+    "pinned_dp",
+    "ep_not_dividing_dp",
+    "batch_not_exact",
+    "global_batch",
+    "cluster_cap",
+    "memory",
+    "deadline",
+    "slower_bound",  # not scored: its lower-bound time already exceeds the best feasible plan's (never a tie)
+)
 
 
 @dataclass
 class SearchStats:
-    """What the search looked at: candidate plans, model evaluations (bisection steps included), outcomes."""
+    """What the search looked at: candidate plans, model evaluations (bisection steps included), outcomes.
+
+    `configs_per_s` counts the candidates the search decided per second: each either scored by the step model
+    (`model_evaluations`, with bisection steps) or ruled out by a rule (divisibility, batch, memory) or by an
+    exact lower bound (`slower_bound`: its pipeline time alone is already slower than the chosen plan)."""
 
     candidates_evaluated: int = 0
     model_evaluations: int = 0
@@ -30,6 +44,14 @@ class SearchStats:
     def reject(self, reason: str, count: int) -> None:
         self.rejected_by_reason[reason] += int(count)
 
+    def add(self, other: SearchStats) -> None:
+        """Add another attempt's counts (a retry with offload or the nearest batch)."""
+        self.candidates_evaluated += other.candidates_evaluated
+        self.model_evaluations += other.model_evaluations
+        self.feasible += other.feasible
+        for reason, count in other.rejected_by_reason.items():
+            self.rejected_by_reason[reason] += count
+
     def as_dict(self) -> dict[str, object]:
         return {
             "candidates_evaluated": self.candidates_evaluated,
@@ -37,7 +59,7 @@ class SearchStats:
             "feasible": self.feasible,
             "rejected_by_reason": {k: v for k, v in self.rejected_by_reason.items() if v},
             "seconds": self.seconds,
-            "configs_per_s": self.model_evaluations / self.seconds if self.seconds > 0 else 0.0,
+            "configs_per_s": self.candidates_evaluated / self.seconds if self.seconds > 0 else 0.0,
         }
 
 
@@ -67,6 +89,14 @@ class Plan:
     memory: MemoryBreakdown
     ep: int = 1
     ep_comm_time_s: float = 0.0
+    cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
+    stage_layers: tuple[int, ...] = ()  # transformer layers per pipeline stage, first to last
+    offload: str = "none"  # memory.OFFLOAD_CODES key
+    batch_exact: bool = True  # dp x micro_batch x micro_batches equals the requested global batch
+    global_batch_sequences: int = 0  # what one step trains on (the nearest batch when not exact)
+    fullest_stage: int = 0  # pipeline stage index whose memory is reported (the fullest)
+    cp_comm_time_s: float = 0.0  # exposed ring-attention transfers per step
+    offload_time_s: float = 0.0  # exposed host-link transfers of offloaded state per step
 
     @property
     def memory_gib(self) -> float:
@@ -83,3 +113,19 @@ class Infeasibility:
     best_days_gpus: int | None = None
     best_days_limit: str | None = None  # "global batch" | "cluster size"
     batch_cap_gpus: int | None = None
+    no_exact_batch: bool = False  # no layout can take the global batch exactly (the nearest batch was tried)
+
+
+def batch_report(plan: Plan, requested_sequences: int) -> dict[str, object]:
+    """The plan's batch keys: the requested global batch and, when the plan trains on another one, a note saying
+    plainly why and what it used (the plan page shows it beside the training figures)."""
+    if plan.batch_exact or requested_sequences <= 0:
+        return {"global_batch_sequences_requested": requested_sequences or None, "batch_note": None}
+    used = plan.global_batch_sequences
+    note = (
+        f"global batch: the requested {requested_sequences} sequences cannot be split exactly into dp x micro_batch "
+        f"x micro-batches on any layout that fits (dp = {plan.dp}, micro_batch = {plan.micro_batch}); the plan "
+        f"trains on the nearest batch, {used} sequences ({plan.micro_batches} micro-batches per step). Choose a "
+        f"global batch with more factors of 2 (or of the GPUs per system) to train on it exactly."
+    )
+    return {"global_batch_sequences_requested": requested_sequences, "batch_note": note}

@@ -17,6 +17,7 @@ from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
+from engine.search.results import batch_report
 from engine.workload.model import Workload
 
 __all__ = [
@@ -48,6 +49,9 @@ class TrainingLayout:
     interleave: int = 1
     zero_stage: int = 1
     ep: int = 1  # expert parallelism (MoE); a sub-division of dp, not extra GPUs
+    cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
+    stage_layers: tuple[int, ...] = ()
+    offload: str = "none"
 
     def parallelism(self) -> dict[str, object]:
         """The layout's degrees, as the plan's `training.parallelism` reports them."""
@@ -60,6 +64,9 @@ class TrainingLayout:
             "interleave": self.interleave,
             "zero_stage": self.zero_stage,
             "ep": self.ep,
+            "cp": self.cp,
+            "stage_layers": list(self.stage_layers),
+            "offload": self.offload,
         }
 
 
@@ -88,6 +95,7 @@ class TrainingResult:
     goodput: Goodput | None = None
     search: SearchStats | None = None
     frontier: list[dict[str, object]] = field(default_factory=list)
+    global_batch_sequences_requested: int = 0
 
     @property
     def memory(self) -> MemoryBreakdown | None:
@@ -131,6 +139,7 @@ class TrainingResult:
             "flops_per_token": self.flops_per_token,
             "hardware_flops_per_token": self.hardware_flops_per_token,
             "peak_tflops_per_gpu": self.peak_tflops,
+            **batch_report(p, self.global_batch_sequences_requested),
         }
 
 
@@ -190,6 +199,9 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         interleave=plan.interleave,
         zero_stage=plan.zero_stage,
         ep=plan.ep,
+        cp=plan.cp,
+        stage_layers=plan.stage_layers,
+        offload=plan.offload,
     )
     return TrainingResult(
         feasible=True,
@@ -211,6 +223,7 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         plan=plan,
         goodput=good,
         search=stats,
+        global_batch_sequences_requested=search.batch_sequences,
     )
 
 
@@ -220,10 +233,8 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
     gps = system.gpus_per_system
     counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
     points: list[dict[str, object]] = []
-    for n in counts:
-        if n > a["max_cluster_gpus"]:
-            continue
-        plan, _stats, _miss = search.fastest(n)
+    counts = [n for n in counts if n <= a["max_cluster_gpus"]]
+    for n, (plan, _stats, _miss) in zip(counts, search.fastest_many(counts), strict=True):
         if plan is None:
             continue
         tokens_per_s = plan.tokens_per_step / plan.step_time_s
@@ -237,7 +248,7 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
                 "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "micro_batch": plan.micro_batch,
                                 "recompute": plan.recompute, "interleave": plan.interleave,
-                                "zero_stage": plan.zero_stage, "ep": plan.ep},
+                                "zero_stage": plan.zero_stage, "ep": plan.ep, "cp": plan.cp},
             }
         )
     return points
@@ -259,8 +270,8 @@ def size_training(
             False,
             [
                 f"pinned tp={pin.tp} is not allowed on {system.id}: TP must be at most the {system.nvlink_domain_gpus}"
-                f"-GPU NVLink domain and max_tensor_parallel={max_tp}, and must divide heads={work.shape.heads} and "
-                f"kv_heads={work.shape.kv_heads}."
+                f"-GPU NVLink domain and max_tensor_parallel={max_tp}, must divide heads={work.shape.heads}, and must "
+                f"divide kv_heads={work.shape.kv_heads} or be a multiple of it."
             ],
         )
     if spec.gpus is not None:

@@ -136,7 +136,7 @@ def test_mixtral_plan_reports_ep_and_its_all_to_all(plan):
     t = plan(_mixtral())["training"]
     par = t["parallelism"]
     assert par["ep"] in (1, 2, 4, 8)
-    assert par["tp"] * par["pp"] * par["dp"] == 1024  # ep is carved out of dp, not extra GPUs
+    assert par["tp"] * par["cp"] * par["pp"] * par["dp"] == 1024  # ep is carved out of dp, not extra GPUs
     assert par["dp"] % par["ep"] == 0
     assert (t["step_breakdown_s"]["expert_all_to_all"] > 0) == (par["ep"] > 1)
     # The search considered ep: it beats (or ties) the best plan with experts only sharded over tp.
@@ -182,7 +182,7 @@ def test_ep_expert_state_shrinks_memory_without_zero(plan):
         ({"preset": "mixtral-8x7b"}, {"gpus": 64, "parallelism": {"ep": 4, "dp": 6, "tp": 2, "pp": 1}},
          "training.parallelism.ep (4) must divide training.parallelism.dp (6): expert groups are carved out of dp"),
         ({"preset": "mixtral-8x7b"}, {"gpus": 96, "parallelism": {"ep": 8, "tp": 8}},
-         "training.parallelism.ep (8) must divide the data-parallel degree, so tp x pp x ep (64) must divide "
+         "training.parallelism.ep (8) must divide the data-parallel degree, so tp x cp x pp x ep (64) must divide "
          "training.gpus (96)"),
         ({"preset": "mixtral-8x7b", "moe": {"experts": 256, "active": 8}}, {"gpus": 4096,
                                                                              "parallelism": {"ep": 256, "tp": 4}},

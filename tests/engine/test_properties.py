@@ -261,7 +261,7 @@ def check_feasible_plan(plan: dict, data: dict) -> None:
         p = t["parallelism"]
         for key in ("tp", "pp", "dp", "micro_batch"):
             _whole(p[key], f"training.parallelism.{key}")
-        assert p["tp"] * p["pp"] * p["dp"] == t["gpus"], (p, t["gpus"])
+        assert p["tp"] * p["cp"] * p["pp"] * p["dp"] == t["gpus"], (p, t["gpus"])
         assert t["days"] > 0 and t["step_time_s"] > 0 and t["tokens_per_s"] > 0
         pinned = data["training"].get("parallelism") or {}
         for key in ("tp", "pp", "dp"):

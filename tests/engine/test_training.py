@@ -33,7 +33,7 @@ def test_fixed_gpus_figures_are_consistent(plan):
     assert p["feasible"]
     t = p["training"]
     par = t["parallelism"]
-    assert par["tp"] * par["pp"] * par["dp"] == 64 == t["gpus"]
+    assert par["tp"] * par["cp"] * par["pp"] * par["dp"] == 64 == t["gpus"]
     assert t["memory_per_gpu_gib"] <= 80
     assert set(t["memory_breakdown_gib"]) == {"weights", "gradients", "optimizer", "activations", "reserve"}
     # MFU from the hand-computed FLOPs per token and the 989 TFLOP/s dense BF16 peak.
@@ -102,7 +102,8 @@ def test_pinned_parallelism_is_respected(plan):
     pins = {"tp": 8, "pp": 2, "micro_batch": 1, "recompute": "full", "interleave": 2, "zero_stage": 1}
     p = plan(_fixed("llama-3-70b", 64, parallelism=pins))
     assert p["feasible"]
-    assert p["training"]["parallelism"] == {**pins, "dp": 4, "ep": 1}
+    assert p["training"]["parallelism"] == {**pins, "dp": 4, "ep": 1, "cp": 1, "stage_layers": [40, 40],
+                                            "offload": "none"}  # fmt: skip
 
 
 def test_tp_never_exceeds_the_nvlink_domain(plan, catalog):
@@ -155,18 +156,21 @@ def test_deadline_beyond_cluster_cap_names_the_limit(plan):
 
 
 def test_405b_batch_limit_matches_llama3_practice(plan):
-    # With tp = 8 and m >= pp micro-batches, usable GPUs = 8 x sequences: Llama 3 405B's 16M-token batch
-    # (2,048 sequences of 8,192) feeds at most 16,384 GPUs - the size Meta trained it on.
-    p = plan(
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-405b"},
-            "training": {"tokens": 15e12, "deadline_days": 5, "global_batch_tokens": 16 * 2**20},
-            "hardware": {"system": "dgx-h100"},
-        }
-    )
+    # With tp = 8, no context parallelism and m >= pp micro-batches, usable GPUs = 8 x sequences: Llama 3 405B's
+    # 16M-token batch (2,048 sequences of 8,192) feeds at most 16,384 GPUs - the size Meta trained it on.
+    body = {
+        "workload": "training",
+        "model": {"preset": "llama-3-405b"},
+        "training": {"tokens": 15e12, "deadline_days": 5, "global_batch_tokens": 16 * 2**20,
+                     "parallelism": {"cp": 1}},
+        "hardware": {"system": "dgx-h100"},
+    }  # fmt: skip
+    p = plan(body)
     assert not p["feasible"]
     assert "caps data parallelism at 16384 GPUs" in " ".join(p["problems"])
+    # Context parallelism splits each sequence over more GPUs, so the batch no longer caps the cluster there.
+    del body["training"]["parallelism"]
+    assert "caps data parallelism" not in " ".join(plan(body)["problems"])
 
 
 def test_global_batch_caps_data_parallelism(plan):

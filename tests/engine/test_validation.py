@@ -102,8 +102,13 @@ def test_both_or_neither_deadline_and_gpus(catalog):
 
 
 def test_pinned_degrees_must_match_gpus(catalog):
-    errs = errors_for(catalog, with_training(deadline_days=None, gpus=64, parallelism={"tp": 8, "pp": 2, "dp": 2}))
-    assert errs == {"training.parallelism": ["training.parallelism: tp x pp x dp (32) must equal training.gpus (64)"]}
+    pins = {"tp": 8, "pp": 2, "dp": 2, "cp": 1}
+    errs = errors_for(catalog, with_training(deadline_days=None, gpus=64, parallelism=pins))
+    assert errs == {
+        "training.parallelism": ["training.parallelism: tp x cp x pp x dp (32) must equal training.gpus (64)"]
+    }
+    # Unpinned, context parallelism (cp = 2) can fill the rest.
+    validate_request(with_training(deadline_days=None, gpus=64, parallelism={"tp": 8, "pp": 2, "dp": 2}), catalog)
     errs = errors_for(catalog, with_training(deadline_days=None, gpus=60, parallelism={"tp": 8}))
     assert "must divide training.gpus (60)" in errs["training.parallelism"][0]
 
@@ -295,11 +300,13 @@ def test_unknown_preset_and_system_suggest_the_closest(catalog):
 
 
 def test_interleave_rules(catalog):
-    assert errors_for(catalog, with_training(parallelism={"pp": 8, "interleave": 3})) == {
+    # Virtual stages hold whole layers, so each stage needs at least `interleave` of them (80 layers / 8 = 10).
+    assert errors_for(catalog, with_training(parallelism={"pp": 8, "interleave": 11})) == {
         "training.parallelism.interleave": [
-            "training.parallelism.interleave (3) must divide the layers per stage (model.layers / pp = 10)"
+            "training.parallelism.interleave (11) must be at most the layers of every stage (fewest: 10)"
         ]
     }
+    validate_request(with_training(parallelism={"pp": 8, "interleave": 3}), catalog)  # 10 layers: 4 + 3 + 3
     assert errors_for(catalog, with_training(parallelism={"pp": 1, "interleave": 2})) == {
         "training.parallelism.interleave": ["training.parallelism.interleave (2) needs pipeline parallelism (pp > 1)"]
     }
@@ -364,3 +371,94 @@ def test_minimal_request_validates_back_to_the_same_request():
         "training": {"tokens": 15e12, "deadline_days": 90.0},
         "pricing": {"regions": ["us-east-1", "us-west-2"]},
     }
+
+
+# ---- Layouts practitioners run (issue 13): uneven stages, context parallelism, TP beyond the KV heads --------
+
+
+def test_pp_need_not_divide_the_layers_but_every_stage_needs_one(catalog):
+    req = validate_request(with_training(parallelism={"pp": 7}), catalog)  # 80 layers on 7 stages
+    assert req.training.parallelism.pp == 7
+    assert errors_for(catalog, with_training(parallelism={"pp": 81})) == {
+        "training.parallelism.pp": [
+            "training.parallelism.pp (81) must be <= model.layers (80): every stage needs a layer"
+        ]
+    }
+
+
+def test_pinned_end_stages_need_pipeline_and_leave_every_stage_a_layer(catalog):
+    errs = errors_for(catalog, with_training(parallelism={"first_stage_layers": 9}))
+    assert errs == {
+        "training.parallelism.first_stage_layers": [
+            "training.parallelism.first_stage_layers (9) needs pipeline parallelism: pin training.parallelism.pp > 1"
+        ]
+    }
+    errs = errors_for(catalog, with_training(parallelism={"pp": 4, "first_stage_layers": 0}))
+    assert "leaves a pipeline stage with no layer" in errs["training.parallelism.first_stage_layers"][0]
+    # 40 + 39 leaves one layer for two middle stages of an 80-layer model on pp = 4.
+    errs = errors_for(catalog, with_training(parallelism={"pp": 4, "first_stage_layers": 40, "last_stage_layers": 39}))
+    assert errs == {
+        "training.parallelism.last_stage_layers": [
+            "training.parallelism.last_stage_layers: first_stage_layers + last_stage_layers (40 + 39) must leave at "
+            "least one layer for each of the 2 middle stages of model.layers (80)"
+        ]
+    }
+    errs = errors_for(catalog, with_training(parallelism={"pp": 2, "first_stage_layers": 30, "last_stage_layers": 30}))
+    assert "must equal model.layers (80) with pp = 2" in errs["training.parallelism.last_stage_layers"][0]
+    errs = errors_for(catalog, with_training(parallelism={"pp": 8, "first_stage_layers": 3, "interleave": 4}))
+    assert errs == {
+        "training.parallelism.interleave": [
+            "training.parallelism.interleave (4) must be at most the layers of every stage (fewest: 3)"
+        ]
+    }
+    req = validate_request(
+        with_training(parallelism={"pp": 8, "first_stage_layers": 9, "last_stage_layers": 9}), catalog
+    )
+    assert req.training.parallelism.first_stage_layers == 9
+
+
+def test_cp_must_split_the_sequence_into_2cp_chunks(catalog):
+    # llama-3-70b: seq_len 8192 = 2^13; 2 x 3 = 6 and 2 x 6 = 12 do not divide it.
+    errs = errors_for(catalog, with_training(parallelism={"cp": 3}))
+    assert errs == {
+        "training.parallelism.cp": [
+            "training.parallelism.cp (3) must split model.seq_len (8192) into 2 x cp = 6 equal chunks (2 x cp must "
+            "divide it)"
+        ]
+    }
+    assert "training.parallelism.cp" in errors_for(catalog, with_training(parallelism={"cp": 6}))
+    assert validate_request(with_training(parallelism={"cp": 4}), catalog).training.parallelism.cp == 4
+
+
+def test_tp_beyond_kv_heads_must_be_a_multiple_of_them(catalog):
+    # llama-3-70b: 64 heads, 8 KV heads. tp = 16 replicates each KV head on 2 GPUs; tp = 12 splits neither.
+    assert validate_request(with_training(parallelism={"tp": 16}), catalog).training.parallelism.tp == 16
+    errs = errors_for(catalog, with_training(parallelism={"tp": 12}))
+    assert errs == {"training.parallelism.tp": ["training.parallelism.tp (12) must divide model.heads (64)"]}
+    model = {"preset": "llama-3-70b", "hidden": 6144, "heads": 48, "kv_heads": 12}
+    body = {**with_training(parallelism={"tp": 16}), "model": model}
+    errs = errors_for(catalog, body)
+    assert "above model.kv_heads (12), so it must be a multiple of it" in errs["training.parallelism.tp"][0]
+
+
+def test_ep_larger_than_the_experts(catalog):
+    body = {**with_training(parallelism={"ep": 16}), "model": {"preset": "mixtral-8x7b"}}
+    assert errors_for(catalog, body) == {
+        "training.parallelism.ep": [
+            "training.parallelism.ep (16) must be at most model.moe.experts (8): each GPU holds whole experts"
+        ]
+    }
+    body = {**with_training(parallelism={"ep": 3}), "model": {"preset": "mixtral-8x7b"}}
+    assert errors_for(catalog, body) == {
+        "training.parallelism.ep": ["training.parallelism.ep (3) must divide model.moe.experts (8)"]
+    }
+
+
+def test_fp8_activations_need_fp8_precision(catalog):
+    errs = errors_for(catalog, with_training(memory={"fp8_activations": True}))
+    assert errs == {
+        "training.memory.fp8_activations": [
+            "training.memory.fp8_activations needs training.precision fp8 (an FP8 recipe keeps them)"
+        ]
+    }
+    assert validate_request(with_training(precision="fp8", memory={"fp8_activations": True}), catalog)

@@ -34,7 +34,8 @@ def test_plan_from_file_prints_the_contract(tmp_path, capsys, training_request):
     plan = json.loads(out)
     for key in ("training", "cluster", "explain", "catalog_version", "price_snapshot"):
         assert key in plan
-    assert plan["training"]["gpus"] == plan["cluster"]["gpus"] > 0
+    # The job may leave spare GPUs in its last system (exact global batch on 72-GPU racks).
+    assert 0 < plan["training"]["gpus"] <= plan["cluster"]["gpus"]
     assert Plan.objects.count() == 0  # not saved without --save
 
 

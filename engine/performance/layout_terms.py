@@ -1,0 +1,228 @@
+"""Layout terms of the training step model that go beyond Megatron 2021's (tp, pp, dp): context parallelism's
+ring attention, KV heads replicated when tensor parallelism exceeds them, and the per-stage parameters and
+activations of uneven pipeline stages. `step_time.layout_costs` adds them to the per-layer costs.
+
+All functions work on numpy arrays of layouts (scalars broadcast).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.performance.memory import (
+    GRAD_BYTES_PER_PARAM,
+    OPTIMIZER_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
+    MemoryOptions,
+    activation_terms,
+    cheap_recompute_bytes,
+    fp8_activation_savings,
+)
+from engine.performance.roofline import Efficiency, Hardware, gemm_time
+from engine.performance.stages import stage_positions
+from engine.workload.model import Workload
+
+__all__ = [
+    "KV_BYTES_PER_ELEMENT",
+    "POS_ACTS",
+    "POS_DENSE",
+    "POS_DEPTH",
+    "POS_EXPERTS",
+    "POS_EXTRA",
+    "POS_INDEX",
+    "activation_floor",
+    "kv_replica_terms",
+    "offload_time_s",
+    "pack_positions",
+    "position_activations",
+    "position_params",
+    "ring_attention_time",
+    "stage_memory",
+]
+
+# Ring attention passes K and V chunks in 16-bit (Megatron-Core context parallelism, Transformer Engine).
+KV_BYTES_PER_ELEMENT = 2.0
+# Fields of a stage position (LayoutCosts.positions[..., field]): dense and expert parameters per GPU, one
+# micro-batch's stored activations, the working set held once (full-recompute layer, logits), pp - i (the
+# micro-batches a 1F1B stage i can hold in flight, before the cap m), and the stage index i.
+POS_DENSE, POS_EXPERTS, POS_ACTS, POS_EXTRA, POS_DEPTH, POS_INDEX = range(6)
+
+
+def _kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K or V width one TP rank holds with replication, the same without): kv_heads x head_dim / tp, floored
+    at one whole head per GPU when tp > kv_heads (the heads are copied, as vLLM and Megatron-Core do)."""
+    s = work.shape
+    kv_heads = float(s.kv_heads)
+    head_dim = float(work.head_dim)
+    return np.maximum(kv_heads / tp, 1.0) * head_dim, kv_heads * head_dim / tp
+
+
+def kv_replica_terms(work: Workload, tokens: np.ndarray, tp: np.ndarray, hw: Hardware, eff: Efficiency):
+    """What replicating KV heads adds per layer and GPU when tp > kv_heads: forward GEMM time of the extra K/V
+    columns, parameters, and stored activation bytes (K and V, 2 B each). All zero when tp <= kv_heads.
+
+    The extra columns are timed as their own GEMM without a second kernel overhead (they are part of the fused
+    QKV projection): 2 x (width with replication - width without) columns of a (tokens x hidden) GEMM.
+    """
+    h = float(work.shape.hidden)
+    rep, plain = _kv_width_per_gpu(work, tp)
+    extra_cols = 2.0 * (rep - plain)
+    time = np.where(extra_cols > 0, gemm_time(tokens, h, extra_cols, hw, eff) - eff.kernel_overhead_s, 0.0)
+    return time, h * extra_cols, tokens * 2.0 * extra_cols
+
+
+def ring_attention_time(
+    work: Workload,
+    hw: Hardware,
+    eff: Efficiency,
+    tokens: np.ndarray,
+    tp: np.ndarray,
+    cp: np.ndarray,
+    attention_f: np.ndarray,
+    attention_b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exposed ring-attention transfer time per layer (forward, backward) with context parallelism over `cp`.
+
+    Each GPU holds `tokens` (its 1/cp of the micro-batch's sequences; Megatron-Core splits each sequence into
+    2 x cp chunks and gives rank r chunks r and 2cp - 1 - r so causal work balances). Forward: cp - 1 steps,
+    each passing the K and V of its chunk (2 x tokens x kv width x 2 B) to the next rank while computing
+    attention against the chunk it holds, i.e. 1/cp of the GPU's attention time per step; exposed is
+    max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
+    1/cp of the attention backward. On NVLink when the tp x cp GPUs fit the NVLink domain, else on the
+    scale-out NICs. Zero at cp = 1.
+    """
+    rep, _ = _kv_width_per_gpu(work, tp)
+    kv_bytes = 2.0 * tokens * rep * KV_BYTES_PER_ELEMENT
+    inside = tp * cp <= hw.nvlink_domain
+    bw = np.where(inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s) * np.where(inside, eff.nvlink, eff.scaleout)
+    lat = eff.collective_latency_s
+    steps = np.maximum(cp - 1.0, 0.0)
+    cp1 = np.maximum(cp, 1.0)
+    fwd = steps * np.maximum(0.0, lat + kv_bytes / bw - attention_f / cp1)
+    bwd = steps * np.maximum(0.0, lat + 2.0 * kv_bytes / bw - attention_b / cp1)
+    return fwd, bwd
+
+
+def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head, kv_extra_params):
+    """(dense, expert) parameters per GPU on each stage position, shape (n, 4) (per-layout inputs as (n, 1)).
+
+    A layer's dense share (attention, router, norms, shared experts; K/V copies when tp > kv_heads) is split
+    over tp; its routed experts over ep x tp. The first stage adds the input embedding, the last the LM head
+    and final norm (a tied matrix is held by both ends, as Megatron does; at pp = 1 the single stage holds it
+    once). The declared-parameter scaling of `params_per_gpu` applies to the embeddings alike.
+    """
+    scale = work.params / work.params_derived
+    expert_layer = work.moe_expert_params_per_layer()
+    dense_layer = (work.layer_params() - expert_layer) / tp + kv_extra_params
+    expert_gpu = expert_layer / ep / tp
+    first_extra = work.input_embedding_params * scale
+    own_head = (work.output_head_params + work.final_norm_params) * scale
+    tied = work.shape.vocab * work.shape.hidden if work.shape.tied_embeddings else work.output_head_params
+    split_head = (tied + work.final_norm_params) * scale
+    single = pos_embedding & pos_head  # pp = 1: one stage holds both ends
+    head = np.where(single, own_head, split_head)
+    dense = pos_layers * dense_layer + (pos_embedding * first_extra + pos_head * head) / tp
+    experts = pos_layers * expert_gpu
+    return dense, experts
+
+
+def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activations: bool, kv_extra_bytes):
+    """Per-layer stored activation bytes for one micro-batch (Korthikanti terms, `memory.activation_terms`),
+    adjusted for what the model adds: selective recompute with fused attention also recomputes the cheap ops
+    (`memory.cheap_recompute_bytes`); FP8 recipes keep GEMM inputs in 1 byte; KV copies when tp > kv_heads.
+    Returns (per layer by the layout's recompute mode, one layer without recompute, cheap-op replay bytes)."""
+    full, sel, none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
+    saved, replay = cheap_recompute_bytes(work, tokens, tp, sp)
+    cheap = (rc == 1) & eff.flash_attention
+    sel = sel + kv_extra_bytes - np.where(cheap, saved, 0.0)
+    none = none + kv_extra_bytes
+    if fp8_activations:
+        sel = sel - fp8_activation_savings(work, tokens, tp, sp, cheap)
+        none = none - fp8_activation_savings(work, tokens, tp, sp, False)
+    per_layer = np.where(rc == 2, full, np.where(rc == 1, sel, none))
+    return per_layer, none, np.where(cheap, replay, 0.0)
+
+
+def activation_floor(work: Workload, hw: Hardware, eff: Efficiency, g, need_m, fp8_activations: bool) -> np.ndarray:
+    """Per layout of the grid `g` (arrays tp, pp, micro_batch, interleave, recompute, cp, first, last): the
+    activation bytes of the fullest stage with the fewest micro-batches in flight a step can have (`need_m`), the
+    same terms `step_time.layout_costs` keeps. No dp, ZeRO stage or offload lowers it, so a layout whose floor
+    exceeds HBM can be dropped before its step costs are computed."""
+    tp, pp, v = g["tp"].astype(float), g["pp"].astype(float), g["interleave"].astype(float)
+    cp, rc = g["cp"].astype(float), g["recompute"]
+    tokens = g["micro_batch"] * float(work.shape.seq_len) / cp
+    sp = tp if eff.sequence_parallel else np.ones_like(tp)
+    counts, index, _emb, head, _valid = stage_positions(work.shape.layers, pp, g["first"], g["last"])
+    _t, _p, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
+    per_layer, act_none, _replay = position_activations(work, eff, tokens, tp, sp, rc, fp8_activations, kv_acts)
+    in_flight = np.minimum(np.maximum(pp[:, None] - index, 0.0), need_m[:, None])
+    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    logits = 8.0 * tokens * float(work.shape.vocab) / tp
+    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + head * logits[:, None]
+    return (counts * (per_layer * ileave)[:, None] * in_flight + extra).max(axis=1)
+
+
+def pack_positions(dense, experts, acts, extra, index, pp) -> np.ndarray:
+    """The (n, 4) position arrays as one (n, 4, 6) array, so a search gathers a candidate's positions once."""
+    depth = np.maximum(pp - index, 0.0) * (acts > 0)
+    return np.stack([dense, experts, acts, extra, depth, index.astype(float)], axis=-1)
+
+
+def offload_time_s(memory: MemoryOptions, offload, updated, m):
+    """Exposed host-link time of offloaded state per step (ZeRO-Offload, Ren et al. 2021, as Megatron-Core's
+    optimizer CPU offload does it): the optimizer step runs on the host; each step sends the gradients of the
+    parameters a GPU updates down (2 B each; with gradient offload, every micro-batch's gradients as produced)
+    and the updated bf16 weights back up (2 B), at the host link's bandwidth, a share `offload_overlap` hidden
+    behind compute."""
+    down = 2.0 * np.where(offload == 2, m, 1.0)
+    transfer = (down + 2.0) * updated / memory.host_link_bytes_s
+    return np.where(offload > 0, transfer * (1.0 - memory.offload_overlap), 0.0)
+
+
+def _state_tables() -> np.ndarray:
+    """Bytes per parameter of (weights, gradients, optimizer) by [ZeRO stage, offload code] as (fixed, per-rank)
+    pairs: the bytes a GPU holds are fixed + per_rank / ranks. ZeRO-1 shards the 12 B optimizer state, ZeRO-2 also
+    the 2 B gradients, ZeRO-3 also the 2 B weights (module note of memory.py); offload code 1 moves the optimizer
+    state to the host, code 2 also the gradients."""
+    table = np.zeros((4, 3, 3, 2))  # zero, offload, part (weights, gradients, optimizer), (fixed, per rank)
+    for zero in range(4):
+        for offload in range(3):
+            w = (0.0, WEIGHT_BYTES_PER_PARAM) if zero == 3 else (WEIGHT_BYTES_PER_PARAM, 0.0)
+            g = (0.0, GRAD_BYTES_PER_PARAM) if zero >= 2 else (GRAD_BYTES_PER_PARAM, 0.0)
+            o = (0.0, OPTIMIZER_BYTES_PER_PARAM) if zero >= 1 else (OPTIMIZER_BYTES_PER_PARAM, 0.0)
+            table[zero, offload] = [w, (0.0, 0.0) if offload == 2 else g, (0.0, 0.0) if offload >= 1 else o]
+    return table
+
+
+STATE_BYTES = _state_tables()
+
+
+def stage_memory(pos, pp, v, layer_params, zero, dpc, edp, offload, m):
+    """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
+
+    `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
+    (experts over edp) from `STATE_BYTES` (weights 2, gradients 2, optimizer 12, sharded from ZeRO-3, -2, -1; one
+    gathered layer at 4 B/param under ZeRO-3; offloaded parts 0). Stage i holds min(pp - i, m) micro-batches'
+    activations under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with interleaving); the four positions are
+    evaluated and the fullest wins. Per-candidate coefficients are formed first so only a handful of operations
+    run over the four positions (the search calls this thousands of times on small batches).
+    """
+    parts = STATE_BYTES[zero, offload.astype(np.int64)]  # (n, 3, 2)
+    per_part_d = parts[:, :, 0] + parts[:, :, 1] / dpc[:, None]  # (n, 3) bytes per dense parameter
+    dense, experts = pos[:, :, POS_DENSE], pos[:, :, POS_EXPERTS]
+    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
+    acts += pos[:, :, POS_EXTRA]
+    total = dense * per_part_d.sum(axis=1)[:, None] + acts
+    has_experts = bool(np.any(experts))
+    if has_experts:
+        per_part_e = parts[:, :, 0] + parts[:, :, 1] / edp[:, None]
+        total += experts * per_part_e.sum(axis=1)[:, None]
+    k = total.argmax(axis=1)
+    rows = np.arange(total.shape[0])
+    state = per_part_d * dense[rows, k][:, None]  # (n, 3): weights, gradients, optimizer of the fullest stage
+    if has_experts:
+        state += per_part_e * experts[rows, k][:, None]
+    gathered = np.where(zero == 3, 4.0 * layer_params, 0.0)
+    weights = state[:, 0] + gathered
+    return weights, state[:, 1], state[:, 2], acts[rows, k], total[rows, k] + gathered, pos[rows, k, POS_INDEX]

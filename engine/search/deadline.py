@@ -1,0 +1,239 @@
+"""Deadline mode of the training search: the smallest whole-system GPU count that meets the deadline.
+
+For each layout and ZeRO stage, dp grows in steps of q (whole systems, a multiple of ep); a vectorised bisection
+over the multiples k finds the smallest that fits memory and meets the deadline (time falls as GPUs rise). With
+the global batch honoured exactly, k must also divide N = sequences / (micro_batch x q), so the bisection runs
+over the sorted divisors of N (`grid.DivisorTable`) instead of every whole number; with the nearest batch
+(fallback when no layout can be exact) it runs over 1..k_hi as before. The smallest count wins, then the fastest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from engine.performance.memory import GIB
+from engine.performance.step_time import LayoutCosts
+from engine.search.grid import BOUND_CHUNK, DivisorTable
+from engine.search.results import Infeasibility, Plan, SearchStats
+
+if TYPE_CHECKING:
+    from engine.search.layouts import TrainingSearch
+
+__all__ = ["smallest"]
+
+SECONDS_PER_DAY = 86_400.0
+
+
+class _Grid(NamedTuple):
+    """Candidates with room to grow: layout index, ZeRO stage, dp step, GPUs per step, the multiples allowed
+    (index into the divisor table, or the multiple itself when `table` is None), and the batch / cluster caps."""
+
+    idx: np.ndarray
+    zero: np.ndarray
+    q: np.ndarray
+    unit: np.ndarray
+    rows: np.ndarray
+    j_hi: np.ndarray
+    k_cap_batch: np.ndarray
+    k_cap_cluster: np.ndarray
+    table: DivisorTable | None
+
+    def k(self, sel: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """The multiple of q at index j (the divisor table's j-th divisor, or j itself)."""
+        return j if self.table is None else self.table.at(self.rows[sel], j)
+
+
+def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool, miss: Infeasibility) -> _Grid:
+    """Each candidate's dp step and largest allowed multiple; candidates with no room at all are counted as
+    rejected (under batch_not_exact, global_batch or cluster_cap) and dropped. Worked out per layout (none of it
+    depends on the ZeRO stage), then expanded over the ZeRO stages."""
+    zeros = np.array(s._zero_options(), dtype=np.int64)
+    nz = len(zeros)
+    stats.candidates_evaluated = len(lay.tp) * nz
+    idx = np.arange(len(lay.tp))
+    group = s.group(lay, idx)
+    gps = s.system.gpus_per_system
+    pin_dp = s.spec.parallelism.dp
+    ep = s.ep_of(lay, idx).astype(np.int64)
+    mb = lay.micro_batch.astype(np.int64)
+    need = s.need_m(lay, idx)
+    b = s.batch_sequences
+    if pin_dp is not None:  # a pinned dp fixes the size: one evaluation per candidate, whole systems not enforced
+        bad = pin_dp % ep != 0
+        stats.reject("ep_not_dividing_dp", np.count_nonzero(bad) * nz)
+        q = np.full_like(group, pin_dp)
+        n_seq = np.where(b % (pin_dp * mb) == 0, b // (pin_dp * mb), 0)
+        k_cap_batch = np.where(pin_dp * mb * need <= b, 1, 0)
+    else:  # dp granularity: whole systems, and a multiple of ep (expert groups are carved out of dp)
+        bad = np.zeros(len(idx), dtype=bool)
+        q = np.lcm(gps // np.gcd(gps, group), ep)
+        if not nearest:  # exact batch impossible on whole systems (e.g. 72-GPU racks, 2^k sequences): spare GPUs
+            q = np.where(b % (mb * q) == 0, q, ep)
+        n_seq = np.where(b % (mb * q) == 0, b // (mb * q), 0)
+        k_cap_batch = np.floor(b / (mb * need * q)).astype(np.int64)
+    unit = group * q
+    k_cap_cluster = s.max_gpus // unit
+    table = None
+    rows = np.zeros(len(idx), dtype=np.int64)
+    if nearest:
+        j_hi = np.minimum(k_cap_batch, k_cap_cluster) if pin_dp is None else np.ones_like(group)
+    else:
+        inexact = ~bad & (n_seq == 0)
+        stats.reject("batch_not_exact", np.count_nonzero(inexact) * nz)
+        miss.no_exact_batch = bool(np.any(~bad)) and not np.any(~bad & ~inexact)
+        bad |= inexact
+        table = DivisorTable(n_seq if pin_dp is None else np.ones(1, dtype=np.int64))
+        rows = table.rows(n_seq) if pin_dp is None else rows
+        cap = np.minimum(k_cap_batch, k_cap_cluster) if pin_dp is None else np.ones_like(group)
+        j_hi = table.largest_index_at_most(rows, cap)
+        k_cap_batch = table.at(rows, table.largest_index_at_most(rows, k_cap_batch)) * (k_cap_batch >= 1)
+        j_hi = np.where(bad, -1, j_hi)
+    lowest = 1 if table is None else 0
+    no_room = ~bad & (j_hi < lowest)
+    by_batch = no_room & (k_cap_batch < 1)
+    stats.reject("global_batch", np.count_nonzero(by_batch) * nz)
+    stats.reject("cluster_cap", np.count_nonzero(no_room & ~by_batch) * nz)
+    keep = np.nonzero(~bad & ~no_room)[0]
+
+    def expand(x: np.ndarray) -> np.ndarray:
+        return np.repeat(x[keep], nz)
+
+    return _Grid(expand(idx), np.tile(zeros, len(keep)), expand(q), expand(unit), expand(rows), expand(j_hi),
+                 expand(k_cap_batch), expand(k_cap_cluster), table)  # fmt: skip
+
+
+def _miss(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, fits_hi, days_hi, mem_hi, miss: Infeasibility) -> None:
+    """Record the closest misses when no candidate meets the deadline at its largest size."""
+    if not np.any(fits_hi):
+        k = int(np.argmin(mem_hi))
+        miss.min_memory_gib = float(mem_hi[k]) / GIB
+        miss.min_memory_layout = (int(lay.tp[grid.idx[k]]), int(lay.pp[grid.idx[k]]))
+        return
+    # If some layout already reaches the cluster cap, a bigger batch cannot help: name the cap.
+    k_hi = grid.k(np.arange(len(grid.idx)), grid.j_hi)
+    capped = fits_hi & (grid.k_cap_cluster <= grid.k_cap_batch)
+    pool = capped if np.any(capped) else fits_hi
+    d = np.where(pool, days_hi, np.inf)
+    k = int(np.argmin(d))
+    miss.best_days = float(d[k])
+    miss.best_days_gpus = int(k_hi[k] * grid.unit[k])
+    miss.best_days_limit = "cluster size" if np.any(capped) else "global batch"
+    miss.batch_cap_gpus = int(np.max(np.where(fits_hi, grid.k_cap_batch * grid.unit, 0)))
+
+
+def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float, nearest: bool) -> np.ndarray:
+    """Lower bound on each candidate's smallest multiple index meeting the deadline, from the pipeline-only time
+    (`TrainingSearch.bound`) in closed form: with the exact batch, m = N / k micro-batches, so the days bound
+    C (N a / k + b) <= limit gives k >= N a / (limit / C - b), with a = t_stage + p2p, b the bubble and C the days
+    per second of step. j_hi + 1 when even the largest multiple cannot meet it. (Nearest batch: no bound, 1.)"""
+    if grid.table is None or nearest:
+        return np.ones(len(grid.idx), dtype=np.int64)
+    idx = grid.idx
+    a = lay.stage_time_s[idx] + lay.p2p_time_s[idx]
+    b = (lay.pp[idx] - 1.0) / lay.interleave[idx] * lay.body_stage_time_s[idx]
+    c = s.spec.tokens / (s.batch_sequences * s.work.shape.seq_len) / SECONDS_PER_DAY
+    n_seq = grid.table.values[grid.rows].astype(float)
+    room = limit / c - b
+    k_min = np.where(room > 0, n_seq * a / np.maximum(room, 1e-300), np.inf)
+    j = grid.table.first_index_at_least(grid.rows, np.minimum(k_min, 1e18) * (1 - 1e-12))
+    return np.where(room > 0, j, grid.j_hi + 1)
+
+
+def smallest(
+    s: TrainingSearch, lay: LayoutCosts, deadline_days: float, nearest: bool
+) -> tuple[Plan | None, SearchStats, Infeasibility]:
+    """The smallest whole-system GPU count whose fastest plan meets the deadline on these layouts.
+
+    Branch and bound: candidates are taken in order of a lower bound on the systems they need
+    (`_lowest_index`), in growing chunks; each is checked at its largest size, then bisected down to its
+    smallest; once the fewest systems found is below the next candidate's bound the rest cannot win or tie.
+    """
+    stats, miss = SearchStats(), Infeasibility()
+    grid = _grid(s, lay, stats, nearest, miss)
+    idx, zero, q = grid.idx, grid.zero, grid.q
+    n = len(idx)
+    if n == 0:
+        return None, stats, miss
+    limit = deadline_days * (1 + 1e-9)
+    gps = s.system.gpus_per_system
+
+    def evaluate(j: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        dp = (q[sel] * grid.k(sel, j)).astype(float)
+        c = s.step(lay, idx[sel], dp, zero[sel], nearest)
+        stats.model_evaluations += len(dp)
+        gpus = dp * s.group(lay, idx[sel])
+        return c.memory_bytes <= s.hw.hbm_bytes, s.days(c) / s.goodput(gpus), c.memory_bytes
+
+    everything = np.arange(n)
+    j_lb = _lowest_index(s, lay, grid, limit, nearest)
+    possible = j_lb <= grid.j_hi
+    systems_lb = -(-(grid.k(everything, np.minimum(j_lb, grid.j_hi)) * grid.unit) // gps)
+    order = everything[possible][np.argsort(systems_lb[possible], kind="stable")]
+    fits_hi, days_hi, mem_hi = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, np.inf)
+    scored, met, hi_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
+    sorted_lb = systems_lb[order]
+    best, start, chunk = np.inf, 0, BOUND_CHUNK
+    while start < len(order) and sorted_lb[start] <= best:
+        end = int(np.searchsorted(sorted_lb, sorted_lb[min(start + chunk, len(order)) - 1], side="right"))
+        take = order[start:end]
+        start, chunk = end, chunk * 2
+        # At the bound's size and at the largest size, in one evaluation: a candidate meeting the deadline at
+        # its bound is done (no smaller size can); one meeting it only at the largest is bisected in between.
+        j0 = np.minimum(j_lb[take], grid.j_hi[take])
+        if grid.table is None:
+            j0 = np.maximum(j0, 1)
+        both = np.concatenate([take, take])
+        fits2, days2, mem2 = evaluate(np.concatenate([j0, grid.j_hi[take]]), both)
+        n_take = len(take)
+        at_bound = fits2[:n_take] & (days2[:n_take] <= limit)
+        fits_hi[take], days_hi[take], mem_hi[take] = fits2[n_take:], days2[n_take:], mem2[n_take:]
+        scored[take] = True
+        hi_all[take[at_bound]] = j0[at_bound]
+        met[take[at_bound]] = True
+        fits_hi[take[at_bound]] = True
+        rest = take[~at_bound]
+        sel = rest[fits_hi[rest] & (days_hi[rest] <= limit)]
+        if len(sel):
+            hi_all[sel] = _bisect(evaluate, sel, np.minimum(j_lb[sel], grid.j_hi[sel]), grid.j_hi[sel].copy(),
+                                  limit)  # fmt: skip
+            met[sel] = True
+        done = take[met[take]]
+        if len(done):
+            best = min(best, float((-(-(grid.k(done, hi_all[done]) * grid.unit[done]) // gps)).min()))
+    stats.reject("memory", np.count_nonzero(scored & ~fits_hi))
+    stats.reject("deadline", np.count_nonzero(~possible | (scored & fits_hi & ~met)))
+    stats.reject("slower_bound", np.count_nonzero(possible & ~scored))
+    stats.feasible = int(np.count_nonzero(met))
+    if not np.any(met):  # nothing meets it: every candidate's largest size is scored for the closest miss
+        rest = ~scored
+        if np.any(rest):
+            fits_hi[rest], days_hi[rest], mem_hi[rest] = evaluate(grid.j_hi[rest], everything[rest])
+        _miss(s, lay, grid, fits_hi, days_hi, mem_hi, miss)
+        return None, stats, miss
+    # Fewest systems (a job may leave spare GPUs in its last system when the exact batch needs it), then the
+    # fewest GPUs, then the fastest.
+    sel = everything[met]
+    gpus = grid.k(sel, hi_all[sel]) * grid.unit[sel]
+    systems = -(-gpus // gps)
+    fewest = (systems == systems.min()) & (gpus == gpus[systems == systems.min()].min())
+    finalists = sel[fewest]
+    dp_all = (q * grid.k(everything, hi_all)).astype(float)
+    c = s.step(lay, idx[finalists], dp_all[finalists], zero[finalists], nearest)
+    stats.model_evaluations += len(finalists)
+    k = int(np.argmin(s.days(c) / s.goodput(gpus[fewest].astype(float))))
+    return s.plan(lay, idx, zero, dp_all, int(finalists[k]), nearest, (c, k)), stats, miss
+
+
+def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: float) -> np.ndarray:
+    """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel)."""
+    while True:
+        active = np.nonzero(hi - lo > 1)[0]
+        if len(active) == 0:
+            return hi
+        mid = (lo[active] + hi[active]) // 2
+        fits, days, _ = evaluate(mid, sel[active])
+        good = fits & (days <= limit)
+        hi[active] = np.where(good, mid, hi[active])
+        lo[active] = np.where(good, lo[active], mid)

@@ -1,0 +1,136 @@
+"""GPU-count mode of the training search: the fastest feasible plan on exactly n GPUs, for several n at once.
+
+Why several at once: the frontier asks for the fastest plan at eight GPU counts; numpy's per-call cost dominates
+on the search's small batches, so the counts share every pass (filters, bound, scoring) instead of repeating them.
+Each count's answer is exactly what a search of that count alone returns (same candidates, same order, same
+ties), and the work per count is a few arrays, not a loop over layouts.
+
+Per count: dp = n / (tp x cp x pp) for each layout; layouts whose dp is not whole, does not take ep, or (with the
+exact batch) does not split the global batch are ruled out per layout, then expanded over the ZeRO stages. Branch
+and bound: candidates are scored in order of a lower bound on their days (`TrainingSearch.bound`, the pipeline
+time alone) until the count's best feasible days is below the next bound; the rest cannot win or tie.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.performance.memory import GIB
+from engine.performance.step_time import LayoutCosts, StepCosts
+from engine.search.grid import BOUND_CHUNK
+from engine.search.results import Infeasibility, Plan, SearchStats
+
+if TYPE_CHECKING:
+    from engine.search.layouts import TrainingSearch
+
+__all__ = ["fastest_many"]
+
+Outcome = tuple[Plan | None, SearchStats, Infeasibility]
+
+
+def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndarray, nz: int) -> None:
+    """Count the rejected candidates (`mask` over layouts of count index `ci`) per count, times the ZeRO stages."""
+    for c, k in enumerate(np.bincount(ci[mask], minlength=len(stats))):
+        stats[c].reject(reason, int(k) * nz)
+
+
+def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
+    """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules."""
+    group = s.group(lay, slice(None))
+    n_counts = len(counts)
+    ci, li = np.nonzero(counts[:, None] % group[None, :] == 0)
+    left = np.bincount(ci, minlength=n_counts)
+    for c in range(n_counts):
+        stats[c].reject("gpus_not_divisible", (len(group) - int(left[c])) * nz)
+    dp = (counts[ci] // group[li]).astype(float)
+
+    def keep(ok: np.ndarray, reason: str) -> None:
+        nonlocal ci, li, dp
+        _reject(stats, reason, ci, ~ok, nz)
+        ci, li, dp = ci[ok], li[ok], dp[ok]
+
+    if s.spec.parallelism.dp is not None:
+        keep(dp == s.spec.parallelism.dp, "pinned_dp")
+    keep(dp % s.ep_of(lay, li) == 0, "ep_not_dividing_dp")
+    if not nearest:
+        before = np.bincount(ci, minlength=n_counts)
+        keep(s.batch_sequences % (dp * lay.micro_batch[li]) == 0, "batch_not_exact")
+        after = np.bincount(ci, minlength=n_counts)
+        for c in range(n_counts):
+            misses[c].no_exact_batch = bool(before[c] > 0 and after[c] == 0)
+    m, days_lb = s.bound(lay, li, dp, nearest)
+    ok = m >= s.need_m(lay, li)
+    if not np.all(ok):
+        emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
+        for c in np.nonzero(emptied)[0]:
+            misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
+    keep(ok, "global_batch")
+    return ci, li, dp, days_lb[ok]
+
+
+def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nearest: bool) -> list[Outcome]:
+    """The fastest feasible plan on each GPU count (None where nothing fits), with its statistics and misses."""
+    counts = np.asarray(gpu_counts, dtype=np.int64)
+    zeros = np.array(s._zero_options(), dtype=np.int64)
+    nz = len(zeros)
+    stats = [SearchStats(candidates_evaluated=len(lay.tp) * nz) for _ in counts]
+    misses = [Infeasibility() for _ in counts]
+    ci, li, dp, days_lb = _filter(s, lay, counts, nearest, stats, misses, nz)
+    ci, idx, zero = np.repeat(ci, nz), np.repeat(li, nz), np.tile(zeros, len(li))
+    dp, days_lb = np.repeat(dp, nz), np.repeat(days_lb, nz)
+    days, mem, chunks = _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, len(counts))
+    done = np.isfinite(mem)
+    fits = done & (mem <= s.hw.hbm_bytes)
+    bounds = np.searchsorted(ci, np.arange(len(counts) + 1))
+    out: list[Outcome] = []
+    for c in range(len(counts)):
+        lo, hi = bounds[c], bounds[c + 1]  # this count's candidates, in the order a lone search would see them
+        st, miss = stats[c], misses[c]
+        st.reject("memory", np.count_nonzero(done[lo:hi] & ~fits[lo:hi]))
+        st.reject("slower_bound", np.count_nonzero(~done[lo:hi]))
+        st.feasible = int(np.count_nonzero(fits[lo:hi]))
+        if not np.any(fits[lo:hi]):
+            if hi > lo:  # every candidate was scored (the bound prunes only once one fits)
+                k = int(lo + np.argmin(mem[lo:hi]))
+                miss.min_memory_gib = float(mem[k]) / GIB
+                miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
+            out.append((None, st, miss))
+            continue
+        best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
+        scored = next((c_, int(np.nonzero(take == best)[0][0])) for take, c_ in chunks if np.any(take == best))
+        out.append((s.plan(lay, idx, zero, dp, best, nearest, scored), st, miss))
+    return out
+
+
+def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_counts):
+    """Branch and bound over all counts at once: score each count's BOUND_CHUNK lowest bounds, then every other
+    candidate whose bound does not exceed its count's best feasible days (a count with nothing feasible yet
+    takes its next, doubled, chunk). Each count's candidates are one contiguous slice (`ci` is sorted), so the
+    per-count work is a slice and a partial sort. Returns (days, memory bytes (inf where unscored), chunks)."""
+    n = len(idx)
+    days, mem = np.full(n, np.inf), np.full(n, np.inf)
+    chunks: list[tuple[np.ndarray, StepCosts]] = []
+    best = np.full(n_counts, np.inf)
+    bounds = np.searchsorted(ci, np.arange(n_counts + 1))
+    limit = BOUND_CHUNK
+    while True:
+        parts = []
+        for c in range(n_counts):
+            lo, hi = bounds[c], bounds[c + 1]
+            pending = np.nonzero(~np.isfinite(mem[lo:hi]) & (days_lb[lo:hi] <= best[c]))[0]
+            if len(pending) > limit:
+                pending = pending[np.argpartition(days_lb[lo:hi][pending], limit - 1)[:limit]]
+            parts.append(pending + lo)
+        take = np.concatenate(parts)
+        if len(take) == 0:
+            return days, mem, chunks
+        c_ = s.step(lay, idx[take], dp[take], zero[take], nearest)
+        days[take], mem[take] = s.days(c_), c_.memory_bytes
+        chunks.append((take, c_))
+        for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):
+            stats[k].model_evaluations += int(count)
+        fit = c_.memory_bytes <= s.hw.hbm_bytes
+        np.minimum.at(best, ci[take][fit], days[take][fit])
+        limit *= 2

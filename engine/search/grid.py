@@ -1,0 +1,149 @@
+"""The layout grid of the training search, built as numpy arrays: every (tp, pp, micro_batch, interleave,
+recompute, ep, cp, stage split) a request allows, and the divisor tables that keep the global batch exact.
+
+Why arrays and not nested loops: the grid grew with context parallelism and uneven stage splits to tens of
+thousands of layouts per system; building it with a Cartesian product over arrays and boolean masks keeps it
+at numpy speed (`make bench`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.performance.stages import SPLIT_DISCOUNTS, pinned_split, stage_positions, stage_split
+
+__all__ = [
+    "BOUND_CHUNK",
+    "CP_OPTIONS",
+    "INTERLEAVE_OPTIONS",
+    "MICRO_BATCH_OPTIONS",
+    "PP_POWERS",
+    "DivisorTable",
+    "GridOptions",
+    "layout_grid",
+]
+
+MICRO_BATCH_OPTIONS = (1, 2, 4, 8)
+INTERLEAVE_OPTIONS = (1, 2, 3, 4)
+# Context-parallel degrees searched (Megatron-Core CP is used at 2-32 in published runs).
+CP_OPTIONS = (1, 2, 4, 8, 16, 32)
+# Pipeline degrees searched besides the divisors of the layer count (uneven stages make these possible).
+PP_POWERS = (1, 2, 4, 8, 16, 32, 64)
+# First chunk of candidates scored in lower-bound order (then doubling); a speed knob, not a model constant.
+BOUND_CHUNK = 256
+
+
+@dataclass(frozen=True)
+class GridOptions:
+    """The option lists of each degree, after pins (a pinned degree is a one-element list)."""
+
+    tps: list[int]
+    pps: list[int]
+    mbs: list[int]
+    rcs: list[int]
+    eps: list[int]
+    cps: list[int]
+    interleave: int | None  # pinned virtual stages, or None (searched)
+    first_layers: int | None  # pinned end stages
+    last_layers: int | None
+    # Drop cp > 1 with micro_batch > 1: (cp, mb) gives each GPU the same tokens, memory, collectives and GPU
+    # counts as (cp / 2, mb / 2) with twice the dp, plus ring-attention transfers, so it never wins. Only
+    # valid when neither is pinned.
+    prune_cp_micro_batch: bool = True
+
+
+def _product(*options: list[int]) -> list[np.ndarray]:
+    """Every combination of the options, one flat int64 array per option."""
+    grids = np.meshgrid(*[np.asarray(o, dtype=np.int64) for o in options], indexing="ij")
+    return [g.ravel() for g in grids]
+
+
+def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
+    """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last) of every valid layout.
+
+    Stage splits: the pinned one, else the balanced split and Megatron's embedding/loss-aware split
+    (`stages.SPLIT_DISCOUNTS`), the second dropped where it equals the first. Every stage needs at least one
+    layer, and at least `interleave` layers (virtual stages hold whole layers); interleaving needs pp > 1.
+    Context parallelism pairs only with one sequence per micro-batch (`GridOptions.prune_cp_micro_batch`).
+    """
+    pps = np.asarray(opt.pps, dtype=np.int64)
+    if opt.first_layers is not None or opt.last_layers is not None:
+        pairs = [pinned_split(layers, int(p), opt.first_layers, opt.last_layers) for p in pps]
+        split_pp = pps
+        first = np.array([f for f, _ in pairs], dtype=np.int64)
+        last = np.array([la for _, la in pairs], dtype=np.int64)
+    else:
+        splits = [stage_split(layers, pps, d_first, d_last) for d_first, d_last in SPLIT_DISCOUNTS]
+        split_pp = np.concatenate([pps for _ in splits])
+        first = np.concatenate([f for f, _ in splits])
+        last = np.concatenate([la for _, la in splits])
+        keep = np.ones(len(split_pp), dtype=bool)
+        for k in range(1, len(splits)):  # drop a split equal to the balanced one
+            sl = slice(k * len(pps), (k + 1) * len(pps))
+            keep[sl] = (first[sl] != splits[0][0]) | (last[sl] != splits[0][1])
+        split_pp, first, last = split_pp[keep], first[keep], last[keep]
+    counts, _index, _emb, _head, valid = stage_positions(layers, split_pp, first, last)
+    fewest = np.where(counts > 0, counts, layers).min(axis=1)
+    split_pp, first, last, fewest = split_pp[valid], first[valid], last[valid], fewest[valid]
+    vs = [opt.interleave] if opt.interleave is not None else list(INTERLEAVE_OPTIONS)
+    s_i, v, tp, mb, rc, ep, cp = _product(list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps)
+    pp = split_pp[s_i]
+    ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1))
+    if opt.prune_cp_micro_batch:
+        ok &= (cp == 1) | (mb == 1)
+    return {
+        "tp": tp[ok],
+        "pp": pp[ok],
+        "micro_batch": mb[ok],
+        "interleave": v[ok],
+        "recompute": rc[ok],
+        "ep": ep[ok],
+        "cp": cp[ok],
+        "first": first[s_i][ok],
+        "last": last[s_i][ok],
+    }
+
+
+class DivisorTable:
+    """Sorted divisors of a few whole numbers, padded into one array so candidates look theirs up vectorised.
+
+    The global batch is exact when dp x micro_batch divides it: with dp = q x k (q the whole-system step), k
+    must divide N = sequences / (micro_batch x q). Candidates share few distinct N, so the divisors are listed
+    once per N (trial division up to sqrt(N)) and looked up by row.
+    """
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = np.unique(values[values > 0])
+        lists = [_divisors(int(n)) for n in self.values]
+        width = max((len(d) for d in lists), default=1)
+        self.table = np.full((max(len(lists), 1), width), np.iinfo(np.int64).max, dtype=np.int64)
+        for i, d in enumerate(lists):
+            self.table[i, : len(d)] = d
+
+    def rows(self, values: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.values, values).clip(0, max(len(self.values) - 1, 0))
+
+    def _search(self, rows: np.ndarray, x: np.ndarray, side: str) -> np.ndarray:
+        out = np.empty(len(rows), dtype=np.int64)
+        for r in range(len(self.values)):  # one pass per distinct N (a handful), not per candidate
+            sel = rows == r
+            out[sel] = np.searchsorted(self.table[r], x[sel], side=side)  # type: ignore[call-overload]
+        return out
+
+    def largest_index_at_most(self, rows: np.ndarray, cap: np.ndarray) -> np.ndarray:
+        """Index of the largest divisor <= cap in each row (-1 when none)."""
+        return self._search(rows, cap, "right") - 1
+
+    def first_index_at_least(self, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Index of the smallest divisor >= x in each row (the row's divisor count when none)."""
+        return self._search(rows, x, "left")
+
+    def at(self, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+        return self.table[rows, np.maximum(index, 0)]
+
+
+def _divisors(n: int) -> list[int]:
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
