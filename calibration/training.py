@@ -30,6 +30,12 @@ from engine.workload.model import analyse_model
 __all__ = ["ROWS", "CalibrationRow", "RowResult", "evaluate_rows", "fit_generation", "summary"]
 
 H100_PEAK_TFLOPS = 989.0
+# Each reference dataset's source, the unit a leave-one-source-out fit drops.
+DATASET_SOURCES = {
+    "3a": "Narayanan et al. 2021 (Megatron-LM), Table 1",
+    "3b": "Korthikanti et al. 2022, Table 5",
+    "3c": "MosaicML llm-foundry benchmark table",
+}
 
 
 def _plain_4h(layers: int, hidden: int, heads: int, *, vocab: int, gpt: bool) -> ModelSpec:
@@ -76,6 +82,13 @@ class CalibrationRow:
     published_metric: str  # the figure as published, with its basis
     basis: str
     notes: str = ""
+    precision: str = "bf16"
+    # The leave-one-source-out unit: one paper or one published table (default: the dataset's source).
+    source: str = ""
+
+    @property
+    def source_id(self) -> str:
+        return self.source or DATASET_SOURCES[self.dataset]
 
 
 def _narayanan(label: str, heads: int, hidden: int, layers: int, tp: int, pp: int, gpus: int, batch: int,
@@ -157,6 +170,71 @@ def _foundry(label: str, layers: int, hidden: int, heads: int, gpus: int, mb: in
     )
 
 
+def _modern(label: str, source: str, model: ModelSpec, system: str, gpus: int, batch: int, mb: int,
+            tokens_per_s_per_gpu: float, *, tp: int, pp: int = 1, cp: int = 1, vp: int = 1, zero: int | None = None,
+            recompute: str | None = None, precision: str = "fp8", notes: str = "") -> CalibrationRow:
+    """3f: NVIDIA's published tokens/s/GPU at steady state -> seconds per step for the published global batch."""
+    step = batch * model.seq_len / (gpus * tokens_per_s_per_gpu)
+    return CalibrationRow(
+        id=f"3f-{label}",
+        dataset="3f",
+        role="held out",
+        model=model,
+        system=system,
+        gpus=gpus,
+        batch_sequences=batch,
+        parallelism=TrainingParallelism(
+            tp=tp, pp=pp, cp=cp, dp=gpus // (tp * pp * cp), micro_batch=mb, interleave=vp, zero_stage=zero,
+            recompute=recompute,
+        ),
+        software={"flash_attention": 1, "sequence_parallel": 1},
+        published_step_s=step,
+        published_metric=f"{tokens_per_s_per_gpu:,.0f} tokens/s/GPU",
+        basis="tokens/s/GPU -> s/step",
+        notes=notes,
+        precision=precision,
+        source=source,
+    )
+
+
+def _preset(catalog_id: str) -> ModelSpec:
+    """A catalog preset's shape as a ModelSpec (the calibration rows name published models by their preset)."""
+    from engine.catalog.hardware import load_catalog
+
+    p = load_catalog().models[catalog_id]
+    return ModelSpec(
+        layers=p.layers, hidden=p.hidden, heads=p.heads, kv_heads=p.kv_heads, ffn_hidden=p.ffn_hidden,
+        vocab=p.vocab, seq_len=p.seq_len, ffn_gated=p.ffn_gated, tied_embeddings=p.tied_embeddings,
+        learned_positions=p.learned_positions, biases=p.biases,
+    )
+
+
+_BRIDGE = "NVIDIA Megatron-Bridge performance summary (25.11 container)"
+_NEMO = "NVIDIA NeMo performance summary (NeMo 24.07)"
+_TINYLLAMA = "TinyLlama README (jzhang38/TinyLlama)"
+TINYLLAMA = ModelSpec(
+    layers=22, hidden=2048, heads=32, kv_heads=4, ffn_hidden=5632, vocab=32_000, seq_len=2048, ffn_gated=True,
+)
+
+MODERN_ROWS: list[CalibrationRow] = [
+    _modern("llama3-8b-h100", _BRIDGE, _preset("llama-3-8b"), "dgx-h100", 8, 128, 1, 14_451, tp=1, zero=3,
+            notes="FP8 current scaling, TP1 FSDP"),
+    _modern("llama3-70b-h100", _BRIDGE, _preset("llama-3-70b"), "dgx-h100", 64, 128, 1, 1_602, tp=4, pp=8, vp=5,
+            notes="FP8 current scaling, TP4 PP8 VP5"),
+    _modern("llama31-405b-h100", _BRIDGE, _preset("llama-3-405b"), "dgx-h100", 1024, 512, 1, 292, tp=8, pp=8, cp=2,
+            vp=8, notes="FP8 current scaling, TP8 PP8 CP2 VP8; 126 layers on 8 uneven stages"),
+    _modern("gpt3-175b-h100", _NEMO, _preset("gpt-3-175b"), "dgx-h100", 512, 2048, 2, 782, tp=4, pp=8, vp=6,
+            notes="FP8, TP4 PP8 VP6; other revisions of the page list 825-832"),
+    _modern("llama3-8b-b200", _BRIDGE, _preset("llama-3-8b"), "dgx-b200", 8, 128, 2, 30_624, tp=1,
+            notes="FP8 current scaling, TP1 DDP"),
+    _modern("llama31-405b-b200", _BRIDGE, _preset("llama-3-405b"), "dgx-b200", 128, 64, 1, 661, tp=4, pp=8, cp=2,
+            vp=8, notes="FP8 current scaling, TP4 PP8 CP2 VP8"),
+    _modern("tinyllama-a100", _TINYLLAMA, TINYLLAMA, "dgx-a100-80gb", 16, 1024, 8, 24_000, tp=1, zero=3,
+            recompute="none", precision="bf16",
+            notes="BF16, FSDP, no activation checkpointing, 16K tokens per GPU per micro-step; ran on A100 40GB "
+            "(compute-identical to the 80GB part the row uses); global batch 2M tokens per the README"),
+]
+
 ROWS: list[CalibrationRow] = [
     _narayanan("1.7B", 24, 2304, 24, 1, 1, 32, 512, 137),
     _narayanan("18.4B", 48, 6144, 40, 8, 1, 256, 1024, 135),
@@ -172,6 +250,7 @@ ROWS: list[CalibrationRow] = [
     _foundry("30B", 48, 7168, 56, 32, 14, 1344, "full", 29_975_214_080, 0.4392, "held out"),
     _foundry("13B", 40, 5120, 40, 8, 2, 16, "none", 12_853_954_560, 0.3979, "held out"),
     _foundry("7B", 32, 4096, 32, 8, 6, 48, "none", 6_658_859_008, 0.4644, "held out"),
+    *MODERN_ROWS,
 ]
 
 
@@ -205,6 +284,7 @@ def evaluate_row(row: CalibrationRow, catalog: Catalog, overrides: dict[str, flo
         gpus=row.gpus,
         global_batch_tokens=row.batch_sequences * row.model.seq_len,
         parallelism=row.parallelism,
+        precision=row.precision,
     )
     a = Assumptions(overrides={**row.software, **(overrides or {})})
     search = TrainingSearch(analyse_model(row.model), spec, system, gpu, a)

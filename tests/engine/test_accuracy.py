@@ -1,29 +1,66 @@
-"""Calibration held to data: median step-time error over training-calibration.md section 3 stays under 10 %."""
+"""Calibration held to data the fit did not see: the leave-one-source-out (LOSO) median error stays under 20 %.
+
+The LOSO error (refit every fitted constant without one paper or table, predict it) is the planner's estimate of
+its error on a published run it has never seen; the in-sample fit is not tested against a bound because it would
+hide exactly what issue 13 found (5 % in-sample, ~35 % on unseen runs).
+"""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
-from calibration.training import ROWS, evaluate_rows, fit_generation, summary
+from calibration.fit import FITTED
+from calibration.report import accuracy_figures
+from calibration.training import ROWS, evaluate_rows
+from calibration.whole_run import WHOLE_RUN_ROWS
 from engine.assumptions.registry import ASSUMPTIONS
+
+LOSO_MEDIAN_LIMIT = 0.20
 
 
 @pytest.fixture(scope="module")
-def results(catalog):
-    return evaluate_rows(catalog)
+def figures(catalog):
+    return accuracy_figures(catalog)
 
 
-def test_every_calibration_row_is_evaluated(results):
-    # 6 Narayanan rows + 4 Korthikanti models x 2 recompute modes + 4 llm-foundry rows.
-    assert len(ROWS) == 18
-    assert all(r.predicted_step_s is not None for r in results), [r.problems for r in results]
+def _median(errors: dict[str, float]) -> float:
+    return statistics.median(abs(v) for v in errors.values())
 
 
-def test_median_error_below_ten_percent(results):
-    stats = summary(results)
-    assert stats["all"]["median"] <= 0.10
-    assert stats["held out"]["median"] <= 0.10
-    assert stats["fit"]["rows"] == 9 and stats["held out"]["rows"] == 9
+def test_every_throughput_row_is_evaluated(catalog):
+    # 6 Narayanan + 4 Korthikanti models x 2 recompute modes + 4 llm-foundry + 6 NVIDIA table rows + TinyLlama.
+    assert len(ROWS) == 25
+    results = evaluate_rows(catalog)
+    assert all(r.predicted_step_s is not None for r in results), [r.problems for r in results if r.problems]
+
+
+def test_sources_are_the_leave_one_out_unit():
+    sources = {r.source_id for r in ROWS}
+    assert len(sources) == 6  # Narayanan, Korthikanti, llm-foundry, Megatron-Bridge 25.11, NeMo 24.07, TinyLlama
+
+
+def test_throughput_loso_median_below_limit(figures):
+    assert len(figures["loso"]) == len(ROWS)
+    assert _median(figures["loso"]) <= LOSO_MEDIAN_LIMIT
+
+
+def test_whole_run_loso_median_below_limit(figures):
+    """Whole-run rows that run (the rest are pending for a named reason, listed in docs/accuracy.md)."""
+    ran = figures["whole_run_loso"]
+    assert set(ran) | set(figures["whole_run_pending"]) == {r.id for r in WHOLE_RUN_ROWS}
+    assert all(why.startswith(("pending:", "infeasible:")) for why in figures["whole_run_pending"].values())
+    assert ran, "no whole-run row runs"
+    assert _median(ran) <= LOSO_MEDIAN_LIMIT
+
+
+def test_stored_defaults_reproduce_the_full_fit(figures):
+    for name in FITTED:
+        assert ASSUMPTIONS[name].fit == "throughput"
+        assert ASSUMPTIONS[name].default == pytest.approx(figures["fit"].values[name], abs=0.005), name
+    for name, value in figures["whole_run_fit"].items():
+        assert ASSUMPTIONS[name].default == pytest.approx(value, rel=0.01), name
 
 
 def test_published_iteration_times_are_converted_on_their_own_basis():
@@ -33,9 +70,7 @@ def test_published_iteration_times_are_converted_on_their_own_basis():
     # llm-foundry 70B: 2048 x 2048 tokens / (64 GPUs x 1,039 tokens/s/GPU) = 63.08 s.
     row = next(r for r in ROWS if r.id == "3c-70B")
     assert row.published_step_s == pytest.approx(2048 * 2048 / (64 * 1039), rel=0.002)
-
-
-@pytest.mark.parametrize("generation", ["ampere", "hopper"])
-def test_stored_defaults_reproduce_the_fit(catalog, generation):
-    value, _loss = fit_generation(catalog, generation)
-    assert ASSUMPTIONS[f"gemm_efficiency_{generation}"].default == pytest.approx(value, abs=0.002)
+    # Megatron-Bridge Llama 3.1 405B on 1,024 H100: 512 x 8192 tokens / (1024 x 292 tokens/s/GPU) = 14.03 s.
+    row = next(r for r in ROWS if r.id == "3f-llama31-405b-h100")
+    assert row.published_step_s == pytest.approx(512 * 8192 / (1024 * 292), rel=1e-9)
+    assert (row.parallelism.tp, row.parallelism.pp, row.parallelism.cp, row.parallelism.dp) == (8, 8, 2, 8)

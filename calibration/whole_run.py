@@ -1,0 +1,196 @@
+"""Whole-run calibration: published GPU-hours and wall-clock days against the plan's expected whole run.
+
+Why apart from the throughput rows: benchmarks (calibration/training.py) check the step-time model; whole runs
+also pay for failures, restarts, evaluations, stragglers and the software of their time, which is what a deadline
+depends on (training-calibration.md section 3g: keep the two apart). Each row is a plan request run through the
+planner's own chain (`run_plan`), so the figure compared is exactly what a user would read. A row whose request
+the engine cannot express yet (a system not in the catalog) is reported as pending with the reason, not dropped.
+
+Constants marked `fit = "whole_run"` in the assumption files are fitted here on these rows (throughput constants
+fixed at their stored values), with leave-one-source-out errors, the same way as the throughput fit.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from engine import run_plan, to_json, validate_request
+from engine.assumptions.registry import ASSUMPTIONS
+from engine.catalog.hardware import Catalog
+from engine.request.validation import RequestInvalid
+
+__all__ = ["WHOLE_RUN_ROWS", "WholeRunRow", "evaluate_whole_run", "whole_run_loso"]
+
+# Llama 2's GPU counts are not published; the rows use 2,048 A100 (256 DGX A100), a slice Meta's 16,000-GPU
+# Research SuperCluster readily supplies. The planner's GPU-hours move by a few per cent between 1K and 4K GPUs.
+LLAMA2_GPUS = 2048
+
+
+@dataclass(frozen=True)
+class WholeRunRow:
+    id: str
+    source: str
+    request: dict[str, Any]
+    published: float
+    unit: str  # "gpu_hours" or "days"
+    excludes_failures: bool  # the published figure leaves failures out (Pythia: iteration time x iterations)
+    notes: str
+
+
+def _shape(layers: int, hidden: int, heads: int, kv: int, ffn: int, vocab: int, seq: int, **flags: bool) -> dict:
+    return {
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": kv,
+        "ffn_hidden": ffn,
+        "vocab": vocab,
+        "seq_len": seq,
+        **flags,
+    }
+
+
+def _request(model: dict, system: str, gpus: int, tokens: float, batch_tokens: int) -> dict[str, Any]:
+    return {
+        "workload": "training",
+        "model": model,
+        "hardware": {"system": system},
+        "training": {"tokens": tokens, "gpus": gpus, "global_batch_tokens": batch_tokens},
+    }
+
+
+_LLAMA2 = "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Tables 1-2"
+_MPT = "Databricks/MosaicML, 'Introducing MPT-7B', 2023-05-05"
+_PYTHIA = "Biderman et al. 2023, 'Pythia', arXiv 2304.01373, Appendix D Table 5"
+_NEOX = {"ffn_gated": False, "biases": True}
+
+WHOLE_RUN_ROWS: list[WholeRunRow] = [
+    *(
+        WholeRunRow(
+            f"llama2-{label}",
+            _LLAMA2,
+            _request(_shape(*shape, 32_000, 4096), "dgx-a100-80gb", LLAMA2_GPUS, 2e12, 4 * 1024 * 1024),
+            hours,
+            "gpu_hours",
+            False,
+            f"GPU count not published: {LLAMA2_GPUS} assumed; A100-80GB at 350-400 W",
+        )
+        for label, shape, hours in (
+            ("7b", (32, 4096, 32, 32, 11008), 184_320),
+            ("13b", (40, 5120, 40, 40, 13824), 368_640),
+            ("34b", (48, 8192, 64, 8, 22016), 1_038_336),
+            ("70b", (80, 8192, 64, 8, 28672), 1_720_320),
+        )
+    ),
+    WholeRunRow(
+        "mpt-7b",
+        _MPT,
+        _request(
+            _shape(32, 4096, 32, 32, 16384, 50432, 2048, ffn_gated=False, tied_embeddings=True),
+            "dgx-a100-40gb",
+            440,
+            1e12,
+            1760 * 2048,
+        ),
+        9.5,
+        "days",
+        False,
+        "440 A100-40GB, wall clock including 4 hardware-failure restarts",
+    ),
+    WholeRunRow(
+        "pythia-12b",
+        _PYTHIA,
+        _request(_shape(36, 5120, 40, 40, 20480, 50304, 2048, **_NEOX), "dgx-a100-40gb", 256, 300e9, 1024 * 2048),
+        72_300,
+        "gpu_hours",
+        True,
+        "256 A100-40GB, GPT-NeoX (2022); failures excluded",
+    ),
+    WholeRunRow(
+        "pythia-6.9b",
+        _PYTHIA,
+        _request(_shape(32, 4096, 32, 32, 16384, 50304, 2048, **_NEOX), "dgx-a100-40gb", 128, 300e9, 1024 * 2048),
+        33_500,
+        "gpu_hours",
+        True,
+        "128 A100-40GB, GPT-NeoX (2022); failures excluded",
+    ),
+]
+
+
+def fitted_whole_run_constants() -> tuple[str, ...]:
+    return tuple(n for n, a in ASSUMPTIONS.items() if a.fit == "whole_run")
+
+
+def evaluate_whole_run(
+    row: WholeRunRow, catalog: Catalog, overrides: dict[str, float] | None = None
+) -> tuple[float | None, str]:
+    """(predicted figure in the row's unit, "" ) or (None, why the row is pending or infeasible)."""
+    body = {**row.request, "assumptions": dict(overrides or {})}
+    if row.request["hardware"]["system"] not in catalog.systems:
+        return None, f"pending: system {row.request['hardware']['system']} is not in the catalog yet"
+    try:
+        plan = to_json(run_plan(validate_request(body, catalog), catalog))
+    except RequestInvalid as exc:
+        return None, f"pending: the request does not validate ({exc})"
+    training = plan.get("training")
+    if not training:
+        return None, "infeasible: " + "; ".join(plan.get("problems", []))[:200]
+    days = float(training["days"])
+    if row.excludes_failures:
+        days *= float((training.get("goodput") or {}).get("fraction", 1.0))
+    if row.unit == "days":
+        return days, ""
+    return days * 24.0 * float(training["gpus"]), ""
+
+
+def _errors(rows: list[WholeRunRow], catalog: Catalog, overrides: dict[str, float]) -> dict[str, float]:
+    out = {}
+    for row in rows:
+        value, _why = evaluate_whole_run(row, catalog, overrides)
+        if value is not None:
+            out[row.id] = value / row.published - 1.0
+    return out
+
+
+def _fit(rows: list[WholeRunRow], catalog: Catalog) -> dict[str, float]:
+    """Each whole-run constant by the median per-row solution of a power law (as calibration.fit does)."""
+    values = {n: float(ASSUMPTIONS[n].default) for n in fitted_whole_run_constants()}
+    for name in values:
+        a = ASSUMPTIONS[name]
+        for _ in range(2):
+            base = _errors(rows, catalog, values)
+            step = min(a.maximum, values[name] * 1.15)
+            moved = _errors(rows, catalog, {**values, name: step})
+            solutions = []
+            for rid, err in base.items():
+                lo, hi = 1.0 + err, 1.0 + moved.get(rid, err)
+                if hi > 0 and lo > 0 and hi != lo and step != values[name]:
+                    power = math.log(hi / lo) / math.log(step / values[name])
+                    solutions.append(values[name] * (1.0 / lo) ** (1.0 / power))
+            if solutions:
+                values[name] = min(a.maximum, max(a.minimum, statistics.median(solutions)))
+    return values
+
+
+def whole_run_loso(catalog: Catalog) -> tuple[dict[str, float], dict[str, float], dict[str, float], dict[str, str]]:
+    """(full-fit constants, in-sample errors, leave-one-source-out errors, pending/infeasible reasons by row)."""
+    pending = {}
+    runnable = []
+    for row in WHOLE_RUN_ROWS:
+        value, why = evaluate_whole_run(row, catalog)
+        if value is None:
+            pending[row.id] = why
+        else:
+            runnable.append(row)
+    full = _fit(runnable, catalog)
+    in_sample = _errors(runnable, catalog, full)
+    loso: dict[str, float] = {}
+    for source in dict.fromkeys(r.source for r in runnable):
+        rest = [r for r in runnable if r.source != source]
+        values = _fit(rest, catalog) if rest else full
+        loso.update(_errors([r for r in runnable if r.source == source], catalog, values))
+    return full, in_sample, loso, pending
