@@ -92,6 +92,7 @@ class TrainingSearch:
         self.memory = memory_options_for(gpu.id, system.id, self.hw.hbm_bytes, spec.memory.fp8_activations, a)
         self.batch_sequences = max(1, spec.global_batch_tokens // work.shape.seq_len)
         self.min_m_per_stage = a["min_microbatches_per_stage"]
+        self.batch_tolerance = a["global_batch_tolerance"]
         self.max_gpus = a["max_cluster_gpus"]
         self.max_tp = a["max_tensor_parallel"]
         self.min_cp_chunk = a["context_parallel_min_chunk_tokens"]
@@ -355,5 +356,22 @@ class TrainingSearch:
 
     # ------------------------------------------------------------------ deadline mode
     def smallest_for_deadline(self, deadline_days: float) -> tuple[Plan | None, SearchStats, Infeasibility]:
-        """The smallest whole-system GPU count that meets the deadline (then the fastest plan on it)."""
-        return self._search(lambda lay, nearest: deadline.smallest(self, lay, deadline_days, nearest))
+        """The smallest whole-system GPU count that meets the deadline (then the fastest plan on it).
+
+        Why the second search: an exact batch can force a large jump in GPUs (512 sequences on 8-GPU systems
+        allow dp = 128 or 256, nothing between), while the training recipe is indifferent to a batch a few per
+        cent off. So the nearest-batch search runs too, and its plan wins when it needs fewer GPUs and its batch
+        is within `global_batch_tolerance` of the request; the plan then says which batch it used and why.
+        """
+        exact = self._search(lambda lay, nearest: deadline.smallest(self, lay, deadline_days, nearest))
+        plan = exact[0]
+        if self.batch_tolerance <= 0 or plan is None or not plan.batch_exact:
+            return exact
+        near = self._search(lambda lay, _nearest: deadline.smallest(self, lay, deadline_days, True))
+        alt = near[0]
+        if alt is None or alt.gpus >= plan.gpus:
+            return exact
+        if abs(alt.global_batch_sequences / self.batch_sequences - 1.0) > self.batch_tolerance:
+            return exact
+        near[1].add(exact[1])
+        return near

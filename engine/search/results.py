@@ -122,10 +122,12 @@ def batch_report(plan: Plan, requested_sequences: int) -> dict[str, object]:
     if plan.batch_exact or requested_sequences <= 0:
         return {"global_batch_sequences_requested": requested_sequences or None, "batch_note": None}
     used = plan.global_batch_sequences
+    off = used / requested_sequences - 1.0
     note = (
-        f"global batch: the requested {requested_sequences} sequences cannot be split exactly into dp x micro_batch "
-        f"x micro-batches on any layout that fits (dp = {plan.dp}, micro_batch = {plan.micro_batch}); the plan "
-        f"trains on the nearest batch, {used} sequences ({plan.micro_batches} micro-batches per step). Choose a "
-        f"global batch with more factors of 2 (or of the GPUs per system) to train on it exactly."
+        f"global batch: the plan trains on {used} sequences per step, {off:+.1%} from the requested "
+        f"{requested_sequences}: the nearest batch that dp = {plan.dp} x micro_batch = {plan.micro_batch} splits "
+        f"evenly ({plan.micro_batches} micro-batches per step). Training on exactly {requested_sequences} needs a dp "
+        f"that divides it, which takes more GPUs (or no such layout fits). Set the assumption global_batch_tolerance "
+        f"to 0 to require the exact batch, or choose a batch with more factors of 2."
     )
     return {"global_batch_sequences_requested": requested_sequences, "batch_note": note}

@@ -156,14 +156,20 @@ def test_tp16_on_nvl72_plans_with_replicated_kv(catalog, shape_of):
 
 
 def test_the_global_batch_is_honoured_exactly(plan):
-    p = plan({"workload": "training", "model": {"preset": "llama-3-70b"},
-              "training": {"tokens": 15e12, "deadline_days": 90}, "hardware": {"system": "gb200-nvl72"}})  # fmt: skip
+    body = {"workload": "training", "model": {"preset": "llama-3-70b"},
+            "training": {"tokens": 15e12, "deadline_days": 90}, "hardware": {"system": "gb200-nvl72"}}  # fmt: skip
+    p = plan({**body, "assumptions": {"global_batch_tolerance": 0}})
     t = p["training"]
     par = t["parallelism"]
     # 4 Mi tokens / 8192 = 512 sequences = dp x micro_batch x micro-batches, on 72-GPU racks (spare GPUs allowed).
     assert par["dp"] * par["micro_batch"] * t["micro_batches_per_step"] == 512 == t["global_batch_sequences"]
     assert t["gpus"] == par["tp"] * par["cp"] * par["pp"] * par["dp"]
     assert "batch_note" not in t
+    # With the default tolerance a batch within 10 % that needs fewer GPUs wins, and the plan says so.
+    loose = plan(body)["training"]
+    if loose["gpus"] < t["gpus"]:
+        assert abs(loose["global_batch_sequences"] / 512 - 1) <= 0.10
+        assert "512" in loose["batch_note"] and str(loose["global_batch_sequences"]) in loose["batch_note"]
 
 
 def test_a_batch_no_layout_can_take_exactly_uses_the_nearest_and_says_so(plan):
@@ -175,7 +181,7 @@ def test_a_batch_no_layout_can_take_exactly_uses_the_nearest_and_says_so(plan):
     assert t["global_batch_sequences_requested"] == 509
     used = t["global_batch_sequences"]
     assert used != 509 and abs(used - 509) <= t["parallelism"]["dp"] * t["parallelism"]["micro_batch"] / 2
-    assert "nearest batch" in t["batch_note"] and str(used) in t["batch_note"]
+    assert "nearest batch" in t["batch_note"] and str(used) in t["batch_note"] and "509" in t["batch_note"]
 
 
 def test_offload_is_searched_only_when_nothing_fits(catalog, shape_of):
