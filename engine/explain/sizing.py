@@ -100,6 +100,19 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
     }
 
 
+def _whole_run_inputs(tr: TrainingResult) -> dict[str, object]:
+    """The whole-run entry's inputs: steady-state days, each factor with its range, the p10-p90 days."""
+    run = tr.whole_run
+    if run is None:
+        return {"days_ideal": tr.days_ideal}
+    out: dict[str, object] = {"days_ideal (steady state)": tr.days_ideal}
+    for f in run.factors:
+        out[f.name] = f"{f.efficiency:.3f} (range {f.low:.3f} - {f.high:.3f})"
+    out["days p10 / p50 / p90"] = f"{run.days_p10:.1f} / {run.days_p50:.1f} / {run.days_p90:.1f}"
+    out["main drivers of the range"] = ", ".join(run.drivers[:2])
+    return out
+
+
 def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
     assert tr.layout is not None and tr.memory is not None and tr.goodput is not None
     lay, mem, g = tr.layout, tr.memory, tr.goodput
@@ -117,9 +130,18 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "Young 1974 / Daly 2006 checkpoint interval; MTBF: " + (g.mtbf_source or "catalog"),
         ),
         "training.days": _entry(
-            "days_ideal / goodput",
-            {"days_ideal": tr.days_ideal, "goodput": g.fraction},
-            "engine/performance/goodput.py",
+            "expected whole run (p50) = days_ideal / (goodput x production_efficiency x (1 - eval_and_stall_fraction) "
+            "/ (1 + straggler_slowdown_per_doubling x log2(systems))); p10-p90 from each factor's plausible range "
+            "(log-normal, variances added)",
+            _whole_run_inputs(tr),
+            "Failures: Daly 2006 checkpoint interval with the systems' MTBF; production efficiency fitted on published "
+            "whole runs (Touvron et al. 2023 'Llama 2'; Biderman et al. 2023 'Pythia'; MosaicML 'Introducing "
+            "MPT-7B' 2023); stragglers and restarts: Jiang et al. 2024 'MegaScale' (arXiv 2402.15627)",
+        ),
+        "training.gpu_hours": _entry(
+            "gpus x days x 24 (expected whole run, p50; the range scales with the days range)",
+            {"gpus": tr.gpus, "days": tr.days, "hours_per_day": 24},
+            "Follows from training.days",
         ),
         "training.parallelism": _entry(
             "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), pp (dividing layers), "
@@ -153,10 +175,10 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
     }
     if spec.deadline_days is not None:
         out["training.gpus"] = _entry(
-            "smallest whole-system GPU count whose fastest plan fits memory and finishes in deadline_days expected "
-            "days (days_ideal / goodput), found by bisection per layout",
+            "smallest whole-system GPU count whose fastest plan fits memory and finishes the expected whole run (p50 "
+            "days) within deadline_days, found by bisection per layout",
             {"deadline_days": spec.deadline_days, "days": tr.days, "tp": lay.tp, "pp": lay.pp, "dp": lay.dp},
-            "engine/search/layouts.py",
+            "The planner's layout search over the Megatron-LM layout space (Narayanan et al. 2021)",
         )
     else:
         out["training.gpus"] = _entry("given in the request (training.gpus)", {"gpus": tr.gpus}, "request")

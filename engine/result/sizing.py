@@ -163,6 +163,11 @@ class TrainingSummary:
     # The requested global batch in sequences, and why the plan trains on another one (None when it is exact).
     global_batch_sequences_requested: int | None = field(default=None, metadata=OMIT)
     batch_note: str | None = field(default=None, metadata=OMIT)
+    # The expected whole run (engine/performance/whole_run.py): `days` is its p50; steady state is `days_ideal`.
+    days_range: Mapping[str, float] | None = field(default=None, metadata=OMIT)
+    gpu_hours: float | None = field(default=None, metadata=OMIT)
+    gpu_hours_range: Mapping[str, float] | None = field(default=None, metadata=OMIT)
+    whole_run: Mapping[str, Any] | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

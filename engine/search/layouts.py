@@ -32,7 +32,6 @@ import numpy as np
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
-from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
 from engine.performance.layout_terms import activation_floor
 from engine.performance.memory import GIB, OFFLOAD_CODES, OFFLOAD_NAMES, MemoryBreakdown, memory_options_for
 from engine.performance.stages import stage_layer_counts
@@ -48,6 +47,7 @@ from engine.performance.step_time import (
     layout_costs,
     step_costs,
 )
+from engine.performance.whole_run import WholeRunInputs, run_efficiency
 from engine.request.spec import TrainingSpec
 from engine.search import deadline, fixed
 from engine.search.grid import CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
@@ -97,12 +97,13 @@ class TrainingSearch:
         self.max_tp = a["max_tensor_parallel"]
         self.min_cp_chunk = a["context_parallel_min_chunk_tokens"]
         self.flops_per_token = work.training_flops_per_token()
-        # Goodput inputs: the deadline is met on expected (not ideal) days, and goodput falls as systems rise.
+        # Whole-run inputs: the deadline is met on the expected whole run (p50), whose efficiency falls as the
+        # job grows (failures, restarts, stragglers).
         override = a["node_mtbf_hours"]
         self.node_mtbf_hours = override if override > 0 else system.node_mtbf_hours
-        self.checkpoint_bytes = work.params * a["checkpoint_bytes_per_param"]
-        self.write_bytes_s_per_gpu = a["storage_write_gbyte_s_per_gpu"] * 1e9
-        self.restart_s = a["restart_minutes"] * 60.0
+        self.run = WholeRunInputs.resolve(params=work.params, checkpointing=spec.checkpointing,
+                                          node_mtbf_hours=self.node_mtbf_hours,
+                                          gpus_per_system=system.gpus_per_system, a=a)  # fmt: skip
         t0 = time.perf_counter()
         pinned = spec.memory.offload
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
@@ -227,12 +228,8 @@ class TrainingSearch:
         return steps * costs.step_time_s / SECONDS_PER_DAY
 
     def goodput(self, gpus: np.ndarray) -> np.ndarray:
-        """Vectorised goodput: goodput.py's one formula (`goodput_fraction`) on arrays."""
-        gpus = np.maximum(np.asarray(gpus, dtype=float), 1.0)
-        systems = np.maximum(np.ceil(gpus / self.system.gpus_per_system), 1.0)
-        mtbf = self.node_mtbf_hours * 3600.0 / systems
-        delta = self.checkpoint_bytes / (self.write_bytes_s_per_gpu * gpus)
-        return np.maximum(goodput_fraction(delta, mtbf, self.restart_s), MIN_GOODPUT)
+        """Vectorised whole-run efficiency (whole_run.run_efficiency): expected days = ideal days / this."""
+        return run_efficiency(gpus, self.run)
 
     def plan(
         self,
@@ -371,7 +368,28 @@ class TrainingSearch:
         alt = near[0]
         if alt is None or alt.gpus >= plan.gpus:
             return exact
-        if abs(alt.global_batch_sequences / self.batch_sequences - 1.0) > self.batch_tolerance:
-            return exact
-        near[1].add(exact[1])
-        return near
+        if self._batch_ok(alt):
+            near[1].add(exact[1])
+            return near
+        # The nearest batch at the smallest count is too far off: scan the whole-system counts between.
+        for found, stats, miss in self._scan_counts(alt.gpus, plan.gpus, deadline_days):
+            if found is not None:
+                stats.add(exact[1])
+                return found, stats, miss
+        return exact
+
+    def _batch_ok(self, plan: Plan) -> bool:
+        return abs(plan.global_batch_sequences / self.batch_sequences - 1.0) <= self.batch_tolerance
+
+    def _scan_counts(self, low: int, high: int, deadline_days: float):
+        """Whole-system counts in (low, high), smallest first (at most 48, evenly spaced), each with its fastest
+        plan if that plan meets the deadline (expected days) on a batch within the tolerance."""
+        gps = self.system.gpus_per_system
+        counts = list(range((low // gps + 1) * gps, high, gps))
+        if len(counts) > 48:
+            counts = sorted({counts[round(i * (len(counts) - 1) / 47)] for i in range(48)})
+        for n, (found, stats, miss) in zip(counts, self.fastest_many(counts), strict=True):
+            if found is None or not self._batch_ok(found):
+                continue
+            if found.days_ideal / float(self.goodput(np.array([n]))[0]) <= deadline_days:
+                yield found, stats, miss

@@ -15,6 +15,7 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
+from engine.performance.whole_run import WholeRun, whole_run
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
@@ -93,6 +94,7 @@ class TrainingResult:
     peak_tflops: float = 0.0
     plan: Plan | None = None
     goodput: Goodput | None = None
+    whole_run: WholeRun | None = None
     search: SearchStats | None = None
     frontier: list[dict[str, object]] = field(default_factory=list)
     global_batch_sequences_requested: int = 0
@@ -133,6 +135,7 @@ class TrainingResult:
                 "optimizer": p.optimizer_time_s,
             },
             "goodput": self.goodput.as_dict() if self.goodput else None,
+            **_whole_run_keys(self.whole_run, self.gpus),
             "search": self.search.as_dict() if self.search else None,
             "frontier": self.frontier,
             "total_flops": self.total_flops,
@@ -160,21 +163,45 @@ def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bo
     return model
 
 
-def expected_days(days_ideal: float, goodput: Goodput) -> float:
-    """The plan's one time-to-train: ideal days (the layout search's tokens / tokens_per_s / 86400, `Plan.days_ideal`)
-    stretched by failures, days_ideal / goodput. The plan, its frontier and every reader use this figure."""
-    return days_ideal / goodput.fraction
+def expected_days(days_ideal: float, gpus: int, search: TrainingSearch) -> WholeRun:
+    """The plan's one time-to-train: the steady-state days (`Plan.days_ideal`) stretched by the whole run's
+    efficiencies (whole_run.py), p50 with its p10-p90 range. The plan, its frontier and every reader use it."""
+    return whole_run(days_ideal, gpus, search.run)
+
+
+def _whole_run_keys(run: WholeRun | None, gpus: int) -> dict[str, object]:
+    """The plan's whole-run keys: the days and GPU-hours range and the factors behind it, drivers first."""
+    if run is None:
+        return {}
+    hours = 24.0 * gpus
+    return {
+        "days_range": {"p10": run.days_p10, "p50": run.days_p50, "p90": run.days_p90},
+        "gpu_hours": run.days_p50 * hours,
+        "gpu_hours_range": {"p10": run.days_p10 * hours, "p50": run.days_p50 * hours, "p90": run.days_p90 * hours},
+        "whole_run": {
+            "efficiency": run.efficiency,
+            "drivers": list(run.drivers),
+            "factors": [
+                {"name": f.name, "efficiency": f.efficiency, "low": f.low, "high": f.high,
+                 "description": f.description}
+                for f in run.factors
+            ],
+        },
+    }
 
 
 def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, a: Assumptions) -> Goodput:
+    """The failure-and-checkpoint record of the plan (the same inputs the search's whole-run efficiency uses)."""
+    run = search.run
+    systems = math.ceil(gpus / system.gpus_per_system)
     return expected_goodput(
         params=work.params,
         gpus=gpus,
-        systems=math.ceil(gpus / system.gpus_per_system),
+        systems=systems,
         node_mtbf_hours=search.node_mtbf_hours,
-        write_gbyte_s_per_gpu=a["storage_write_gbyte_s_per_gpu"],
+        write_gbyte_s_per_gpu=run.stall_bytes_s_per_gpu / 1e9,
         checkpoint_bytes_per_param=a["checkpoint_bytes_per_param"],
-        restart_s=a["restart_minutes"] * 60.0,
+        restart_s=run.restart_s + run.restart_per_doubling_s * math.log2(max(systems, 1)),
         mtbf_source=system.mtbf_source if a["node_mtbf_hours"] <= 0 else "assumption node_mtbf_hours",
     )
 
@@ -188,6 +215,7 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
     model_tflops = tokens_per_s * flops_per_token / plan.gpus / 1e12
     hw_tflops = tokens_per_s * hw_flops / plan.gpus / 1e12
     good = _goodput(work, system, plan.gpus, search, a)
+    run = expected_days(plan.days_ideal, plan.gpus, search)
     layout = TrainingLayout(
         tp=plan.tp,
         pp=plan.pp,
@@ -206,7 +234,7 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
     return TrainingResult(
         feasible=True,
         gpus=plan.gpus,
-        days=expected_days(plan.days_ideal, good),
+        days=run.days_p50,
         days_ideal=plan.days_ideal,
         step_time_s=plan.step_time_s,
         tokens_per_s=tokens_per_s,
@@ -222,6 +250,7 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         peak_tflops=peak,
         plan=plan,
         goodput=good,
+        whole_run=run,
         search=stats,
         global_batch_sequences_requested=search.batch_sequences,
     )
@@ -238,12 +267,14 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
         if plan is None:
             continue
         tokens_per_s = plan.tokens_per_step / plan.step_time_s
-        good = _goodput(work, system, n, search, a)
+        run = expected_days(plan.days_ideal, n, search)
         points.append(
             {
                 "gpus": n,
                 "days_ideal": plan.days_ideal,
-                "days": expected_days(plan.days_ideal, good),
+                "days": run.days_p50,
+                "days_p10": run.days_p10,
+                "days_p90": run.days_p90,
                 "step_time_s": plan.step_time_s,
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
                 "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "micro_batch": plan.micro_batch,
