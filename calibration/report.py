@@ -11,7 +11,7 @@ import statistics
 
 from calibration.fit import FITTED, leave_one_source_out
 from calibration.training import ROWS
-from calibration.whole_run import WHOLE_RUN_ROWS, whole_run_loso
+from calibration.whole_run import WHOLE_RUN_ROWS, whole_run_loso, whole_run_range
 from engine.assumptions.registry import ASSUMPTIONS
 from engine.catalog.hardware import Catalog
 
@@ -31,6 +31,7 @@ def accuracy_figures(catalog: Catalog) -> dict[str, object]:
     full, in_sample, held = leave_one_source_out(catalog)
     loso = {rid: err for h in held for rid, err in h.errors.items()}
     wr_fit, wr_in, wr_loso, wr_pending = whole_run_loso(catalog)
+    ranges = {r.id: whole_run_range(r, catalog) for r in WHOLE_RUN_ROWS if r.id not in wr_pending}
     return {
         "fit": full,
         "in_sample": in_sample,
@@ -40,6 +41,7 @@ def accuracy_figures(catalog: Catalog) -> dict[str, object]:
         "whole_run_in_sample": wr_in,
         "whole_run_loso": wr_loso,
         "whole_run_pending": wr_pending,
+        "whole_run_ranges": ranges,
     }
 
 
@@ -133,19 +135,23 @@ def training_lines(catalog: Catalog) -> list[str]:
         "",
         "## Every whole-run row",
         "",
-        "| Row | Source | Published | In-sample error | LOSO error | Notes |",
-        "|---|---|---|---|---|---|",
+        "| Row | Source | Published | In-sample error | LOSO error | Plan's p10 - p90 | Covered | Notes |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in WHOLE_RUN_ROWS:
         if row.id in f["whole_run_pending"]:
             lines.append(
-                f"| {row.id} | {row.source} | {row.published:,g} {row.unit} | - | - | "
+                f"| {row.id} | {row.source} | {row.published:,g} {row.unit} | - | - | - | - | "
                 f"{f['whole_run_pending'][row.id]} |"
             )
             continue
+        rng = f["whole_run_ranges"].get(row.id)
+        covered = "yes" if rng and rng[0] <= row.published <= rng[1] else "no"
+        span = f"{rng[0]:,.4g} - {rng[1]:,.4g}" if rng else "-"
         lines.append(
             f"| {row.id} | {row.source} | {row.published:,g} {row.unit} | "
-            f"{f['whole_run_in_sample'][row.id]:+.1%} | {f['whole_run_loso'][row.id]:+.1%} | {row.notes} |"
+            f"{f['whole_run_in_sample'][row.id]:+.1%} | {f['whole_run_loso'][row.id]:+.1%} | {span} | {covered} | "
+            f"{row.notes} |"
         )
     lines += [
         "",

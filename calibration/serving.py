@@ -84,8 +84,9 @@ NEUTRAL_START = {
 
 
 def _llama(layers: int, hidden: int, heads: int, kv_heads: int, ffn: int, vocab: int) -> ModelSpec:
-    return ModelSpec(layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=ffn, vocab=vocab,
-                     seq_len=8192)
+    return ModelSpec(
+        layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=ffn, vocab=vocab, seq_len=8192
+    )
 
 
 # inference-calibration.md section 1.
@@ -96,8 +97,17 @@ MODELS: dict[str, ModelSpec] = {
     "llama-2-70b": _llama(80, 8192, 64, 8, 28672, 32_000),
     "llama-2-7b": _llama(32, 4096, 32, 32, 11008, 32_000),
     # GPT-J: plain GELU FFN 4h [U], biases, rotary (no learned positions), untied head.
-    "gpt-j-6b": ModelSpec(layers=28, hidden=4096, heads=16, kv_heads=16, ffn_hidden=16384, vocab=50_400,
-                          seq_len=2048, ffn_gated=False, biases=True),
+    "gpt-j-6b": ModelSpec(
+        layers=28,
+        hidden=4096,
+        heads=16,
+        kv_heads=16,
+        ffn_hidden=16384,
+        vocab=50_400,
+        seq_len=2048,
+        ffn_gated=False,
+        biases=True,
+    ),
 }
 
 
@@ -130,10 +140,23 @@ class InferenceRow:
         return "tok/s" if self.kind == "offline" else "ms"
 
 
-def _off(rid: str, sec: str, role: str, model: str, prec: str, gpu: str, tp: int, isl: int, osl: int,
-         pub: float, engine: str = "trtllm", steps: int = 1) -> InferenceRow:
-    return InferenceRow(rid, sec, role, "offline", model, prec, gpu, tp, isl, osl, pub, engine,
-                        steps_per_schedule=steps)
+def _off(
+    rid: str,
+    sec: str,
+    role: str,
+    model: str,
+    prec: str,
+    gpu: str,
+    tp: int,
+    isl: int,
+    osl: int,
+    pub: float,
+    engine: str = "trtllm",
+    steps: int = 1,
+) -> InferenceRow:
+    return InferenceRow(
+        rid, sec, role, "offline", model, prec, gpu, tp, isl, osl, pub, engine, steps_per_schedule=steps
+    )
 
 
 _ROWS: list[InferenceRow] = [
@@ -150,49 +173,162 @@ _ROWS: list[InferenceRow] = [
     # 5b: lightly loaded decode (fit). TRT QPS 2 rows use the 467/256 online mix.
     InferenceRow("5b-8b-h100", "5b", "fit", "tpot_rate", "llama-3.1-8b", "bf16", "h100-sxm", 1, 467, 256, 8, load=2),
     InferenceRow("5b-8b-h200", "5b", "fit", "tpot_rate", "llama-3.1-8b", "bf16", "h200-sxm", 1, 467, 256, 6, load=2),
-    InferenceRow("5b-70b-h100", "5b", "fit", "tpot_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 21,
-                 load=2),
-    InferenceRow("5b-70b-h200", "5b", "fit", "tpot_rate", "llama-3.1-70b", "bf16", "h200-sxm", 4, 467, 256, 18,
-                 load=2),
+    InferenceRow("5b-70b-h100", "5b", "fit", "tpot_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 21, load=2),
+    InferenceRow("5b-70b-h200", "5b", "fit", "tpot_rate", "llama-3.1-70b", "bf16", "h200-sxm", 4, 467, 256, 18, load=2),
     # NIM concurrency 1: prompt/output lengths not in the stored copy; 1000/1000 assumed [U] (KV is small here).
-    InferenceRow("5b-70b-fp8-nim", "5b", "fit", "tpot_batch", "llama-3.1-70b", "fp8", "h100-sxm", 2, 1000, 1000,
-                 18.58, load=1),
-    InferenceRow("5b-70b-vllm-b8", "5b", "fit", "tpot_batch", "llama-3.1-70b", "bf16", "h200-sxm", 4, 32, 128,
-                 2077.53 / 128, engine="vllm", load=8),
-    InferenceRow("5b-8b-vllm-b8", "5b", "fit", "tpot_batch", "llama-3.1-8b", "bf16", "h200-sxm", 1, 32, 128,
-                 833.42 / 128, engine="vllm", load=8),
+    InferenceRow(
+        "5b-70b-fp8-nim", "5b", "fit", "tpot_batch", "llama-3.1-70b", "fp8", "h100-sxm", 2, 1000, 1000, 18.58, load=1
+    ),
+    InferenceRow(
+        "5b-70b-vllm-b8",
+        "5b",
+        "fit",
+        "tpot_batch",
+        "llama-3.1-70b",
+        "bf16",
+        "h200-sxm",
+        4,
+        32,
+        128,
+        2077.53 / 128,
+        engine="vllm",
+        load=8,
+    ),
+    InferenceRow(
+        "5b-8b-vllm-b8",
+        "5b",
+        "fit",
+        "tpot_batch",
+        "llama-3.1-8b",
+        "bf16",
+        "h200-sxm",
+        1,
+        32,
+        128,
+        833.42 / 128,
+        engine="vllm",
+        load=8,
+    ),
     # 5c: batch-1 first-token latency (fit).
     InferenceRow("5c-70b-h100x8", "5c", "fit", "ttft_batch1", "llama-2-70b", "fp8", "h100-sxm", 8, 2048, 1, 85.1),
     InferenceRow("5c-70b-h200x4", "5c", "fit", "ttft_batch1", "llama-2-70b", "fp8", "h200-sxm", 4, 2048, 1, 103.0),
-    InferenceRow("5c-70b-a100x8", "5c", "fit", "ttft_batch1", "llama-2-70b", "bf16", "a100-80gb-sxm", 8, 2048, 1,
-                 249.2),
+    InferenceRow(
+        "5c-70b-a100x8", "5c", "fit", "ttft_batch1", "llama-2-70b", "bf16", "a100-80gb-sxm", 8, 2048, 1, 249.2
+    ),
     InferenceRow("5c-70b-h100x4-128", "5c", "fit", "ttft_batch1", "llama-2-70b", "fp8", "h100-sxm", 4, 128, 1, 19.6),
     InferenceRow("5c-gptj-h100", "5c", "fit", "ttft_batch1", "gpt-j-6b", "fp8", "h100-sxm", 1, 2048, 1, 23.8),
     InferenceRow("5c-gptj-a100", "5c", "fit", "ttft_batch1", "gpt-j-6b", "bf16", "a100-80gb-sxm", 1, 2048, 1, 136.4),
     InferenceRow("5c-7b-a100", "5c", "fit", "ttft_batch1", "llama-2-7b", "bf16", "a100-80gb-sxm", 1, 2048, 1, 132.4),
     # Held out: C10 (TRT v0.14 online, 467/256) at 12 req/s achieved and saturated.
-    InferenceRow("C10-ttft-2", "3", "held out", "ttft_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 62,
-                 load=2),
-    InferenceRow("C10-tpot-12", "3", "held out", "tpot_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 66,
-                 load=12),
-    InferenceRow("C10-ttft-12", "3", "held out", "ttft_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 175,
-                 load=12),
+    InferenceRow(
+        "C10-ttft-2", "3", "held out", "ttft_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 62, load=2
+    ),
+    InferenceRow(
+        "C10-tpot-12", "3", "held out", "tpot_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 66, load=12
+    ),
+    InferenceRow(
+        "C10-ttft-12", "3", "held out", "ttft_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 175, load=12
+    ),
     _off("C10-sat", "3", "held out", "llama-3.1-70b", "bf16", "h100-sxm", 4, 467, 256, 4103),
     # C11/C12: vLLM 0.6.0 on ShareGPT; 202 prompt tokens (vLLM v0.6.0 blog's sample) [U], 194 output (derived).
     _off("C11-offline", "3", "held out", "llama-3.1-70b", "bf16", "h100-sxm", 4, 202, 194, 3700.64, "vllm", 10),
-    InferenceRow("C11-tpot-4", "3", "held out", "tpot_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 202, 194, 23.58,
-                 engine="vllm", load=4, steps_per_schedule=10),
-    InferenceRow("C11-tpot-8", "3", "held out", "tpot_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 202, 194, 29.15,
-                 engine="vllm", load=8, steps_per_schedule=10),
-    InferenceRow("C11-ttft-4", "3", "held out", "ttft_rate", "llama-3.1-70b", "bf16", "h100-sxm", 4, 202, 194,
-                 179.15, engine="vllm", load=4, steps_per_schedule=10),
+    InferenceRow(
+        "C11-tpot-4",
+        "3",
+        "held out",
+        "tpot_rate",
+        "llama-3.1-70b",
+        "bf16",
+        "h100-sxm",
+        4,
+        202,
+        194,
+        23.58,
+        engine="vllm",
+        load=4,
+        steps_per_schedule=10,
+    ),
+    InferenceRow(
+        "C11-tpot-8",
+        "3",
+        "held out",
+        "tpot_rate",
+        "llama-3.1-70b",
+        "bf16",
+        "h100-sxm",
+        4,
+        202,
+        194,
+        29.15,
+        engine="vllm",
+        load=8,
+        steps_per_schedule=10,
+    ),
+    InferenceRow(
+        "C11-ttft-4",
+        "3",
+        "held out",
+        "ttft_rate",
+        "llama-3.1-70b",
+        "bf16",
+        "h100-sxm",
+        4,
+        202,
+        194,
+        179.15,
+        engine="vllm",
+        load=4,
+        steps_per_schedule=10,
+    ),
     _off("C12-offline", "3", "held out", "llama-3.1-8b", "bf16", "a100-80gb-sxm", 1, 202, 194, 4132.37, "vllm", 10),
-    InferenceRow("C12-tpot-4", "3", "held out", "tpot_rate", "llama-3.1-8b", "bf16", "a100-80gb-sxm", 1, 202, 194,
-                 14.14, engine="vllm", load=4, steps_per_schedule=10),
-    InferenceRow("C12-tpot-8", "3", "held out", "tpot_rate", "llama-3.1-8b", "bf16", "a100-80gb-sxm", 1, 202, 194,
-                 17.09, engine="vllm", load=8, steps_per_schedule=10),
-    InferenceRow("C12-ttft-4", "3", "held out", "ttft_rate", "llama-3.1-8b", "bf16", "a100-80gb-sxm", 1, 202, 194,
-                 100.48, engine="vllm", load=4, steps_per_schedule=10),
+    InferenceRow(
+        "C12-tpot-4",
+        "3",
+        "held out",
+        "tpot_rate",
+        "llama-3.1-8b",
+        "bf16",
+        "a100-80gb-sxm",
+        1,
+        202,
+        194,
+        14.14,
+        engine="vllm",
+        load=4,
+        steps_per_schedule=10,
+    ),
+    InferenceRow(
+        "C12-tpot-8",
+        "3",
+        "held out",
+        "tpot_rate",
+        "llama-3.1-8b",
+        "bf16",
+        "a100-80gb-sxm",
+        1,
+        202,
+        194,
+        17.09,
+        engine="vllm",
+        load=8,
+        steps_per_schedule=10,
+    ),
+    InferenceRow(
+        "C12-ttft-4",
+        "3",
+        "held out",
+        "ttft_rate",
+        "llama-3.1-8b",
+        "bf16",
+        "a100-80gb-sxm",
+        1,
+        202,
+        194,
+        100.48,
+        engine="vllm",
+        load=4,
+        steps_per_schedule=10,
+    ),
 ]
 
 # Section 7: TensorRT-LLM v0.17 offline grid, FP8 unless A100 (FP16). Columns 128/128, 128/2048, 2048/2048,
@@ -237,8 +373,6 @@ class InferenceRowResult:
     def error(self) -> float | None:
         """predicted / published - 1 (negative = the model is faster / predicts less time)."""
         return None if self.predicted is None else self.predicted / self.row.published - 1.0
-
-
 
 
 def _gpu(catalog: Catalog, gpu_id: str) -> Gpu:
@@ -309,8 +443,9 @@ def fit_loss(catalog: Catalog, values: dict[str, float]) -> float:
     return _loss([evaluate_inference_row(r, catalog, a) for r in INFERENCE_ROWS if r.role == "fit"])
 
 
-def fit_inference(catalog: Catalog, start: dict[str, float] | None = None,
-                  rounds: int = 6) -> tuple[dict[str, float], float]:
+def fit_inference(
+    catalog: Catalog, start: dict[str, float] | None = None, rounds: int = 6
+) -> tuple[dict[str, float], float]:
     """Coordinate descent on FIT_NAMES in log space within each assumption's bounds; returns (values, loss).
 
     Deterministic: a fixed start (the registry defaults unless given), fixed step ladder, fixed order.
@@ -346,8 +481,11 @@ def fit_inference(catalog: Catalog, start: dict[str, float] | None = None,
 def inference_summary(results: list[InferenceRowResult]) -> dict[str, dict[str, float]]:
     """|error| median / mean / worst for all rows, the fit rows and the held-out rows."""
     out: dict[str, dict[str, float]] = {}
-    for label, keep in (("all", lambda r: True), ("fit", lambda r: r.row.role == "fit"),
-                        ("held out", lambda r: r.row.role == "held out")):
+    for label, keep in (
+        ("all", lambda r: True),
+        ("fit", lambda r: r.row.role == "fit"),
+        ("held out", lambda r: r.row.role == "held out"),
+    ):
         errs = [abs(r.error) for r in results if keep(r) and r.error is not None]
         missing = sum(1 for r in results if keep(r) and r.error is None)
         out[label] = {

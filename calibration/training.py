@@ -91,8 +91,9 @@ class CalibrationRow:
         return self.source or DATASET_SOURCES[self.dataset]
 
 
-def _narayanan(label: str, heads: int, hidden: int, layers: int, tp: int, pp: int, gpus: int, batch: int,
-               tflops: float) -> CalibrationRow:
+def _narayanan(
+    label: str, heads: int, hidden: int, layers: int, tp: int, pp: int, gpus: int, batch: int, tflops: float
+) -> CalibrationRow:
     """3a: TFLOP/s per GPU counts the recompute pass (96 B s l h^2 (1 + s/6h + V/16lh)); convert to seconds."""
     s, v = 2048, 51_200
     flops = 96.0 * batch * s * layers * hidden**2 * (1 + s / (6 * hidden) + v / (16 * layers * hidden))
@@ -114,16 +115,30 @@ def _narayanan(label: str, heads: int, hidden: int, layers: int, tp: int, pp: in
     )
 
 
-def _korthikanti(label: str, heads: int, hidden: int, layers: int, pp: int, batch: int, interleave: int,
-                 full_s: float, selective_s: float, mfu: float) -> list[CalibrationRow]:
+def _korthikanti(
+    label: str,
+    heads: int,
+    hidden: int,
+    layers: int,
+    pp: int,
+    batch: int,
+    interleave: int,
+    full_s: float,
+    selective_s: float,
+    mfu: float,
+) -> list[CalibrationRow]:
     """3b: TP 8, DP 1, micro-batch 1 except 22B (4); iteration seconds for both recompute modes."""
     gpus = 8 * pp
     mb = 4 if label == "22B" else 1
     out = []
     for mode, step, software, metric in (
         ("full", full_s, {"flash_attention": 0, "sequence_parallel": 0}, f"{full_s:g} s/iteration"),
-        ("selective", selective_s, {"flash_attention": 0, "sequence_parallel": 1},
-         f"{selective_s:g} s/iteration (MFU {mfu:.1%})"),
+        (
+            "selective",
+            selective_s,
+            {"flash_attention": 0, "sequence_parallel": 1},
+            f"{selective_s:g} s/iteration (MFU {mfu:.1%})",
+        ),
     ):
         out.append(
             CalibrationRow(
@@ -147,8 +162,19 @@ def _korthikanti(label: str, heads: int, hidden: int, layers: int, pp: int, batc
     return out
 
 
-def _foundry(label: str, layers: int, hidden: int, heads: int, gpus: int, mb: int, batch: int, recompute: str,
-             n_params: float, mfu: float, role: str) -> CalibrationRow:
+def _foundry(
+    label: str,
+    layers: int,
+    hidden: int,
+    heads: int,
+    gpus: int,
+    mb: int,
+    batch: int,
+    recompute: str,
+    n_params: float,
+    mfu: float,
+    role: str,
+) -> CalibrationRow:
     """3c: MFU on llm-foundry's basis (6 N + 12 l s h per token, N = NumParams) -> seconds per step."""
     s = 2048
     tokens_per_s_per_gpu = mfu * H100_PEAK_TFLOPS * 1e12 / (6 * n_params + 12 * layers * s * hidden)
@@ -170,9 +196,25 @@ def _foundry(label: str, layers: int, hidden: int, heads: int, gpus: int, mb: in
     )
 
 
-def _modern(label: str, source: str, model: ModelSpec, system: str, gpus: int, batch: int, mb: int,
-            tokens_per_s_per_gpu: float, *, tp: int, pp: int = 1, cp: int = 1, vp: int = 1, zero: int | None = None,
-            recompute: str | None = None, precision: str = "fp8", notes: str = "") -> CalibrationRow:
+def _modern(
+    label: str,
+    source: str,
+    model: ModelSpec,
+    system: str,
+    gpus: int,
+    batch: int,
+    mb: int,
+    tokens_per_s_per_gpu: float,
+    *,
+    tp: int,
+    pp: int = 1,
+    cp: int = 1,
+    vp: int = 1,
+    zero: int | None = None,
+    recompute: str | None = None,
+    precision: str = "fp8",
+    notes: str = "",
+) -> CalibrationRow:
     """3f: NVIDIA's published tokens/s/GPU at steady state -> seconds per step for the published global batch."""
     step = batch * model.seq_len / (gpus * tokens_per_s_per_gpu)
     return CalibrationRow(
@@ -184,7 +226,13 @@ def _modern(label: str, source: str, model: ModelSpec, system: str, gpus: int, b
         gpus=gpus,
         batch_sequences=batch,
         parallelism=TrainingParallelism(
-            tp=tp, pp=pp, cp=cp, dp=gpus // (tp * pp * cp), micro_batch=mb, interleave=vp, zero_stage=zero,
+            tp=tp,
+            pp=pp,
+            cp=cp,
+            dp=gpus // (tp * pp * cp),
+            micro_batch=mb,
+            interleave=vp,
+            zero_stage=zero,
             recompute=recompute,
         ),
         software={"flash_attention": 1, "sequence_parallel": 1},
@@ -203,9 +251,17 @@ def _preset(catalog_id: str) -> ModelSpec:
 
     p = load_catalog().models[catalog_id]
     return ModelSpec(
-        layers=p.layers, hidden=p.hidden, heads=p.heads, kv_heads=p.kv_heads, ffn_hidden=p.ffn_hidden,
-        vocab=p.vocab, seq_len=p.seq_len, ffn_gated=p.ffn_gated, tied_embeddings=p.tied_embeddings,
-        learned_positions=p.learned_positions, biases=p.biases,
+        layers=p.layers,
+        hidden=p.hidden,
+        heads=p.heads,
+        kv_heads=p.kv_heads,
+        ffn_hidden=p.ffn_hidden,
+        vocab=p.vocab,
+        seq_len=p.seq_len,
+        ffn_gated=p.ffn_gated,
+        tied_embeddings=p.tied_embeddings,
+        learned_positions=p.learned_positions,
+        biases=p.biases,
     )
 
 
@@ -213,26 +269,116 @@ _BRIDGE = "NVIDIA Megatron-Bridge performance summary (25.11 container)"
 _NEMO = "NVIDIA NeMo performance summary (NeMo 24.07)"
 _TINYLLAMA = "TinyLlama README (jzhang38/TinyLlama)"
 TINYLLAMA = ModelSpec(
-    layers=22, hidden=2048, heads=32, kv_heads=4, ffn_hidden=5632, vocab=32_000, seq_len=2048, ffn_gated=True,
+    layers=22,
+    hidden=2048,
+    heads=32,
+    kv_heads=4,
+    ffn_hidden=5632,
+    vocab=32_000,
+    seq_len=2048,
+    ffn_gated=True,
 )
 
 MODERN_ROWS: list[CalibrationRow] = [
-    _modern("llama3-8b-h100", _BRIDGE, _preset("llama-3-8b"), "dgx-h100", 8, 128, 1, 14_451, tp=1, zero=3,
-            notes="FP8 current scaling, TP1 FSDP"),
-    _modern("llama3-70b-h100", _BRIDGE, _preset("llama-3-70b"), "dgx-h100", 64, 128, 1, 1_602, tp=4, pp=8, vp=5,
-            notes="FP8 current scaling, TP4 PP8 VP5"),
-    _modern("llama31-405b-h100", _BRIDGE, _preset("llama-3-405b"), "dgx-h100", 1024, 512, 1, 292, tp=8, pp=8, cp=2,
-            vp=8, notes="FP8 current scaling, TP8 PP8 CP2 VP8; 126 layers on 8 uneven stages"),
-    _modern("gpt3-175b-h100", _NEMO, _preset("gpt-3-175b"), "dgx-h100", 512, 2048, 2, 782, tp=4, pp=8, vp=6,
-            notes="FP8, TP4 PP8 VP6; other revisions of the page list 825-832"),
-    _modern("llama3-8b-b200", _BRIDGE, _preset("llama-3-8b"), "dgx-b200", 8, 128, 2, 30_624, tp=1,
-            notes="FP8 current scaling, TP1 DDP"),
-    _modern("llama31-405b-b200", _BRIDGE, _preset("llama-3-405b"), "dgx-b200", 128, 64, 1, 661, tp=4, pp=8, cp=2,
-            vp=8, notes="FP8 current scaling, TP4 PP8 CP2 VP8"),
-    _modern("tinyllama-a100", _TINYLLAMA, TINYLLAMA, "dgx-a100-80gb", 16, 1024, 8, 24_000, tp=1, zero=3,
-            recompute="none", precision="bf16",
-            notes="BF16, FSDP, no activation checkpointing, 16K tokens per GPU per micro-step; ran on A100 40GB "
-            "(compute-identical to the 80GB part the row uses); global batch 2M tokens per the README"),
+    _modern(
+        "llama3-8b-h100",
+        _BRIDGE,
+        _preset("llama-3-8b"),
+        "dgx-h100",
+        8,
+        128,
+        1,
+        14_451,
+        tp=1,
+        zero=3,
+        notes="FP8 current scaling, TP1 FSDP",
+    ),
+    _modern(
+        "llama3-70b-h100",
+        _BRIDGE,
+        _preset("llama-3-70b"),
+        "dgx-h100",
+        64,
+        128,
+        1,
+        1_602,
+        tp=4,
+        pp=8,
+        vp=5,
+        notes="FP8 current scaling, TP4 PP8 VP5",
+    ),
+    _modern(
+        "llama31-405b-h100",
+        _BRIDGE,
+        _preset("llama-3-405b"),
+        "dgx-h100",
+        1024,
+        512,
+        1,
+        292,
+        tp=8,
+        pp=8,
+        cp=2,
+        vp=8,
+        notes="FP8 current scaling, TP8 PP8 CP2 VP8; 126 layers on 8 uneven stages",
+    ),
+    _modern(
+        "gpt3-175b-h100",
+        _NEMO,
+        _preset("gpt-3-175b"),
+        "dgx-h100",
+        512,
+        2048,
+        2,
+        782,
+        tp=4,
+        pp=8,
+        vp=6,
+        notes="FP8, TP4 PP8 VP6; other revisions of the page list 825-832",
+    ),
+    _modern(
+        "llama3-8b-b200",
+        _BRIDGE,
+        _preset("llama-3-8b"),
+        "dgx-b200",
+        8,
+        128,
+        2,
+        30_624,
+        tp=1,
+        notes="FP8 current scaling, TP1 DDP",
+    ),
+    _modern(
+        "llama31-405b-b200",
+        _BRIDGE,
+        _preset("llama-3-405b"),
+        "dgx-b200",
+        128,
+        64,
+        1,
+        661,
+        tp=4,
+        pp=8,
+        cp=2,
+        vp=8,
+        notes="FP8 current scaling, TP4 PP8 CP2 VP8",
+    ),
+    _modern(
+        "tinyllama-a100",
+        _TINYLLAMA,
+        TINYLLAMA,
+        "dgx-a100-80gb",
+        16,
+        1024,
+        8,
+        24_000,
+        tp=1,
+        zero=3,
+        recompute="none",
+        precision="bf16",
+        notes="BF16, FSDP, no activation checkpointing, 16K tokens per GPU per micro-step; ran on A100 40GB "
+        "(compute-identical to the 80GB part the row uses); global batch 2M tokens per the README",
+    ),
 ]
 
 ROWS: list[CalibrationRow] = [
@@ -296,8 +442,9 @@ def evaluate_row(row: CalibrationRow, catalog: Catalog, overrides: dict[str, flo
     return RowResult(row, per_sequence * row.batch_sequences, plan)
 
 
-def evaluate_rows(catalog: Catalog, overrides: dict[str, float] | None = None,
-                  rows: list[CalibrationRow] | None = None) -> list[RowResult]:
+def evaluate_rows(
+    catalog: Catalog, overrides: dict[str, float] | None = None, rows: list[CalibrationRow] | None = None
+) -> list[RowResult]:
     return [evaluate_row(r, catalog, overrides) for r in (rows if rows is not None else ROWS)]
 
 
@@ -339,10 +486,17 @@ def fit_generation(catalog: Catalog, generation: str, lo: float = 0.40, hi: floa
 def summary(results: list[RowResult]) -> dict[str, dict[str, float]]:
     """Median and worst |error| over all rows, the fit rows and the held-out rows."""
     out: dict[str, dict[str, float]] = {}
-    for label, pick in (("all", lambda r: True), ("fit", lambda r: r.row.role == "fit"),
-                        ("held out", lambda r: r.row.role == "held out")):
+    for label, pick in (
+        ("all", lambda r: True),
+        ("fit", lambda r: r.row.role == "fit"),
+        ("held out", lambda r: r.row.role == "held out"),
+    ):
         errs = [abs(r.error) for r in results if pick(r) and r.error is not None]
         if errs:
-            out[label] = {"rows": len(errs), "median": statistics.median(errs), "worst": max(errs),
-                          "mean": statistics.fmean(errs)}
+            out[label] = {
+                "rows": len(errs),
+                "median": statistics.median(errs),
+                "worst": max(errs),
+                "mean": statistics.fmean(errs),
+            }
     return out

@@ -22,7 +22,7 @@ from engine.assumptions.registry import ASSUMPTIONS
 from engine.catalog.hardware import Catalog
 from engine.request.validation import RequestInvalid
 
-__all__ = ["WHOLE_RUN_ROWS", "WholeRunRow", "evaluate_whole_run", "whole_run_loso"]
+__all__ = ["WHOLE_RUN_ROWS", "WholeRunRow", "evaluate_whole_run", "whole_run_loso", "whole_run_range"]
 
 # Llama 2's GPU counts are not published; the rows use 2,048 A100 (256 DGX A100), a slice Meta's 16,000-GPU
 # Research SuperCluster readily supplies. The planner's GPU-hours move by a few per cent between 1K and 4K GPUs.
@@ -139,12 +139,26 @@ def evaluate_whole_run(
     training = plan.get("training")
     if not training:
         return None, "infeasible: " + "; ".join(plan.get("problems", []))[:200]
-    days = float(training["days"])
+    return _in_unit(row, training, float(training["days"])), ""
+
+
+def _in_unit(row: WholeRunRow, training: dict[str, Any], days: float) -> float:
+    """Days in the row's unit (days or GPU-hours), without failures when the published figure leaves them out."""
     if row.excludes_failures:
         days *= float((training.get("goodput") or {}).get("fraction", 1.0))
-    if row.unit == "days":
-        return days, ""
-    return days * 24.0 * float(training["gpus"]), ""
+    return days if row.unit == "days" else days * 24.0 * float(training["gpus"])
+
+
+def whole_run_range(row: WholeRunRow, catalog: Catalog) -> tuple[float, float] | None:
+    """The plan's p10-p90 of the row's figure at the stored defaults (does the range cover the published run?)."""
+    if row.request["hardware"]["system"] not in catalog.systems:
+        return None
+    training = to_json(run_plan(validate_request(row.request, catalog), catalog)).get("training")
+    if not training or not training.get("days_range"):
+        return None
+    return _in_unit(row, training, training["days_range"]["p10"]), _in_unit(
+        row, training, training["days_range"]["p90"]
+    )
 
 
 def _errors(rows: list[WholeRunRow], catalog: Catalog, overrides: dict[str, float]) -> dict[str, float]:

@@ -34,7 +34,7 @@ class InstanceGpus:
 
 # GPUs per instance type, as AWS documents them (checked 2026-11-22).
 INSTANCE_GPUS: dict[str, InstanceGpus] = {
-    "p4d.24xlarge": InstanceGpus(8, "a100-40gb-sxm"),  # not in the catalog (it carries the 80 GB part only)
+    "p4d.24xlarge": InstanceGpus(8, "a100-40gb-sxm"),
     "p4de.24xlarge": InstanceGpus(8, "a100-80gb-sxm"),
     "p5.48xlarge": InstanceGpus(8, "h100-sxm"),
     "p5.4xlarge": InstanceGpus(1, "h100-sxm"),

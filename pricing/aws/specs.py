@@ -242,7 +242,7 @@ class GpuModel:
 
 # (manufacturer, API name after overrides, API MiB per GPU) -> model. API MiB per cloud-pricing.md section 4 table.
 GPU_MODELS: dict[tuple[str, str, int], GpuModel] = {
-    ("NVIDIA", "A100", 40960): GpuModel("a100-40gb-sxm", 40, in_catalog=False),
+    ("NVIDIA", "A100", 40960): GpuModel("a100-40gb-sxm", 40, in_catalog=True),
     ("NVIDIA", "A100 80GB", 81920): GpuModel("a100-80gb-sxm", 80, in_catalog=True),
     ("NVIDIA", "H100", 81920): GpuModel("h100-sxm", 80, in_catalog=True),
     ("NVIDIA", "H200", 144384): GpuModel("h200-sxm", 141, in_catalog=True),

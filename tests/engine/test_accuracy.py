@@ -46,13 +46,29 @@ def test_throughput_loso_median_below_limit(figures):
     assert _median(figures["loso"]) <= LOSO_MEDIAN_LIMIT
 
 
+def test_every_whole_run_row_runs(figures):
+    assert not figures["whole_run_pending"], figures["whole_run_pending"]
+    assert set(figures["whole_run_loso"]) == {r.id for r in WHOLE_RUN_ROWS}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Known gap (issue 13 note): the whole-run sources disagree (Pythia's 2022 "
+    "stack implies production efficiency 0.54, Llama 2 0.85), so the LOSO median is about 42 %. Strict: "
+    "an improvement that meets the bound makes this test fail until the mark is removed.",
+)
 def test_whole_run_loso_median_below_limit(figures):
-    """Whole-run rows that run (the rest are pending for a named reason, listed in docs/accuracy.md)."""
-    ran = figures["whole_run_loso"]
-    assert set(ran) | set(figures["whole_run_pending"]) == {r.id for r in WHOLE_RUN_ROWS}
-    assert all(why.startswith(("pending:", "infeasible:")) for why in figures["whole_run_pending"].values())
-    assert ran, "no whole-run row runs"
-    assert _median(ran) <= LOSO_MEDIAN_LIMIT
+    assert _median(figures["whole_run_loso"]) <= LOSO_MEDIAN_LIMIT
+
+
+def test_the_plan_range_covers_most_published_whole_runs(figures):
+    """p10-p90 should cover about 80 % of runs; at least half must be inside, or the range is not honest."""
+    inside = [
+        rid
+        for rid, rng in figures["whole_run_ranges"].items()
+        if rng and rng[0] <= next(r.published for r in WHOLE_RUN_ROWS if r.id == rid) <= rng[1]
+    ]
+    assert len(inside) >= len(WHOLE_RUN_ROWS) / 2, inside
 
 
 def test_stored_defaults_reproduce_the_full_fit(figures):

@@ -181,8 +181,9 @@ def test_one_facility_power_with_named_parts(plan):
     parts = power["systems_kw"] + power["network_kw"] + power["storage_kw"] + power["management_kw"]
     assert power["it_kw"] == pytest.approx(parts, abs=2e-3)  # parts are shown rounded to the watt
     assert power["facility_kw"] == pytest.approx(power["it_kw"] * power["pue"])
-    # 50 DGX H100 x 10.2 kW: the candidate is ranked on its GPU systems, named as such.
-    assert chosen["it_kw"] == chosen["systems_kw"] == pytest.approx(510.0) == pytest.approx(power["systems_kw"])
+    # The candidate is ranked on its GPU systems alone (10.2 kW per DGX H100), named as such.
+    assert chosen["it_kw"] == chosen["systems_kw"] == pytest.approx(p["cluster"]["systems"] * 10.2)
+    assert chosen["systems_kw"] == pytest.approx(power["systems_kw"])
     assert power["it_kw"] > chosen["it_kw"]
     for key in ("power.facility_kw", "cooling.tons", "cooling.liquid_kw"):
         assert p["explain"][key]["inputs"]["it_kw"] == power["it_kw"]
@@ -192,15 +193,15 @@ def test_one_facility_power_with_named_parts(plan):
 def test_one_time_to_train(plan):
     p = plan(H100_70B)
     tr = p["training"]
-    assert tr["days"] == pytest.approx(tr["days_ideal"] / tr["goodput"]["fraction"], rel=1e-12)
+    assert tr["days"] == pytest.approx(tr["days_ideal"] / tr["whole_run"]["efficiency"], rel=1e-12)
+    assert tr["days_range"]["p10"] < tr["days"] == tr["days_range"]["p50"] < tr["days_range"]["p90"]
     chosen = next(c for c in p["candidates"] if c["chosen"])
     assert (chosen["days"], chosen["days_ideal"]) == (tr["days"], tr["days_ideal"])
     at_plan = next(pt for pt in tr["frontier"] if pt["gpus"] == tr["gpus"])
     assert at_plan["days"] == pytest.approx(tr["days"], rel=1e-12)
-    assert p["explain"]["training.days"]["inputs"] == {
-        "days_ideal": tr["days_ideal"],
-        "goodput": tr["goodput"]["fraction"],
-    }
+    inputs = p["explain"]["training.days"]["inputs"]
+    assert inputs["days_ideal (steady state)"] == tr["days_ideal"]
+    assert f"{tr['days']:.1f}" in inputs["days p10 / p50 / p90"]
     # tokens / tokens_per_s / 86400, worked out independently of the engine
     assert tr["days_ideal"] == pytest.approx(2e12 / tr["tokens_per_s"] / 86_400, rel=1e-12)
 

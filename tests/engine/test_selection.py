@@ -77,37 +77,38 @@ def test_training_ranking_by_hand_cost_overrules_energy(catalog):
     unpriced = _run(cat, TRAINING, None)
     rows = _rows(priced)
     b300, gb200 = rows["dgx-b300"], rows["gb200-nvl72"]
-    # Each system at the smallest GPU count that meets 90 days (engine figures today):
-    #   gb200-nvl72: 936 GPUs = 13 racks, 84.05 days, 1560 kW IT x PUE 1.2 (liquid) = 1872 kW
-    #       13 x 2,500,000 + 1872 kW x 84.05 d x 24 h x $0.08 = 32,500,000 + 302,081 = 32,802,081
-    #   dgx-b300:    824 GPUs = 103 systems, 89.74 days, 1493.5 kW IT x PUE 1.3 = 1941.55 kW
-    #       103 x 300,000 + 1941.55 kW x 89.74 d x 24 h x $0.08 = 30,900,000 + 334,534 = 31,234,534
-    # -> dgx-b300 is cheaper for this job, although gb200-nvl72 uses less IT energy (3147 vs 3217 MWh), which is
+    # Each system at the smallest GPU count that meets 90 expected days (engine figures today; 512 sequences per
+    # step must split over dp, so dgx-b300 needs dp = 512 at tp 4):
+    #   gb200-nvl72: 2048 GPUs on 29 racks, 72.52 days, 3480 kW IT x PUE 1.2 (liquid) = 4176 kW
+    #       29 x 2,500,000 + 4176 kW x 72.52 d x 24 h x $0.08 = 72,500,000 + 581,449 = 73,081,449
+    #   dgx-b300:    2048 GPUs = 256 systems, 62.14 days, 3712 kW IT x PUE 1.3 = 4825.6 kW
+    #       256 x 300,000 + 4825.6 kW x 62.14 d x 24 h x $0.08 = 76,800,000 + 575,703 = 77,375,703
+    # -> gb200-nvl72 is cheaper for this job, although dgx-b300 uses less IT energy (5536 vs 6057 MWh), which is
     #    what the energy rule (no prices) picks.
-    assert (gb200["systems"], b300["systems"]) == (13, 103)
+    assert (gb200["systems"], b300["systems"]) == (29, 256)
     for row, price in ((b300, 300_000.0), (gb200, 2_500_000.0)):
         expected = row["systems"] * price + row["facility_kw"] * row["days"] * 24 * 0.08
         assert row["selection_usd"] == pytest.approx(expected)
-    assert gb200["selection_usd"] == pytest.approx(32_802_081, rel=0.01)
-    assert b300["selection_usd"] == pytest.approx(31_234_534, rel=0.01)
-    assert gb200["it_energy_mwh"] < b300["it_energy_mwh"]
-    assert priced["selection"]["system"] == "dgx-b300" and priced["selection"]["basis"] == "cost"
+    assert gb200["selection_usd"] == pytest.approx(73_081_449, rel=0.01)
+    assert b300["selection_usd"] == pytest.approx(77_375_703, rel=0.01)
+    assert b300["it_energy_mwh"] < gb200["it_energy_mwh"]
+    assert priced["selection"]["system"] == "gb200-nvl72" and priced["selection"]["basis"] == "cost"
     assert (
         "by cost" in priced["selection"]["rule"]
         and "smallest GPU count that meets the deadline" in (priced["selection"]["rule"])
     )
-    assert unpriced["selection"]["system"] == "gb200-nvl72"
+    assert unpriced["selection"]["system"] == "dgx-b300"
     entry = priced["explain"]["selection.system"]
     assert "systems x system_usd" in entry["formula"] and entry["inputs"]["basis"] == "cost"
-    assert entry["inputs"]["selection_usd_by_system"]["dgx-b300"] == b300["selection_usd"]
+    assert entry["inputs"]["selection_usd_by_system"]["gb200-nvl72"] == gb200["selection_usd"]
 
 
 def test_a_missing_price_falls_back_to_energy_and_says_so(catalog):
     cat = _two(catalog, "dgx-b300", "gb200-nvl72")
-    # dgx-b300 at $300,000 would win by cost (above); without a gb200-nvl72 price the cost rule cannot rank both.
+    # gb200-nvl72 would win by cost (above); without its price the cost rule cannot rank both.
     prices = SelectionPrices(system_usd={"dgx-b300": 300_000.0}, electricity_usd_per_kwh=0.08)
     p = _run(cat, TRAINING, prices)
-    assert p["selection"]["system"] == "gb200-nvl72"  # lowest IT energy, as without prices
+    assert p["selection"]["system"] == "dgx-b300"  # lowest IT energy, as without prices
     assert p["selection"]["basis"] == "energy" and p["selection"]["unpriced_systems"] == ["gb200-nvl72"]
     assert "no system price for gb200-nvl72" in p["selection"]["rule"]
     rows = _rows(p)
