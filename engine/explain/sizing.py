@@ -138,6 +138,13 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "whole runs (Touvron et al. 2023 'Llama 2'; Biderman et al. 2023 'Pythia'; MosaicML 'Introducing "
             "MPT-7B' 2023); stragglers and restarts: Jiang et al. 2024 'MegaScale' (arXiv 2402.15627)",
         ),
+        "training.days_range": _entry(
+            "p10 / p90 = p50 x exp(-/+ 1.2816 x sqrt(sum of each factor's sigma^2)); sigma = (ln high - ln low) / "
+            "(2 x 1.2816) for each whole-run efficiency's plausible range",
+            _whole_run_inputs(tr),
+            "Each range is the named assumption's low/high (production efficiency: the values the published whole runs "
+            "imply, one source at a time); failures: node MTBF / and x mtbf_range_factor",
+        ),
         "training.gpu_hours": _entry(
             "gpus x days x 24 (expected whole run, p50; the range scales with the days range)",
             {"gpus": tr.gpus, "days": tr.days, "hours_per_day": 24},

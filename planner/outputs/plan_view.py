@@ -60,8 +60,10 @@ __all__ = ["HEADLINES", "PlanView", "bom_view", "lookup", "plan_view"]
 HEADLINES: list[tuple[str, str, str]] = [
     ("System", "cluster.system", ""),
     ("GPUs", "cluster.gpus", "GPUs"),
-    ("Time to train", "training.days", "days"),
-    ("Ideal time to train", "training.days_ideal", "days"),
+    ("Time to train (expected whole run, p50)", "training.days", "days"),
+    ("Whole-run range (p10 - p90)", "training.days_range", "days"),
+    ("GPU-hours (whole run, p50)", "training.gpu_hours", "GPU-hours"),
+    ("Steady-state time to train", "training.days_ideal", "days"),
     ("MFU", "training.mfu", "%"),
     ("Step time", "training.step_time_s", "s"),
     ("Memory per GPU", "training.memory_per_gpu_gib", "GiB"),
@@ -220,6 +222,8 @@ class PlanView:
         figures = []
         for label, path, unit in HEADLINES:
             value = typed_figure(self.result, path)
+            if isinstance(value, Mapping) and {"p10", "p90"} <= set(value):  # a range reads as "low - high"
+                value = f"{value['p10']:,.1f} - {value['p90']:,.1f}"
             if value is not None:
                 figures.append(Figure(label, path, _shown(path, value), unit, self.explain.get(path)))
         return figures

@@ -91,7 +91,7 @@ def test_compare(alice_client, user, finished_plan, inference_request, django_ca
     rows = {row["label"]: row["values"] for row in response.context["rows"]}
     other.refresh_from_db()
     assert rows["GPUs"] == [finished_plan.result["cluster"]["gpus"], other.result["cluster"]["gpus"]]
-    assert rows["Time to train"][1] is None and rows["Replicas"][0] is None
+    assert rows["Time to train (expected whole run, p50)"][1] is None and rows["Replicas"][0] is None
 
 
 def test_compare_refuses_foreign_or_bad_ids(client, other_user, finished_plan):
