@@ -57,6 +57,8 @@ from engine.workload.model import Workload
 # The result records are re-exported: callers import them with the search.
 __all__ = ["REASONS", "Infeasibility", "Plan", "SearchStats", "TrainingSearch"]
 
+# Whole-system counts the batch-tolerance scan of deadline mode tries at most (speed: each is a GPU-count search).
+SCAN_COUNTS = 8
 SECONDS_PER_DAY = 86_400.0
 ZERO_OPTIONS = (1, 2, 3)  # ZeRO-0 only when pinned (module note)
 TP_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
@@ -382,12 +384,12 @@ class TrainingSearch:
         return abs(plan.global_batch_sequences / self.batch_sequences - 1.0) <= self.batch_tolerance
 
     def _scan_counts(self, low: int, high: int, deadline_days: float):
-        """Whole-system counts in (low, high), smallest first (at most 48, evenly spaced), each with its fastest
-        plan if that plan meets the deadline (expected days) on a batch within the tolerance."""
+        """Whole-system counts in (low, high), smallest first (at most SCAN_COUNTS, evenly spaced), each with its
+        fastest plan if that plan meets the deadline (expected days) on a batch within the tolerance."""
         gps = self.system.gpus_per_system
         counts = list(range((low // gps + 1) * gps, high, gps))
-        if len(counts) > 48:
-            counts = sorted({counts[round(i * (len(counts) - 1) / 47)] for i in range(48)})
+        if len(counts) > SCAN_COUNTS:
+            counts = sorted({counts[round(i * (len(counts) - 1) / (SCAN_COUNTS - 1))] for i in range(SCAN_COUNTS)})
         for n, (found, stats, miss) in zip(counts, self.fastest_many(counts), strict=True):
             if found is None or not self._batch_ok(found):
                 continue

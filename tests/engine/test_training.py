@@ -88,10 +88,15 @@ def test_deadline_mode_finds_the_smallest_whole_system_count(plan):
     t = p["training"]
     assert t["gpus"] % 8 == 0 and t["days"] <= 10
     assert p["cluster"]["gpus"] == t["gpus"]
-    # Independent check of minimality: one system fewer either misses the deadline or trains on a batch more
-    # than the 10 % global_batch_tolerance away from the requested 512 sequences.
+    # Independent check of minimality: one system fewer either misses the deadline or cannot train on exactly the
+    # requested 512 sequences (global_batch_tolerance 0 by default).
     smaller = plan(_fixed("llama-3-8b", t["gpus"] - 8))["training"]
-    assert smaller["days"] > 10 or abs(smaller["global_batch_sequences"] / 512 - 1) > 0.10
+    assert smaller["days"] > 10 or smaller["global_batch_sequences"] != 512
+    # With a 10 % batch tolerance the plan may use fewer GPUs on a batch within 10 %, and says which batch.
+    loose = plan({**body, "assumptions": {"global_batch_tolerance": 0.1}})["training"]
+    assert loose["gpus"] <= t["gpus"] and loose["days"] <= 10
+    if loose["gpus"] < t["gpus"]:
+        assert abs(loose["global_batch_sequences"] / 512 - 1) <= 0.10 and "512" in loose["batch_note"]
 
 
 def test_more_gpus_train_faster_on_the_frontier(plan):
