@@ -10,7 +10,7 @@ test suite.
 Which rows pin which constant (the principle, not a row): `gemm_efficiency_<generation>` on that generation's
 BF16 rows; `fp8_gemm_efficiency_ratio` on Hopper FP8 rows given the Hopper BF16 ceiling; Blackwell, which has FP8
 rows from a single source only, on those rows given the ratio. A constant with no rows left keeps its prior: the
-ratio its stored default, Blackwell the Hopper value.
+ratio its prior (PRIORS, a judgement made before any fit), Blackwell the Hopper value.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from engine.catalog.hardware import Catalog
 __all__ = ["FITTED", "Fit", "LosoResult", "fit_constants", "leave_one_source_out", "predict"]
 
 FITTED = ("gemm_efficiency_ampere", "gemm_efficiency_hopper", "fp8_gemm_efficiency_ratio", "gemm_efficiency_blackwell")
+# Values a constant takes when no row is left to fit it, so that a held-out source never leaks into its own
+# prediction through a stored default that was fitted with it: the FP8 ratio's judgement value before any fit.
+PRIORS = {"fp8_gemm_efficiency_ratio": 0.8}
 _STEP = 1.15  # the second evaluation point of the power-law slope
 _LO, _HI = 0.05, 1.0
 
@@ -89,7 +92,7 @@ def fit_constants(catalog: Catalog, rows: Iterable[CalibrationRow], evaluate: _E
     """Fit FITTED on `rows` (module note: which rows pin which constant); priors where no rows are left."""
     evaluate = evaluate or _Evaluator(catalog)
     rows = list(rows)
-    values = {n: float(ASSUMPTIONS[n].default) for n in FITTED}
+    values = {n: PRIORS.get(n, float(ASSUMPTIONS[n].default)) for n in FITTED}
 
     def pick(generation: str, precision: str) -> list[CalibrationRow]:
         return [r for r in rows if _generation(catalog, r) == generation and r.precision == precision]
