@@ -54,7 +54,6 @@ __all__ = [
     "HardwareSpec",
     "InferenceParallelism",
     "InferenceSpec",
-    "MlaSpec",
     "ModelSpec",
     "MoeSpec",
     "PlanRequest",
@@ -80,42 +79,11 @@ class MoeSpec(Section):
     active: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(
         description="Routed experts each token is sent to (top-k)."
     )
-    shared: Annotated[StrictInt, Field(ge=0, le=64), WHOLE] = Field(
-        0, description="Shared experts every token also runs (DeepSeek-style); 0 = none."
-    )
-    expert_ffn_hidden: Annotated[StrictInt, Field(gt=0, le=16_777_216), WHOLE] | None = Field(
-        None, description="FFN inner size of one expert (fine-grained experts); default: model.ffn_hidden."
-    )
-    dense_layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] = Field(
-        0, description="Leading layers with a dense FFN of model.ffn_hidden instead of experts (DeepSeek-V3: 3)."
-    )
-    node_limit: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
-        None, description="Node-limited routing: tokens reach experts on at most this many nodes; default: no limit."
-    )
 
     def check(self, info: ValidationInfo) -> list[Problem]:
         if self.active > self.experts:
             return [(("active",), f"({self.active}) must be <= model.moe.experts ({self.experts})", self.active)]
         return []
-
-
-class MlaSpec(Section):
-    """Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values pass through low-rank projections and
-    the KV cache holds the compressed latent plus a shared rotary key."""
-
-    q_lora_rank: Annotated[StrictInt, Field(ge=0, le=1_048_576), WHOLE] = Field(
-        description="Rank of the query down-projection; 0 = queries projected directly from the hidden state."
-    )
-    kv_lora_rank: Annotated[StrictInt, Field(gt=0, le=1_048_576), WHOLE] = Field(
-        description="Rank of the compressed key/value latent (what the KV cache stores per layer and token)."
-    )
-    qk_nope_head_dim: Annotated[StrictInt, Field(gt=0, le=65_536), WHOLE] = Field(
-        description="Per-head query/key dimension without rotary position encoding."
-    )
-    qk_rope_head_dim: Annotated[StrictInt, Field(ge=0, le=65_536), WHOLE] = Field(
-        description="Per-head query/key dimension carrying rotary position encoding (key part shared by heads)."
-    )
-    v_head_dim: Annotated[StrictInt, Field(gt=0, le=65_536), WHOLE] = Field(description="Per-head value dimension.")
 
 
 def _shape_optional(schema: dict[str, Any]) -> None:
@@ -161,9 +129,6 @@ class ModelSpec(Section):
     learned_positions: StrictBool = Field(False, description="Learned position embeddings (GPT); false: RoPE.")
     biases: StrictBool = Field(False, description="Linear layers carry biases (GPT); false: Llama-style.")
     moe: MoeSpec | None = Field(None, description="Mixture of experts; default: the preset's, else dense.")
-    mla: MlaSpec | None = Field(
-        None, description="Multi-head latent attention; default: the preset's, else standard (GQA/MHA) attention."
-    )
     params: JsonFloat | None = Field(
         None, gt=0, le=1e14, description="Declared total parameters; the count derived from the shape is reported too."
     )
@@ -181,13 +146,8 @@ class ModelSpec(Section):
                 problems.append((("preset",), message, preset_id))
             else:
                 defaults: dict[str, Any] = {key: getattr(preset, key) for key in (*_SHAPE_KEYS, *_FLAG_KEYS)}
-                extra = preset.extra or {}
-                if extra.get("moe"):
-                    defaults["moe"] = dict(extra["moe"])
-                elif preset.moe_experts:
+                if preset.moe_experts:
                     defaults["moe"] = {"experts": preset.moe_experts, "active": preset.moe_active or 1}
-                if extra.get("mla"):
-                    defaults["mla"] = dict(extra["mla"])
                 data = {**defaults, **data}
         elif preset_id is None:
             for key in _EXPLICIT_REQUIRED:
