@@ -49,12 +49,14 @@ class WholeRunInputs:
         stall_gbyte_s = (
             a["storage_write_gbyte_s_per_gpu"] if checkpointing == "synchronous" else a["host_copy_gbyte_s_per_gpu"]
         )
+        # In-memory checkpoints (copies in peers' host memory) restart from memory, not storage, onto hot spares.
+        restart_minutes = a["in_memory_restart_minutes"] if checkpointing == "in_memory" else a["restart_minutes"]
         return cls(
             node_mtbf_hours=node_mtbf_hours,
             gpus_per_system=gpus_per_system,
             checkpoint_bytes=params * a["checkpoint_bytes_per_param"],
             stall_bytes_s_per_gpu=stall_gbyte_s * 1e9,
-            restart_s=a["restart_minutes"] * 60.0,
+            restart_s=restart_minutes * 60.0,
             restart_per_doubling_s=a["restart_minutes_per_doubling"] * 60.0,
             production_efficiency=a["production_efficiency"],
             eval_stall_fraction=a["eval_and_stall_fraction"],
