@@ -146,7 +146,26 @@ class PlanView:
 
     @property
     def problems(self) -> list[str]:
-        return list(self.result.problems) if self.result else []
+        """The plan's problems, then what a reader of the training figures must not miss: the batch the plan trains
+        on when it is not the requested one, and a deadline met at the expected (p50) whole run but not at its p90."""
+        if self.result is None:
+            return []
+        out = list(self.result.problems)
+        training = self.result.training
+        if training is None:
+            return out
+        if training.batch_note:
+            out.append(training.batch_note[0].upper() + training.batch_note[1:])
+        deadline = lookup(self.result.request, "training.deadline_days")
+        p90 = (training.days_range or {}).get("p90")
+        if deadline and p90 and p90 > deadline and training.days <= deadline:
+            drivers = ", ".join((training.whole_run or {}).get("drivers", [])[:2])
+            out.append(
+                f"Deadline risk: the expected whole run ({training.days:.1f} days, p50) meets the {deadline:g}-day "
+                f"deadline, but the p90 is {p90:.1f} days (main drivers: {drivers}). Plan with a shorter deadline "
+                f"for more confidence."
+            )
+        return out
 
     @property
     def price_snapshot(self) -> Mapping[str, Any] | None:

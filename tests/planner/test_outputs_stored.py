@@ -266,3 +266,29 @@ def test_every_headline_path_names_a_field_of_the_typed_plan():
             hints = typing.get_type_hints(hint)
             assert name in hints, f"{path}: {hint.__name__} has no field {name}"
             hint = hints[name]
+
+
+def test_notes_warn_when_the_p90_misses_the_deadline_and_name_the_batch_used():
+    """8B, 2T tokens in 30 days on DGX H100: the deadline is met at the p50 of the whole run, and the warning
+    appears exactly when the p90 is past it; a plan on a batch other than the requested one says so."""
+    from engine import load_catalog, run_plan, validate_request
+    from planner.outputs.plan_view import PlanView
+
+    catalog = load_catalog()
+    body = {"workload": "training", "model": {"preset": "llama-3-8b"},
+            "training": {"tokens": 2e12, "deadline_days": 30}, "hardware": {"system": "dgx-h100"}}  # fmt: skip
+    result = run_plan(validate_request(body, catalog), catalog)
+    training = result.training
+    notes = PlanView(result).problems
+    risky = [n for n in notes if n.startswith("Deadline risk")]
+    assert training.days <= 30
+    assert bool(risky) == (training.days_range["p90"] > 30)
+    if risky:
+        assert f"{training.days_range['p90']:.1f} days" in risky[0]
+    # 509 sequences (a prime) on 16 GPUs with dp pinned at 2 cannot be split exactly: the note names the batch.
+    odd = {"workload": "training", "model": {"preset": "llama-3-8b"},
+           "training": {"tokens": 1e11, "gpus": 16, "global_batch_tokens": 509 * 8192, "parallelism": {"dp": 2}},
+           "hardware": {"system": "dgx-h100"}}  # fmt: skip
+    odd_result = run_plan(validate_request(odd, catalog), catalog)
+    used = odd_result.training.global_batch_sequences
+    assert any(n.startswith("Global batch") and str(used) in n for n in PlanView(odd_result).problems)
