@@ -116,9 +116,11 @@ def _assumptions(request: PlanRequest) -> Assumptions:
     return Assumptions(overrides=dict(request.assumptions), request_defaults=defaults)
 
 
-def _size(request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions) -> None:
+def _size(request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions, catalog: Catalog) -> None:
     if request.training is not None:
-        cand.sizing = size_training(work, request.training, cand.system, cand.gpu, a)
+        preset = catalog.models.get(request.model.preset or "")
+        ramp = (preset.extra or {}).get("batch_ramp") if preset is not None else None
+        cand.sizing = size_training(work, request.training, cand.system, cand.gpu, a, batch_ramp=ramp)
     else:
         assert request.inference is not None
         cand.sizing = size_inference(work, request.inference, cand.system, cand.gpu, a)
@@ -249,7 +251,7 @@ def run_plan(
     system_ids = sorted(catalog.systems) if request.hardware.system == "auto" else [request.hardware.system]
     cands = [_Candidate(catalog.systems[i], catalog.gpu_of(catalog.systems[i])) for i in system_ids]
     for cand in cands:
-        _size(request, work, cand, a)
+        _size(request, work, cand, a, catalog)
     report(request.workload)
 
     for cand in cands:

@@ -10,8 +10,10 @@ ideal days understate the calendar time a purchase must cover. Model:
 - each interval of useful work tau costs tau + delta; each failure loses on average half an interval plus the
   restart time R, so goodput = tau / (tau + delta) x (1 - ((tau + delta) / 2 + R) / M).
 
-Synchronous checkpoints are assumed (the write stalls training); asynchronous multi-tier checkpointing would shrink
-delta to the GPU-to-host copy and is not modelled.
+The stall delta depends on `training.checkpointing` (resolved in whole_run.py): synchronous checkpoints stall for
+the storage write; asynchronous ones (Megatron-Core dist_checkpointing, PyTorch DCP async_save) only for the
+device-to-host copy, the storage write proceeding in the background; in-memory ones (Gemini, SOSP 2023) also copy
+to host memory and restart from peers' memory, so the restart R is shorter. R grows with the job's systems.
 """
 
 from __future__ import annotations

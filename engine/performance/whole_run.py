@@ -1,31 +1,73 @@
 """Expected whole run: what a real training run pays for beyond the steady-state step time, as a range.
 
 Why: benchmarks report the speed of a tuned stack between failures; a purchase has to cover the calendar time of
-the whole run, which also loses time to failures and checkpoints (goodput.py), to evaluations and data-loader
-stalls, to stragglers that slow every synchronous step as the job grows, and to the gap between a benchmark and a
-production run (logging, software of its time, untuned kernels). Steady-state figures (tokens/s, MFU, step time)
-stay as the step model gives them; `days` is the steady-state days divided by the product of these efficiencies.
+the whole run, which also loses time to failures, restarts and checkpoint stalls (goodput.py), to evaluations and
+data-loader stalls, to stragglers that slow every synchronous step as the job grows, to the batch ramp-up at the
+start of training, and to the gap between a benchmark and a production run (logging, software of its time,
+untuned kernels). Steady-state figures (tokens/s, MFU, step time) stay as the step model gives them; the whole
+run's days are the steady-state days divided by the product of these efficiencies.
 
 Each efficiency is a named assumption with a plausible range (its `low`/`high`). The range of the whole-run time
 treats each efficiency's logarithm as normal with p10/p90 at the range ends and adds the variances, so the p10,
 p50 and p90 days are exact for that model and cheap enough for the search; the drivers are the factors ranked by
 their share of the variance. Failures take their range from the node MTBF (published cluster failure rates
-differ about two-fold: `mtbf_range_factor`).
+differ about two-fold: `mtbf_range_factor`). The batch ramp is set by the model's published schedule and the
+plan's own step breakdown, so it carries no range of its own.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from engine.assumptions.registry import ASSUMPTIONS, Assumptions
 from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
 
-__all__ = ["Z90", "RunFactor", "WholeRun", "WholeRunInputs", "run_efficiency", "whole_run"]
+__all__ = [
+    "FACTOR_SOURCES",
+    "Z90",
+    "RunFactor",
+    "WholeRun",
+    "WholeRunInputs",
+    "fixed_share",
+    "ramp_efficiency",
+    "run_efficiency",
+    "whole_run",
+]
 
 Z90 = 1.2815515655446004  # standard normal quantile of 0.9: p10 and p90 are -/+ Z90 standard deviations
+
+# The primary public sources behind each factor, as the plan shows them beside the factor.
+FACTOR_SOURCES = {
+    "failures and checkpoints": (
+        "Failure rate: Meta, 'The Llama 3 Herd of Models' (arXiv 2407.21783, July 2024) section 3.3.4, 419 "
+        "unexpected interruptions in 54 days on 16,384 H100; checkpoint interval: Daly, 'A higher order estimate "
+        "of the optimum checkpoint interval for restart dumps' (FGCS 22, 2006); restart growing with scale: Jiang "
+        "et al., 'MegaScale' (arXiv 2402.15627, Feb 2024); in-memory checkpoints: Wang et al., 'Gemini: Fast "
+        "Failure Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023)"
+    ),
+    "production vs benchmark": (
+        "Fitted on published whole runs: Touvron et al., 'Llama 2' (arXiv 2307.09288, July 2023) Tables 1-2; "
+        "Biderman et al., 'Pythia' (arXiv 2304.01373, April 2023); MosaicML, 'Introducing MPT-7B' (May 2023)"
+    ),
+    "evaluations and data stalls": (
+        "Jiang et al., 'MegaScale' (arXiv 2402.15627, Feb 2024): data loading and evaluation among the overheads "
+        "removed at 12,288 GPUs; the range is a judgement"
+    ),
+    "stragglers": (
+        "Jiang et al., 'MegaScale' (arXiv 2402.15627, Feb 2024) on stragglers at 10K+ GPUs; Meta, 'The Llama 3 "
+        "Herd of Models' (arXiv 2407.21783, July 2024) section 3.3.4 on slow nodes"
+    ),
+    "batch ramp-up": (
+        "The model's published batch schedule (e.g. Brown et al., 'GPT-3' (arXiv 2005.14165, 2020) section 2.3; "
+        "Meta, 'The Llama 3 Herd of Models' (2024) section 3.4.1); fewer micro-batches per step leave the "
+        "pipeline bubble and per-step collectives as they are (Narayanan et al., 'Megatron-LM' (SC 2021))"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -42,6 +84,8 @@ class WholeRunInputs:
     eval_stall_fraction: float
     straggler_per_doubling: float
     mtbf_range_factor: float
+    ramp_start_fraction: float = 1.0  # the ramp's first batch over the plan's batch (1: no ramp)
+    ramp_token_share: float = 0.0  # share of the run's tokens trained while the batch ramps up
 
     @classmethod
     def resolve(cls, *, params: float, checkpointing: str, node_mtbf_hours: float, gpus_per_system: int,
@@ -64,30 +108,71 @@ class WholeRunInputs:
             mtbf_range_factor=a["mtbf_range_factor"],
         )
 
+    def with_ramp(self, ramp: Mapping[str, Any] | None, batch_tokens: float, tokens: float) -> WholeRunInputs:
+        """These inputs with a preset's batch ramp `{start_tokens, ramp_tokens}` (linear from the start batch to
+        the plan's batch over the first ramp_tokens of training); no ramp when absent or not smaller."""
+        if not ramp or batch_tokens <= 0 or tokens <= 0:
+            return self
+        start, length = float(ramp.get("start_tokens") or 0.0), float(ramp.get("ramp_tokens") or 0.0)
+        if start <= 0 or length <= 0 or start >= batch_tokens:
+            return self
+        return replace(self, ramp_start_fraction=start / batch_tokens, ramp_token_share=min(1.0, length / tokens))
+
     def systems(self, gpus):
         return np.maximum(np.ceil(np.maximum(np.asarray(gpus, dtype=float), 1.0) / self.gpus_per_system), 1.0)
+
+    def restart_seconds(self, gpus):
+        """Restart time growing with the job: restart_minutes + restart_minutes_per_doubling x log2(systems)."""
+        return self.restart_s + self.restart_per_doubling_s * np.log2(self.systems(gpus))
 
     def goodput(self, gpus, mtbf_scale: float = 1.0):
         """Failures and checkpoints (goodput.py's formula) with the restart time growing with log2(systems)."""
         gpus = np.maximum(np.asarray(gpus, dtype=float), 1.0)
-        systems = self.systems(gpus)
-        mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / systems
+        mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / self.systems(gpus)
         delta = self.checkpoint_bytes / (self.stall_bytes_s_per_gpu * gpus)
-        restart = self.restart_s + self.restart_per_doubling_s * np.log2(systems)
-        return np.maximum(goodput_fraction(delta, mtbf, restart), MIN_GOODPUT)
+        return np.maximum(goodput_fraction(delta, mtbf, self.restart_seconds(gpus)), MIN_GOODPUT)
 
     def stragglers(self, gpus, per_doubling: float | None = None):
         rate = self.straggler_per_doubling if per_doubling is None else per_doubling
         return 1.0 / (1.0 + rate * np.log2(self.systems(gpus)))
 
+    def ramp(self, share_fixed):
+        """Batch ramp-up efficiency for steps whose fixed share is `share_fixed` (see `ramp_efficiency`)."""
+        return ramp_efficiency(share_fixed, self.ramp_start_fraction, self.ramp_token_share)
 
-def run_efficiency(gpus, inputs: WholeRunInputs):
-    """Share of wall-clock time that advances training at the p50 of every factor (vectorised over GPU counts)."""
+
+def fixed_share(step_time_s, pipeline_time_s, bubble_time_s):
+    """Share of a step that does not shrink with fewer micro-batches: the pipeline bubble, exposed data-parallel
+    collectives, the optimizer step and offload transfers (the step minus the micro-batches' own work)."""
+    step = np.maximum(np.asarray(step_time_s, dtype=float), 1e-12)
+    work = np.asarray(pipeline_time_s, dtype=float) - np.asarray(bubble_time_s, dtype=float)
+    return np.clip(1.0 - work / step, 0.0, 1.0)
+
+
+def ramp_efficiency(share_fixed, start_fraction: float, token_share: float):
+    """Steady-state time over the time with a linear batch ramp from `start_fraction` of the batch to all of it
+    over `token_share` of the tokens, on the same GPUs.
+
+    A step at batch fraction x keeps its fixed part F and scales its work part W = T - F by x, so each token
+    costs (x W + F) / (x T) of a full-batch token: 1 + c (1/x - 1) with c = F / T. Averaged over a batch growing
+    linearly from x0 to 1 that is 1 + c (ln(1/x0) / (1 - x0) - 1); only the ramp's share of the tokens pays it.
+    """
+    if start_fraction >= 1.0 or token_share <= 0.0:
+        return np.ones_like(np.asarray(share_fixed, dtype=float))
+    x0 = max(start_fraction, 1e-6)
+    excess = math.log(1.0 / x0) / (1.0 - x0) - 1.0
+    return 1.0 / (1.0 + token_share * np.asarray(share_fixed, dtype=float) * excess)
+
+
+def run_efficiency(gpus, inputs: WholeRunInputs, share_fixed=0.0):
+    """Share of wall-clock time that advances training at the p50 of every factor (vectorised over GPU counts,
+    and over layouts through `share_fixed` when the model has a batch ramp)."""
     return (
         inputs.goodput(gpus)
         * inputs.production_efficiency
         * (1.0 - inputs.eval_stall_fraction)
         * inputs.stragglers(gpus)
+        * inputs.ramp(share_fixed)
     )
 
 
@@ -100,11 +185,17 @@ class RunFactor:
     low: float
     high: float
     description: str
+    source: str = ""
 
     @property
     def sigma(self) -> float:
         """Standard deviation of log(efficiency) with p10/p90 at low/high."""
         return (math.log(max(self.high, 1e-9)) - math.log(max(self.low, 1e-9))) / (2.0 * Z90)
+
+    @property
+    def days_multiplier(self) -> float:
+        """How much this factor stretches the steady-state days (1 / efficiency)."""
+        return 1.0 / max(self.efficiency, 1e-9)
 
 
 @dataclass(frozen=True)
@@ -116,6 +207,11 @@ class WholeRun:
     factors: tuple[RunFactor, ...]
     drivers: tuple[str, ...]  # factor names by share of the spread, largest first (factors with no spread left out)
 
+    def share_of_spread(self, name: str) -> float:
+        """The factor's share of the variance of log(days) (0-1)."""
+        total = sum(f.sigma**2 for f in self.factors)
+        return next((f.sigma**2 / total for f in self.factors if f.name == name), 0.0) if total > 0 else 0.0
+
 
 def _bounds(name: str) -> tuple[float, float]:
     a = ASSUMPTIONS[name]
@@ -123,28 +219,35 @@ def _bounds(name: str) -> tuple[float, float]:
     return a.low, a.high
 
 
-def whole_run(days_steady: float, gpus: int, inputs: WholeRunInputs) -> WholeRun:
+def _factor(name: str, efficiency: float, low: float, high: float, description: str) -> RunFactor:
+    return RunFactor(name, efficiency, min(low, efficiency), max(high, efficiency), description, FACTOR_SOURCES[name])
+
+
+def whole_run(days_steady: float, gpus: int, inputs: WholeRunInputs, share_fixed: float = 0.0) -> WholeRun:
     """The expected whole run on `gpus` GPUs from the steady-state days: p50 and the p10-p90 range, with drivers.
 
-    The ranges are the assumptions' own low/high, except where the user overrode a value (the range then moves
-    with it, keeping its relative width) and for failures, whose range comes from the node MTBF range.
+    `share_fixed` is the plan's fixed share of a step (`fixed_share`), which the batch ramp needs. The ranges are
+    the assumptions' own low/high, except where the user overrode a value (the range then moves with it, keeping
+    its relative width) and for failures, whose range comes from the node MTBF range.
     """
     g = float(inputs.goodput(gpus))
-    g_lo = float(inputs.goodput(gpus, 1.0 / inputs.mtbf_range_factor))
-    g_hi = float(inputs.goodput(gpus, inputs.mtbf_range_factor))
     p_lo, p_hi = _scaled("production_efficiency", inputs.production_efficiency)
     e_lo, e_hi = _scaled("eval_and_stall_fraction", inputs.eval_stall_fraction)
     s_lo, s_hi = _bounds("straggler_slowdown_per_doubling")
+    ramp = float(inputs.ramp(share_fixed))
     factors = (
-        RunFactor("failures and checkpoints", g, min(g_lo, g), max(g_hi, g),
-                  "failures (job MTBF from the systems' MTBF), restarts and checkpoint stalls"),
-        RunFactor("production vs benchmark", inputs.production_efficiency, p_lo, p_hi,
-                  "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
-        RunFactor("evaluations and data stalls", 1.0 - inputs.eval_stall_fraction, 1.0 - e_hi, 1.0 - e_lo,
-                  "periodic evaluations, data-loader and logging stalls"),
-        RunFactor("stragglers", float(inputs.stragglers(gpus)), float(inputs.stragglers(gpus, s_hi)),
-                  float(inputs.stragglers(gpus, s_lo)), "slow nodes that delay every synchronous step"),
-    )
+        _factor("failures and checkpoints", g, float(inputs.goodput(gpus, 1.0 / inputs.mtbf_range_factor)),
+                float(inputs.goodput(gpus, inputs.mtbf_range_factor)),
+                "failures (job MTBF from the systems' MTBF), restarts that grow with the job, checkpoint stalls"),
+        _factor("production vs benchmark", inputs.production_efficiency, p_lo, p_hi,
+                "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
+        _factor("evaluations and data stalls", 1.0 - inputs.eval_stall_fraction, 1.0 - e_hi, 1.0 - e_lo,
+                "periodic evaluations, data-loader and logging stalls"),
+        _factor("stragglers", float(inputs.stragglers(gpus)), float(inputs.stragglers(gpus, s_hi)),
+                float(inputs.stragglers(gpus, s_lo)), "slow nodes that delay every synchronous step"),
+        _factor("batch ramp-up", ramp, ramp, ramp,
+                "smaller batches early in training: fewer micro-batches per step, a larger share of bubble"),
+    )  # fmt: skip
     efficiency = math.prod(f.efficiency for f in factors)
     sigma = math.sqrt(sum(f.sigma**2 for f in factors))
     days = days_steady / efficiency

@@ -63,6 +63,8 @@ from engine.result.sizing import (
     Parallelism,
     Selection,
     TrainingSummary,
+    WholeRunFactor,
+    WholeRunSummary,
 )
 
 __all__ = [
@@ -116,6 +118,8 @@ __all__ = [
     "TrainingSummary",
     "UnpricedLine",
     "UsdPercentiles",
+    "WholeRunFactor",
+    "WholeRunSummary",
     "ZonePrices",
     "from_json",
     "not_modelled",

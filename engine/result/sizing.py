@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.result.codec import meta
+from engine.result.costs import FloatPercentiles  # p10 / p50 / p90, shared with the costs' ranges
 
 __all__ = [
     "Candidate",
@@ -19,6 +20,8 @@ __all__ = [
     "Parallelism",
     "Selection",
     "TrainingSummary",
+    "WholeRunFactor",
+    "WholeRunSummary",
 ]
 
 OMIT = meta(omit_none=True)
@@ -132,6 +135,34 @@ class GoodputSummary:
 
 
 @dataclass(frozen=True)
+class WholeRunFactor:
+    """One efficiency of the expected whole run: its p50 value and plausible range (fractions of wall-clock time
+    that advance training), how much it stretches the steady-state days, its share of the range's spread, and
+    the public sources behind it."""
+
+    name: str
+    efficiency: float
+    low: float
+    high: float
+    description: str
+    days_multiplier: float | None = field(default=None, metadata=OMIT)
+    share_of_spread: float | None = field(default=None, metadata=OMIT)
+    source: str | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class WholeRunSummary:
+    """The expected whole run: the product of the factors' efficiencies and the drivers of its range (factor
+    names, largest share of the spread first)."""
+
+    efficiency: float
+    drivers: tuple[str, ...]
+    factors: tuple[WholeRunFactor, ...]
+    # What a user should know about the run's biggest loss (e.g. in-memory checkpoints at 100K GPUs), if anything.
+    note: str | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
 class TrainingSummary:
     """The `training` section. `days` is the plan's one time-to-train: every reader uses it."""
 
@@ -163,11 +194,13 @@ class TrainingSummary:
     # The requested global batch in sequences, and why the plan trains on another one (None when it is exact).
     global_batch_sequences_requested: int | None = field(default=None, metadata=OMIT)
     batch_note: str | None = field(default=None, metadata=OMIT)
-    # The expected whole run (engine/performance/whole_run.py): `days` is its p50; steady state is `days_ideal`.
-    days_range: Mapping[str, float] | None = field(default=None, metadata=OMIT)
+    # The expected whole run (engine/performance/whole_run.py): `days` is its p50; the steady state (no failures,
+    # a tuned stack) is `days_steady_state`, also kept as `days_ideal` for older readers.
+    days_range: FloatPercentiles | None = field(default=None, metadata=OMIT)
     gpu_hours: float | None = field(default=None, metadata=OMIT)
-    gpu_hours_range: Mapping[str, float] | None = field(default=None, metadata=OMIT)
-    whole_run: Mapping[str, Any] | None = field(default=None, metadata=OMIT)
+    gpu_hours_range: FloatPercentiles | None = field(default=None, metadata=OMIT)
+    whole_run: WholeRunSummary | None = field(default=None, metadata=OMIT)
+    days_steady_state: float | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

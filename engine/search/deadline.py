@@ -164,7 +164,7 @@ def smallest(
         c = s.step(lay, idx[sel], dp, zero[sel], nearest)
         stats.model_evaluations += len(dp)
         gpus = dp * s.group(lay, idx[sel])
-        return c.memory_bytes <= s.hw.hbm_bytes, s.days(c) / s.goodput(gpus), c.memory_bytes
+        return c.memory_bytes <= s.hw.hbm_bytes, s.days(c) / s.goodput(gpus, c), c.memory_bytes
 
     everything = np.arange(n)
     j_lb = _lowest_index(s, lay, grid, limit, nearest)
@@ -222,7 +222,7 @@ def smallest(
     dp_all = (q * grid.k(everything, hi_all)).astype(float)
     c = s.step(lay, idx[finalists], dp_all[finalists], zero[finalists], nearest)
     stats.model_evaluations += len(finalists)
-    k = int(np.argmin(s.days(c) / s.goodput(gpus[fewest].astype(float))))
+    k = int(np.argmin(s.days(c) / s.goodput(gpus[fewest].astype(float), c)))
     return s.plan(lay, idx, zero, dp_all, int(finalists[k]), nearest, (c, k)), stats, miss
 
 

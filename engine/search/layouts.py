@@ -47,7 +47,7 @@ from engine.performance.step_time import (
     layout_costs,
     step_costs,
 )
-from engine.performance.whole_run import WholeRunInputs, run_efficiency
+from engine.performance.whole_run import WholeRunInputs, fixed_share, run_efficiency
 from engine.request.spec import TrainingSpec
 from engine.search import deadline, fixed
 from engine.search.grid import CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
@@ -229,9 +229,13 @@ class TrainingSearch:
         steps = self.spec.tokens / np.maximum(costs.tokens_per_step, 1.0)
         return steps * costs.step_time_s / SECONDS_PER_DAY
 
-    def goodput(self, gpus: np.ndarray) -> np.ndarray:
-        """Vectorised whole-run efficiency (whole_run.run_efficiency): expected days = ideal days / this."""
-        return run_efficiency(gpus, self.run)
+    def goodput(self, gpus: np.ndarray, costs: StepCosts | None = None) -> np.ndarray:
+        """Vectorised whole-run efficiency (whole_run.run_efficiency): expected days = ideal days / this. With the
+        layouts' step costs it also counts the model's batch ramp-up (none without a ramp)."""
+        if costs is None or self.run.ramp_token_share <= 0:
+            return run_efficiency(gpus, self.run)
+        share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
+        return run_efficiency(gpus, self.run, share)
 
     def plan(
         self,
@@ -393,5 +397,6 @@ class TrainingSearch:
         for n, (found, stats, miss) in zip(counts, self.fastest_many(counts), strict=True):
             if found is None or not self._batch_ok(found):
                 continue
-            if found.days_ideal / float(self.goodput(np.array([n]))[0]) <= deadline_days:
+            share = fixed_share(found.step_time_s, found.pipeline_time_s, found.bubble_time_s)
+            if found.days_ideal / float(run_efficiency(np.array([n]), self.run, share)[0]) <= deadline_days:
                 yield found, stats, miss

@@ -9,13 +9,15 @@ statistics and a time-vs-GPUs frontier for the system.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
-from engine.performance.whole_run import WholeRun, whole_run
+from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_run
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
@@ -34,6 +36,8 @@ __all__ = [
 SECONDS_PER_DAY = 86_400.0
 # GPU counts of the frontier, as multiples of the plan's count (then rounded to whole systems).
 FRONTIER_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
+# Below this failures-and-checkpoints efficiency the plan says what in-memory checkpoints would recover.
+FAILURE_NOTE_BELOW = 0.8
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class TrainingResult:
     plan: Plan | None = None
     goodput: Goodput | None = None
     whole_run: WholeRun | None = None
+    whole_run_note: str | None = None
     search: SearchStats | None = None
     frontier: list[dict[str, object]] = field(default_factory=list)
     global_batch_sequences_requested: int = 0
@@ -112,6 +117,7 @@ class TrainingResult:
             "gpus": self.gpus,
             "days": self.days,
             "days_ideal": self.days_ideal,
+            "days_steady_state": self.days_ideal,
             "step_time_s": self.step_time_s,
             "tokens_per_s": self.tokens_per_s,
             "model_tflops_per_gpu": self.model_tflops_per_gpu,
@@ -135,7 +141,7 @@ class TrainingResult:
                 "optimizer": p.optimizer_time_s,
             },
             "goodput": self.goodput.as_dict() if self.goodput else None,
-            **_whole_run_keys(self.whole_run, self.gpus),
+            **_whole_run_keys(self.whole_run, self.gpus, self.whole_run_note),
             "search": self.search.as_dict() if self.search else None,
             "frontier": self.frontier,
             "total_flops": self.total_flops,
@@ -163,13 +169,14 @@ def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bo
     return model
 
 
-def expected_days(days_ideal: float, gpus: int, search: TrainingSearch) -> WholeRun:
+def expected_days(plan: Plan, search: TrainingSearch) -> WholeRun:
     """The plan's one time-to-train: the steady-state days (`Plan.days_ideal`) stretched by the whole run's
     efficiencies (whole_run.py), p50 with its p10-p90 range. The plan, its frontier and every reader use it."""
-    return whole_run(days_ideal, gpus, search.run)
+    share = float(fixed_share(plan.step_time_s, plan.pipeline_time_s, plan.bubble_time_s))
+    return whole_run(plan.days_ideal, plan.gpus, search.run, share)
 
 
-def _whole_run_keys(run: WholeRun | None, gpus: int) -> dict[str, object]:
+def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[str, object]:
     """The plan's whole-run keys: the days and GPU-hours range and the factors behind it, drivers first."""
     if run is None:
         return {}
@@ -183,9 +190,11 @@ def _whole_run_keys(run: WholeRun | None, gpus: int) -> dict[str, object]:
             "drivers": list(run.drivers),
             "factors": [
                 {"name": f.name, "efficiency": f.efficiency, "low": f.low, "high": f.high,
-                 "description": f.description}
+                 "days_multiplier": f.days_multiplier, "share_of_spread": run.share_of_spread(f.name),
+                 "description": f.description, "source": f.source}
                 for f in run.factors
             ],
+            "note": note,
         },
     }
 
@@ -206,6 +215,27 @@ def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, 
     )
 
 
+def _failure_note(work: Workload, spec: TrainingSpec, gpus: int, run: WholeRun, search: TrainingSearch,
+                  a: Assumptions) -> str | None:
+    """When failures eat more than a fifth of the run, what in-memory checkpoints (restart from peers' memory)
+    would keep: at 100K GPUs a failure comes every half hour, and restarting from storage cannot keep up."""
+    failures = next(f for f in run.factors if f.name == "failures and checkpoints")
+    if spec.checkpointing == "in_memory" or failures.efficiency >= FAILURE_NOTE_BELOW:
+        return None
+    inputs = search.run
+    alt = WholeRunInputs.resolve(params=work.params, checkpointing="in_memory", node_mtbf_hours=inputs.node_mtbf_hours,
+                                 gpus_per_system=inputs.gpus_per_system, a=a)  # fmt: skip
+    systems = float(inputs.systems(gpus))
+    mtbf_min = inputs.node_mtbf_hours * 60.0 / systems
+    return (
+        f"Failures cost {1 - failures.efficiency:.0%} of the run: on {systems:,.0f} systems a failure comes about "
+        f"every {mtbf_min:.0f} minutes and each restart from storage takes about "
+        f"{float(inputs.restart_seconds(gpus)) / 60:.0f} minutes. In-memory checkpoints (training.checkpointing = "
+        f"in_memory, restart from peers' memory in about {float(alt.restart_seconds(gpus)) / 60:.0f} minutes) would "
+        f"keep {float(alt.goodput(gpus)):.0%} of the time instead of {failures.efficiency:.0%}."
+    )
+
+
 def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: Plan, search: TrainingSearch,
             stats: SearchStats, a: Assumptions) -> TrainingResult:
     flops_per_token = work.training_flops_per_token()
@@ -215,7 +245,7 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
     model_tflops = tokens_per_s * flops_per_token / plan.gpus / 1e12
     hw_tflops = tokens_per_s * hw_flops / plan.gpus / 1e12
     good = _goodput(work, system, plan.gpus, search, a)
-    run = expected_days(plan.days_ideal, plan.gpus, search)
+    run = expected_days(plan, search)
     layout = TrainingLayout(
         tp=plan.tp,
         pp=plan.pp,
@@ -251,6 +281,7 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
         plan=plan,
         goodput=good,
         whole_run=run,
+        whole_run_note=_failure_note(work, spec, plan.gpus, run, search, a),
         search=stats,
         global_batch_sequences_requested=search.batch_sequences,
     )
@@ -267,7 +298,7 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
         if plan is None:
             continue
         tokens_per_s = plan.tokens_per_step / plan.step_time_s
-        run = expected_days(plan.days_ideal, n, search)
+        run = expected_days(plan, search)
         points.append(
             {
                 "gpus": n,
@@ -286,9 +317,17 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
 
 
 def size_training(
-    work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, assumptions: Assumptions
+    work: Workload,
+    spec: TrainingSpec,
+    system: System,
+    gpu: Gpu,
+    assumptions: Assumptions,
+    batch_ramp: Mapping[str, Any] | None = None,
 ) -> TrainingResult:
-    """Size one training job on one system: search the layout, then GPU count (deadline) or days (GPU count)."""
+    """Size one training job on one system: search the layout, then GPU count (deadline) or days (GPU count).
+
+    `batch_ramp` is the model preset's published batch schedule `{start_tokens, ramp_tokens}`, if any: the whole
+    run (and the deadline search, which meets the whole run's p50) pays for its smaller early batches."""
     if gpu.dense_tflops(spec.precision) is None:
         return TrainingResult(
             False, [f"{gpu.name} has no {spec.precision.upper()} tensor cores; train in bf16 or pick a newer GPU."]
@@ -296,6 +335,7 @@ def size_training(
     pin = spec.parallelism
     max_tp = assumptions["max_tensor_parallel"]
     search = TrainingSearch(work, spec, system, gpu, assumptions)
+    search.run = search.run.with_ramp(batch_ramp, search.batch_sequences * work.shape.seq_len, spec.tokens)
     if pin.tp is not None and pin.tp not in search.tp_options():
         return TrainingResult(
             False,

@@ -156,10 +156,12 @@ class PlanView:
             return out
         if training.batch_note:
             out.append(training.batch_note[0].upper() + training.batch_note[1:])
+        if training.whole_run is not None and training.whole_run.note:
+            out.append(training.whole_run.note)
         deadline = lookup(self.result.request, "training.deadline_days")
-        p90 = (training.days_range or {}).get("p90")
+        p90 = training.days_range.p90 if training.days_range else None
         if deadline and p90 and p90 > deadline and training.days <= deadline:
-            drivers = ", ".join((training.whole_run or {}).get("drivers", [])[:2])
+            drivers = ", ".join(training.whole_run.drivers[:2] if training.whole_run else ())
             out.append(
                 f"Deadline risk: the expected whole run ({training.days:.1f} days, p50) meets the {deadline:g}-day "
                 f"deadline, but the p90 is {p90:.1f} days (main drivers: {drivers}). Plan with a shorter deadline "

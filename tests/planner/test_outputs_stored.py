@@ -282,9 +282,9 @@ def test_notes_warn_when_the_p90_misses_the_deadline_and_name_the_batch_used():
     notes = PlanView(result).problems
     risky = [n for n in notes if n.startswith("Deadline risk")]
     assert training.days <= 30
-    assert bool(risky) == (training.days_range["p90"] > 30)
+    assert bool(risky) == (training.days_range.p90 > 30)
     if risky:
-        assert f"{training.days_range['p90']:.1f} days" in risky[0]
+        assert f"{training.days_range.p90:.1f} days" in risky[0]
     # 509 sequences (a prime) on 16 GPUs with dp pinned at 2 cannot be split exactly: the note names the batch.
     odd = {"workload": "training", "model": {"preset": "llama-3-8b"},
            "training": {"tokens": 1e11, "gpus": 16, "global_batch_tokens": 509 * 8192, "parallelism": {"dp": 2}},
