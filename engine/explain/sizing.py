@@ -24,143 +24,204 @@ def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
 
 
 _MODEL_SOURCE = (
-    "engine/performance/step_time.py per-operation roofline; efficiency constants calibrated per GPU generation "
-    "(docs/accuracy.md, assumptions gemm_efficiency_*)"
+    "Per-operation roofline of a transformer step after Narayanan et al., 'Efficient Large-Scale Language Model "
+    "Training on GPU Clusters Using Megatron-LM' (SC21, 2021) and Korthikanti et al., 'Reducing Activation "
+    "Recomputation in Large Transformer Models' (arXiv 2205.05198, 2022); GEMM and communication efficiencies "
+    "fitted on published training throughput tables (the planner's accuracy report lists each source and its "
+    "leave-one-source-out error)"
 )
+_FLOPS_SOURCE = (
+    "Kaplan et al., 'Scaling Laws for Neural Language Models' (arXiv 2001.08361, 2020): 6 FLOPs per parameter per "
+    "token; attention term from Narayanan et al. (SC21, 2021); checked against GPT-3's published 3.14e23 training "
+    "FLOPs (Brown et al., arXiv 2005.14165, 2020)"
+)
+_STEADY = "steady state: a tuned stack between failures"
 
 
 def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
-    """Every training headline figure: how fast a step runs, then what that means for time, memory and GPUs."""
-    return {**_training_speed(tr, work, spec, gpu), **_training_time_and_memory(tr, spec, gpu)}
+    """Every training headline figure: how fast a step runs (steady state), then what that means for the whole
+    run's time, GPU-hours and memory."""
+    return {
+        **_training_speed(tr, work, spec, gpu),
+        **_whole_run_entries(tr, spec),
+        **_training_time_and_memory(tr, spec, gpu),
+    }
 
 
 def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
     assert tr.layout is not None and tr.plan is not None
     lay, p = tr.layout, tr.plan
     s = work.shape
-    flops_src = "training-calibration.md section 2 (6ND + 12 l s h D; GPT-3 check 3.14e23 FLOPs)"
-    model_src = _MODEL_SOURCE
     return {
         "training.total_flops": _entry(
             "tokens x (6 x compute_params_active + 12 x layers x seq_len x hidden)",
             {
                 "tokens": spec.tokens,
-                "compute_params_active": work.compute_params_active,
+                "compute parameters (active, without the embedding)": work.compute_params_active,
                 "layers": s.layers,
-                "seq_len": s.seq_len,
+                "seq_len (tokens)": s.seq_len,
                 "hidden": s.hidden,
-                "flops_per_token": tr.flops_per_token,
+                "FLOPs per token": tr.flops_per_token,
             },
-            flops_src,
+            _FLOPS_SOURCE,
         ),
         "training.step_time_s": _entry(
-            "micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B bubble) + exposed "
-            "data-parallel collectives + optimizer step; stage_time = layers/pp x per-layer roofline (GEMMs at "
-            "gemm_efficiency x peak + kernel overhead, attention, HBM-bound element-wise ops, TP collectives on "
-            "NVLink, MoE expert all-to-alls (4 per layer, each tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink "
-            "when ep x tp fits the NVLink domain, else the scale-out NICs), recompute) + LM head on the last stage",
+            f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
+            "bubble) + exposed data-parallel collectives + optimizer step; stage_time = layers/pp x per-layer "
+            "roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, HBM-bound element-wise ops, TP "
+            "collectives on NVLink, MoE expert all-to-alls (4 per layer, each tokens x active x hidden x 2 B x "
+            "(ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else the scale-out NICs), recompute) + LM "
+            "head on the last stage",
             {
-                "micro_batches": lay.micro_batches,
-                "stage_time_s": p.stage_time_s,
-                "pipeline_time_s": p.pipeline_time_s,
-                "bubble_time_s": p.bubble_time_s,
-                "tensor_parallel_comm_s": p.tp_comm_time_s,
-                "expert_all_to_all_s": p.ep_comm_time_s,
-                "pipeline_p2p_s": p.p2p_time_s,
-                "data_parallel_exposed_s": p.dp_exposed_time_s,
-                "optimizer_s": p.optimizer_time_s,
+                "micro-batches per step": lay.micro_batches,
+                "stage time (s)": p.stage_time_s,
+                "pipeline time (s)": p.pipeline_time_s,
+                "pipeline bubble (s)": p.bubble_time_s,
+                "tensor-parallel communication (s)": p.tp_comm_time_s,
+                "expert all-to-all (s)": p.ep_comm_time_s,
+                "pipeline point-to-point (s)": p.p2p_time_s,
+                "exposed data-parallel communication (s)": p.dp_exposed_time_s,
+                "optimizer step (s)": p.optimizer_time_s,
                 "interleave": lay.interleave,
-                "zero_stage": lay.zero_stage,
+                "ZeRO stage": lay.zero_stage,
             },
-            model_src + "; Narayanan et al. 2021 (bubble, TP/PP communication), Korthikanti et al. 2022 (recompute)",
+            _MODEL_SOURCE,
         ),
         "training.mfu": _entry(
-            "tokens_per_s x flops_per_token / (gpus x peak); HFU also counts recomputed forward FLOPs",
+            f"({_STEADY}) tokens_per_s x flops_per_token / (gpus x peak); HFU also counts recomputed forward FLOPs",
             {
-                "tokens_per_s": tr.tokens_per_s,
-                "flops_per_token": tr.flops_per_token,
-                "hardware_flops_per_token": tr.hardware_flops_per_token,
-                "gpus": tr.gpus,
-                "peak_tflops_per_gpu": tr.peak_tflops,
+                "tokens per second": tr.tokens_per_s,
+                "FLOPs per token": tr.flops_per_token,
+                "hardware FLOPs per token (with recompute)": tr.hardware_flops_per_token,
+                "GPUs": tr.gpus,
+                "peak (TFLOP/s per GPU)": tr.peak_tflops,
                 "precision": spec.precision,
-                "mfu": tr.mfu,
-                "hfu": tr.hfu,
-                "gpu": gpu.id,
+                "MFU": tr.mfu,
+                "HFU": tr.hfu,
+                "GPU": gpu.name,
             },
-            "training-calibration.md section 1 (MFU vs HFU); an output of the step-time model, not an input",
+            "Chowdhery et al., 'PaLM' (arXiv 2204.02311, 2022) Appendix B: model FLOPs utilization (MFU) and "
+            "hardware FLOPs utilization (HFU); an output of the step-time model, not an input",
         ),
         "training.model_tflops_per_gpu": _entry(
-            "mfu x peak_tflops_per_gpu", {"peak_tflops_per_gpu": tr.peak_tflops, "mfu": tr.mfu}, gpu.source
+            "mfu x peak_tflops_per_gpu", {"peak (TFLOP/s per GPU)": tr.peak_tflops, "MFU": tr.mfu}, gpu.source
         ),
         "training.tokens_per_s": _entry(
-            "tokens_per_step / step_time_s",
-            {"tokens_per_step": p.tokens_per_step, "step_time_s": tr.step_time_s},
+            f"({_STEADY}) tokens_per_step / step_time_s",
+            {"tokens per step": p.tokens_per_step, "step time (s)": tr.step_time_s},
             _MODEL_SOURCE,
         ),
     }
 
 
-def _whole_run_inputs(tr: TrainingResult) -> dict[str, object]:
-    """The whole-run entry's inputs: steady-state days, each factor with its range, the p10-p90 days."""
-    run = tr.whole_run
-    if run is None:
-        return {"days_ideal": tr.days_ideal}
-    out: dict[str, object] = {"days_ideal (steady state)": tr.days_ideal}
-    for f in run.factors:
-        out[f.name] = f"{f.efficiency:.3f} (range {f.low:.3f} - {f.high:.3f})"
-    out["days p10 / p50 / p90"] = f"{run.days_p10:.1f} / {run.days_p50:.1f} / {run.days_p90:.1f}"
-    out["main drivers of the range"] = ", ".join(run.drivers[:2])
-    return out
+def _factor_inputs(tr: TrainingResult) -> dict[str, object]:
+    """The whole run's factors as a user reads them: each efficiency, its plausible range and what it costs."""
+    assert tr.whole_run is not None
+    return {
+        f"{f.name} (share of time kept)": f"{f.efficiency:.3f}, plausible {f.low:.3f} - {f.high:.3f}; stretches "
+        f"the days x{f.days_multiplier:.3f}"
+        for f in tr.whole_run.factors
+    }
 
 
-def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
-    assert tr.layout is not None and tr.memory is not None and tr.goodput is not None
-    lay, mem, g = tr.layout, tr.memory, tr.goodput
-    out: dict[str, Entry] = {
+def _whole_run_entries(tr: TrainingResult, spec: TrainingSpec) -> dict[str, Entry]:
+    run, g = tr.whole_run, tr.goodput
+    assert run is not None and g is not None
+    steady = {"steady-state days": tr.days_ideal}
+    shares = "; ".join(f"{name} {run.share_of_spread(name):.0%}" for name in run.drivers) or "none"
+    days_range = f"p10 {run.days_p10:.1f} days, p50 {run.days_p50:.1f} days, p90 {run.days_p90:.1f} days"
+    factor_sources = " | ".join(f"{f.name}: {f.source}" for f in run.factors)
+    hours = 24.0 * tr.gpus
+    return {
         "training.days_ideal": _entry(
-            "tokens / tokens_per_s / 86400 (no failures)",
-            {"tokens": spec.tokens, "tokens_per_s": tr.tokens_per_s, "seconds_per_day": SECONDS_PER_DAY},
+            f"({_STEADY}) tokens / tokens_per_s / 86,400 s per day: no failures, restarts or stalls",
+            {"tokens": spec.tokens, "tokens per second": tr.tokens_per_s, "seconds per day": SECONDS_PER_DAY},
+            _MODEL_SOURCE,
+        ),
+        "training.days_steady_state": _entry(
+            f"({_STEADY}) tokens / tokens_per_s / 86,400 s per day (the same figure as days_ideal)",
+            {"tokens": spec.tokens, "tokens per second": tr.tokens_per_s, "seconds per day": SECONDS_PER_DAY},
             _MODEL_SOURCE,
         ),
         "training.goodput": _entry(
-            "tau / (tau + delta) x (1 - ((tau + delta) / 2 + restart) / job_mtbf); job_mtbf = node_mtbf / systems; "
-            "delta = checkpoint_bytes / (storage_write_gbyte_s_per_gpu x gpus); tau = Daly's optimum "
-            "sqrt(2 delta M) x (1 + sqrt(delta / 2M) / 3 + (delta / 2M) / 9) - delta (M when delta >= 2M)",
-            g.as_dict(),
-            "Young 1974 / Daly 2006 checkpoint interval; MTBF: " + (g.mtbf_source or "catalog"),
+            "share of time kept through failures and checkpoints = tau / (tau + delta) x (1 - ((tau + delta) / 2 + "
+            "restart) / job_mtbf); job_mtbf = system MTBF / systems; delta = checkpoint stall = checkpoint bytes / "
+            "(stall bandwidth per GPU x GPUs); tau = Daly's optimum checkpoint interval; restart = base + growth per "
+            "doubling of systems",
+            {
+                "checkpointing": spec.checkpointing,
+                "systems": g.systems,
+                "system MTBF (hours)": g.node_mtbf_hours,
+                "job MTBF (minutes)": g.job_mtbf_s / 60.0,
+                "checkpoint size (GB)": g.checkpoint_bytes / 1e9,
+                "checkpoint stall (s)": g.checkpoint_write_s,
+                "checkpoint interval (minutes)": g.checkpoint_interval_s / 60.0,
+                "restart (minutes)": g.restart_s / 60.0,
+                "share of time kept": g.fraction,
+            },
+            "Daly, 'A higher order estimate of the optimum checkpoint interval for restart dumps' (FGCS 22, 2006); "
+            "failure rate: " + (g.mtbf_source or "the system's catalog MTBF") + "; restart growth: Jiang et al., "
+            "'MegaScale' (arXiv 2402.15627, 2024)",
         ),
         "training.days": _entry(
-            "expected whole run (p50) = days_ideal / (goodput x production_efficiency x (1 - eval_and_stall_fraction) "
-            "/ (1 + straggler_slowdown_per_doubling x log2(systems))); p10-p90 from each factor's plausible range "
-            "(log-normal, variances added)",
-            _whole_run_inputs(tr),
-            "Failures: Daly 2006 checkpoint interval with the systems' MTBF; production efficiency fitted on published "
-            "whole runs (Touvron et al. 2023 'Llama 2'; Biderman et al. 2023 'Pythia'; MosaicML 'Introducing "
-            "MPT-7B' 2023); stragglers and restarts: Jiang et al. 2024 'MegaScale' (arXiv 2402.15627)",
+            "expected whole run (p50) = steady-state days / (failures and checkpoints x production vs benchmark x "
+            "evaluations and data stalls x stragglers x batch ramp-up), each the share of wall-clock time it keeps",
+            {
+                **steady,
+                **_factor_inputs(tr),
+                "whole-run efficiency": run.efficiency,
+                "expected whole run (p50 days)": run.days_p50,
+            },
+            factor_sources,
         ),
         "training.days_range": _entry(
-            "p10 / p90 = p50 x exp(-/+ 1.2816 x sqrt(sum of each factor's sigma^2)); sigma = (ln high - ln low) / "
-            "(2 x 1.2816) for each whole-run efficiency's plausible range",
-            _whole_run_inputs(tr),
-            "Each range is the named assumption's low/high (production efficiency: the values the published whole runs "
-            "imply, one source at a time); failures: node MTBF / and x mtbf_range_factor",
+            "p10 / p90 = p50 x exp(-/+ 1.2816 x sigma), sigma = sqrt(sum over factors of ((ln high - ln low) / "
+            "(2 x 1.2816))^2): each factor's log is treated as normal with its plausible range as p10-p90; the "
+            "drivers are the factors with the largest share of sigma^2",
+            {"range": days_range, "drivers (share of the spread)": shares, **_factor_inputs(tr)},
+            "Each factor's plausible range is its named assumption's low/high (production vs benchmark: the value "
+            "each published whole run implies alone; failures: the system MTBF halved and doubled). " + factor_sources,
         ),
         "training.gpu_hours": _entry(
-            "gpus x days x 24 (expected whole run, p50; the range scales with the days range)",
-            {"gpus": tr.gpus, "days": tr.days, "hours_per_day": 24},
-            "Follows from training.days",
-        ),
-        "training.parallelism": _entry(
-            "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), pp (dividing layers), "
-            "micro_batch, interleave, recompute, ZeRO stage, ep (MoE only: divisors of the expert count, dividing dp) "
-            "and dp; infeasible candidates rejected by reason; "
-            "the fastest feasible plan wins (deadline mode: the fewest GPUs first)",
+            "GPUs x expected whole-run days (p50) x 24; the p10-p90 range scales with the days' range",
             {
-                **lay.parallelism(),
-                "micro_batches": lay.micro_batches,
-                "search": tr.search.as_dict() if tr.search else None,
+                "GPUs": tr.gpus,
+                "expected whole run (p50 days)": run.days_p50,
+                "hours per day": 24,
+                "GPU-hours p10 / p90": f"{run.days_p10 * hours:,.0f} / {run.days_p90 * hours:,.0f}",
             },
-            "engine/search/layouts.py; Narayanan et al. 2021 (Megatron-LM) for the layout space",
+            "Follows from the expected whole run (training.days)",
+        ),
+    }
+
+
+def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
+    assert tr.layout is not None and tr.memory is not None
+    lay, mem = tr.layout, tr.memory
+    search = tr.search
+    out: dict[str, Entry] = {
+        "training.parallelism": _entry(
+            "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), cp, pp, micro_batch, "
+            "interleave, recompute, ZeRO stage, ep (MoE only: divisors of the expert count, dividing dp) and dp; "
+            "infeasible candidates rejected by reason; the fastest feasible plan wins (deadline mode: the fewest "
+            "GPUs first)",
+            {
+                "tp": lay.tp,
+                "cp": lay.cp,
+                "pp": lay.pp,
+                "dp": lay.dp,
+                "ep": lay.ep,
+                "micro-batch (sequences)": lay.micro_batch,
+                "micro-batches per step": lay.micro_batches,
+                "interleave": lay.interleave,
+                "ZeRO stage": lay.zero_stage,
+                "recompute": lay.recompute,
+                "optimizer offload": lay.offload,
+                "layouts evaluated": search.candidates_evaluated if search else 0,
+                "layouts that fit": search.feasible if search else 0,
+            },
+            "The layout space of Narayanan et al., 'Efficient Large-Scale Language Model Training on GPU Clusters "
+            "Using Megatron-LM' (SC21, 2021)",
         ),
         "training.memory_per_gpu_gib": _entry(
             "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it; MoE "
@@ -168,27 +229,34 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
             "+ working set + reserve_fraction x HBM",
             {
-                "memory_breakdown_gib": mem.as_dict(),
+                **{f"{part} (GiB)": gib for part, gib in mem.as_dict().items()},
                 "dp": lay.dp,
                 "tp": lay.tp,
                 "pp": lay.pp,
                 "ep": lay.ep,
-                "zero_stage": lay.zero_stage,
+                "ZeRO stage": lay.zero_stage,
                 "recompute": lay.recompute,
-                "hbm_gib": gpu.hbm_gib,
+                "HBM (GiB)": gpu.hbm_gib,
             },
-            "ZeRO paper accounting and Korthikanti et al. 2022 activation terms (training-calibration.md section 2)",
+            "Rajbhandari et al., 'ZeRO' (SC20, 2020): 16 bytes per parameter with Adam in mixed precision; "
+            "Korthikanti et al. (arXiv 2205.05198, 2022): activation memory per layer",
         ),
     }
     if spec.deadline_days is not None:
         out["training.gpus"] = _entry(
             "smallest whole-system GPU count whose fastest plan fits memory and finishes the expected whole run (p50 "
             "days) within deadline_days, found by bisection per layout",
-            {"deadline_days": spec.deadline_days, "days": tr.days, "tp": lay.tp, "pp": lay.pp, "dp": lay.dp},
-            "The planner's layout search over the Megatron-LM layout space (Narayanan et al. 2021)",
+            {
+                "deadline (days)": spec.deadline_days,
+                "expected whole run (p50 days)": tr.days,
+                "tp": lay.tp,
+                "pp": lay.pp,
+                "dp": lay.dp,
+            },
+            "The layout space of Narayanan et al. (SC21, 2021); the whole run as in training.days",
         )
     else:
-        out["training.gpus"] = _entry("given in the request (training.gpus)", {"gpus": tr.gpus}, "request")
+        out["training.gpus"] = _entry("given in the request (training.gpus)", {"GPUs": tr.gpus}, "the request")
     return out
 
 

@@ -88,8 +88,9 @@ class WholeRunInputs:
     ramp_token_share: float = 0.0  # share of the run's tokens trained while the batch ramps up
 
     @classmethod
-    def resolve(cls, *, params: float, checkpointing: str, node_mtbf_hours: float, gpus_per_system: int,
-                a: Assumptions) -> WholeRunInputs:
+    def resolve(
+        cls, *, params: float, checkpointing: str, node_mtbf_hours: float, gpus_per_system: int, a: Assumptions
+    ) -> WholeRunInputs:
         stall_gbyte_s = (
             a["storage_write_gbyte_s_per_gpu"] if checkpointing == "synchronous" else a["host_copy_gbyte_s_per_gpu"]
         )

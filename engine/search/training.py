@@ -189,9 +189,16 @@ def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[s
             "efficiency": run.efficiency,
             "drivers": list(run.drivers),
             "factors": [
-                {"name": f.name, "efficiency": f.efficiency, "low": f.low, "high": f.high,
-                 "days_multiplier": f.days_multiplier, "share_of_spread": run.share_of_spread(f.name),
-                 "description": f.description, "source": f.source}
+                {
+                    "name": f.name,
+                    "efficiency": f.efficiency,
+                    "low": f.low,
+                    "high": f.high,
+                    "days_multiplier": f.days_multiplier,
+                    "share_of_spread": run.share_of_spread(f.name),
+                    "description": f.description,
+                    "source": f.source,
+                }
                 for f in run.factors
             ],
             "note": note,
@@ -215,8 +222,9 @@ def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, 
     )
 
 
-def _failure_note(work: Workload, spec: TrainingSpec, gpus: int, run: WholeRun, search: TrainingSearch,
-                  a: Assumptions) -> str | None:
+def _failure_note(
+    work: Workload, spec: TrainingSpec, gpus: int, run: WholeRun, search: TrainingSearch, a: Assumptions
+) -> str | None:
     """When failures eat more than a fifth of the run, what in-memory checkpoints (restart from peers' memory)
     would keep: at 100K GPUs a failure comes every half hour, and restarting from storage cannot keep up."""
     failures = next(f for f in run.factors if f.name == "failures and checkpoints")
@@ -236,8 +244,16 @@ def _failure_note(work: Workload, spec: TrainingSpec, gpus: int, run: WholeRun, 
     )
 
 
-def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: Plan, search: TrainingSearch,
-            stats: SearchStats, a: Assumptions) -> TrainingResult:
+def _result(
+    work: Workload,
+    spec: TrainingSpec,
+    system: System,
+    gpu: Gpu,
+    plan: Plan,
+    search: TrainingSearch,
+    stats: SearchStats,
+    a: Assumptions,
+) -> TrainingResult:
     flops_per_token = work.training_flops_per_token()
     hw_flops = hardware_flops_per_token(work, plan.recompute, search.eff.flash_attention)
     tokens_per_s = plan.tokens_per_step / plan.step_time_s
@@ -287,8 +303,9 @@ def _result(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, plan: 
     )
 
 
-def _frontier(work: Workload, spec: TrainingSpec, system: System, search: TrainingSearch, gpus: int,
-              a: Assumptions) -> list[dict[str, object]]:
+def _frontier(
+    work: Workload, spec: TrainingSpec, system: System, search: TrainingSearch, gpus: int, a: Assumptions
+) -> list[dict[str, object]]:
     """Fastest plan at GPU counts around the chosen one (whole systems): the time-vs-GPUs curve."""
     gps = system.gpus_per_system
     counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
@@ -308,9 +325,17 @@ def _frontier(work: Workload, spec: TrainingSpec, system: System, search: Traini
                 "days_p90": run.days_p90,
                 "step_time_s": plan.step_time_s,
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
-                "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "micro_batch": plan.micro_batch,
-                                "recompute": plan.recompute, "interleave": plan.interleave,
-                                "zero_stage": plan.zero_stage, "ep": plan.ep, "cp": plan.cp},
+                "parallelism": {
+                    "tp": plan.tp,
+                    "pp": plan.pp,
+                    "dp": plan.dp,
+                    "micro_batch": plan.micro_batch,
+                    "recompute": plan.recompute,
+                    "interleave": plan.interleave,
+                    "zero_stage": plan.zero_stage,
+                    "ep": plan.ep,
+                    "cp": plan.cp,
+                },
             }
         )
     return points
@@ -361,8 +386,9 @@ def size_training(
     return result
 
 
-def _explain_failure(work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, miss: Infeasibility,
-                     stats: SearchStats, max_gpus: int) -> list[str]:
+def _explain_failure(
+    work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, miss: Infeasibility, stats: SearchStats, max_gpus: int
+) -> list[str]:
     """Name the limit that binds, with the closest achievable figure."""
     pin = spec.parallelism
     rejected = {k: v for k, v in stats.rejected_by_reason.items() if v}

@@ -202,8 +202,9 @@ def test_one_time_to_train(plan):
     at_plan = next(pt for pt in tr["frontier"] if pt["gpus"] == tr["gpus"])
     assert at_plan["days"] == pytest.approx(tr["days"], rel=1e-12)
     inputs = p["explain"]["training.days"]["inputs"]
-    assert inputs["days_ideal (steady state)"] == tr["days_ideal"]
-    assert f"{tr['days']:.1f}" in inputs["days p10 / p50 / p90"]
+    assert inputs["steady-state days"] == tr["days_ideal"] == tr["days_steady_state"]
+    assert inputs["expected whole run (p50 days)"] == tr["days"]
+    assert f"p50 {tr['days']:.1f} days" in p["explain"]["training.days_range"]["inputs"]["range"]
     # tokens / tokens_per_s / 86400, worked out independently of the engine
     assert tr["days_ideal"] == pytest.approx(2e12 / tr["tokens_per_s"] / 86_400, rel=1e-12)
 
