@@ -64,8 +64,9 @@ HEADLINES: list[tuple[str, str, str]] = [
     ("Whole-run range (p10 - p90)", "training.days_range", "days"),
     ("GPU-hours (whole run, p50)", "training.gpu_hours", "GPU-hours"),
     ("Steady-state time to train", "training.days_ideal", "days"),
-    ("MFU", "training.mfu", "%"),
-    ("Step time", "training.step_time_s", "s"),
+    ("Steady-state throughput", "training.tokens_per_s", "tokens/s"),
+    ("MFU (steady state)", "training.mfu", "%"),
+    ("Step time (steady state)", "training.step_time_s", "s"),
     ("Memory per GPU", "training.memory_per_gpu_gib", "GiB"),
     ("Replicas", "inference.replicas", ""),
     ("Time to first token", "inference.ttft_ms", "ms"),
@@ -156,8 +157,21 @@ class PlanView:
             return out
         if training.batch_note:
             out.append(training.batch_note[0].upper() + training.batch_note[1:])
-        if training.whole_run is not None and training.whole_run.note:
-            out.append(training.whole_run.note)
+        run = training.whole_run
+        if run is not None and training.days_range is not None:
+            shares = {f.name: f.share_of_spread for f in run.factors}
+            drivers = ", ".join(
+                f"{name} ({shares[name]:.0%})" if shares.get(name) is not None else name for name in run.drivers[:2]
+            )
+            steady = training.days_steady_state or training.days_ideal
+            out.append(
+                f"Two answers: the expected whole run takes {training.days:,.1f} days (p50; p10 "
+                f"{training.days_range.p10:,.1f} - p90 {training.days_range.p90:,.1f}); a tuned stack between "
+                f"failures (steady state) would take {steady:,.1f} days at {training.tokens_per_s:,.0f} tokens/s. "
+                f"Main drivers of the range: {drivers}."
+            )
+        if run is not None and run.note:
+            out.append(run.note)
         deadline = lookup(self.result.request, "training.deadline_days")
         p90 = training.days_range.p90 if training.days_range else None
         if deadline and p90 and p90 > deadline and training.days <= deadline:
@@ -245,6 +259,10 @@ class PlanView:
             value = typed_figure(self.result, path)
             if isinstance(value, Mapping) and {"p10", "p90"} <= set(value):  # a range reads as "low - high"
                 value = f"{value['p10']:,.1f} - {value['p90']:,.1f}"
+            elif hasattr(value, "p10") and hasattr(value, "p90"):  # the typed range (FloatPercentiles)
+                value = f"{value.p10:,.1f} - {value.p90:,.1f}"
+            elif isinstance(value, tuple | list):  # names, e.g. the whole run's drivers, largest first
+                value = ", ".join(str(v) for v in value[:3]) or None
             if value is not None:
                 figures.append(Figure(label, path, _shown(path, value), unit, self.explain.get(path)))
         return figures
