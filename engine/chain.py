@@ -8,8 +8,9 @@ plan rather than estimated, and `not_modelled` names them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
@@ -18,7 +19,7 @@ from engine.explain.sizing import build_explain, facility_explain, inference_exp
 from engine.physical.build import PhysicalBuild, physical_for_plan
 from engine.physical.cluster import ClusterBuild, build_cluster
 from engine.physical.facility import FacilityResult, size_facility
-from engine.request.spec import PlanRequest
+from engine.request.spec import DEFAULT_GLOBAL_BATCH_TOKENS, PlanRequest
 from engine.result import assemble
 from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE, PlanResult, not_modelled
 from engine.result.sizing import Candidate, Selection
@@ -119,13 +120,30 @@ def _assumptions(request: PlanRequest) -> Assumptions:
 def _size(request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions, catalog: Catalog) -> None:
     if request.training is not None:
         preset = catalog.models.get(request.model.preset or "")
-        ramp = (preset.extra or {}).get("batch_ramp") if preset is not None else None
+        extra = (preset.extra or {}) if preset is not None else {}
+        ramp = extra.get("batch_ramp")
         cand.sizing = size_training(work, request.training, cand.system, cand.gpu, a, batch_ramp=ramp)
+        cand.sizing.batch_source = _batch_source(request.training.global_batch_tokens, extra)
     else:
         assert request.inference is not None
         cand.sizing = size_inference(work, request.inference, cand.system, cand.gpu, a)
     if not cand.sizing.feasible:
         cand.problems.extend(cand.sizing.problems)
+
+
+def _batch_source(batch_tokens: int, preset_extra: Mapping[str, Any]) -> str:
+    """Where the plan's global batch comes from, for its explain entry: the preset's publication when the request
+    left the batch at the published one, the planner default when the model has none, else the request."""
+    published = preset_extra.get("global_batch_tokens")
+    said = str(preset_extra.get("batch_source") or "")
+    if published and int(published) == batch_tokens:
+        return f"the model's published batch: {said}" if said else "the model's published batch"
+    if not published and batch_tokens == DEFAULT_GLOBAL_BATCH_TOKENS:
+        return (said + "; " if said else "") + (
+            "the planner default of 4,194,304 tokens is the batch Llama 2 trained with at every size (Touvron et "
+            "al., 'Llama 2: Open Foundation and Fine-Tuned Chat Models', arXiv 2307.09288, 2023-07-18, section 2.2)"
+        )
+    return "the request (training.global_batch_tokens)"
 
 
 def _unpriced(cands: list[_Candidate], prices: SelectionPrices | None) -> list[str]:

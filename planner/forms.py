@@ -92,7 +92,7 @@ def _shown(value: object) -> str:
 def _help_text(field: FieldInfo, *, advanced: bool) -> str:
     text = field.description or ""
     default = field.get_default(call_default_factory=True)
-    if advanced and default is not None and not isinstance(default, tuple):
+    if advanced and default is not None and not isinstance(default, tuple) and "default:" not in text:
         text += f" Blank: {_shown(default)}."
     return text.strip()
 

@@ -242,6 +242,18 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "Korthikanti et al. (arXiv 2205.05198, 2022): activation memory per layer",
         ),
     }
+    out["training.global_batch_sequences"] = _entry(
+        "global_batch_tokens / seq_len sequences per optimizer step, split as dp x micro_batch x micro-batches; "
+        "trained exactly unless the plan's notes say otherwise",
+        {
+            "global batch (tokens)": spec.global_batch_tokens,
+            "sequences per step": lay.dp * lay.micro_batch * lay.micro_batches,
+            "dp": lay.dp,
+            "micro-batch (sequences)": lay.micro_batch,
+            "micro-batches per step": lay.micro_batches,
+        },
+        tr.batch_source,
+    )
     if spec.deadline_days is not None:
         out["training.gpus"] = _entry(
             "smallest whole-system GPU count whose fastest plan fits memory and finishes the expected whole run (p50 "

@@ -35,6 +35,7 @@ __all__ = [
     "WholeRunInputs",
     "fixed_share",
     "ramp_efficiency",
+    "ramp_excess",
     "run_efficiency",
     "whole_run",
 ]
@@ -84,8 +85,7 @@ class WholeRunInputs:
     eval_stall_fraction: float
     straggler_per_doubling: float
     mtbf_range_factor: float
-    ramp_start_fraction: float = 1.0  # the ramp's first batch over the plan's batch (1: no ramp)
-    ramp_token_share: float = 0.0  # share of the run's tokens trained while the batch ramps up
+    ramp_excess: float = 0.0  # token-weighted mean of (1/x - 1) over the run, x = batch / plan's batch (0: no ramp)
 
     @classmethod
     def resolve(
@@ -110,14 +110,10 @@ class WholeRunInputs:
         )
 
     def with_ramp(self, ramp: Mapping[str, Any] | None, batch_tokens: float, tokens: float) -> WholeRunInputs:
-        """These inputs with a preset's batch ramp `{start_tokens, ramp_tokens}` (linear from the start batch to
-        the plan's batch over the first ramp_tokens of training); no ramp when absent or not smaller."""
+        """These inputs with a preset's published batch schedule (see `ramp_excess`); unchanged without one."""
         if not ramp or batch_tokens <= 0 or tokens <= 0:
             return self
-        start, length = float(ramp.get("start_tokens") or 0.0), float(ramp.get("ramp_tokens") or 0.0)
-        if start <= 0 or length <= 0 or start >= batch_tokens:
-            return self
-        return replace(self, ramp_start_fraction=start / batch_tokens, ramp_token_share=min(1.0, length / tokens))
+        return replace(self, ramp_excess=ramp_excess(ramp, batch_tokens, tokens))
 
     def systems(self, gpus):
         return np.maximum(np.ceil(np.maximum(np.asarray(gpus, dtype=float), 1.0) / self.gpus_per_system), 1.0)
@@ -139,7 +135,7 @@ class WholeRunInputs:
 
     def ramp(self, share_fixed):
         """Batch ramp-up efficiency for steps whose fixed share is `share_fixed` (see `ramp_efficiency`)."""
-        return ramp_efficiency(share_fixed, self.ramp_start_fraction, self.ramp_token_share)
+        return ramp_efficiency(share_fixed, self.ramp_excess)
 
 
 def fixed_share(step_time_s, pipeline_time_s, bubble_time_s):
@@ -150,19 +146,42 @@ def fixed_share(step_time_s, pipeline_time_s, bubble_time_s):
     return np.clip(1.0 - work / step, 0.0, 1.0)
 
 
-def ramp_efficiency(share_fixed, start_fraction: float, token_share: float):
-    """Steady-state time over the time with a linear batch ramp from `start_fraction` of the batch to all of it
-    over `token_share` of the tokens, on the same GPUs.
+def ramp_excess(schedule: Mapping[str, Any], batch_tokens: float, tokens: float) -> float:
+    """Token-weighted mean of (1/x - 1) over the whole run, where x is the batch of the moment over the plan's batch.
+
+    Published schedules come in two forms, both accepted:
+    - linear, `{start_tokens, ramp_tokens}` (GPT-3: from 32K tokens to the full batch over the first billions of
+      tokens): the mean of 1/x - 1 over x growing linearly from x0 to 1 is ln(1/x0) / (1 - x0) - 1;
+    - stepped, `{steps: [{batch_tokens, until_tokens}, ...]}` (Llama 3 405B doubles its batch twice): each earlier
+      batch b_i is used until `until_tokens` tokens have been trained, and pays (plan batch / b_i - 1).
+    Only the ramp's share of the run's tokens pays; a stage whose batch is not smaller than the plan's costs nothing.
+    """
+    if schedule.get("steps"):
+        excess, trained = 0.0, 0.0
+        for step in schedule["steps"]:
+            until = min(float(step["until_tokens"]), tokens)
+            x = float(step["batch_tokens"]) / batch_tokens
+            if until > trained and 0.0 < x < 1.0:
+                excess += (until - trained) / tokens * (1.0 / x - 1.0)
+            trained = max(trained, until)
+        return excess
+    start, length = float(schedule.get("start_tokens") or 0.0), float(schedule.get("ramp_tokens") or 0.0)
+    if start <= 0.0 or length <= 0.0 or start >= batch_tokens:
+        return 0.0
+    x0 = start / batch_tokens
+    return min(1.0, length / tokens) * (math.log(1.0 / x0) / (1.0 - x0) - 1.0)
+
+
+def ramp_efficiency(share_fixed, excess: float):
+    """Steady-state time over the time with a batch ramp whose token-weighted excess is `excess` (`ramp_excess`),
+    on the same GPUs.
 
     A step at batch fraction x keeps its fixed part F and scales its work part W = T - F by x, so each token
-    costs (x W + F) / (x T) of a full-batch token: 1 + c (1/x - 1) with c = F / T. Averaged over a batch growing
-    linearly from x0 to 1 that is 1 + c (ln(1/x0) / (1 - x0) - 1); only the ramp's share of the tokens pays it.
+    costs (x W + F) / (x T) of a full-batch token: 1 + c (1/x - 1) with c = F / T; over the run, 1 + c x excess.
     """
-    if start_fraction >= 1.0 or token_share <= 0.0:
+    if excess <= 0.0:
         return np.ones_like(np.asarray(share_fixed, dtype=float))
-    x0 = max(start_fraction, 1e-6)
-    excess = math.log(1.0 / x0) / (1.0 - x0) - 1.0
-    return 1.0 / (1.0 + token_share * np.asarray(share_fixed, dtype=float) * excess)
+    return 1.0 / (1.0 + np.asarray(share_fixed, dtype=float) * excess)
 
 
 def run_efficiency(gpus, inputs: WholeRunInputs, share_fixed=0.0):

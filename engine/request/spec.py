@@ -257,6 +257,16 @@ class PlanRequest(Section):
             data["model"] = {"preset": self.model.preset} | {
                 key: value for key, value in own.items() if value is not None and value != preset_shape.get(key)
             }
+        if self.training is not None and isinstance(data.get("training"), dict):
+            # The batch default is the preset's published batch, so "default" is judged against that, not 4M.
+            training = dict(data["training"])
+            default_batch = TrainingSpec.model_validate(
+                {"tokens": 1.0, "gpus": 1}, context={"model": self.model, "catalog": None}
+            ).global_batch_tokens
+            training.pop("global_batch_tokens", None)
+            if self.training.global_batch_tokens != default_batch:
+                training["global_batch_tokens"] = self.training.global_batch_tokens
+            data["training"] = training
         return {key: value for key, value in data.items() if value != {}}
 
 

@@ -14,7 +14,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validat
 from pydantic_core import PydanticCustomError
 
 from engine.performance.stages import pinned_split, stage_layer_counts
-from engine.request.fields import RULE, WHOLE, JsonFloat, Problem, Section, raise_problems
+from engine.request.fields import RULE, WHOLE, JsonFloat, Problem, Section, catalog_of, raise_problems
 
 if TYPE_CHECKING:
     from typing import Any
@@ -48,6 +48,19 @@ Recompute = Literal["none", "selective", "full"]  # engine.performance.memory.RE
 
 def _model(info: ValidationInfo) -> ModelSpec | None:
     return info.context.get("model") if isinstance(info.context, Mapping) else None
+
+
+def _published_batch_tokens(info: ValidationInfo) -> int | None:
+    """The model preset's published global batch (tokens per step), when the request names a preset that has one.
+
+    Why a preset default and not one planner-wide figure: the batch sets how far data parallelism can scale and
+    the pipeline bubble, and published runs differ four-fold (GPT-3 3.1M tokens, Llama 3 405B 16.8M)."""
+    model = _model(info)
+    if model is None or model.preset is None:
+        return None
+    preset = catalog_of(info).models.get(model.preset)
+    published = (preset.extra or {}).get("global_batch_tokens") if preset is not None else None
+    return int(published) if published else None
 
 
 def _rule(message: str) -> PydanticCustomError:
@@ -250,7 +263,9 @@ class TrainingSpec(Section):
         None, description="Train on exactly this many GPUs; give this or deadline_days."
     )
     global_batch_tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000_000), WHOLE] = Field(
-        DEFAULT_GLOBAL_BATCH_TOKENS, description="Tokens per optimizer step (>= seq_len)."
+        DEFAULT_GLOBAL_BATCH_TOKENS,
+        description="Tokens per optimizer step (>= seq_len); default: the model preset's published batch, else "
+        "4,194,304.",
     )
     precision: Literal["bf16", "fp8"] = Field("bf16", description="Training math precision.")
     parallelism: TrainingParallelism = Field(default_factory=TrainingParallelism)
@@ -263,6 +278,8 @@ class TrainingSpec(Section):
 
     @classmethod
     def check_input(cls, data: dict[str, Any], info: ValidationInfo) -> tuple[dict[str, Any], list[Problem]]:
+        if data.get("global_batch_tokens") is None and (published := _published_batch_tokens(info)) is not None:
+            data = {**data, "global_batch_tokens": published}  # a preset trains on its published batch by default
         if ("deadline_days" in data) == ("gpus" in data):
             got = "both" if "gpus" in data else "neither"
             return data, [((), f"must give exactly one of deadline_days or gpus (got {got})", None)]

@@ -232,7 +232,7 @@ class TrainingSearch:
     def goodput(self, gpus: np.ndarray, costs: StepCosts | None = None) -> np.ndarray:
         """Vectorised whole-run efficiency (whole_run.run_efficiency): expected days = ideal days / this. With the
         layouts' step costs it also counts the model's batch ramp-up (none without a ramp)."""
-        if costs is None or self.run.ramp_token_share <= 0:
+        if costs is None or self.run.ramp_excess <= 0:
             return run_efficiency(gpus, self.run)
         share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)

@@ -103,6 +103,9 @@ class TrainingResult:
     search: SearchStats | None = None
     frontier: list[dict[str, object]] = field(default_factory=list)
     global_batch_sequences_requested: int = 0
+    # Where the requested global batch comes from, in words for the explain entry (the preset's publication or
+    # the request); set by the chain, which knows the preset.
+    batch_source: str = "the request (training.global_batch_tokens)"
 
     @property
     def memory(self) -> MemoryBreakdown | None:

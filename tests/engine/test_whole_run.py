@@ -16,7 +16,7 @@ import pytest
 
 from engine import run_plan, to_json, validate_request
 from engine.assumptions.registry import Assumptions
-from engine.performance.whole_run import WholeRunInputs, fixed_share, ramp_efficiency, whole_run
+from engine.performance.whole_run import WholeRunInputs, fixed_share, ramp_efficiency, ramp_excess, whole_run
 
 NODE_MTBF_H = 6335.0
 PARAMS_405B = 405e9
@@ -104,17 +104,30 @@ def test_failures_drive_the_range_at_100k_from_storage():
 def test_batch_ramp_by_hand():
     """Fixed share c = 0.2 of the step, batch ramping linearly from a quarter over 10 % of the tokens:
     extra time = 0.1 x 0.2 x (ln 4 / 0.75 - 1) = 0.016968, efficiency 1 / 1.016968."""
-    assert float(ramp_efficiency(0.2, 0.25, 0.1)) == pytest.approx(1 / 1.016968, rel=1e-6)
+    linear = ramp_excess({"start_tokens": 1e6, "ramp_tokens": 1e11}, 4e6, 1e12)
+    assert float(ramp_efficiency(0.2, linear)) == pytest.approx(1 / 1.016968, rel=1e-6)
     # The same by summing per-token cost 1 + c (1/x - 1) over the ramp (midpoint rule), independent of the closed form.
     x = 0.25 + 0.75 * (np.arange(100_000) + 0.5) / 100_000
     excess = 0.1 * float(np.mean(0.2 * (1 / x - 1)))
-    assert float(ramp_efficiency(0.2, 0.25, 0.1)) == pytest.approx(1 / (1 + excess), rel=1e-6)
-    assert float(ramp_efficiency(0.2, 1.0, 0.1)) == 1.0  # no ramp
+    assert float(ramp_efficiency(0.2, linear)) == pytest.approx(1 / (1 + excess), rel=1e-6)
+    assert float(ramp_efficiency(0.2, 0.0)) == 1.0  # no ramp
     # Fixed share: step 10 s, pipeline 9 s of which 1 s bubble -> work 8 s, fixed 2 s -> 0.2.
     assert float(fixed_share(10.0, 9.0, 1.0)) == pytest.approx(0.2)
     ramp = _inputs().with_ramp({"start_tokens": 1e6, "ramp_tokens": 1e11}, 4e6, 1e12)
-    assert (ramp.ramp_start_fraction, ramp.ramp_token_share) == (0.25, 0.1)
-    assert _inputs().with_ramp({"start_tokens": 8e6, "ramp_tokens": 1e11}, 4e6, 1e12).ramp_token_share == 0.0
+    assert ramp.ramp_excess == pytest.approx(0.1 * (math.log(4) / 0.75 - 1))
+    assert _inputs().with_ramp({"start_tokens": 8e6, "ramp_tokens": 1e11}, 4e6, 1e12).ramp_excess == 0.0
+
+
+def test_stepped_batch_schedule_by_hand():
+    """Llama 3 405B's published schedule (4M tokens until 252M, 8M until 2.87T, then 16M) on a 15.6T-token run:
+    the 4M stage pays 252e6 / 15.6e12 x (4 - 1) and the 8M stage (2.87e12 - 252e6) / 15.6e12 x (2 - 1)."""
+    steps = {"steps": [{"batch_tokens": 4e6, "until_tokens": 252e6}, {"batch_tokens": 8e6, "until_tokens": 2.87e12}]}
+    by_hand = 252e6 / 15.6e12 * 3 + (2.87e12 - 252e6) / 15.6e12 * 1
+    assert ramp_excess(steps, 16e6, 15.6e12) == pytest.approx(by_hand, rel=1e-12)
+    assert by_hand == pytest.approx(0.184007, rel=1e-5)
+    # A plan batch no larger than an early stage pays nothing for it; a run shorter than the schedule pays pro rata.
+    assert ramp_excess(steps, 8e6, 15.6e12) == pytest.approx(252e6 / 15.6e12 * 1, rel=1e-12)
+    assert ramp_excess(steps, 16e6, 1e12) == pytest.approx(252e6 / 1e12 * 3 + (1e12 - 252e6) / 1e12, rel=1e-12)
 
 
 def test_a_preset_ramp_lengthens_the_whole_run_not_the_steady_state(catalog):
