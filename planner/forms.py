@@ -43,6 +43,7 @@ COMMON_FIELDS: tuple[tuple[str, str, str | None], ...] = (
 )
 ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("training.global_batch_tokens", "Global batch (tokens)", None),
+    ("training.deadline_percentile", "Meet the deadline at", None),
     ("training.parallelism.tp", "Pin tensor parallel", None),
     ("training.parallelism.pp", "Pin pipeline parallel", None),
     ("training.parallelism.dp", "Pin data parallel", None),

@@ -86,6 +86,9 @@ class WholeRunInputs:
     straggler_per_doubling: float
     mtbf_range_factor: float
     ramp_excess: float = 0.0  # token-weighted mean of (1/x - 1) over the run, x = batch / plan's batch (0: no ramp)
+    # The whole-run quantile a deadline must be met at, in standard deviations of log(days): 0 meets the p50
+    # (expected) run, Z90 the p90 (a run this long or shorter nine times in ten).
+    deadline_z: float = 0.0
 
     @classmethod
     def resolve(
@@ -132,6 +135,18 @@ class WholeRunInputs:
     def stragglers(self, gpus, per_doubling: float | None = None):
         rate = self.straggler_per_doubling if per_doubling is None else per_doubling
         return 1.0 / (1.0 + rate * np.log2(self.systems(gpus)))
+
+    def log_sigma(self, gpus):
+        """Standard deviation of log(days) on `gpus` GPUs (vectorised): the factors' p10-p90 ranges of `whole_run`,
+        combined as independent log-normal spreads. The failure and straggler ranges depend on the job's size."""
+        gpus = np.asarray(gpus, dtype=float)
+        p_lo, p_hi = _scaled("production_efficiency", self.production_efficiency)
+        e_lo, e_hi = _scaled("eval_and_stall_fraction", self.eval_stall_fraction)
+        s_lo, s_hi = _bounds("straggler_slowdown_per_doubling")
+        failures = np.log(self.goodput(gpus, self.mtbf_range_factor) / self.goodput(gpus, 1.0 / self.mtbf_range_factor))
+        stragglers = np.log(self.stragglers(gpus, s_lo) / self.stragglers(gpus, s_hi))
+        fixed = math.log(p_hi / p_lo) ** 2 + math.log((1.0 - e_lo) / (1.0 - e_hi)) ** 2
+        return np.sqrt(failures**2 + stragglers**2 + fixed) / (2.0 * Z90)
 
     def ramp(self, share_fixed):
         """Batch ramp-up efficiency for steps whose fixed share is `share_fixed` (see `ramp_efficiency`)."""
@@ -186,14 +201,19 @@ def ramp_efficiency(share_fixed, excess: float):
 
 def run_efficiency(gpus, inputs: WholeRunInputs, share_fixed=0.0):
     """Share of wall-clock time that advances training at the p50 of every factor (vectorised over GPU counts,
-    and over layouts through `share_fixed` when the model has a batch ramp)."""
-    return (
+    and over layouts through `share_fixed` when the model has a batch ramp); lowered to the deadline's quantile
+    when the plan is sized at the p90 (`deadline_z`)."""
+    efficiency = (
         inputs.goodput(gpus)
         * inputs.production_efficiency
         * (1.0 - inputs.eval_stall_fraction)
         * inputs.stragglers(gpus)
         * inputs.ramp(share_fixed)
     )
+    if inputs.deadline_z > 0.0:
+        # Planning at a higher quantile: the run is that many standard deviations (of log days) longer.
+        efficiency = efficiency * np.exp(-inputs.deadline_z * inputs.log_sigma(gpus))
+    return efficiency
 
 
 @dataclass(frozen=True)

@@ -262,6 +262,11 @@ class TrainingSpec(Section):
     gpus: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(
         None, description="Train on exactly this many GPUs; give this or deadline_days."
     )
+    deadline_percentile: Literal["p50", "p90"] = Field(
+        "p50",
+        description="Which whole-run time must meet deadline_days: p50, the expected run, or p90, a run that nine "
+        "times in ten finishes sooner (more GPUs: the range of the whole run is wide).",
+    )
     global_batch_tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000_000), WHOLE] = Field(
         DEFAULT_GLOBAL_BATCH_TOKENS,
         description="Tokens per optimizer step (>= seq_len); default: the model preset's published batch, else "
@@ -283,6 +288,9 @@ class TrainingSpec(Section):
         if ("deadline_days" in data) == ("gpus" in data):
             got = "both" if "gpus" in data else "neither"
             return data, [((), f"must give exactly one of deadline_days or gpus (got {got})", None)]
+        if data.get("deadline_percentile") not in (None, "p50") and "gpus" in data:
+            message = "applies only with deadline_days (on a fixed GPU count the plan reports p10, p50 and p90)"
+            return data, [(("deadline_percentile",), message, data["deadline_percentile"])]
         return data, []
 
     @field_validator("global_batch_tokens")

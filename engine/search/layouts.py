@@ -47,7 +47,7 @@ from engine.performance.step_time import (
     layout_costs,
     step_costs,
 )
-from engine.performance.whole_run import WholeRunInputs, fixed_share, run_efficiency
+from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, run_efficiency
 from engine.request.spec import TrainingSpec
 from engine.search import deadline, fixed
 from engine.search.grid import CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
@@ -106,6 +106,8 @@ class TrainingSearch:
         self.run = WholeRunInputs.resolve(params=work.params, checkpointing=spec.checkpointing,
                                           node_mtbf_hours=self.node_mtbf_hours,
                                           gpus_per_system=system.gpus_per_system, a=a)  # fmt: skip
+        if spec.deadline_percentile == "p90":
+            self.run = dataclasses.replace(self.run, deadline_z=Z90)
         t0 = time.perf_counter()
         pinned = spec.memory.offload
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])

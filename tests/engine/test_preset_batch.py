@@ -47,7 +47,8 @@ def test_an_explicit_batch_wins_and_survives_the_minimal_form(catalog):
         again = validate_request(request.to_minimal_dict(), catalog)
         assert again == request
     # The published batch is the default, so the minimal form leaves it out; a non-preset batch is kept.
-    assert "global_batch_tokens" not in validate_request(_request("llama-3-405b"), catalog).to_minimal_dict()["training"]
+    minimal = validate_request(_request("llama-3-405b"), catalog).to_minimal_dict()
+    assert "global_batch_tokens" not in minimal["training"]
 
 
 def test_the_stepped_ramp_of_llama_3_405b_lengthens_the_whole_run_only(catalog):

@@ -82,6 +82,8 @@ def test_exact_message_for_zero_tokens(catalog):
         ({"deadline_days": None, "gpus": 8.5}, "training.gpus"),
         ({"global_batch_tokens": 1024}, "training.global_batch_tokens"),  # below seq_len 8192
         ({"precision": "fp16"}, "training.precision"),
+        ({"deadline_percentile": "p99"}, "training.deadline_percentile"),
+        ({"deadline_days": None, "gpus": 64, "deadline_percentile": "p90"}, "training.deadline_percentile"),
         ({"parallelism": {"tp": 0}}, "training.parallelism.tp"),
         ({"parallelism": {"tp": 3}}, "training.parallelism.tp"),  # does not divide 64 heads / 8 kv heads
         ({"parallelism": {"pp": 81}}, "training.parallelism.pp"),

@@ -16,7 +16,7 @@ import pytest
 
 from engine import run_plan, to_json, validate_request
 from engine.assumptions.registry import Assumptions
-from engine.performance.whole_run import WholeRunInputs, fixed_share, ramp_efficiency, ramp_excess, whole_run
+from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, ramp_efficiency, ramp_excess, whole_run
 
 NODE_MTBF_H = 6335.0
 PARAMS_405B = 405e9
@@ -145,3 +145,23 @@ def test_a_preset_ramp_lengthens_the_whole_run_not_the_steady_state(catalog):
     share = 1 - (base["step_breakdown_s"]["pipeline"] - base["step_breakdown_s"]["bubble"]) / base["step_time_s"]
     assert factor["efficiency"] == pytest.approx(1 / (1 + 0.5 * share * (math.log(4) / 0.75 - 1)), rel=1e-9)
     assert ramp["days"] == pytest.approx(base["days"] / factor["efficiency"], rel=1e-9)
+
+
+def test_the_vectorised_spread_matches_the_reported_range():
+    """`log_sigma` (used to size at the p90) must give the same spread as the p10-p90 range the plan reports."""
+    inputs = _inputs()
+    for gpus in (64, 2048, 32768):
+        run = whole_run(10.0, gpus, inputs)
+        assert float(inputs.log_sigma(gpus)) == pytest.approx(math.log(run.days_p90 / run.days_p50) / Z90, rel=1e-9)
+
+
+def test_planning_at_the_p90_meets_the_deadline_at_the_p90(catalog):
+    body = {"workload": "training", "model": {"preset": "llama-3-8b"}, "hardware": {"system": "dgx-h100"},
+            "training": {"tokens": 2e12, "deadline_days": 30, "global_batch_tokens": 16 * 1024 * 1024}}  # fmt: skip
+    p50 = to_json(run_plan(validate_request(body, catalog), catalog))["training"]
+    body["training"]["deadline_percentile"] = "p90"
+    p90 = to_json(run_plan(validate_request(body, catalog), catalog))["training"]
+    assert p50["days"] <= 30 < p50["days_range"]["p90"]  # the expected run meets it, the p90 run does not
+    assert p90["days_range"]["p90"] <= 30 and p90["gpus"] > p50["gpus"]
+    # The p90 multiplier: exp(Z90 x sigma); the production-efficiency range alone (0.54-0.85) gives sigma >= 0.177.
+    assert p90["days_range"]["p90"] / p90["days"] >= math.exp(Z90 * math.log(0.85 / 0.54) / (2 * Z90)) - 1e-9
