@@ -246,23 +246,8 @@ def _modern(
 
 
 def _preset(catalog_id: str) -> ModelSpec:
-    """A catalog preset's shape as a ModelSpec (the calibration rows name published models by their preset)."""
-    from engine.catalog.hardware import load_catalog
-
-    p = load_catalog().models[catalog_id]
-    return ModelSpec(
-        layers=p.layers,
-        hidden=p.hidden,
-        heads=p.heads,
-        kv_heads=p.kv_heads,
-        ffn_hidden=p.ffn_hidden,
-        vocab=p.vocab,
-        seq_len=p.seq_len,
-        ffn_gated=p.ffn_gated,
-        tied_embeddings=p.tied_embeddings,
-        learned_positions=p.learned_positions,
-        biases=p.biases,
-    )
+    """A catalog preset's shape, resolved by the request schema itself (the rows name published models by preset)."""
+    return ModelSpec(preset=catalog_id)
 
 
 _BRIDGE = "NVIDIA Megatron-Bridge performance summary (25.11 container)"
