@@ -110,7 +110,10 @@ def _cloud_row(row: CloudRow) -> ExplainEntry:
     elif row.purchase == "spot" and row.spot is not None:
         formula = SPOT_FORMULA
         inputs["spot"] = {k: getattr(row.spot, k) for k in SPOT_KEYS}
-    source = f"price snapshot observed {row.price_observed_at}; reference/cloud-pricing.md"
+    source = (
+        f"AWS prices as observed on {row.price_observed_at}: the AWS Price List API (on-demand, reserved), EC2 "
+        "spot price history and the Spot Instance Advisor (spot), EC2 Capacity Blocks offerings (capacity blocks)"
+    )
     return _entry(formula, inputs, source)
 
 

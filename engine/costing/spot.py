@@ -180,7 +180,7 @@ def _warnings(band: SpotBand | None, mid_rate: Decimal, on_demand: Decimal | Non
     if on_demand and mid_rate < on_demand * SPOT_DEEP_DISCOUNT_FLOOR:
         warnings.append(
             "median spot price is more than 75 % below on-demand, deeper than the Advisor's 46-67 % for P types "
-            "(cloud-pricing.md section 5): verify before relying on it"
+            "(AWS Spot Instance Advisor): verify before relying on it"
         )
     if usable == 1:
         warnings.append("only one zone quotes a usable spot price")

@@ -13,7 +13,11 @@ from engine.physical.cluster import ClusterBuild
 __all__ = ["physical_explain"]
 
 Entry = dict[str, object]
-FABRIC_SRC = "fabric.md sections 2-5 (SuperPOD RAs: rail-optimised SUs, even spreading, SU-local spines + core)"
+FABRIC_SRC = (
+    "NVIDIA DGX SuperPOD Reference Architectures: DGX H100 (RA-11333-001), DGX B200 (RA-11334-001) and GB200 "
+    "(RA-11338-001): rail-optimised scalable units, leaf uplinks spread evenly over the spines, SU-local spines "
+    "and a core tier beyond them"
+)
 
 
 def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
@@ -46,7 +50,8 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "(spines x radix >= leaves x uplinks); otherwise three tiers with pod-local spines (half ports down, "
             "half up) and core groups, cores per group the fewest that divide each spine's uplinks",
             {"tiers": c.tiers, "leaf": c.leaf, "spine": c.spine, "core": c.core, "radix": c.radix},
-            FABRIC_SRC + "; Al-Fares 2008",
+            FABRIC_SRC + "; Al-Fares, Loukissas and Vahdat, 'A Scalable, Commodity Data Center Network Architecture' "
+            "(SIGCOMM 2008) for fat-tree capacity",
         ),
         "fabric.compute.cables": _entry(
             "per link group: links x link speed / native port speed; media by run length (DAC <= 2 m, ACC <= 5 m, "
@@ -57,7 +62,8 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
                 "cables": c.cables,
                 "transceivers": c.transceivers,
             },
-            "fabric.md section 7; hardware.md section 4 (LinkX reaches)",
+            "NVIDIA LinkX cables and transceivers product pages (reach of DAC, ACC, multimode and single-mode links); "
+            "link counts per the DGX SuperPOD Reference Architectures",
         ),
         "storage.read_gbps": _entry(
             "storage_read_gbps_per_su x scalable units",
@@ -66,12 +72,14 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
                 "tier": st.tier,
                 "scalable_units": round(st.read_gbps / st.read_gbps_per_su),
             },
-            "facility.md section 8 (H100 RA Table 6, GB200 RA Table 5.2)",
+            "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) Table 6 storage performance guidance; "
+            "GB200 SuperPOD RA (RA-11338-001) Table 5.2",
         ),
         "storage.write_gbps": _entry(
             "max(read x storage_write_to_read_ratio, checkpoint_tb / checkpoint_stall_s)",
             {"read_gbps": st.read_gbps, "checkpoint_write_gbps": st.checkpoint_write_gbps},
-            "facility.md section 8 (GB200 RA write rule; checkpoint size / allowed stall)",
+            "NVIDIA DGX SuperPOD Reference Architecture with GB200 (RA-11338-001): write bandwidth about half of read; "
+            "checkpoint write = checkpoint size / the stall the plan allows",
         ),
         "storage.capacity_tb": _entry(
             "(dataset_tb + checkpoints_retained x checkpoint_tb) x (1 + storage_headroom_fraction); appliances = "
@@ -82,7 +90,8 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
                 "appliances": st.appliances,
                 "binding": st.binding,
             },
-            "facility.md section 8",
+            "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) storage guidance; capacity sized "
+            "from the dataset and the retained checkpoints",
         ),
         "power.feeds": _entry(
             "usable feed kW = sqrt(3) x V x A x derate x PF; feeds per rack = ceil(rack kW / usable) + 1 (N+1) or "
@@ -92,28 +101,34 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
                 "feeds": site.feeds,
                 "worst_feed_after_failure_kw": site.worst_feed_after_failure_kw,
             },
-            "facility.md section 2 (415 V / 60 A -> 32.8 kW)",
+            "Three-phase power: sqrt(3) x line voltage x current x 0.8 continuous-load derate (NFPA 70, National "
+            "Electrical Code, 2023) x 0.95 power factor; reproduces the 32.8 kW per 415 V / 60 A feed of NVIDIA's "
+            "'DGX SuperPOD Data Center Design featuring DGX H100 Systems'",
         ),
         "cooling.cdus": _entry(
             "smallest CDU class carrying liquid_kw with <= cdu_max_units working units, + cdu_redundant_units",
             {"liquid_kw": site.facility.liquid_kw, "cdu_part": site.cdu_part, "cdus": site.cdus},
-            "facility.md section 5",
+            "Vendor CDU capacity classes: Vertiv CoolChip CDU product pages (in-rack about 50-300 kW, in-row up "
+            "to 2.5 MW); Motivair MCDU product sheet",
         ),
         "cooling.airflow_cfm": _entry(
             "3.16 x air W / air_delta_t_f",
             {"air_kw": site.facility.air_kw, "delta_t_f": a["air_delta_t_f"]},
-            "facility.md section 3",
+            "Sensible-heat equation for air at sea level: BTU/h = 1.08 x CFM x delta-T (F), with 3.412 BTU/h per "
+            "W (ASHRAE Handbook, Fundamentals)",
         ),
         "cooling.coolant_lpm": _entry(
             "60 x liquid kW / (4.18 x liquid_delta_t_k)",
             {"liquid_kw": site.facility.liquid_kw, "delta_t_k": a["liquid_delta_t_k"]},
-            "facility.md section 3",
+            "Heat carried by water: Q = flow x 4.18 kJ/(kg K) x delta-T, about 1 kg per litre (ASHRAE Handbook, "
+            "Fundamentals)",
         ),
         "bom": _entry(
             "one line per part number; quantities are the fabric's switches, cables and transceivers and the "
             "facility's racks, PDUs (one per feed) and CDUs",
             {"lines": len(pb.bom)},
-            "parts catalog (engine/data/catalog/parts.json, systems.json physical)",
+            "each part's own source and date, shown on its bill-of-materials line (vendor manuals, data sheets "
+            "and price lists)",
         ),
     }
     return out

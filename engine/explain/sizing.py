@@ -282,8 +282,15 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
     assert ir.shape is not None and ir.point is not None and ir.shape.capacity is not None
     sh, pt, cap, m = ir.shape, ir.point, ir.shape.capacity, ir.shape.model
     c = m.c
-    src = "inference-calibration.md section 2"
-    fitted = "constants fitted on inference-calibration.md C1-C9, 5b, 5c (docs/accuracy.md)"
+    src = (
+        "Serving roofline: decode bounded by HBM bandwidth (model bandwidth utilisation as defined in Databricks, "
+        "'LLM Inference Performance Engineering: Best Practices', 2023-10-12), prefill by compute, concurrency by "
+        "Little's law"
+    )
+    fitted = (
+        "constants fitted on NVIDIA TensorRT-LLM performance-overview tables (v0.9-v1.0), MLPerf Inference v4.1 "
+        "and v5.0 results and vLLM v0.6 benchmarks (the planner's accuracy report lists each row and its error)"
+    )
     mem = ir.memory_breakdown_gib()
     return {
         "inference.ttft_ms": _entry(
@@ -375,7 +382,8 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
                 "capacity_tokens_per_s_per_replica": cap.tokens_per_s,
                 "capacity_batch": sh.capacity_batch,
             },
-            "continuous batching (engine/performance/serving.py)",
+            "continuous batching as in Yu et al., 'Orca' (OSDI 2022) and Kwon et al., 'Efficient Memory Management "
+            "for Large Language Model Serving with PagedAttention' (SOSP 2023)",
         ),
         "inference.tokens_per_s_per_gpu": _entry(
             "replica capacity / gpus_per_replica (within both latency targets, independent of the requested rate)",
@@ -407,13 +415,14 @@ def build_explain(build: ClusterBuild, system: System) -> dict[str, Entry]:
                 "rack_budget_kw": build.rack_budget_kw,
                 "system_max_power_kw": system.max_power_kw,
             },
-            "facility.md section 1; " + system.source,
+            "NVIDIA 'DGX SuperPOD Data Center Design featuring DGX H100 Systems' and the SuperPOD Reference "
+            "Architectures (systems per rack and rack power); " + system.source,
         ),
         "cluster.scalable_units": _entry(
             "ceil(systems / su_systems)",
             {"systems": build.systems, "su_systems": build.su_systems},
-            "fabric.md section 2 (SU sizes from the SuperPOD reference architectures); UFM node displacement is "
-            "left to the fabric stage",
+            "NVIDIA DGX SuperPOD Reference Architectures (DGX H100 RA-11333-001: 32 systems per scalable unit; "
+            "GB200 RA-11338-001: 8 racks); the systems displaced by UFM appliances are counted by the fabric",
         ),
     }
 
@@ -430,7 +439,8 @@ def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -
                 "storage_kw": power.storage_kw,
                 "management_kw": power.management_kw,
             },
-            "facility.md sections 1-2; hardware.md section 3 (budget switches at optical maximum)",
+            "Maximum power of each part from its NVIDIA user guide or datasheet (switches with every port "
+            "populated with optics); NVIDIA 'DGX SuperPOD Data Center Design featuring DGX H100 Systems'",
         )
     else:
         it_kw = _entry(
@@ -447,18 +457,23 @@ def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -
                 "pue": fac.pue,
                 "pue_from": "site.pue" if fac.pue_from_site else f"assumption pue_{fac.cooling_method}",
             },
-            "facility.md sections 2 and 6",
+            "Power usage effectiveness as defined by The Green Grid (White Paper 49, 2012); defaults from Uptime "
+            "Institute Global Data Center Surveys 2023-2024 (average about 1.56-1.58) and liquid-cooled AI halls "
+            "(1.15-1.25)",
         ),
         "power.per_rack_kw": _entry(
             "min(systems, systems_per_rack) x system max power (the fullest rack)",
             {"systems_per_rack": build.systems_per_rack, "system_max_power_kw": system.max_power_kw},
-            "facility.md section 1",
+            "NVIDIA 'DGX SuperPOD Data Center Design featuring DGX H100 Systems' (4 systems per 40.8 kW rack) "
+            "and the system's user guide",
         ),
         "cooling.method": _entry(
             "liquid for liquid-cooled systems; else by per-rack kW: <= cooling_air_max_kw air, <= "
             "cooling_containment_max_kw air_containment, <= cooling_rdhx_max_kw rdhx, above liquid",
             {"per_rack_kw": fac.per_rack_kw, "system_cooling": system.cooling},
-            "facility.md section 4",
+            "Common guidance that racks above about 30-40 kW need containment, rear-door or liquid cooling "
+            "(Uptime Institute surveys 2024-2025; HPE and Motivair rear-door capacity bands); NVIDIA requires "
+            "direct liquid cooling for GB200 and GB300 NVL72",
         ),
         "cooling.liquid_kw": _entry(
             (
@@ -468,9 +483,12 @@ def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -
                 else "liquid: it_kw x (1 - liquid_residual_air_fraction); otherwise 0 (rear doors are counted as air)"
             ),
             {"it_kw": fac.it_kw, "method": fac.cooling_method},
-            "facility.md section 4; hardware.md section 2",
+            "Direct-to-chip liquid cooling leaves 10-20 % of the rack's heat to air (vendor guidance for liquid-"
+            "cooled racks); the system's user guide for its cooling",
         ),
         "cooling.tons": _entry(
-            "it_kw / 3.517", {"it_kw": fac.it_kw, "kw_per_ton": KW_PER_TON}, "facility.md section 3"
+            "it_kw / 3.517",
+            {"it_kw": fac.it_kw, "kw_per_ton": KW_PER_TON},
+            "1 ton of refrigeration = 12,000 BTU/h = 3.517 kW (ASHRAE Terminology)",
         ),
     }
