@@ -26,6 +26,7 @@ __all__ = [
     "gemm_time",
     "hardware_for",
     "ring_time",
+    "tile_efficiency",
 ]
 
 # Recompute modes as array codes: 0 none, 1 selective (attention core only), 2 full (whole layer forward).
@@ -59,6 +60,7 @@ class Hardware:
     scaleout_bytes_s: float  # per GPU and direction (compute NICs / GPUs)
     nvlink_domain: int
     gpus_per_system: int
+    sm_count: int = 0  # streaming multiprocessors (0: unknown, no wave quantisation)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class Efficiency:
     sequence_parallel: bool
     reserve_fraction: float
     grad_reduce_bytes_per_param: float
+    tile_rows: float = 0.0  # GEMM output tile (rows x cols) one SM computes; 0 = no wave quantisation
+    tile_cols: float = 0.0
 
 
 def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
@@ -93,6 +97,7 @@ def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
         scaleout_bytes_s=system.scaleout_gbyte_s_per_gpu * 1e9,
         nvlink_domain=system.nvlink_domain_gpus,
         gpus_per_system=system.gpus_per_system,
+        sm_count=gpu.sm_count or 0,
     )
 
 
@@ -114,17 +119,38 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions) -> Efficiency:
         sequence_parallel=bool(a["sequence_parallel"]),
         reserve_fraction=a["training_memory_reserve_fraction"],
         grad_reduce_bytes_per_param=a["grad_reduce_bytes_per_param"],
+        tile_rows=a["gemm_tile_rows"],
+        tile_cols=a["gemm_tile_cols"],
     )
+
+
+def tile_efficiency(m, n, sm_count: int, tile_rows: float, tile_cols: float):
+    """Share of the SMs' tile slots that do useful work for an m x n GEMM output (1 when unknown).
+
+    A GEMM kernel cuts its output into tiles, one per SM at a time, and runs them in waves of `sm_count` tiles: a
+    last wave that fills only some SMs leaves the rest idle (wave quantisation), and edge tiles that overhang the
+    matrix compute padding. Efficiency = useful elements / (waves x SMs x tile elements). NVIDIA's 'Matrix
+    Multiplication Background User's Guide' (Deep Learning Performance documentation) describes both effects; large
+    GEMMs run many waves and lose little, TP-sliced and small-model GEMMs lose more.
+    """
+    if sm_count <= 0 or tile_rows <= 0 or tile_cols <= 0:
+        return 1.0
+    best = 0.0
+    for r, c in ((tile_rows, tile_cols), (tile_cols, tile_rows), (tile_rows, tile_cols / 2), (tile_rows / 2, tile_cols)):
+        waves = np.ceil(np.ceil(m / r) * np.ceil(n / c) / sm_count)
+        best = np.maximum(best, (m * n) / (waves * sm_count * r * c))
+    return best
 
 
 def gemm_time(m: np.ndarray, k: np.ndarray, n: np.ndarray, hw: Hardware, eff: Efficiency) -> np.ndarray:
     """Roofline of one (m x k) @ (k x n) GEMM: max(compute at the efficient fraction, 16-bit operand traffic).
 
-    A fixed kernel overhead is added, which makes small GEMMs reach a smaller fraction of peak
-    (time = F / (peak x eff) + t0, i.e. an efficiency that rises with operation size).
+    The compute side runs at the large-GEMM efficiency times the tile efficiency of its output shape
+    (`tile_efficiency`); a fixed kernel overhead is added, so small GEMMs reach a smaller fraction of peak.
     """
     flops = 2.0 * m * k * n
-    compute = flops / (hw.gemm_peak_flops * eff.gemm)
+    tiles = tile_efficiency(m, n, hw.sm_count, eff.tile_rows, eff.tile_cols)
+    compute = flops / (hw.gemm_peak_flops * eff.gemm * tiles)
     memory = 2.0 * (m * k + k * n + m * n) / (hw.hbm_bytes_s * eff.hbm)
     return np.maximum(compute, memory) + eff.kernel_overhead_s
 
