@@ -136,7 +136,8 @@ def tile_efficiency(m, n, sm_count: int, tile_rows: float, tile_cols: float):
     if sm_count <= 0 or tile_rows <= 0 or tile_cols <= 0:
         return 1.0
     best = 0.0
-    for r, c in ((tile_rows, tile_cols), (tile_cols, tile_rows), (tile_rows, tile_cols / 2), (tile_rows / 2, tile_cols)):
+    shapes = ((tile_rows, tile_cols), (tile_cols, tile_rows), (tile_rows, tile_cols / 2), (tile_rows / 2, tile_cols))
+    for r, c in shapes:  # the best of the shapes a library heuristic would pick from
         waves = np.ceil(np.ceil(m / r) * np.ceil(n / c) / sm_count)
         best = np.maximum(best, (m * n) / (waves * sm_count * r * c))
     return best
