@@ -21,7 +21,7 @@ from engine.physical.cluster import ClusterBuild, build_cluster
 from engine.physical.facility import FacilityResult, size_facility
 from engine.request.spec import DEFAULT_GLOBAL_BATCH_TOKENS, PlanRequest
 from engine.result import assemble
-from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE, PlanResult, not_modelled
+from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE, RENTED_NOTE, PlanResult, not_modelled
 from engine.result.sizing import Candidate, Selection
 from engine.search.selection import SelectionPrices, inference_selection_usd, training_selection_usd
 from engine.search.serving import InferenceResult, size_inference
@@ -266,7 +266,7 @@ def run_plan(
     work = analyse_model(request.model)
     report("workload")
 
-    system_ids = sorted(catalog.systems) if request.hardware.system == "auto" else [request.hardware.system]
+    system_ids = catalog.auto_systems() if request.hardware.system == "auto" else [request.hardware.system]
     cands = [_Candidate(catalog.systems[i], catalog.gpu_of(catalog.systems[i])) for i in system_ids]
     for cand in cands:
         _size(request, work, cand, a, catalog)
@@ -304,13 +304,21 @@ def run_plan(
         selection=selection,
         candidates=tuple(c.summary(c is chosen, prices) for c in cands),
         not_modelled=not_modelled(physical=physical is not None, priced=False),
-        notes=(POWER_SYSTEMS_ONLY_NOTE,) if physical is None else tuple(physical.problems),
+        notes=_notes(chosen, physical),
         explain=assemble.explain_entries(explain),
         assumptions=assemble.assumptions_report(a),
         **sections,
     )
     report("done")
     return result
+
+
+def _notes(chosen: _Candidate | None, physical: PhysicalBuild | None) -> tuple[str, ...]:
+    """Plan-level notes: what the power figure leaves out, or that a rented plan builds nothing."""
+    if chosen is not None and chosen.system.rented and chosen.build is not None:
+        instances = chosen.build.systems
+        return (RENTED_NOTE.format(instances=f"{instances:,}", instance_type=chosen.system.cloud_instance_type),)
+    return (POWER_SYSTEMS_ONLY_NOTE,) if physical is None else tuple(physical.problems)
 
 
 def _chosen_sections(

@@ -74,6 +74,14 @@ class System:
     mtbf_source: str = ""
     network: str = "infiniband"  # scale-out fabric kind: infiniband, roce or efa (collective efficiency differs)
     cloud_instance_type: str | None = None  # set for a cloud instance planned as a system (e.g. p5.48xlarge)
+    # False for systems a buyer cannot order to build with (rented cloud instances, export-market variants): they
+    # are planned when named, never picked by `system: auto`.
+    auto_candidate: bool = True
+
+    @property
+    def rented(self) -> bool:
+        """A cloud instance type planned as a system: nothing to rack, cable or power on site."""
+        return self.cloud_instance_type is not None
 
     @property
     def scaleout_gbyte_s_per_gpu(self) -> float:
@@ -119,6 +127,10 @@ class Catalog:
     models: dict[str, ModelPreset]
     # Build parts and per-system physical data (engine.catalog.parts.PartsCatalog); loaded with the rest.
     parts: Any = None
+
+    def auto_systems(self) -> list[str]:
+        """The systems `system: auto` compares: every system a buyer can order and build with, by id."""
+        return sorted(sid for sid, system in self.systems.items() if system.auto_candidate)
 
     def gpu_of(self, system: System) -> Gpu:
         """The GPU record a system is built from."""
@@ -176,6 +188,7 @@ def _system(rec: dict[str, Any]) -> System:
         mtbf_source=rec.get("mtbf_source", ""),
         network=rec.get("network", "infiniband"),
         cloud_instance_type=rec.get("cloud_instance_type"),
+        auto_candidate=bool(rec.get("auto_candidate", True)),
     )
 
 

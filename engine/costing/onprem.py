@@ -141,13 +141,18 @@ def _price_bom(bom: tuple[BomLine, ...], index: PriceIndex, scale: Decimal) -> O
             )
         )
     notes = []
-    if unpriced:
+    systems_unpriced = [line for line in bom if line.category == "compute" and index.for_line(line) is None]
+    if systems_unpriced:
+        # The GPU systems are most of the capex: a total without them would mislead more than no total.
+        names = ", ".join(sorted({line.description for line in systems_unpriced}))
+        notes.append(f"{names} has no sourced price: on-prem cost is not computed (the other lines are priced).")
+    elif unpriced:
         notes.append(
             f"{len(unpriced)} of {len(bom)} BOM lines have no sourced price and are left out of capex "
             "(listed in unpriced_lines); capex is therefore a lower bound."
         )
     coverage = Coverage("bom", len(bom) - len(unpriced), tuple(unpriced), tuple(notes))
-    hardware = total if total > 0 else None
+    hardware = total if total > 0 and not systems_unpriced else None
     return OnpremCosts(hardware_usd=hardware, lines=[], coverage=coverage, bom=priced_bom, bom_total_usd=total)
 
 

@@ -101,9 +101,17 @@ def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
     )
 
 
-def efficiency_for(gpu: Gpu, precision: str, a: Assumptions) -> Efficiency:
-    """Read the generation's calibrated constants and the global ones from the assumptions."""
+# Scale-out fabric kinds whose collectives reach a different share of line rate than InfiniBand (the base).
+NETWORK_EFFICIENCY_RATIOS = {"roce": "roce_efficiency_ratio", "efa": "efa_efficiency_ratio"}
+
+
+def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "infiniband") -> Efficiency:
+    """Read the generation's calibrated constants and the global ones from the assumptions; the scale-out
+    efficiency is InfiniBand's times the fabric kind's ratio (RoCE, a cloud's EFA)."""
     gemm = a[f"gemm_efficiency_{gpu.generation}"]
+    scaleout = a["scaleout_efficiency"]
+    if network in NETWORK_EFFICIENCY_RATIOS:
+        scaleout *= a[NETWORK_EFFICIENCY_RATIOS[network]]
     if precision == "fp8":
         gemm *= a["fp8_gemm_efficiency_ratio"]
     return Efficiency(
@@ -111,7 +119,7 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions) -> Efficiency:
         attention_ratio=a["flash_attention_efficiency_ratio"],
         hbm=a["hbm_efficiency"],
         nvlink=a["nvlink_efficiency"],
-        scaleout=a["scaleout_efficiency"],
+        scaleout=scaleout,
         kernel_overhead_s=a["kernel_overhead_us"] * 1e-6,
         collective_latency_s=a["collective_latency_us"] * 1e-6,
         dp_overlap=a["dp_overlap_fraction"],

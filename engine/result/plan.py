@@ -41,6 +41,10 @@ SCHEMA_VERSION = "2"
 OMIT = meta(omit_none=True)
 
 # Shown when the plan has no physical layout (infeasible, or no parts data for the system).
+RENTED_NOTE = (
+    "{instances} x {instance_type} rented from AWS: nothing is built on site. Racks and power are those of an "
+    "equivalent 8-GPU server, shown only for the energy and carbon estimate; AWS publishes no instance power."
+)
 POWER_SYSTEMS_ONLY_NOTE = (
     "power.it_kw counts GPU systems at maximum rated draw only; network, storage and management "
     "equipment are not included yet."

@@ -49,6 +49,8 @@ GOLDEN_REQUESTS: dict[str, dict] = {
             "gb200-nvl72",
             "gb300-nvl72",
             "hgx-h100-oem",
+            "hgx-h800",
+            "aws-p5",
         )
     },
     # fixed GPU count and pinned layouts
@@ -65,6 +67,10 @@ GOLDEN_REQUESTS: dict[str, dict] = {
     "train-8b-fp8-b200": _with(
         _training({"preset": "llama-3-8b"}, tokens=1e12, deadline_days=14, precision="fp8"),
         hardware={"system": "dgx-b200"},
+    ),
+    "train-70b-deadline-at-p90": _with(
+        _training(LLAMA_70B_15T, tokens=2e12, deadline_days=40, deadline_percentile="p90"),
+        hardware={"system": "dgx-h100"},
     ),
     "train-70b-batch-2m": _with(
         _training(LLAMA_70B_15T, tokens=1e12, deadline_days=45, global_batch_tokens=2 * 1024 * 1024),

@@ -292,3 +292,21 @@ def test_notes_warn_when_the_p90_misses_the_deadline_and_name_the_batch_used():
     odd_result = run_plan(validate_request(odd, catalog), catalog)
     used = odd_result.training.global_batch_sequences
     assert any(n.startswith("Global batch") and str(used) in n for n in PlanView(odd_result).problems)
+
+
+@pytest.mark.parametrize("system", ["aws-p5", "hgx-h800"])
+def test_rented_and_unpriced_plans_render_every_output(
+    alice_client, user, prices, django_capture_on_commit_callbacks, system
+):
+    """A p5.48xlarge plan builds nothing (no racks, fabric or BOM) and an HGX H800 plan has no server price: the
+    page, SVGs, CSV and PDF all open, and the page says why the figures are missing."""
+    body = {**BODY, "training": {"tokens": 1e11, "gpus": 64}, "hardware": {"system": system}}
+    plan = _plan(user, django_capture_on_commit_callbacks, body, system)
+    out = _outputs(alice_client, plan)
+    if system == "aws-p5":
+        assert "rented from AWS: nothing is built on site" in out["page"]
+        assert "bom.csv" not in out["page"]  # no bill of materials, so no CSV link (the URL answers 404)
+        assert alice_client.get(reverse("planner:plan_bom_csv", args=[plan.pk])).status_code == 404
+    else:
+        assert "has no sourced price: on-prem cost is not computed" in out["page"]
+        assert "HGX H800 8-GPU server" in out["csv"]
