@@ -66,6 +66,7 @@ _LLAMA2 = "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Tables 1-2"
 _MPT = "Databricks/MosaicML, 'Introducing MPT-7B', 2023-05-05"
 _PYTHIA = "Biderman et al. 2023, 'Pythia', arXiv 2304.01373, Appendix D Table 5"
 _NEOX = {"ffn_gated": False, "biases": True}
+_DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
 
 WHOLE_RUN_ROWS: list[WholeRunRow] = [
     *(
@@ -118,6 +119,28 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         True,
         "128 A100-40GB, GPT-NeoX (2022); failures excluded",
     ),
+    WholeRunRow(
+        "deepseek-v3",
+        _DEEPSEEK,
+        {
+            "workload": "training",
+            "model": {"preset": "deepseek-v3"},
+            "hardware": {"system": "hgx-h800"},
+            "training": {
+                "tokens": 14.8e12,
+                "gpus": 2048,
+                "precision": "fp8",
+                "parallelism": {"tp": 1, "pp": 16, "ep": 64, "cp": 1},
+            },
+            # DualPipe overlaps nearly all expert all-to-all time with computation (section 3.2.1).
+            "assumptions": {"moe_dispatch_overlap": 0.95},
+        },
+        2_664_000,
+        "gpu_hours",
+        False,
+        "2,048 H800, FP8, PP16 EP64 ZeRO-1, DualPipe (all-to-all overlap 0.95 per the report); pre-training only "
+        "(2.664M of the 2.788M H800 GPU-hours); published batch schedule",
+    ),
 ]
 
 
@@ -129,7 +152,7 @@ def evaluate_whole_run(
     row: WholeRunRow, catalog: Catalog, overrides: dict[str, float] | None = None
 ) -> tuple[float | None, str]:
     """(predicted figure in the row's unit, "" ) or (None, why the row is pending or infeasible)."""
-    body = {**row.request, "assumptions": dict(overrides or {})}
+    body = {**row.request, "assumptions": {**row.request.get("assumptions", {}), **(overrides or {})}}
     if row.request["hardware"]["system"] not in catalog.systems:
         return None, f"pending: system {row.request['hardware']['system']} is not in the catalog yet"
     try:

@@ -93,7 +93,7 @@ def cheap_recompute_bytes(work: Workload, tokens, tp, sp):
     (Transformer Engine recomputes them in backward at element-wise cost). Also the element-wise bytes the
     recompute reads and writes again: norms 2 x (2h + 2h), the activation (gated 4 d_ff in + 2 d_ff out)."""
     s = work.shape
-    h, f = float(s.hidden), float(s.ffn_hidden) * float(work.active_experts)
+    h, f = float(s.hidden), float(work.ffn_active_width)
     saved = tokens * (4.0 * h / sp + 2.0 * f / tp)
     replay = tokens * (8.0 * h / sp + (6.0 if s.ffn_gated else 4.0) * f / tp)
     return saved, replay
@@ -106,7 +106,7 @@ def fp8_activation_savings(work: Workload, tokens, tp, sp, cheap_recompute):
     expert). What cheap-op recompute already dropped (`cheap_recompute`: norm outputs and the FC2 input) is
     not stored, so only the output projection input is saved then."""
     s = work.shape
-    h, f = float(s.hidden), float(s.ffn_hidden) * float(work.active_experts)
+    h, f = float(s.hidden), float(work.ffn_active_width)
     all_inputs = tokens * (2.0 * h / sp + h / tp + f / tp)
     return np.where(cheap_recompute, tokens * h / tp, all_inputs)
 
@@ -179,8 +179,9 @@ def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = Fal
     """
     s = work.shape
     h = float(s.hidden)
-    kv_ratio = s.kv_heads / s.heads
-    act_fn_bytes = (6.0 if s.ffn_gated else 4.0) * float(s.ffn_hidden) * float(work.active_experts)
+    # K and V widths relative to hidden: kv_heads / heads with GQA; MLA decompresses per-head keys and values.
+    kv_ratio = s.kv_heads / s.heads if s.mla is None else (work.qk_width + work.v_width) / (2.0 * h)
+    act_fn_bytes = (6.0 if s.ffn_gated else 4.0) * float(work.ffn_active_width)
     linear = (14.0 + 4.0 * kv_ratio) * h + act_fn_bytes  # bytes per token per layer at 16-bit
     replicated = 10.0 * h
     selective = tokens * (replicated / sp + (linear - replicated) / tp)

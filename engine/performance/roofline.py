@@ -81,6 +81,9 @@ class Efficiency:
     grad_reduce_bytes_per_param: float
     tile_rows: float = 0.0  # GEMM output tile (rows x cols) one SM computes; 0 = no wave quantisation
     tile_cols: float = 0.0
+    fp8: bool = False  # the training precision is FP8 (expert dispatch can move 1-byte activations)
+    moe_dispatch_overlap: float = 0.0  # share of expert all-to-all time hidden behind compute
+    moe_load_imbalance: float = 1.0  # slowest expert-parallel rank's expert work over the mean
 
 
 def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
@@ -129,6 +132,9 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
         grad_reduce_bytes_per_param=a["grad_reduce_bytes_per_param"],
         tile_rows=a["gemm_tile_rows"],
         tile_cols=a["gemm_tile_cols"],
+        fp8=precision == "fp8",
+        moe_dispatch_overlap=a["moe_dispatch_overlap"],
+        moe_load_imbalance=a["moe_load_imbalance"],
     )
 
 
@@ -174,13 +180,14 @@ def ring_time(bytes_: np.ndarray, ranks: np.ndarray, factor: float, bw: np.ndarr
     return np.where(ranks > 1, t, 0.0)
 
 
-def expert_alltoall_bytes(tokens, hidden: float, active: float, ep):
+def expert_alltoall_bytes(tokens, hidden: float, active: float, ep, bytes_per_element: float = 2.0):
     """Bytes one GPU sends (and receives) in one expert all-to-all (a dispatch or a combine) of a MoE layer.
 
-    Each of the GPU's `tokens` goes to `active` experts as a `hidden`-wide 16-bit vector, and the experts are
-    spread evenly over the `ep` GPUs of the expert-parallel group, so (ep - 1) / ep of the copies leave the GPU:
-    tokens x active x hidden x 2 B x (ep - 1) / ep. The top-k factor is real: Megatron-Core's all-to-all token
+    Each of the GPU's `tokens` goes to `active` experts as a `hidden`-wide vector, and the experts are spread
+    evenly over the `ep` GPUs of the expert-parallel group, so (ep - 1) / ep of the copies leave the GPU:
+    tokens x active x hidden x bytes x (ep - 1) / ep. The top-k factor is real: Megatron-Core's all-to-all token
     dispatcher and GShard/DeepSpeed-MoE's capacity buffers both send one copy per (token, expert) pair. 0 at ep = 1.
+    `bytes_per_element` is 2 for 16-bit activations, 1.5 on average for an FP8 dispatch with a BF16 combine.
     """
     ep = np.asarray(ep, dtype=float)
-    return tokens * active * hidden * EXPERT_ALLTOALL_BYTES_PER_ELEMENT * (ep - 1.0) / ep
+    return tokens * active * hidden * bytes_per_element * (ep - 1.0) / ep

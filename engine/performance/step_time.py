@@ -37,6 +37,7 @@ from engine.performance.layout_terms import (
     stage_memory,
 )
 from engine.performance.memory import MemoryOptions
+from engine.performance.moe_terms import attention_gemms, dense_ffn_gemms, expert_alltoall_time, moe_ffn_gemms
 from engine.performance.roofline import (
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
@@ -130,21 +131,23 @@ def _layer_forward(
     """Forward pass of one transformer layer for a micro-batch of `mb` sequences: GEMMs, attention core,
     element-wise work, tensor-parallel collectives and (MoE) expert all-to-alls."""
     s = work.shape
-    h, f, seq, heads = float(s.hidden), float(s.ffn_hidden), float(s.seq_len), float(s.heads)
-    kv = float(s.kv_heads * work.head_dim)
-    active = float(work.active_experts)
+    h, seq, heads = float(s.hidden), float(s.seq_len), float(s.heads)
     gated = s.ffn_gated
     tokens = mb * seq  # tokens per micro-batch
 
-    # --- GEMMs of one layer's forward pass (Megatron column/row split over tp) ---
-    g_qkv = gemm_time(tokens, h, (h + 2.0 * kv) / tp, hw, eff)
-    g_out = gemm_time(tokens, h / tp, h, hw, eff)
-    g_up = gemm_time(tokens, h, (2.0 if gated else 1.0) * f * active / tp, hw, eff)
-    g_down = gemm_time(tokens, f * active / tp, h, hw, eff)
-    gemm_f = g_qkv + g_out + g_up + g_down
+    # --- GEMMs of one layer's forward pass (Megatron column/row split over tp); a MoE model's leading dense layers
+    # and its expert layers are averaged over the layers, as pipeline stages are sized by layer count ---
+    gemm_f = attention_gemms(work, hw, eff, tokens, tp)
+    if s.moe is None:
+        gemm_f = gemm_f + dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
+    else:
+        moe_share = work.moe_layers / s.layers
+        gemm_f = gemm_f + moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep)
+        if work.dense_layers:
+            gemm_f = gemm_f + (1.0 - moe_share) * dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
 
     # --- attention core (QK^T, softmax, AV) ---
-    attn_flops = 4.0 * tokens * seq * h / tp  # model-FLOPs accounting (full square)
+    attn_flops = 2.0 * tokens * seq * (work.qk_width + work.v_width) / tp  # model FLOPs (full square); 4 t s h
     if eff.flash_attention:
         # One fused kernel; the causal mask skips half the square. Scores never reach HBM.
         attn_f = 0.5 * attn_flops / (hw.bf16_peak_flops * eff.gemm * eff.attention_ratio) + eff.kernel_overhead_s
@@ -160,7 +163,7 @@ def _layer_forward(
         attn_b = 2.0 * attn_f
 
     # --- element-wise (HBM bound): norms and residuals sharded only with sequence parallelism ---
-    act_fn_bytes = (6.0 if gated else 4.0) * f * active  # activation function: read input(s), write output
+    act_fn_bytes = (6.0 if gated else 4.0) * work.ffn_active_width  # activation function: read input(s), write
     ew_bytes = tokens * (ELEMENTWISE_BYTES_PER_HIDDEN * h / sp + act_fn_bytes / tp)
     ew_f = ew_bytes / (hw.hbm_bytes_s * eff.hbm) + ELEMENTWISE_KERNELS_PER_LAYER * eff.kernel_overhead_s
 
@@ -170,15 +173,10 @@ def _layer_forward(
     comm_f = 2.0 * coll
 
     # --- expert all-to-alls (MoE with ep > 1): dispatch + combine forward, their transposes backward. With
-    # sequence parallelism each TP rank dispatches only its 1/tp share of the tokens. Not overlapped with compute
-    # (Megatron-Core's all-to-all dispatcher runs them on the critical path). ---
-    if work.shape.moe is not None:
-        ep_inside = ep * tp <= hw.nvlink_domain
-        ep_bw = np.where(ep_inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
-        ep_link_eff = np.where(ep_inside, eff.nvlink, eff.scaleout)
-        a2a_bytes = expert_alltoall_bytes(tokens / sp, h, active, ep)
-        a2a = np.where(ep > 1, eff.collective_latency_s + a2a_bytes / (ep_bw * ep_link_eff), 0.0)
-        ep_f = 2.0 * a2a
+    # sequence parallelism each TP rank dispatches only its 1/tp share of the tokens; the exposed share is set by
+    # moe_dispatch_overlap (Megatron-Core's all-to-all dispatcher runs them on the critical path). ---
+    if s.moe is not None:
+        ep_f = 2.0 * work.moe_layers / s.layers * expert_alltoall_time(work, hw, eff, tokens / sp, tp, ep)
     else:
         ep_f = np.zeros_like(tp)
 

@@ -54,6 +54,7 @@ __all__ = [
     "HardwareSpec",
     "InferenceParallelism",
     "InferenceSpec",
+    "MlaSpec",
     "ModelSpec",
     "MoeSpec",
     "PlanRequest",
@@ -80,10 +81,46 @@ class MoeSpec(Section):
         description="Routed experts each token is sent to (top-k)."
     )
 
+    shared: Annotated[StrictInt, Field(ge=0, le=64), WHOLE] = Field(
+        0, description="Shared experts every token also runs (DeepSeek-style), each expert_ffn_hidden wide."
+    )
+    expert_ffn_hidden: Annotated[StrictInt, Field(gt=0, le=16_777_216), WHOLE] | None = Field(
+        None,
+        description="Inner size of one expert's FFN (fine-grained experts are narrower than the dense FFN); "
+        "default: model.ffn_hidden.",
+    )
+    dense_layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] = Field(
+        0, description="Leading layers with a dense FFN of model.ffn_hidden instead of experts (DeepSeek-V3: 3)."
+    )
+    node_limit: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
+        None,
+        description="Node-limited routing: each token reaches experts on at most this many nodes, and is sent "
+        "once per node (DeepSeek-V3: 4); default: no limit, one copy per routed expert.",
+    )
+
     def check(self, info: ValidationInfo) -> list[Problem]:
         if self.active > self.experts:
             return [(("active",), f"({self.active}) must be <= model.moe.experts ({self.experts})", self.active)]
         return []
+
+
+class MlaSpec(Section):
+    """Multi-head latent attention (DeepSeek-V2/V3): keys and values pass through a low-rank latent that is all the
+    KV cache keeps; queries optionally too. Head sizes are its own, not hidden / heads."""
+
+    q_lora_rank: Annotated[StrictInt, Field(ge=0, le=65_536), WHOLE] = Field(
+        description="Rank of the query down-projection (0: queries projected directly)."
+    )
+    kv_lora_rank: Annotated[StrictInt, Field(gt=0, le=65_536), WHOLE] = Field(
+        description="Rank of the joint key-value latent (the cached part)."
+    )
+    qk_rope_head_dim: Annotated[StrictInt, Field(ge=0, le=4096), WHOLE] = Field(
+        description="Per-head query/key size that carries rotary positions (its key part is shared and cached)."
+    )
+    qk_nope_head_dim: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(
+        description="Per-head query/key size without positions."
+    )
+    v_head_dim: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(description="Per-head value size.")
 
 
 def _shape_optional(schema: dict[str, Any]) -> None:
@@ -129,6 +166,9 @@ class ModelSpec(Section):
     learned_positions: StrictBool = Field(False, description="Learned position embeddings (GPT); false: RoPE.")
     biases: StrictBool = Field(False, description="Linear layers carry biases (GPT); false: Llama-style.")
     moe: MoeSpec | None = Field(None, description="Mixture of experts; default: the preset's, else dense.")
+    mla: MlaSpec | None = Field(
+        None, description="Multi-head latent attention; default: the preset's, else grouped-query attention."
+    )
     params: JsonFloat | None = Field(
         None, gt=0, le=1e14, description="Declared total parameters; the count derived from the shape is reported too."
     )
@@ -146,8 +186,12 @@ class ModelSpec(Section):
                 problems.append((("preset",), message, preset_id))
             else:
                 defaults: dict[str, Any] = {key: getattr(preset, key) for key in (*_SHAPE_KEYS, *_FLAG_KEYS)}
+                extra = preset.extra or {}
                 if preset.moe_experts:
-                    defaults["moe"] = {"experts": preset.moe_experts, "active": preset.moe_active or 1}
+                    defaults["moe"] = {**(extra.get("moe") or {}), "experts": preset.moe_experts,
+                                       "active": preset.moe_active or 1}  # fmt: skip
+                if extra.get("mla"):
+                    defaults["mla"] = dict(extra["mla"])
                 data = {**defaults, **data}
         elif preset_id is None:
             for key in _EXPLICIT_REQUIRED:
@@ -165,6 +209,9 @@ class ModelSpec(Section):
         if self.heads % self.kv_heads:
             message = f"({self.kv_heads}) must divide model.heads ({self.heads})"
             problems.append((("kv_heads",), message, self.kv_heads))
+        if self.moe is not None and self.moe.dense_layers >= self.layers:
+            message = f"({self.moe.dense_layers}) must be below model.layers ({self.layers}): some layer needs experts"
+            problems.append((("moe", "dense_layers"), message, self.moe.dense_layers))
         if not problems and isinstance(info.context, MutableMapping):
             info.context["model"] = self  # the workload sections' rules read the resolved shape
         return problems

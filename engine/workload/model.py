@@ -49,49 +49,92 @@ class Workload:
     def active_experts(self) -> int:
         return self.shape.moe.active if self.shape.moe else 1
 
+    @property
+    def shared_experts(self) -> int:
+        return self.shape.moe.shared if self.shape.moe else 0
+
+    @property
+    def dense_layers(self) -> int:
+        """Leading layers with a dense FFN in a mixture-of-experts model (every layer of a dense model is dense,
+        but is modelled as one always-active expert of ffn_hidden, so this is 0 for it)."""
+        return self.shape.moe.dense_layers if self.shape.moe else 0
+
+    @property
+    def moe_layers(self) -> int:
+        return self.shape.layers - self.dense_layers
+
+    @property
+    def expert_ffn_hidden(self) -> int:
+        moe = self.shape.moe
+        return (moe.expert_ffn_hidden or self.shape.ffn_hidden) if moe else self.shape.ffn_hidden
+
+    @property
+    def ffn_active_width(self) -> float:
+        """FFN inner width one token runs through in an average layer: (routed + shared) experts x expert width in
+        MoE layers, ffn_hidden in dense ones. Sets FFN activation memory and element-wise traffic."""
+        moe_width = (self.active_experts + self.shared_experts) * self.expert_ffn_hidden
+        layers = self.shape.layers
+        return (moe_width * self.moe_layers + self.shape.ffn_hidden * self.dense_layers) / layers
+
+    @property
+    def qk_width(self) -> int:
+        """Query-key width summed over heads (the QK^T inner size x heads): hidden, or heads x MLA's qk head."""
+        mla = self.shape.mla
+        if mla is None:
+            return self.shape.hidden
+        return self.shape.heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
+
+    @property
+    def v_width(self) -> int:
+        """Value width summed over heads: hidden, or heads x MLA's v_head_dim."""
+        mla = self.shape.mla
+        return self.shape.hidden if mla is None else self.shape.heads * mla.v_head_dim
+
     def layer_params(self) -> float:
-        """Parameters of one transformer layer (all experts), after any declared-params scaling."""
-        raw = (
-            self.attention_params_per_layer
-            + self.ffn_params_per_expert_per_layer * self.experts
-            + self.router_params_per_layer
-            + self.norm_and_bias_params_per_layer
-        )
-        return raw * self.params / self.params_derived
+        """Parameters of an average transformer layer (all experts; leading dense layers averaged in), after any
+        declared-params scaling. Averaged because pipeline stages are sized by layer count."""
+        raw = self.params_derived - self.input_embedding_params - self.output_head_params - self.final_norm_params
+        return raw / self.shape.layers * self.params / self.params_derived
 
     def moe_expert_params_per_layer(self) -> float:
-        """Expert FFN parameters of one layer (all experts) that expert parallelism shards; 0 for a dense model.
+        """Routed-expert parameters of an average layer that expert parallelism shards; 0 for a dense model.
 
-        A dense FFN is replicated like attention (it is not split over an expert-parallel group), so only
-        mixture-of-experts models have parameters here; expert biases, if any, stay with the dense part
-        (a conservative simplification: they are a few thousand parameters per expert).
+        A dense FFN and shared experts are replicated like attention (not split over an expert-parallel group),
+        so only routed experts count here; expert biases, if any, stay with the dense part (a conservative
+        simplification: they are a few thousand parameters per expert).
         """
         if self.shape.moe is None:
             return 0.0
-        return self.ffn_params_per_expert_per_layer * self.experts * self.params / self.params_derived
+        routed = self.ffn_params_per_expert_per_layer * self.experts * self.moe_layers
+        return routed / self.shape.layers * self.params / self.params_derived
 
     def training_flops_per_token(self) -> float:
-        """6 x compute params (2 forward + 4 backward) + 12 l s h attention (QK^T and AV, x3 for backward)."""
+        """6 x compute params (2 forward + 4 backward) + 12 l s h attention (QK^T and AV, x3 for backward); with
+        MLA the attention term uses its own query-key and value widths (6 l s (qk + v), the same at qk = v = h)."""
         s = self.shape
-        return 6.0 * self.compute_params_active + 12.0 * s.layers * s.seq_len * s.hidden
+        return 6.0 * self.compute_params_active + 6.0 * s.layers * s.seq_len * (self.qk_width + self.v_width)
 
     def training_flops(self, tokens: float) -> float:
         """Total model FLOPs to train on `tokens` tokens (training-calibration.md section 2)."""
         return self.training_flops_per_token() * tokens
 
     def prefill_flops(self, prompt_tokens: int) -> float:
-        """2 x compute params x ISL + 4 x layers x ISL^2 x hidden (inference-calibration.md section 2 item 5)."""
+        """2 x compute params x ISL + 2 x layers x ISL^2 x (qk + v widths) (= 4 l ISL^2 h without MLA)."""
         s = self.shape
-        return 2.0 * self.compute_params_active * prompt_tokens + 4.0 * s.layers * prompt_tokens**2 * s.hidden
+        attention = 2.0 * s.layers * prompt_tokens**2 * (self.qk_width + self.v_width)
+        return 2.0 * self.compute_params_active * prompt_tokens + attention
 
     def decode_flops_per_token(self, context_tokens: float) -> float:
-        """2 x compute params + 4 x layers x hidden x context (scores and weighted sum over the cache)."""
+        """2 x compute params + 2 x layers x (qk + v widths) x context (scores and weighted sum over the cache)."""
         s = self.shape
-        return 2.0 * self.compute_params_active + 4.0 * s.layers * s.hidden * context_tokens
+        return 2.0 * self.compute_params_active + 2.0 * s.layers * (self.qk_width + self.v_width) * context_tokens
 
     def kv_bytes_per_token(self, bytes_per_element: float) -> float:
-        """K and V for every layer: 2 x layers x kv_heads x head_dim x bytes (inference-calibration.md 2.1)."""
+        """K and V for every layer: 2 x layers x kv_heads x head_dim x bytes; with MLA only the latent and the
+        shared rotary key are cached: layers x (kv_lora_rank + qk_rope_head_dim) x bytes (DeepSeek-V2, 2.1)."""
         s = self.shape
+        if s.mla is not None:
+            return float(s.layers * (s.mla.kv_lora_rank + s.mla.qk_rope_head_dim)) * bytes_per_element
         return 2.0 * s.layers * s.kv_heads * self.head_dim * bytes_per_element
 
 
@@ -102,34 +145,74 @@ def bytes_per_param(precision: str, int4_bytes: float, fp4_bytes: float) -> floa
     return {"int4": int4_bytes, "fp4": fp4_bytes}[precision]
 
 
+def _attention_params(shape: ModelSpec, head_dim: int) -> int:
+    """One layer's attention projections.
+
+    Grouped-query attention: Q and O are h x h, K and V h x kv_dim. Multi-head latent attention (DeepSeek-V2,
+    arXiv 2405.04434, section 2.1): queries through an optional rank-q_lora latent, keys and values through one
+    rank-kv_lora latent plus a shared rotary key, the latents' norms, and the output from heads x v_head_dim.
+    """
+    h, heads = shape.hidden, shape.heads
+    mla = shape.mla
+    if mla is None:
+        return 2 * h * h + 2 * h * shape.kv_heads * head_dim
+    qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim
+    if mla.q_lora_rank:
+        query = h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * heads * qk_head
+    else:
+        query = h * heads * qk_head
+    key_value = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
+    key_value += mla.kv_lora_rank * heads * (mla.qk_nope_head_dim + mla.v_head_dim)
+    return query + key_value + heads * mla.v_head_dim * h
+
+
 def analyse_model(shape: ModelSpec) -> Workload:
-    """Count parameters layer by layer and derive the compute-relevant totals."""
+    """Count parameters layer by layer and derive the compute-relevant totals.
+
+    A mixture-of-experts model (DeepSeek-V3 style) may have leading dense layers with a model.ffn_hidden FFN,
+    shared experts every token runs, and routed experts of their own (narrower) width; only the routed experts
+    are `expert_params` (what expert parallelism shards), the shared ones are replicated like attention.
+    """
     h, f, v = shape.hidden, shape.ffn_hidden, shape.vocab
     head_dim = h // shape.heads
     kv_dim = shape.kv_heads * head_dim
-    experts = shape.moe.experts if shape.moe else 1
-    active = shape.moe.active if shape.moe else 1
+    moe = shape.moe
+    experts = moe.experts if moe else 1
+    active = moe.active if moe else 1
+    shared = moe.shared if moe else 0
+    expert_width = (moe.expert_ffn_hidden or f) if moe else f
+    dense_layers = moe.dense_layers if moe else 0
+    moe_layers = shape.layers - dense_layers
 
-    # Attention: Q and O are h x h; K and V are h x kv_dim (grouped-query attention shrinks them).
-    attention = 2 * h * h + 2 * h * kv_dim
+    attention = _attention_params(shape, head_dim)
     # FFN per expert: gated (SwiGLU) has gate, up and down matrices; a plain FFN has up and down.
-    ffn = (3 if shape.ffn_gated else 2) * h * f
-    router = h * experts if shape.moe else 0
+    matrices = 3 if shape.ffn_gated else 2
+    ffn = matrices * h * expert_width
+    dense_ffn = matrices * h * f
+    router = h * experts if moe else 0
     # Two norms per layer with a weight each (LayerNorm adds a bias); linear-layer biases when present.
     norms = 2 * h * (2 if shape.biases else 1)
     biases = 0
     if shape.biases:
-        biases = (h + 2 * kv_dim + h) + ((2 * f if shape.ffn_gated else f) + h) * experts
+        biases = (h + 2 * kv_dim + h) + ((2 * expert_width if shape.ffn_gated else expert_width) + h) * experts
     per_layer_other = norms + biases
 
     input_embedding = v * h + (shape.seq_len * h if shape.learned_positions else 0)
     output_head = 0 if shape.tied_embeddings else v * h
     final_norm = h * (2 if shape.biases else 1)
 
-    expert_total = ffn * experts * shape.layers
-    dense = (attention + router + per_layer_other) * shape.layers + input_embedding + output_head + final_norm
+    expert_total = ffn * experts * moe_layers
+    replicated_ffn = ffn * shared * moe_layers + dense_ffn * dense_layers
+    dense = (
+        (attention + per_layer_other) * shape.layers
+        + router * moe_layers
+        + replicated_ffn
+        + input_embedding
+        + output_head
+        + final_norm
+    )
     total = dense + expert_total
-    active_total = dense + ffn * active * shape.layers
+    active_total = dense + ffn * active * moe_layers
 
     # Lookup-only parameters do no matrix multiplies; a tied matrix is the head, so it stays in the count.
     lookup_only = shape.seq_len * h if shape.learned_positions else 0

@@ -103,8 +103,15 @@ def test_alltoall_time_uses_nvlink_inside_the_domain_else_the_nics(catalog, shap
     a2a_nic = eff.collective_latency_s + nic_bytes / (hw.scaleout_bytes_s * eff.scaleout)
     assert lay.ep_comm_time_s[1] == pytest.approx(32 * 4 * a2a_nic, rel=1e-12)
     assert lay.ep_comm_time_s[2] == 0.0
-    # The all-to-alls are part of the stage time: ep = 8 costs more link time than ep = 1 at tp = 1 ...
-    assert lay.stage_time_s[0] - lay.stage_time_s[2] == pytest.approx(lay.ep_comm_time_s[0], rel=1e-9)
+    # The all-to-alls are part of the stage time: ep = 8 adds their link time to ep = 1 at tp = 1, and changes the
+    # routed-expert GEMMs from 8 local experts on a quarter of the tokens each to 1 expert on twice the tokens
+    # (forward once, backward twice, over 32 layers).
+    from engine.performance.moe_terms import moe_ffn_gemms
+
+    tokens = 32768.0
+    gemms = moe_ffn_gemms(work, hw, eff, tokens, 1.0, 8.0) - moe_ffn_gemms(work, hw, eff, tokens, 1.0, 1.0)
+    expected = lay.ep_comm_time_s[0] + 3 * 32 * gemms
+    assert lay.stage_time_s[0] - lay.stage_time_s[2] == pytest.approx(expected, rel=1e-9)
 
 
 def test_mixtral_8x7b_expert_weights_split_over_ep8(shape_of):

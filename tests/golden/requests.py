@@ -77,6 +77,17 @@ GOLDEN_REQUESTS: dict[str, dict] = {
         hardware={"system": "dgx-h200"},
     ),
     # mixture of experts
+    "train-deepseek-v3-h800": _with(
+        _training(
+            {"preset": "deepseek-v3"},
+            tokens=14.8e12,
+            gpus=2048,
+            precision="fp8",
+            parallelism={"tp": 1, "pp": 16, "ep": 64, "cp": 1},
+        ),
+        hardware={"system": "hgx-h800"},
+        assumptions={"moe_dispatch_overlap": 0.95},
+    ),
     "train-mixtral-8x7b-auto": _training({"preset": "mixtral-8x7b"}, tokens=1e12, deadline_days=30),
     "train-mixtral-8x22b-h100": _with(
         _training({"preset": "mixtral-8x22b"}, tokens=2e12, deadline_days=60), hardware={"system": "dgx-h100"}

@@ -1,0 +1,91 @@
+"""The parts of a transformer layer that differ for mixture-of-experts and latent-attention models.
+
+Kept apart from `step_time` so the layer there reads as attention + FFN + communication, and each variant's
+formula can be read and tested on its own. Every function works on numpy arrays of layouts (scalars broadcast).
+
+- Routed experts run as one GEMM per local expert on the tokens routed to it (fine-grained experts are narrow
+  and see few tokens, so their GEMMs run further from peak than one wide FFN of the same FLOPs), scaled by the
+  load imbalance of the slowest expert-parallel rank. Shared experts and leading dense layers run on every token.
+- Expert dispatch and combine (all-to-alls) cross the NVLink domain or the scale-out fabric; node-limited routing
+  (DeepSeek-V3) sends a token once per node it reaches and forwards it inside the node over NVLink; an FP8
+  dispatch moves 1-byte activations; a share of the time can overlap with compute.
+- Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434) projects queries and keys/values through low-rank
+  latents; the down-projections are not split over tensor parallelism.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.performance.roofline import Efficiency, Hardware, expert_alltoall_bytes, gemm_time
+from engine.workload.model import Workload
+
+__all__ = ["attention_gemms", "dense_ffn_gemms", "expert_alltoall_time", "moe_ffn_gemms"]
+
+
+def attention_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp):
+    """Forward time of one layer's attention projections (QKV and output), Megatron column/row split over tp."""
+    s = work.shape
+    h = float(s.hidden)
+    mla = s.mla
+    if mla is None:
+        kv = float(s.kv_heads * work.head_dim)
+        return gemm_time(tokens, h, (h + 2.0 * kv) / tp, hw, eff) + gemm_time(tokens, h / tp, h, hw, eff)
+    heads = float(s.heads)
+    if mla.q_lora_rank:
+        query = gemm_time(tokens, h, float(mla.q_lora_rank), hw, eff)
+        query = query + gemm_time(tokens, float(mla.q_lora_rank), work.qk_width / tp, hw, eff)
+    else:
+        query = gemm_time(tokens, h, work.qk_width / tp, hw, eff)
+    latent = gemm_time(tokens, h, float(mla.kv_lora_rank + mla.qk_rope_head_dim), hw, eff)
+    up = heads * (mla.qk_nope_head_dim + mla.v_head_dim) / tp
+    key_value = latent + gemm_time(tokens, float(mla.kv_lora_rank), up, hw, eff)
+    return query + key_value + gemm_time(tokens, work.v_width / tp, h, hw, eff)
+
+
+def dense_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, width: float):
+    """Forward time of an FFN of inner size `width` on every token (up or gate+up, then down), split over tp."""
+    h = float(work.shape.hidden)
+    up = (2.0 if work.shape.ffn_gated else 1.0) * width
+    return gemm_time(tokens, h, up / tp, hw, eff) + gemm_time(tokens, width / tp, h, hw, eff)
+
+
+def moe_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep):
+    """Forward time of one MoE layer's FFN: shared experts on every token, then each of the experts / ep local
+    routed experts on the tokens routed to it (tokens x active x ep / experts on average), times the slowest
+    rank's load imbalance."""
+    h = float(work.shape.hidden)
+    width = float(work.expert_ffn_hidden)
+    ep = np.asarray(ep, dtype=float)
+    local_experts = work.experts / ep
+    routed_tokens = tokens * work.active_experts * ep / work.experts
+    up = (2.0 if work.shape.ffn_gated else 1.0) * width
+    per_expert = gemm_time(routed_tokens, h, up / tp, hw, eff) + gemm_time(routed_tokens, width / tp, h, hw, eff)
+    routed = local_experts * per_expert * eff.moe_load_imbalance
+    shared = dense_ffn_gemms(work, hw, eff, tokens, tp, work.shared_experts * width) if work.shared_experts else 0.0
+    return routed + shared
+
+
+def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep):
+    """Exposed time of one expert all-to-all (a dispatch or a combine) per MoE layer and micro-batch.
+
+    Inside the NVLink domain every copy goes over NVLink. Across nodes, plain routing sends one copy per routed
+    expert over the scale-out fabric; node-limited routing (model.moe.node_limit) sends a token once to each of at
+    most node_limit nodes and forwards it to the experts there over NVLink. The exposed share is
+    1 - moe_dispatch_overlap."""
+    moe = work.shape.moe
+    h, active = float(work.shape.hidden), float(work.active_experts)
+    ep = np.asarray(ep, dtype=float)
+    element = 1.5 if eff.fp8 else 2.0  # FP8 dispatch (1 B) with a BF16 combine (2 B), on average
+    inside = ep * tp <= hw.nvlink_domain
+    copies = expert_alltoall_bytes(tokens, h, active, ep, element)
+    nvlink_s = copies / (hw.nvlink_bytes_s * eff.nvlink)
+    if moe is not None and moe.node_limit is not None:
+        nodes = np.maximum(ep * tp / hw.nvlink_domain, 1.0)
+        per_node = np.minimum(np.minimum(float(moe.node_limit), active), nodes)
+        crossing = tokens * per_node * h * element * (nodes - 1.0) / nodes
+        fabric_s = crossing / (hw.scaleout_bytes_s * eff.scaleout) + nvlink_s
+    else:
+        fabric_s = copies / (hw.scaleout_bytes_s * eff.scaleout)
+    one = eff.collective_latency_s + np.where(inside, nvlink_s, fabric_s)
+    return np.where(ep > 1, one, 0.0) * (1.0 - eff.moe_dispatch_overlap)
