@@ -43,7 +43,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 # The Price List API answers in us-east-1 (and ap-south-1) only, whichever region is being priced;
-# botocore happily builds URLs for other regions that do not resolve (cloud-pricing.md section 2).
+# botocore happily builds URLs for other regions that do not resolve (AWS Price List API documentation).
 PRICING_CLIENT_REGION = "us-east-1"
 GET_PRODUCTS_PAGE_SIZE = 100  # the API maximum
 SPOT_PAGE_SIZE = 1000  # the API maximum

@@ -1,6 +1,7 @@
 """Curated facts about the GPU instance types we price, kept in code because the APIs get them wrong.
 
-cloud-pricing.md section 2 lists known errors in `describe_instance_types` (p4de named "A100" with no size,
+Public catalog builders (SkyPilot's AWS fetcher; ec2instances.info issues 705, 751, 776; aws-cli issue 8970)
+list known errors in `describe_instance_types` (p4de named "A100" with no size,
 p5en once "NVIDIA", g6e with 0 GB); the Price List only carries a GPU count. So the GPU model of each type
 comes from this versioned table, written with the catalog's GPU ids (engine/data/catalog/gpus.json) where the
 catalog has the part, so costing can join a cloud offer to on-prem hardware without string matching.
@@ -46,7 +47,7 @@ INSTANCE_GPUS: dict[str, InstanceGpus] = {
     "g6e.xlarge": InstanceGpus(1, "l40s"),
 }
 
-# Types the Capacity Block API sells (cloud-pricing.md section 2); asking for others is a wasted call.
+# Types the Capacity Block API sells (AWS user guide 'Capacity Blocks for ML'); asking for others is a wasted call.
 CAPACITY_BLOCK_TYPES = frozenset(
     {"p4d.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "trn1.32xlarge"}
 )
@@ -61,8 +62,9 @@ DEFAULT_INSTANCE_TYPES = (
     "g6e.48xlarge",
 )
 
-# The Price List's `location` attribute is the filter every public catalog builder uses (cloud-pricing.md
-# section 2); newer data also has `regionCode`, which the fetcher falls back to for regions not listed here.
+# The Price List's `location` attribute is the filter every public catalog builder uses (SkyPilot,
+# ec2instances.info and infracost); newer data also has `regionCode`, which the fetcher falls back to for regions
+# not listed here.
 REGION_LOCATIONS: dict[str, str] = {
     "us-east-1": "US East (N. Virginia)",
     "us-east-2": "US East (Ohio)",

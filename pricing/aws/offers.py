@@ -6,8 +6,8 @@ the normalisation without a database. The rules that need judgement live here, e
 - reserved_1y / reserved_3y: the lowest *effective* hourly price among **standard** offerings of that length
   (convertible RIs cost more for the flexibility a plan does not use); every option is kept in `raw`.
 - spot: one row per AZ ID. A spot price at or above on-demand in the same region means AWS has no spare
-  capacity there (cloud-pricing.md section 5: "spot pinned at the on-demand price"), so the row is kept (it
-  is what AWS quotes) but flagged `capacity_constrained`, and costing should not treat it as a discount.
+  capacity there (spot pinned at the on-demand price, as spot price history shows for scarce GPU types), so the
+  row is kept (it is what AWS quotes) but flagged `capacity_constrained`, and costing should not treat it as a discount.
 - capacity_block: one regional row per type at the cheapest offering's $/instance-hour. Offerings carry AZ
   *names* only, which differ per account, so they are not keyed by zone; all offerings stay in `raw`.
 """

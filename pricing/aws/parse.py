@@ -31,7 +31,7 @@ __all__ = [
     "spot_latest_by_az",
 ]
 
-# ec2instances.info's convention for amortising an upfront fee (cloud-pricing.md section 2): 365-day years.
+# ec2instances.info's convention for amortising an upfront fee (its effective-hourly formula): 365-day years.
 HOURS_PER_YEAR = 8760
 HOURLY_UNIT = "Hrs"
 UPFRONT_UNIT = "Quantity"

@@ -5,7 +5,7 @@ items here. Three steps, each stated once:
 
 1. `instance_spec_parse`: one `InstanceTypeInfo` -> `InstanceSpec` (GPU count, name, maker and memory per GPU in
    MiB, vCPUs, memory, EFA interfaces), exactly as AWS says it, errors included.
-2. `SPEC_OVERRIDES` (versioned): the known data errors of cloud-pricing.md section 2 (SkyPilot's fetcher,
+2. `SPEC_OVERRIDES` (versioned): the known data errors public catalog builders report (SkyPilot's fetcher,
    ec2instances.info #705/#751/#776, aws-cli #8970). Each row names the field, the *wrong* values AWS is known to
    return, the correction, the reason and the source. A row fires only when AWS still returns a known-wrong value,
    so a fix on AWS's side turns the override into a no-op instead of a silent overwrite; an API value that is
@@ -44,7 +44,7 @@ __all__ = [
     "instance_type_patterns",
 ]
 
-# `describe_instance_types` has no gpu-info filter: select by instance-type wildcards (cloud-pricing.md section 2).
+# `describe_instance_types` has no gpu-info filter: select by instance-type wildcards (EC2 API reference).
 GPU_INSTANCE_TYPE_PATTERNS = ("p4d.*", "p4de.*", "p5.*", "p5e.*", "p5en.*", "p6-b200.*", "g6e.*", "g6f.*")
 L4_MIB = 22888  # what the API reports for one whole L4 (and A10G); g6f fractions are memory / this
 
@@ -108,7 +108,10 @@ def instance_spec_parse(item: Mapping[str, Any]) -> InstanceSpec:
 # ------------------------------------------------------------------------------------------- override table
 
 SPEC_OVERRIDES_VERSION = "2026-11-23"
-_ERRORS = "cloud-pricing.md section 2, describe_instance_types 'Known data errors'"
+_ERRORS = (
+    "known describe_instance_types data errors (SkyPilot AWS catalog fetcher; ec2instances.info issues 705, 751, "
+    "776; aws-cli issue 8970)"
+)
 
 
 @dataclass(frozen=True)
@@ -240,7 +243,7 @@ class GpuModel:
     in_catalog: bool
 
 
-# (manufacturer, API name after overrides, API MiB per GPU) -> model. API MiB per cloud-pricing.md section 4 table.
+# (manufacturer, API name after overrides, API MiB per GPU) -> model. API MiB as describe_instance_types reports it.
 GPU_MODELS: dict[tuple[str, str, int], GpuModel] = {
     ("NVIDIA", "A100", 40960): GpuModel("a100-40gb-sxm", 40, in_catalog=True),
     ("NVIDIA", "A100 80GB", 81920): GpuModel("a100-80gb-sxm", 80, in_catalog=True),

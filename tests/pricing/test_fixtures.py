@@ -16,7 +16,7 @@ def test_manifest_dates_and_source():
     data = json.loads((FIXTURES / "manifest.json").read_text())
     assert data["observed_at"] == "2026-11-09T00:00:00Z"
     assert "assembled from published" in data["observed_at_note"].lower()
-    assert "cloud-pricing.md" in data["source"]
+    assert "skypilot-catalog" in data["source"] and "cloud-pricing" not in data["source"]
     manifest = manifest_load(FIXTURES)
     assert manifest.regions == ("us-east-1", "us-west-2")
     assert len(manifest.instance_types) == 6

@@ -122,7 +122,7 @@ def test_every_override_changes_something_the_api_got_wrong():
     fired = {(o["field"], o["reason"]) for r in specs.values() for o in r.overridden}
     for row in SPEC_OVERRIDES:
         assert (row.field, row.reason) in fired, f"override never applied: {row}"
-        assert row.source.startswith("cloud-pricing.md section 2"), row
+        assert row.source.startswith("known describe_instance_types data errors"), row
     for resolved in specs.values():
         for change in resolved.overridden:
             assert change["api"] != change["value"]
@@ -191,7 +191,7 @@ def test_load_fixtures_stores_specs_per_snapshot_idempotently():
     assert p4de.raw["GpuInfo"]["Gpus"][0]["Name"] == "A100"  # raw is what AWS said
     [change] = p4de.overridden_fields
     assert change["field"] == "gpu_name" and change["api"] == "A100" and change["value"] == "A100 80GB"
-    assert "cloud-pricing.md section 2" in change["source"] and change["reason"]
+    assert "known describe_instance_types data errors" in change["source"] and change["reason"]
     assert p4de.overrides_version
     g6f = CloudInstanceType.objects.get(snapshot=snapshot, instance_type="g6f.large")
     assert (g6f.gpus, g6f.gpu_fraction, g6f.gpu_model) == (0, Decimal("0.1250"), "")
