@@ -44,6 +44,10 @@ ELEMENTWISE_KERNELS_PER_LAYER = 7.0
 FLASH_BACKWARD_RATIO = 2.5
 # Expert dispatch and combine move 16-bit (bf16) activations, like the TP collectives and pipeline sends.
 EXPERT_ALLTOALL_BYTES_PER_ELEMENT = 2.0
+# Casting a 16-bit activation to FP8: Transformer Engine fuses the cast and its amax into the kernel that produces
+# the activation (LayerNormLinear, LayerNormMLP, the fused activation-cast kernels), so what remains is writing the
+# FP8 copy beside the 16-bit one: 1 B per element.
+FP8_CAST_BYTES_PER_ELEMENT = 1.0
 # Optimizer step traffic per parameter it updates: read bf16 grad 2 + fp32 master/m/v 12, write 12 + bf16 weight 2.
 OPTIMIZER_BYTES_PER_PARAM = 28.0
 
@@ -84,6 +88,7 @@ class Efficiency:
     fp8: bool = False  # the training precision is FP8 (expert dispatch can move 1-byte activations)
     moe_dispatch_overlap: float = 0.0  # share of expert all-to-all time hidden behind compute
     moe_load_imbalance: float = 1.0  # slowest expert-parallel rank's expert work over the mean
+    tp_overlap: float = 0.0  # share of NVLink tensor-parallel collective time hidden under the layer's GEMMs
 
 
 def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
@@ -135,6 +140,7 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
         fp8=precision == "fp8",
         moe_dispatch_overlap=a["moe_dispatch_overlap"],
         moe_load_imbalance=a["moe_load_imbalance"],
+        tp_overlap=a["tp_comm_overlap_fraction"],
     )
 
 
@@ -158,15 +164,24 @@ def tile_efficiency(m, n, sm_count: int, tile_rows: float, tile_cols: float):
 
 
 def gemm_time(m: np.ndarray, k: np.ndarray, n: np.ndarray, hw: Hardware, eff: Efficiency) -> np.ndarray:
-    """Roofline of one (m x k) @ (k x n) GEMM: max(compute at the efficient fraction, 16-bit operand traffic).
+    """Roofline of one (m x k) @ (k x n) GEMM: max(compute at the efficient fraction, operand traffic).
 
     The compute side runs at the large-GEMM efficiency times the tile efficiency of its output shape
     (`tile_efficiency`); a fixed kernel overhead is added, so small GEMMs reach a smaller fraction of peak.
+    In FP8 the two inputs are 1-byte and the output stays 16-bit, and the activation input is first written as
+    an FP8 copy (`FP8_CAST_BYTES_PER_ELEMENT`, fused into the kernel that produced it): traffic the GEMM cannot
+    hide, so FP8 gains least on small, memory-bound GEMMs (Micikevicius et al. 2022, 'FP8 Formats for Deep
+    Learning', arXiv 2209.05433; NVIDIA Transformer Engine documentation, 'Using FP8 with Transformer Engine').
     """
     flops = 2.0 * m * k * n
     tiles = tile_efficiency(m, n, hw.sm_count, eff.tile_rows, eff.tile_cols)
     compute = flops / (hw.gemm_peak_flops * eff.gemm * tiles)
-    memory = 2.0 * (m * k + k * n + m * n) / (hw.hbm_bytes_s * eff.hbm)
+    hbm = hw.hbm_bytes_s * eff.hbm
+    if eff.fp8:
+        memory = (m * k + k * n + 2.0 * m * n) / hbm
+        cast = FP8_CAST_BYTES_PER_ELEMENT * m * k / hbm
+        return np.maximum(compute, memory) + eff.kernel_overhead_s + cast
+    memory = 2.0 * (m * k + k * n + m * n) / hbm
     return np.maximum(compute, memory) + eff.kernel_overhead_s
 
 

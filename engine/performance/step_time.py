@@ -104,6 +104,7 @@ class LayoutCosts:
     cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
+    dp_chunks: np.ndarray | None = None  # chunks the DP gradient reduction overlaps in (one stays exposed)
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
 
@@ -171,6 +172,12 @@ def _layer_forward(
     tp_bw = np.where(tp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
     coll = ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, eff.collective_latency_s)
     comm_f = 2.0 * coll
+    # With TP communication overlap (Transformer Engine userbuffers; needs sequence parallelism and an NVLink
+    # domain), each all-gather / reduce-scatter is split into chunks that run under the neighbouring GEMM's
+    # chunks: a share of the collective time hides, never more than the GEMM time it hides under.
+    if eff.tp_overlap > 0.0 and eff.sequence_parallel:
+        hidden = np.where(tp <= hw.nvlink_domain, np.minimum(eff.tp_overlap * comm_f, gemm_f), 0.0)
+        comm_f = comm_f - hidden
 
     # --- expert all-to-alls (MoE with ep > 1): dispatch + combine forward, their transposes backward. With
     # sequence parallelism each TP rank dispatches only its 1/tp share of the tokens; the exposed share is set by
@@ -277,13 +284,15 @@ def layout_costs(
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
+        dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),
     )  # fmt: skip
 
 
 # The per-layout columns `step_costs` gathers at once, and the value of an absent (None) one.
 _COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
-            "params_per_gpu", "expert_params_per_gpu", "ep", "cp", "layer_params_per_gpu", "offload")  # fmt: skip
-_COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0}
+            "params_per_gpu", "expert_params_per_gpu", "ep", "cp", "layer_params_per_gpu", "offload",
+            "dp_chunks")  # fmt: skip
+_COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0}
 
 
 @dataclass
@@ -343,7 +352,7 @@ def step_costs(
                                 if getattr(lay, k) is not None else np.full(lay.tp.shape, _COLUMN_DEFAULTS[k])
                                 for k in _COLUMNS], axis=1)  # fmt: skip
     cols = lay.columns[idx]
-    tp, pp, mb, v, t_stage, t_body, p2p, params, experts, ep, cp, layer_params, offload = cols.T
+    tp, pp, mb, v, t_stage, t_body, p2p, params, experts, ep, cp, layer_params, offload, chunks = cols.T
     dpc = dp * cp  # ranks holding the same weights
     edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     has_experts = experts > 0
@@ -375,9 +384,12 @@ def step_costs(
     gather = ring_time(dense * 2.0, dpc, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
     backward_last = t_stage * (2.0 / 3.0)
     hide = eff.dp_overlap
-    exposed_once = np.maximum(0.0, all_reduce - hide * backward_last)
-    exposed_z2 = m_eff * np.maximum(0.0, reduce_scatter - hide * backward_last) + gather
-    exposed_z3 = m_eff * np.maximum(0.0, 2.0 * gather + reduce_scatter - hide * t_stage)
+    # The reduction runs in chunks (a layer each; with pipelining, a virtual stage's layers each) that start as
+    # the backward produces them, so at least the last chunk is exposed (Megatron Bridge, 'Communication
+    # Overlap'); ZeRO-3 likewise cannot hide the first chunk's parameter gather.
+    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hide * backward_last)
+    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hide * backward_last) + gather
+    exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
     dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
 
     updated = dense / np.where(zero >= 1, dpc, 1.0) + experts / np.where(zero >= 1, edp, 1.0)

@@ -54,8 +54,8 @@ def test_every_whole_run_row_runs(figures):
 @pytest.mark.xfail(
     strict=True,
     reason="Known gap (issue 13 note): the whole-run sources disagree (Pythia's 2022 "
-    "stack implies production efficiency 0.54, Llama 2 0.85), so the LOSO median is about 30 % (8 rows, 4 "
-    "sources). Strict: "
+    "stack implies production efficiency 0.54, Llama 2 0.85), so the LOSO median sits at the bound (20.04 %, 8 "
+    "rows, 4 sources). Strict: "
     "an improvement that meets the bound makes this test fail until the mark is removed.",
 )
 def test_whole_run_loso_median_below_limit(figures):

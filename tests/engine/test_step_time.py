@@ -107,3 +107,59 @@ def test_tile_efficiency_by_hand(setup):
     base = gemm_time(8192.0, 8192.0, 1280.0, hw, eff) - eff.kernel_overhead_s
     slow = gemm_time(8192.0, 8192.0, 1280.0, hw, tiled) - eff.kernel_overhead_s
     assert hw.sm_count == 132 and slow == pytest.approx(base * 660 / 640, rel=1e-12)
+
+
+def test_tp_overlap_hides_its_share_of_the_nvlink_collectives_by_hand(catalog, setup):
+    """Llama 3 70B, TP8 on one DGX H100, one 8,192-token sequence: each layer's forward has two all-gather /
+    reduce-scatter pairs = two all-reduce volumes of 2 B x tokens x hidden over NVLink; with overlap 0.7 the
+    exposed time is 0.3 of it (the layer's GEMMs take far longer than the collectives, so the cap does not bind)."""
+    work, hw, _ = setup
+    gpu = catalog.gpu_of(catalog.systems["dgx-h100"])
+    tokens, hidden, tp = 8192.0, 8192.0, 8.0
+    nvlink_bytes_s = 900e9 / 2  # H100 NVLink 4: 900 GB/s both directions
+    lat = 10e-6  # collective_latency_us default
+    one_all_reduce = lat + 2.0 * (tp - 1) / tp * (2.0 * tokens * hidden) / (nvlink_bytes_s * 0.75)
+    exposed = {}
+    for share in (0.0, 0.7):
+        eff = efficiency_for(gpu, "bf16", Assumptions(overrides={"tp_comm_overlap_fraction": share}))
+        lay = _one(work, hw, eff, 8, 1, 1, 1, 0)
+        exposed[share] = lay.tp_comm_time_s[0]
+    layers, passes = 80, 2  # forward + backward each pay the forward's collectives once
+    assert exposed[0.0] == pytest.approx(layers * passes * 2 * one_all_reduce, rel=1e-3)
+    assert exposed[0.7] == pytest.approx(0.3 * exposed[0.0], rel=1e-9)
+
+
+def test_dp_reduction_leaves_one_chunk_exposed_by_hand(setup):
+    """Megatron Bridge overlaps the gradient reduction chunk by chunk, a layer per chunk, a virtual stage's
+    layers with pipelining: the last chunk cannot hide. With pp 8 and no interleaving the whole stage is one
+    chunk, so the whole reduction is exposed; with 5 virtual stages at least a fifth is."""
+    work, hw, eff = setup
+    dp = 4.0
+    for v in (1, 5):
+        lay = _one(work, hw, eff, 8, 8, 1, v, 1)
+        c = step_costs(lay, np.array([0]), np.array([dp]), np.array([1]), 512, 8192, hw, eff)
+        # All-reduce volume of the BF16 gradients of the heaviest stage's GPU over 4 systems' NICs (50 GB/s, 0.8).
+        grads = lay.params_per_gpu[0] * 2.0
+        all_reduce = 10e-6 + 2.0 * (dp - 1) / dp * grads / (50e9 * 0.8)
+        assert c.dp_exposed_time_s[0] >= all_reduce / v * (1 - 1e-9)
+        if v == 1:
+            assert c.dp_exposed_time_s[0] == pytest.approx(all_reduce, rel=1e-9)
+
+
+def test_fp8_gemm_moves_one_byte_operands_plus_the_cast_copy_by_hand(catalog):
+    """A memory-bound GEMM (8 tokens x 8192 x 8192 on an H100): in BF16 it moves 2 B per element of A, B and C;
+    in FP8 1 B for A and B, 2 B for C, plus the 1-byte FP8 copy of A written before it."""
+    from engine.performance.roofline import gemm_time
+
+    system = catalog.systems["dgx-h100"]
+    gpu = catalog.gpu_of(system)
+    m, k, n = 8.0, 8192.0, 8192.0
+    hbm = 3.35e12 * 0.8  # H100 SXM HBM3, hbm_efficiency default
+    overhead = 4e-6  # kernel_overhead_us default
+    times = {}
+    for precision in ("bf16", "fp8"):
+        hw = hardware_for(gpu, system, precision)
+        eff = efficiency_for(gpu, precision, Assumptions())
+        times[precision] = float(gemm_time(np.array(m), np.array(k), np.array(n), hw, eff))
+    assert times["bf16"] == pytest.approx(2.0 * (m * k + k * n + m * n) / hbm + overhead, rel=1e-9)
+    assert times["fp8"] == pytest.approx((m * k + k * n + 2.0 * m * n) / hbm + m * k / hbm + overhead, rel=1e-9)
