@@ -171,6 +171,7 @@ def test_advanced_fields_build_the_nested_request(alice_client, django_capture_o
         "training_precision": "bf16",
         "inference_precision": "bf16",
         "training_tp": "2",
+        "training_cp": "2",
         "training_recompute": "selective",
         "hardware_rack_kw": "41",
         "site_pue": "1.25",
@@ -182,13 +183,15 @@ def test_advanced_fields_build_the_nested_request(alice_client, django_capture_o
     assert response.status_code == 302, response.context["form"].errors
     plan = Plan.objects.get()
     given = request_for_editing(plan.request)  # the stored request is normalised; compare what differs from defaults
-    assert given["training"]["parallelism"] == {"tp": 2, "recompute": "selective"}
+    assert given["training"]["parallelism"] == {"tp": 2, "cp": 2, "recompute": "selective"}
     assert given["hardware"] == {"system": "dgx-h100", "rack_kw": 41}
     assert given["site"] == {"pue": 1.25} and given["pricing"]["regions"] == ["us-east-1", "us-west-2"]
-    assert plan.result["training"]["parallelism"]["tp"] == 2  # the pin is honoured
+    assert plan.result["training"]["parallelism"]["tp"] == 2  # the pins are honoured
+    assert plan.result["training"]["parallelism"]["cp"] == 2
     # Duplicating it fills the same fields back, with nothing left over for the JSON box.
     initial = alice_client.get(reverse("planner:plan_create"), {"from": plan.pk}).context["form"].initial
     assert initial["training_tp"] == 2 and initial["pricing_regions"] == "us-east-1, us-west-2"
+    assert initial["training_cp"] == 2
     assert "request_json" not in initial
 
 
