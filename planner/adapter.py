@@ -33,6 +33,7 @@ from engine.costing import (
     selection_price_data,
 )
 from engine.request.spec import choices_of, field_at
+from engine.request.validation import safe_text, unsafe_values
 from engine.result import (
     AssumptionEntry,
     BomLine,
@@ -86,8 +87,10 @@ __all__ = [
     "plan_price",
     "request_for_editing",
     "request_validate",
+    "safe_text",
     "selection_prices_for_request",
     "to_json",
+    "unsafe_values",
 ]
 
 ProgressCallback = Callable[[str, int], None]

@@ -67,6 +67,14 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
 CATALOG_CHOICES = {"model.preset": "models", "hardware.system": "systems"}
 
 
+class _NotJson(ValueError):
+    """NaN, Infinity or -Infinity: Python's json module reads them, the JSON standard (RFC 8259) does not."""
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NotJson(name)
+
+
 def _form_name(path: str) -> str:
     """The form field of a request path: training.parallelism.tp -> training_tp, model.preset -> model_preset."""
     return path.replace(".parallelism.", ".").replace(".", "_")
@@ -244,9 +252,12 @@ class PlanForm(_RequestFields):
         raw_json = (cleaned.get("request_json") or "").strip()
         if raw_json:
             try:
-                request = json.loads(raw_json)
+                request = json.loads(raw_json, parse_constant=_refuse_constant)
             except json.JSONDecodeError as exc:
                 self.add_error("request_json", f"Malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")
+                return cleaned
+            except _NotJson as exc:
+                self.add_error("request_json", f"Malformed JSON: {exc} is not a JSON number; give a finite number.")
                 return cleaned
             except (ValueError, RecursionError):  # huge integers, absurd nesting
                 self.add_error("request_json", "Malformed JSON: a number is too long or the nesting too deep.")

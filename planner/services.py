@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import os
+import secrets
 import socket
 import time
 from datetime import timedelta
@@ -224,9 +225,12 @@ def plan_run_execute(*, run_id: int, claim_token: str = "") -> str:
         outcome = plan_compute(request_data=plan.request, price_snapshot=plan.price_snapshot, progress=progress)
     except SoftTimeLimitExceeded:
         return _run_fail(run_id, f"The plan took longer than the {settings.PLANNER_TASK_SOFT_TIME_LIMIT_S} s limit.")
-    except Exception as exc:  # an engine bug must end the run, not leave it running
-        logger.exception("run %s failed", run_id)
-        return _run_fail(run_id, f"The planner hit an internal error: {type(exc).__name__}: {exc}")
+    except Exception:  # an engine bug must end the run, not leave it running; its detail stays in the log
+        reference = secrets.token_hex(4)
+        logger.exception("run %s failed (reference %s)", run_id, reference)
+        return _run_fail(
+            run_id, f"The planner hit an internal error (reference {reference}); it has been logged. Try again."
+        )
 
     with transaction.atomic():
         finished = PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, claimed_by=claim_token).update(

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "planner.middleware.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -129,6 +130,8 @@ STORAGES = {
 # --- API -----------------------------------------------------------------------------------
 # Largest plan request accepted, in bytes; larger bodies get 413 before any parsing.
 PLANNER_API_MAX_BODY_BYTES = env.int("PLANNER_API_MAX_BODY_BYTES", default=64 * 1024)
+# The web form's body is capped like the API's: a plan request is a few hundred bytes (Django answers 400 above it).
+DATA_UPLOAD_MAX_MEMORY_SIZE = PLANNER_API_MAX_BODY_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",

@@ -56,7 +56,7 @@ class HardwareSpec(Section):
         "auto", description="Compute fabric; auto picks the system's reference fabric."
     )
     rack_kw: JsonFloat | None = Field(
-        None, gt=0, le=2000, description="Rack power budget (kW); default: the system's reference rack."
+        None, ge=1, le=2000, description="Rack power budget (kW); default: the system's reference rack."
     )
     cooling: Literal["auto", "air", "rdhx", "liquid"] = Field(
         "auto", description="Cooling method; auto chooses by rack power (rdhx = rear-door heat exchanger)."
@@ -96,7 +96,7 @@ class PricingSpec(Section):
         description="AWS regions to price cloud rental in, e.g. us-east-1 (duplicates dropped).",
     )
     utilization: JsonFloat | None = Field(
-        None, gt=0, le=1, description="Share of hours the owned cluster does paid work, (0, 1]; default: sourced."
+        None, ge=0.01, le=1, description="Share of hours the owned cluster does paid work, [0.01, 1]; default: sourced."
     )
     component_prices: dict[str, PriceUSD] = Field(
         default_factory=dict,

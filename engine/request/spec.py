@@ -170,7 +170,7 @@ class ModelSpec(Section):
         None, description="Multi-head latent attention; default: the preset's, else grouped-query attention."
     )
     params: JsonFloat | None = Field(
-        None, gt=0, le=1e14, description="Declared total parameters; the count derived from the shape is reported too."
+        None, ge=1e6, le=1e14, description="Declared total parameters; the count derived from the shape is reported."
     )
 
     @classmethod
@@ -253,6 +253,22 @@ class PlanRequest(Section):
                 problems.append(((workload,), "is required", None))
         data, twins = _parameter_twins(data)
         return data, problems + twins
+
+    def check(self, info: ValidationInfo) -> list[Problem]:
+        """Rules between sections: a training run of at least one optimizer step, on a cluster the planner can
+        build (the fabric rules stop at max_cluster_gpus, which a request's assumptions may raise)."""
+        problems: list[Problem] = []
+        training = self.training
+        if self.workload == "training" and training is not None:
+            batch = training.global_batch_tokens
+            if training.tokens < batch:
+                message = f"({training.tokens:g}) must be at least one global batch ({batch:,} tokens)"
+                problems.append((("training", "tokens"), message, training.tokens))
+            limit = int(self.assumptions.get("max_cluster_gpus", ASSUMPTIONS["max_cluster_gpus"].default))
+            if training.gpus is not None and training.gpus > limit:
+                message = f"must be <= {limit:,}, the largest cluster the planner builds (assumption max_cluster_gpus)"
+                problems.append((("training", "gpus"), message, training.gpus))
+        return problems
 
     @field_validator("assumptions", mode="before")
     @classmethod

@@ -7,6 +7,7 @@ message next to its field ("training.tokens must be > 0").
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -18,7 +19,15 @@ from engine.request.cost_parameters import CostParameterLimit, cost_parameter_li
 from engine.request.fields import RULE, fmt_bound, type_name, unknown_key
 from engine.request.spec import PlanRequest, choices_of, model_at
 
-__all__ = ["CostParameterLimit", "RequestInvalid", "cost_parameter_limits", "messages_by_path", "validate_request"]
+__all__ = [
+    "CostParameterLimit",
+    "RequestInvalid",
+    "cost_parameter_limits",
+    "messages_by_path",
+    "safe_text",
+    "unsafe_values",
+    "validate_request",
+]
 
 
 class RequestInvalid(ValueError):
@@ -41,12 +50,69 @@ def validate_request(
     `cost_parameters` names the cost parameters `pricing.parameters` may set, with their ranges (default: the
     table in fixtures/prices/parameters.json, see `cost_parameter_limits`).
     """
+    unsafe = unsafe_values(data)
+    if unsafe:
+        data = _escaped(data)  # the schema then sees (and may echo) only escaped text; its other errors still count
     # A fresh context per call: the model section records its resolved shape in it for the workload rules.
     context: dict[str, Any] = {"catalog": catalog, "cost_parameters": cost_parameters, "model": None}
     try:
-        return PlanRequest.model_validate(data, context=context)
+        request = PlanRequest.model_validate(data, context=context)
     except ValidationError as exc:
-        raise RequestInvalid(messages_by_path(exc)) from None
+        raise RequestInvalid(messages_by_path(exc) | unsafe) from None
+    if unsafe:
+        raise RequestInvalid(unsafe)
+    return request
+
+
+def _escaped(value: object) -> object:
+    """A copy of a decoded body with NUL and surrogates escaped in every key and string (`safe_text`)."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(k) if isinstance(k, str) else k: _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    return value
+
+
+# Characters no stored or echoed text may hold: NUL (PostgreSQL refuses it in text and JSON) and UTF-16 surrogates
+# (a lone one cannot be encoded as UTF-8, so any page, file or response echoing it would fail).
+_UNSAFE_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
+def safe_text(text: str) -> str:
+    """`text` with NUL and surrogates written as escapes (\\x00, \\ud800): safe to echo in a message."""
+    return _UNSAFE_TEXT.sub(lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) else "\\x00", text)
+
+
+def unsafe_values(data: object, path: str = "") -> dict[str, list[str]]:
+    """Every key or string holding NUL or a surrogate, and every non-finite number, anywhere in a decoded body.
+
+    Checked before the schema, which would otherwise echo such text in its messages (and a section the workload
+    does not use would never be looked at). Paths are written with the bad characters escaped.
+    """
+    errors: dict[str, list[str]] = {}
+
+    def visit(value: object, where: str) -> None:
+        label = where or "the request body"
+        if isinstance(value, str) and _UNSAFE_TEXT.search(value):
+            errors.setdefault(where or "__all__", []).append(f"{label} must not contain NUL or unpaired surrogates")
+        elif isinstance(value, float) and not math.isfinite(value):
+            errors.setdefault(where or "__all__", []).append(f"{label} must be a finite number")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = safe_text(str(key))
+                child = f"{where}.{name}" if where else name
+                if isinstance(key, str) and _UNSAFE_TEXT.search(key):
+                    errors.setdefault(child, []).append(f"{child} (a key) must not contain NUL or unpaired surrogates")
+                    continue
+                visit(item, child)
+        elif isinstance(value, list | tuple):
+            for index, item in enumerate(value):
+                visit(item, f"{where}[{index}]" if where else f"[{index}]")
+
+    visit(data, path)
+    return errors
 
 
 def messages_by_path(exc: ValidationError) -> dict[str, list[str]]:

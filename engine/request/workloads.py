@@ -257,7 +257,8 @@ class TrainingSpec(Section):
 
     tokens: JsonFloat = Field(gt=0, le=1e16, description="Training tokens (e.g. 1.5e13).")
     deadline_days: JsonFloat | None = Field(
-        None, gt=0, le=3650, description="Finish within this many days; give this or gpus, not both."
+        None, ge=0.01, le=3650, description="Finish within this many days (at least 0.01, about 15 minutes); give this "
+        "or gpus, not both."
     )
     gpus: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(
         None, description="Train on exactly this many GPUs; give this or deadline_days."
@@ -347,14 +348,14 @@ class InferenceParallelism(Section):
 class InferenceSpec(Section):
     """Serve `requests_per_s` requests of fixed prompt/output length within TTFT and TPOT targets."""
 
-    requests_per_s: JsonFloat = Field(gt=0, le=10_000_000, description="Sustained request rate to serve.")
+    requests_per_s: JsonFloat = Field(ge=0.001, le=10_000_000, description="Sustained request rate to serve.")
     prompt_tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
         description="Input tokens per request."
     )
     output_tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
         description="Generated tokens per request."
     )
-    ttft_ms: JsonFloat = Field(DEFAULT_TTFT_MS, gt=0, le=3_600_000, description="Time-to-first-token target (ms).")
-    tpot_ms: JsonFloat = Field(DEFAULT_TPOT_MS, gt=0, le=60_000, description="Time-per-output-token target (ms).")
+    ttft_ms: JsonFloat = Field(DEFAULT_TTFT_MS, ge=1, le=3_600_000, description="Time-to-first-token target (ms).")
+    tpot_ms: JsonFloat = Field(DEFAULT_TPOT_MS, ge=0.1, le=60_000, description="Time-per-output-token target (ms).")
     precision: Literal["bf16", "fp8", "int8", "int4", "fp4"] = Field("bf16", description="Weight precision.")
     parallelism: InferenceParallelism = Field(default_factory=InferenceParallelism)

@@ -35,7 +35,7 @@ def shape_of(catalog):
     """shape_of("llama-3-8b") -> the preset as a resolved ModelSpec (through the validator, as a request would)."""
 
     def _shape(preset_id: str):
-        body = {"workload": "training", "model": {"preset": preset_id}, "training": {"tokens": 1, "gpus": 8}}
+        body = {"workload": "training", "model": {"preset": preset_id}, "training": {"tokens": 1e12, "gpus": 8}}
         return validate_request(body, catalog).model
 
     return _shape

@@ -102,7 +102,7 @@ def test_form_rejects_unknown_choices(alice_client):
         ('{"workload": "training", "model": {"preset": "nope"}, "training": {"tokens": 1e12, "gpus": 8}}',
          "model.preset"),
         ('{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": NaN, "gpus": 8}}',
-         "training.tokens"),
+         "NaN is not a JSON number"),
         ('{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": "1e12", "gpus": 8}}',
          "training.tokens"),
         ('{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e12, "gpus": true}}',

@@ -260,7 +260,7 @@ def test_valid_overrides_reach_the_request_echo():
 @pytest.mark.parametrize(
     ("pricing", "site", "path", "message"),
     [
-        ({"utilization": 0}, None, "pricing.utilization", "must be > 0"),
+        ({"utilization": 0}, None, "pricing.utilization", "must be >= 0.01"),
         ({"utilization": 1.5}, None, "pricing.utilization", "must be <= 1"),
         ({"utilization": "high"}, None, "pricing.utilization", "must be a number"),
         ({"component_prices": {"QM9700": 40000}}, None, "pricing.component_prices.QM9700", "did you mean 'qm9700'"),
