@@ -50,6 +50,7 @@ class PricedRow:
     row: CloudRow
     effective_usd_per_gpu_hour: Decimal | None  # spot: the p50 zone price x (1 + overhead) per GPU
     finish_days_p90: float | None = None  # spot's p90 finish; other options finish at job_days
+    work_gpu_hours: float = 0.0  # whole instances' GPUs x the job's hours on this hardware (no spot overhead)
 
     @property
     def fixed(self) -> bool:
@@ -131,12 +132,18 @@ def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizin
         "job_usd": None,
         "price_observed_at": kw["observed_at"],
         "sized_on": SizedOn(sizing.system, sizing.gpu, sizing.gpus, r(sizing.days / kw["mfu"], 3), sizing.chosen),
+        "_work_gpu_hours": instances * gpi * hours,
     }
 
 
 def _priced(row: dict[str, Any]) -> PricedRow:
     fields = {k: v for k, v in row.items() if not k.startswith("_")}
-    return PricedRow(CloudRow(**fields), row.get("_effective_usd_per_gpu_hour"), row.get("_finish_days_p90"))
+    return PricedRow(
+        CloudRow(**fields),
+        row.get("_effective_usd_per_gpu_hour"),
+        row.get("_finish_days_p90"),
+        row.get("_work_gpu_hours", 0.0),
+    )
 
 
 def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> tuple[list[PricedRow], list[str]]:

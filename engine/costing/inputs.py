@@ -101,6 +101,7 @@ class CostInputs:
     part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     snapshot_note: str = ""
+    plan_date: str = ""  # ISO date the plan is made (start dates count from it); "" = dates not shown
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,7 @@ class CostJob:
     facility_kw: float
     bom: tuple[BomLine, ...] | None
     terms: RequestTerms
+    assumption_overrides: Mapping[str, float] = field(default_factory=dict)  # the request's `assumptions`
 
     @property
     def chosen(self) -> Sizing:
@@ -235,6 +237,7 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         facility_kw=float(power.facility_kw),
         bom=tuple(result.bom) if result.bom else None,
         terms=request_terms(request),
+        assumption_overrides=dict(request.assumptions),
     )
 
 

@@ -24,7 +24,7 @@ def test_records_load_with_their_types():
     # defined in both Python registries before (the build one silently won); it is now defined once, with the
     # values the plans reported.
     # issue 13: layouts (6), batch tolerance, whole run (7), GEMM tiles (2), fabrics (2), MoE (2)
-    assert len(ASSUMPTIONS) == 90
+    assert len(ASSUMPTIONS) == 96
     checkpoint = ASSUMPTIONS["checkpoint_bytes_per_param"]
     assert (checkpoint.default, checkpoint.minimum, checkpoint.stages) == (14.0, 1.0, ("training", "inference"))
     assert ASSUMPTIONS["max_tensor_parallel"].integer and type(ASSUMPTIONS["max_tensor_parallel"].default) is int
