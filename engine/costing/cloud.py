@@ -146,6 +146,17 @@ def _priced(row: dict[str, Any]) -> PricedRow:
     )
 
 
+def _types_for(sizing: Sizing, gpu_types: dict[str, dict[str, int]], own: dict[str, Sizing]) -> dict[str, int]:
+    """The instance types a sizing prices: its own instance type when it was sized on a rented system, else every
+    type with its GPU that has no sizing of its own (same work on each instance type's own hardware)."""
+    same_gpu = gpu_types.get(sizing.gpu, {})
+    if sizing.instance_type:
+        if own.get(sizing.instance_type) is not sizing:
+            return {}
+        return {k: v for k, v in same_gpu.items() if k == sizing.instance_type}
+    return {k: v for k, v in same_gpu.items() if k not in own}
+
+
 def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> tuple[list[PricedRow], list[str]]:
     """Every priced row (sizings in order, then regions, instance types and PURCHASE_ORDER) and notes."""
     by_key: dict[tuple[str, str], list[CloudPrice]] = {}
@@ -158,12 +169,16 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
     regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices}))
     rows: list[PricedRow] = []
     notes: list[str] = []
+    own = {s.instance_type: s for s in job.sizings if s.instance_type}  # instance types sized on their own system
+    for instance_type, why in sorted(job.cannot_do.items()):
+        if any(instance_type in types for types in gpu_types.values()):
+            notes.append(f"{instance_type} is not priced: sized on its own hardware, it cannot do this job ({why})")
     for sizing in job.sizings:
-        types = gpu_types.get(sizing.gpu, {})
-        if not types and sizing.chosen:
+        types = {k: v for k, v in _types_for(sizing, gpu_types, own).items() if k not in job.cannot_do}
+        if not gpu_types.get(sizing.gpu) and sizing.chosen:
             notes.append(
                 f"No AWS instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
-                f"{sizing.system}); the same work is priced on the other feasible systems' GPUs instead."
+                f"{sizing.system}); the same work is priced on each instance type's own hardware instead."
             )
         hours = sizing.days * 24 / scales.mfu
         for region in regions:

@@ -138,6 +138,7 @@ def training_plan(
             ),
         ),
         bom=None if bom is None else tuple(bom_line(line) for line in bom),
+        cloud_sizings=None,  # the hand plan has no rented-system sizings unless a test adds them
     )
 
 

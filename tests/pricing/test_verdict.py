@@ -142,3 +142,45 @@ def test_no_verdict_when_nothing_is_obtainable():
     # a 1-day deadline: every option needs 10 days
     costs = priced(training_plan(deadline=1.0), inputs()).costs
     assert "verdict" not in costs and costs["comparison"]["cheapest"] is None
+
+
+def test_each_instance_type_is_priced_for_the_job_sized_on_its_own_system():
+    # the chain sized the job on aws-p5 (EFA fabric) at 136 GPUs for 11 days: p5 rows rent 136 / 8 = 17 instances
+    # for 264 h (55.04 x 17 x 264 = 247,019.52), not the 16 instances of the chosen DGX H100 sizing
+    plan = training_plan()
+    p5 = Candidate(
+        "aws-p5",
+        "h100-sxm",
+        feasible=True,
+        chosen=False,
+        reason=None,
+        gpus=136,
+        days=11.0,
+        it_kw=173.4,
+        systems_kw=173.4,
+    )
+    costs = priced(replace(plan, cloud_sizings=(p5,)), inputs()).costs
+    od = next(r for r in costs["cloud"] if r["purchase"] == "on_demand")
+    assert (od["instances"], od["job_hours"], od["job_usd"]) == (17, 264.0, "247019.52")
+    assert od["sized_on"]["system"] == "aws-p5"
+    # work ratio for break-even: 136 GPUs x 264 h / (128 x 240 h) = 1.16875
+    be = next(b for b in costs["comparison"]["break_even"] if b["purchase"] == "on_demand")
+    assert be["work_ratio"] == pytest.approx(1.1688, abs=1e-4)
+
+
+def test_the_chain_sizes_every_rented_system_for_the_same_deadline():
+    from engine import load_catalog, run_plan, validate_request
+
+    catalog = load_catalog()
+    body = {
+        "workload": "training",
+        "model": {"preset": "llama-3-8b"},
+        "training": {"tokens": 2e11, "deadline_days": 20},
+        "hardware": {"system": "dgx-h100"},
+    }
+    plan = run_plan(validate_request(body, catalog), catalog)
+    sized = {c.system: c for c in plan.cloud_sizings or ()}
+    assert set(sized) == {s for s, sys in catalog.systems.items() if sys.rented}
+    for c in sized.values():
+        if c.feasible:
+            assert c.days is not None and c.days <= 20 and c.gpus and c.gpus % 8 == 0
