@@ -234,12 +234,13 @@ class ComparisonOption:
     region: str | None = field(default=None, metadata=OMIT)
     instance_type: str | None = field(default=None, metadata=OMIT)
     capacity_constrained: bool | None = field(default=None, metadata=OMIT)
-    choice: str = "rent"  # build | rent
+    # Issue 14 (absent from plans stored before it, so those still read and write back unchanged):
+    choice: str | None = field(default=None, metadata=OMIT)  # build | rent
     instances: int | None = field(default=None, metadata=OMIT)
     gpus: int | None = field(default=None, metadata=OMIT)
-    start_days: float = 0.0  # days from the plan date until the option can run its first step
-    start_date: str | None = None  # ISO date, when the plan date is known
-    obtainable: bool = True
+    start_days: float | None = field(default=None, metadata=OMIT)  # days from the plan date to the first step
+    start_date: str | None = field(default=None, metadata=OMIT)  # ISO date, when the plan date is known
+    obtainable: bool | None = field(default=None, metadata=OMIT)  # always set by costing now
     excluded_reason: str | None = field(default=None, metadata=OMIT)
 
 
@@ -305,8 +306,8 @@ class BreakEven:
     cloud_usd_per_gpu_hour: Decimal
     break_even_utilization: float | None
     onprem_cheaper: str | None  # always | never | above | below
-    work_ratio: float = 1.0
-    cloud_gpus_equivalent: float = 0.0
+    work_ratio: float | None = field(default=None, metadata=OMIT)  # absent from plans stored before issue 14
+    cloud_gpus_equivalent: float | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
