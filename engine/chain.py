@@ -9,7 +9,7 @@ plan rather than estimated, and `not_modelled` names them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
@@ -284,6 +284,7 @@ def run_plan(
             cand.facility = size_facility(cand.build, cand.system, request.hardware.cooling, request.site, a)
     chosen = _select(cands, prices)
     selection, selection_explain = _selection(request, cands, chosen, prices)
+    rented = _cloud_sizings(request, work, a, catalog, exclude=set(system_ids)) if chosen is not None else ()
     physical = None
     if chosen is not None:
         assert chosen.build is not None
@@ -307,10 +308,39 @@ def run_plan(
         notes=_notes(chosen, physical),
         explain=assemble.explain_entries(explain),
         assumptions=assemble.assumptions_report(a),
+        cloud_sizings=rented,
         **sections,
     )
     report("done")
     return result
+
+
+def _cloud_sizings(
+    request: PlanRequest, work: Workload, a: Assumptions, catalog: Catalog, exclude: set[str]
+) -> tuple[Candidate, ...]:
+    """The job sized on every rented system (a cloud instance type planned as a system) with the same search as
+    the candidates: the GPUs that meet the deadline, or the days at the request's GPU count; for serving, the
+    replicas that meet the rate within the SLOs. Costing prices each instance type for this work, not for the
+    chosen system's GPU count. Systems already sized as candidates are not repeated."""
+    out = []
+    for system_id, system in catalog.systems.items():
+        if not system.rented or system_id in exclude:
+            continue
+        cand = _Candidate(system, catalog.gpu_of(system))
+        _size(request, work, cand, a, catalog)
+        row = cand.summary(chosen=False)
+        feasible = not cand.problems and row.gpus is not None
+        systems_kw = (row.gpus or 0) / system.gpus_per_system * system.max_power_kw if feasible else None
+        out.append(
+            replace(
+                row,
+                feasible=feasible,
+                reason=None if feasible else " ".join(cand.problems),
+                systems_kw=systems_kw,
+                it_kw=systems_kw,
+            )
+        )
+    return tuple(out)
 
 
 def _notes(chosen: _Candidate | None, physical: PhysicalBuild | None) -> tuple[str, ...]:

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
+from django.utils import timezone
+
 from engine import STAGES, Catalog, PlanRequest, RequestInvalid, load_catalog, run_plan, validate_request
 from engine.catalog.hardware import default_catalog_dir
 from engine.costing import (
@@ -144,13 +146,19 @@ class PricedParts:
     explain: Mapping[str, ExplainEntry]
 
 
-def plan_price(*, result: PlanResult, request: PlanRequest, snapshot: PriceSnapshot | None) -> PricedParts:
+def plan_price(
+    *, result: PlanResult, request: PlanRequest, snapshot: PriceSnapshot | None, plan_date: str | None = None
+) -> PricedParts:
     """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references.
+
+    `plan_date` (ISO date) is the day start dates count from: today (UTC) unless given (tests inject it).
 
     The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
     """
-    inputs = cost_inputs_for_snapshot(snapshot=snapshot)
+    inputs = replace(
+        cost_inputs_for_snapshot(snapshot=snapshot), plan_date=plan_date or timezone.now().date().isoformat()
+    )
     part_overrides, parameter_overrides = request_overrides(request)
     if part_overrides or parameter_overrides:
         inputs = replace(
@@ -187,10 +195,14 @@ def request_validate(data: object) -> PlanRequest:
 
 
 def plan_compute(
-    *, request_data: object, price_snapshot: PriceSnapshot | None, progress: ProgressCallback | None = None
+    *,
+    request_data: object,
+    price_snapshot: PriceSnapshot | None,
+    progress: ProgressCallback | None = None,
+    plan_date: str | None = None,
 ) -> EngineOutcome:
     """Validate and run the whole chain, price it, and return the plan JSON stamped with the price snapshot used
-    (the catalog version is the engine's own stamp)."""
+    (the catalog version is the engine's own stamp). Start dates count from `plan_date` (ISO; default today)."""
     catalog = load_catalog()
     started = time.perf_counter()
 
@@ -203,7 +215,7 @@ def plan_compute(
     # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
     prices = selection_prices_for_request(request=request, system_ids=catalog.systems)
     plan = run_plan(request, catalog, engine_progress, prices=prices)
-    priced = plan_price(result=plan, request=request, snapshot=price_snapshot)
+    priced = plan_price(result=plan, request=request, snapshot=price_snapshot, plan_date=plan_date)
     final = with_costs(
         plan,
         costs=priced.costs,

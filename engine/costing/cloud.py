@@ -50,6 +50,7 @@ class PricedRow:
     row: CloudRow
     effective_usd_per_gpu_hour: Decimal | None  # spot: the p50 zone price x (1 + overhead) per GPU
     finish_days_p90: float | None = None  # spot's p90 finish; other options finish at job_days
+    work_gpu_hours: float = 0.0  # whole instances' GPUs x the job's hours on this hardware (no spot overhead)
 
     @property
     def fixed(self) -> bool:
@@ -131,12 +132,29 @@ def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizin
         "job_usd": None,
         "price_observed_at": kw["observed_at"],
         "sized_on": SizedOn(sizing.system, sizing.gpu, sizing.gpus, r(sizing.days / kw["mfu"], 3), sizing.chosen),
+        "_work_gpu_hours": instances * gpi * hours,
     }
 
 
 def _priced(row: dict[str, Any]) -> PricedRow:
     fields = {k: v for k, v in row.items() if not k.startswith("_")}
-    return PricedRow(CloudRow(**fields), row.get("_effective_usd_per_gpu_hour"), row.get("_finish_days_p90"))
+    return PricedRow(
+        CloudRow(**fields),
+        row.get("_effective_usd_per_gpu_hour"),
+        row.get("_finish_days_p90"),
+        row.get("_work_gpu_hours", 0.0),
+    )
+
+
+def _types_for(sizing: Sizing, gpu_types: dict[str, dict[str, int]], own: dict[str, Sizing]) -> dict[str, int]:
+    """The instance types a sizing prices: its own instance type when it was sized on a rented system, else every
+    type with its GPU that has no sizing of its own (same work on each instance type's own hardware)."""
+    same_gpu = gpu_types.get(sizing.gpu, {})
+    if sizing.instance_type:
+        if own.get(sizing.instance_type) is not sizing:
+            return {}
+        return {k: v for k, v in same_gpu.items() if k == sizing.instance_type}
+    return {k: v for k, v in same_gpu.items() if k not in own}
 
 
 def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> tuple[list[PricedRow], list[str]]:
@@ -151,12 +169,16 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
     regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices}))
     rows: list[PricedRow] = []
     notes: list[str] = []
+    own = {s.instance_type: s for s in job.sizings if s.instance_type}  # instance types sized on their own system
+    for instance_type, why in sorted(job.cannot_do.items()):
+        if any(instance_type in types for types in gpu_types.values()):
+            notes.append(f"{instance_type} is not priced: sized on its own hardware, it cannot do this job ({why})")
     for sizing in job.sizings:
-        types = gpu_types.get(sizing.gpu, {})
-        if not types and sizing.chosen:
+        types = {k: v for k, v in _types_for(sizing, gpu_types, own).items() if k not in job.cannot_do}
+        if not gpu_types.get(sizing.gpu) and sizing.chosen:
             notes.append(
                 f"No AWS instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
-                f"{sizing.system}); the same work is priced on the other feasible systems' GPUs instead."
+                f"{sizing.system}); the same work is priced on each instance type's own hardware instead."
             )
         hours = sizing.days * 24 / scales.mfu
         for region in regions:

@@ -1,5 +1,11 @@
-"""Comparison: every priced option for the job, the cheapest ones (overall, cloud, without spot, within the
-deadline) and the utilisation at which owning breaks even with renting the same GPU capacity."""
+"""Comparison: every priced option for the job, the cheapest obtainable ones (overall, cloud, without spot,
+within the deadline) and the utilisation at which owning breaks even with renting the capacity that does the
+same work.
+
+Same work, not same GPUs: each cloud row is sized for the job on its own hardware (its GPU count and days), so
+its `work_gpu_hours` over the on-prem job's GPU-hours is the work ratio: how many rented GPU-hours replace one
+owned GPU-hour. Break-even and the cost-over-time series scale the rented capacity by it.
+"""
 
 from __future__ import annotations
 
@@ -10,21 +16,23 @@ from typing import Any
 
 from engine.result.costs import BreakEven, ComparisonOption
 
+from .capacity import date_after
 from .cloud import PricedRow
 from .inputs import CostJob
 from .money import HOURS_PER_YEAR, D, r, rate
 from .onprem import OnpremCosts
 
-__all__ = ["DEADLINE_RULE", "Option", "break_even", "cheapest", "option_result", "options"]
+__all__ = ["DEADLINE_RULE", "Option", "break_even", "cheapest", "option_result", "options", "work_ratio"]
 
 DEADLINE_RULE = (
-    "finish by the deadline even in the p90 case (spot); on-prem excludes procurement and build-out lead time"
+    "finish by the deadline even in the p90 case (spot); on-prem finishes after procurement lead time, build and "
+    "burn-in (costs.time_to_capacity) plus the job"
 )
 
 
 @dataclass(frozen=True)
 class Option:
-    """One way to pay for the job, with its unrounded finish times (the deadline test uses them)."""
+    """One way to pay for the job, with its unrounded finish times and what the obtainability rules read."""
 
     option: str
     label: str
@@ -34,13 +42,28 @@ class Option:
     region: str | None = None
     instance_type: str | None = None
     capacity_constrained: bool | None = None
+    instances: int | None = None
+    gpus: int | None = None
+    start_days: float = 0.0
+    spot_warnings: tuple[str, ...] = ()
+    obtainable: bool = True
+    excluded_reason: str | None = None
 
     @property
     def cloud(self) -> bool:
         return not self.option.startswith("onprem")
 
+    @property
+    def choice(self) -> str:
+        return "rent" if self.cloud else "build"
 
-def options(o: OnpremCosts, rows: Sequence[PricedRow]) -> list[Option]:
+    @property
+    def done_days(self) -> float:
+        """Days from the plan date to the end of the job in the p90 case (start + p90 run)."""
+        return self.start_days + self.finish_days_p90
+
+
+def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float = 0.0) -> list[Option]:
     """The job priced every way: on-prem bought, on-prem shared, each available cloud row."""
     opts = []
     days = o.job_hours / 24
@@ -49,7 +72,7 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow]) -> list[Option]:
         ("onprem_shared", "On-prem, shared cluster (job GPU-hours x $/GPU-hour)", o.job_usd_shared),
     ):
         if job_usd is not None:
-            opts.append(Option(option, label, job_usd, days, days))
+            opts.append(Option(option, label, job_usd, days, days, start_days=onprem_start_days))
     for priced in rows:
         row = priced.row
         if not row.available or row.job_usd is None:
@@ -65,13 +88,16 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow]) -> list[Option]:
                 region=row.region,
                 instance_type=row.instance_type,
                 capacity_constrained=row.capacity_constrained,
+                instances=row.instances,
+                gpus=row.gpus,
+                spot_warnings=tuple(row.spot.warnings or ()) if row.spot is not None else (),
             )
         )
     return opts
 
 
-def option_result(opt: Option | None) -> ComparisonOption | None:
-    """An option as the plan stores it: finish times rounded for reading."""
+def option_result(opt: Option | None, plan_date: str | None = None) -> ComparisonOption | None:
+    """An option as the plan stores it: finish times rounded for reading, its start date from the plan date."""
     if opt is None:
         return None
     return ComparisonOption(
@@ -83,11 +109,27 @@ def option_result(opt: Option | None) -> ComparisonOption | None:
         region=opt.region,
         instance_type=opt.instance_type,
         capacity_constrained=opt.capacity_constrained,
+        choice=opt.choice,
+        instances=opt.instances,
+        gpus=opt.gpus,
+        start_days=r(float(opt.start_days), 3),
+        start_date=date_after(plan_date, opt.start_days),
+        obtainable=opt.obtainable,
+        excluded_reason=opt.excluded_reason,
     )
 
 
+def work_ratio(o: OnpremCosts, job: CostJob, priced: PricedRow) -> float:
+    """Rented GPU-hours that do the work of one owned GPU-hour: the row's GPU-hours for the job over the on-prem
+    job's (job GPUs x job hours). 1 when the row is sized on the chosen system itself."""
+    onprem_gpu_hours = job.job_gpus * o.job_hours
+    if onprem_gpu_hours <= 0 or priced.work_gpu_hours <= 0:
+        return 1.0
+    return priced.work_gpu_hours / onprem_gpu_hours
+
+
 def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
-    """Utilisation at which owning costs the same per year as renting the same GPU capacity."""
+    """Utilisation at which owning costs the same per year as renting the capacity that does the same work."""
     assert o.depreciation_usd_per_year is not None and o.colocation_usd_per_year is not None
     assert o.maintenance_usd_per_year is not None and o.staff_usd_per_year is not None
     assert priced.effective_usd_per_gpu_hour is not None
@@ -97,7 +139,9 @@ def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
     )
     per_util_onprem = D(job.facility_kw) * HOURS_PER_YEAR * o.electricity_usd_per_kwh
     c = priced.effective_usd_per_gpu_hour
-    capacity = D(job.cluster_gpus) * HOURS_PER_YEAR * c
+    ratio = work_ratio(o, job, priced)
+    equivalent_gpus = job.cluster_gpus * ratio
+    capacity = D(equivalent_gpus) * HOURS_PER_YEAR * c
     fixed_cloud, per_util_cloud = (capacity, Decimal(0)) if priced.fixed else (Decimal(0), capacity)
     # fixed_onprem + per_util_onprem u = fixed_cloud + per_util_cloud u
     slope = per_util_cloud - per_util_onprem
@@ -109,6 +153,8 @@ def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
         "cloud_usd_per_gpu_hour": rate(c),
         "break_even_utilization": None,
         "onprem_cheaper": None,
+        "work_ratio": r(ratio, 4),
+        "cloud_gpus_equivalent": r(equivalent_gpus, 1),
     }
     if slope == 0:
         out["onprem_cheaper"] = "always" if gap < 0 else "never"
@@ -123,20 +169,21 @@ def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
     return BreakEven(**out)
 
 
-def cheapest(opts: Sequence[Option], deadline_days: float | None) -> dict[str, Any]:
-    """The cheapest option overall, in the cloud, without spot and (with a deadline) finishing by it at p90:
-    keyword arguments of `engine.result.costs.Comparison`."""
+def cheapest(opts: Sequence[Option], deadline_days: float | None, plan_date: str | None = None) -> dict[str, Any]:
+    """The cheapest obtainable option overall, in the cloud, without spot and (with a deadline) done by it at
+    p90: keyword arguments of `engine.result.costs.Comparison`. Excluded options never win."""
+    ok = [x for x in opts if x.obtainable]
 
     def least(candidates: list[Option]) -> ComparisonOption | None:
-        return option_result(min(candidates, key=lambda x: x.job_usd)) if candidates else None
+        return option_result(min(candidates, key=lambda x: x.job_usd), plan_date) if candidates else None
 
     within = None
     if deadline_days is not None:
-        within = least([x for x in opts if x.finish_days_p90 <= deadline_days + 1e-9])
+        within = least([x for x in ok if x.done_days <= deadline_days + 1e-9])
     return {
-        "cheapest": least(list(opts)),
-        "cheapest_cloud": least([x for x in opts if x.cloud]),
-        "cheapest_without_spot": least([x for x in opts if x.option != "spot"]),
+        "cheapest": least(ok),
+        "cheapest_cloud": least([x for x in ok if x.cloud]),
+        "cheapest_without_spot": least([x for x in ok if x.option != "spot"]),
         "deadline_days": deadline_days,
         "cheapest_within_deadline": within,
     }

@@ -1,4 +1,5 @@
-"""One evaluation of a job under given scales: parameters, on-prem, cloud rows and the options they give.
+"""One evaluation of a job under given scales: parameters, on-prem, time to capacity, cloud rows and the options
+they give, each marked obtainable or not.
 
 The sensitivity table re-runs it with one input scaled; `plan_costs` runs it once at scale 1.
 """
@@ -7,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.result.costs import TimeToCapacity
+
+from .capacity import time_to_capacity
 from .cloud import PricedRow, cloud_rows
 from .comparison import Option, options
 from .inputs import CostInputs, CostJob, Scales
+from .obtainable import apply_rules
 from .onprem import OnpremCosts, onprem_costs
 from .parameters import Params
 
@@ -24,10 +29,25 @@ class Evaluation:
     rows: list[PricedRow]
     cloud_notes: list[str]
     options: list[Option]
+    capacity: TimeToCapacity
+    plan_date: str | None = None
+
+    @property
+    def obtainable(self) -> list[Option]:
+        return [o for o in self.options if o.obtainable]
+
+    def row_obtainable(self, priced: PricedRow) -> bool:
+        """Whether the cloud row's option passed every obtainability rule (unavailable rows never do)."""
+        row = priced.row
+        key = (row.purchase, row.region, row.instance_type)
+        return any((o.option, o.region, o.instance_type) == key for o in self.obtainable)
 
 
 def evaluate(job: CostJob, inputs: CostInputs, scales: Scales) -> Evaluation:
     params = Params(inputs, job.terms)
     onprem = onprem_costs(job, inputs, params, scales)
     rows, notes = cloud_rows(job, inputs, params, scales)
-    return Evaluation(job, params, onprem, rows, notes, options(onprem, rows))
+    plan_date = inputs.plan_date or None
+    capacity = time_to_capacity(job, plan_date)
+    opts = apply_rules(options(onprem, rows, capacity.onprem_start_days), job)
+    return Evaluation(job, params, onprem, rows, notes, opts, capacity, plan_date)

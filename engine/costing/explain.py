@@ -13,6 +13,7 @@ from engine.result.plan import ExplainEntry
 
 from .cloud import RESERVED_YEARS
 from .evaluation import Evaluation
+from .money import r
 from .sensitivity import SENSITIVITY_STEP
 
 __all__ = ["costs_explain"]
@@ -122,15 +123,27 @@ def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEnt
     assert comp is not None and carbon is not None and on is not None
     ex = {
         "costs.comparison.cheapest": _entry(
-            "min job_usd over on-prem (bought, shared) and every available cloud row",
-            {"cheapest": comp.cheapest.label if comp.cheapest else None, "options": len(comp.options)},
-            "costs.onprem, costs.cloud",
+            "min job_usd over the obtainable options: on-prem (bought, shared) and every available cloud row, "
+            "each sized for the same work on its own hardware",
+            {
+                "cheapest": comp.cheapest.label if comp.cheapest else "none obtainable",
+                "options": len(comp.options),
+                "obtainable": sum(1 for o in comp.options if o.obtainable),
+            },
+            "the on-prem and cloud figures of this plan; the obtainability rules under costs.comparison.obtainable",
         ),
         "costs.comparison.break_even": _entry(
             "u where capex/years + colocation + maintenance + staff + facility_kw x 8760 x u x $/kWh = "
-            "gpus x 8760 x cloud $/GPU-hour x u (pay per use) or = gpus x 8760 x cloud $/GPU-hour (reserved)",
-            {"gpus": job.cluster_gpus, "years": p.years},
-            "costs.onprem, costs.cloud (spot uses its expected $/GPU-hour including interruption overhead)",
+            "gpus x work_ratio x 8760 x cloud $/GPU-hour x u (pay per use) or = gpus x work_ratio x 8760 x cloud "
+            "$/GPU-hour (reserved); work_ratio = the cloud option's GPU-hours for this job / on-prem's (job GPUs x "
+            "job hours), so both sides do the same work",
+            {
+                "gpus": job.cluster_gpus,
+                "onprem_job_gpu_hours": r(job.job_gpus * ev.onprem.job_hours, 1),
+                "years": p.years,
+            },
+            "each cloud option sized with the planner's own training search (or serving search) on its own "
+            "hardware; spot uses its expected $/GPU-hour including interruption overhead",
         ),
         "costs.sensitivity": _entry(
             "each input moved by -20 % and +20 % alone; rows sorted by the swing of cloud - on-prem",

@@ -101,6 +101,7 @@ class CostInputs:
     part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     snapshot_note: str = ""
+    plan_date: str = ""  # ISO date the plan is made (start dates count from it); "" = dates not shown
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class Sizing:
     systems_kw: float  # the GPU systems' IT power (what a cloud option replicates; no network or storage)
     checkpoint_write_h: float | None
     chosen: bool
+    instance_type: str | None = None  # set when sized on a rented system: the instance type it prices
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,9 @@ class CostJob:
     facility_kw: float
     bom: tuple[BomLine, ...] | None
     terms: RequestTerms
+    assumption_overrides: Mapping[str, float] = field(default_factory=dict)  # the request's `assumptions`
+    # instance types whose own system cannot do the job (e.g. misses the deadline at any size): not priced
+    cannot_do: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def chosen(self) -> Sizing:
@@ -222,10 +227,24 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         days, write_h, gpus, deadline = SERVING_DAYS, None, int(inference.gpus), None
     else:
         return None
-    chosen = Sizing(cluster.system, chosen_gpu, gpus, days, float(power.systems_kw), write_h, True)
+    rented = load_catalog().systems.get(cluster.system)
+    chosen = Sizing(
+        cluster.system,
+        chosen_gpu,
+        gpus,
+        days,
+        float(power.systems_kw),
+        write_h,
+        True,
+        rented.cloud_instance_type if rented is not None else None,
+    )
     return CostJob(
         workload="training" if training is not None else "inference",
-        sizings=(chosen, *_other_sizings(result.candidates, chosen, training=training is not None)),
+        sizings=(
+            chosen,
+            *_other_sizings(result.candidates, chosen, training=training is not None),
+            *_cloud_sizings(result, chosen, training=training is not None),
+        ),
         deadline_days=None if deadline is None else float(deadline),
         cluster_system=cluster.system,
         cluster_systems=int(cluster.systems),
@@ -235,6 +254,8 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         facility_kw=float(power.facility_kw),
         bom=tuple(result.bom) if result.bom else None,
         terms=request_terms(request),
+        assumption_overrides=dict(request.assumptions),
+        cannot_do=_cannot_do(result),
     )
 
 
@@ -258,4 +279,35 @@ def _other_sizings(candidates: Sequence[Candidate], chosen: Sizing, *, training:
             write_h = chosen.checkpoint_write_h * chosen.gpus / gpus
         days = float(c.days or SERVING_DAYS) if training else SERVING_DAYS
         out.append(Sizing(c.system, c.gpu, gpus, days, float(c.systems_kw or c.it_kw or 0.0), write_h, False))
+    return out
+
+
+def _cloud_sizings(result: PlanResult, chosen: Sizing, *, training: bool) -> list[Sizing]:
+    """One sizing per rented system the chain sized (`cloud_sizings`): the same job on that instance type's own
+    hardware, which is what its cloud rows price. The checkpoint write time scales with 1 / GPUs, as for the other
+    candidates."""
+    catalog = load_catalog()
+    out = []
+    for c in result.cloud_sizings or ():
+        system = catalog.systems.get(c.system)
+        if not c.feasible or not c.gpus or system is None or system.cloud_instance_type is None:
+            continue
+        gpus = int(c.gpus)
+        write_h = None
+        if chosen.checkpoint_write_h is not None and training:
+            write_h = chosen.checkpoint_write_h * chosen.gpus / gpus
+        days = float(c.days or SERVING_DAYS) if training else SERVING_DAYS
+        kw = float(c.systems_kw or 0.0)
+        out.append(Sizing(c.system, c.gpu, gpus, days, kw, write_h, False, system.cloud_instance_type))
+    return out
+
+
+def _cannot_do(result: PlanResult) -> dict[str, str]:
+    """Instance type -> why its own system cannot do this job (the chain's sizing said infeasible)."""
+    catalog = load_catalog()
+    out = {}
+    for c in result.cloud_sizings or ():
+        system = catalog.systems.get(c.system)
+        if not c.feasible and system is not None and system.cloud_instance_type:
+            out[system.cloud_instance_type] = c.reason or "no size meets the target"
     return out

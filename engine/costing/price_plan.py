@@ -21,12 +21,14 @@ from .carbon import carbon
 from .comparison import DEADLINE_RULE, break_even, cheapest, option_result
 from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
+from .explain_verdict import verdict_explain
 from .inputs import CostInputs, Scales, cost_job_from_result, request_terms
 from .onprem import onprem_section, price_index
 from .parameters import Params
 from .result import CostResult
 from .sensitivity import sensitivity
 from .series import cumulative_series
+from .verdict import verdict
 
 __all__ = ["MONEY_FORMAT", "plan_costs", "selection_price_data"]
 
@@ -40,10 +42,10 @@ NOTHING_TO_PRICE = "The plan is infeasible or has no cluster: nothing to price."
 def _comparison(ev: Evaluation) -> Comparison:
     o = ev.onprem
     rows = [p for p in ev.rows if p.usable]
-    ranked = sorted(ev.options, key=lambda x: x.job_usd)
+    ranked = sorted(ev.options, key=lambda x: (not x.obtainable, x.job_usd))
     return Comparison(
-        options=tuple(opt for opt in map(option_result, ranked) if opt is not None),
-        **cheapest(ev.options, ev.job.deadline_days),
+        options=tuple(opt for opt in (option_result(x, ev.plan_date) for x in ranked) if opt is not None),
+        **cheapest(ev.options, ev.job.deadline_days, ev.plan_date),
         deadline_rule=DEADLINE_RULE,
         break_even=tuple(break_even(o, ev.job, p) for p in rows) if o.capex_usd is not None else (),
         cumulative=cumulative_series(ev),
@@ -56,6 +58,7 @@ def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
     if job is None:
         return CostResult(costs=Costs(currency="USD", available=False, note=NOTHING_TO_PRICE), bom=None, explain={})
     ev = evaluate(job, inputs, Scales())
+    comparison = _comparison(ev)
     costs = Costs(
         currency="USD",
         available=True,
@@ -65,12 +68,15 @@ def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
         onprem=onprem_section(ev.onprem, job, ev.params.years),
         cloud=tuple(p.row for p in ev.rows),
         cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
-        comparison=_comparison(ev),
+        comparison=comparison,
         sensitivity=sensitivity(ev, inputs),
         carbon=carbon(ev, inputs),
+        time_to_capacity=ev.capacity if ev.onprem.capex_usd is not None else None,
+        verdict=verdict(ev, comparison.break_even),
     )
     bom = None if ev.onprem.bom is None else tuple(ev.onprem.bom)
-    return CostResult(costs=costs, bom=bom, explain=costs_explain(ev, costs), onprem=ev.onprem, job=job)
+    explain = {**costs_explain(ev, costs), **verdict_explain(ev, costs)}
+    return CostResult(costs=costs, bom=bom, explain=explain, onprem=ev.onprem, job=job)
 
 
 def selection_price_data(request: PlanRequest, inputs: CostInputs, system_ids: Iterable[str]) -> dict[str, Any]:

@@ -21,14 +21,14 @@ SENSITIVITY_INPUTS = (
     ("mfu", "MFU (job time scales with 1 / MFU)"),
 )
 METRIC = (
-    "cloud_minus_onprem_usd = cheapest available cloud job cost - on-prem shared job cost "
-    "(positive: building is cheaper)"
+    "cloud_minus_onprem_usd = cheapest obtainable cloud job cost (each option sized for the same work) - on-prem "
+    "shared job cost (positive: building is cheaper)"
 )
 
 
 def _metrics(ev: Evaluation) -> SensitivityFigures:
     """The compared figures, from cent-rounded job costs (so the difference is exact in cents)."""
-    cloud = [o.job_usd for o in ev.options if o.cloud]
+    cloud = [o.job_usd for o in ev.obtainable if o.cloud]
     best_cloud = min(cloud) if cloud else None
     onprem = ev.onprem.job_usd_shared
     return SensitivityFigures(

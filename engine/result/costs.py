@@ -27,7 +27,9 @@ __all__ = [
     "Coverage",
     "Cumulative",
     "CumulativeSeries",
+    "FlipsAt",
     "FloatPercentiles",
+    "LeadTime",
     "OnpremSection",
     "OpexBreakdown",
     "ParameterUsed",
@@ -37,8 +39,10 @@ __all__ = [
     "SizedOn",
     "SpotDetail",
     "SystemLine",
+    "TimeToCapacity",
     "UnpricedLine",
     "UsdPercentiles",
+    "Verdict",
     "ZonePrices",
 ]
 
@@ -230,16 +234,80 @@ class ComparisonOption:
     region: str | None = field(default=None, metadata=OMIT)
     instance_type: str | None = field(default=None, metadata=OMIT)
     capacity_constrained: bool | None = field(default=None, metadata=OMIT)
+    # Issue 14 (absent from plans stored before it, so those still read and write back unchanged):
+    choice: str | None = field(default=None, metadata=OMIT)  # build | rent
+    instances: int | None = field(default=None, metadata=OMIT)
+    gpus: int | None = field(default=None, metadata=OMIT)
+    start_days: float | None = field(default=None, metadata=OMIT)  # days from the plan date to the first step
+    start_date: str | None = field(default=None, metadata=OMIT)  # ISO date, when the plan date is known
+    obtainable: bool | None = field(default=None, metadata=OMIT)  # always set by costing now
+    excluded_reason: str | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class LeadTime:
+    """One part class's order-to-delivery time, as the named assumption gives it."""
+
+    part_class: str
+    assumption: str
+    days: float
+
+
+@dataclass(frozen=True)
+class TimeToCapacity:
+    """When an owned cluster can run its first step: the longest lead time of its part classes, then build and
+    burn-in. Cloud options start on the plan date."""
+
+    plan_date: str | None
+    parts: tuple[LeadTime, ...]
+    procurement_days: float
+    bound_by: str
+    build_days: float
+    burn_in_days: float
+    onprem_start_days: float
+    onprem_start_date: str | None
+
+
+@dataclass(frozen=True)
+class FlipsAt:
+    """What would change the verdict: the break-even utilisation against the other side, the price change of the
+    runner-up that would make it win, and (when building misses the deadline only by lead time) the deadline
+    that would let building compete. `sentence` says it in words."""
+
+    utilization: float | None
+    runner_up_price_factor: float | None
+    deadline_days: float | None
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """`costs.verdict`: build or rent, which option, for how much, when it finishes, the runner-up and what would
+    flip the answer; `sentence` says all of it once and every output shows it as it is."""
+
+    choice: str  # build | rent
+    option: str
+    sentence: str
+    job_usd: Decimal
+    finish_days: float
+    runner_up: ComparisonOption | None
+    flips_at: FlipsAt
 
 
 @dataclass(frozen=True)
 class BreakEven:
+    """Owning the cluster against renting the capacity that does the same work: `work_ratio` is the cloud GPU-hours
+    per on-prem GPU-hour for this job (each sized on its own hardware), `cloud_gpus_equivalent` the rented GPUs
+    that match the owned cluster's throughput."""
+
     region: str
     instance_type: str
     purchase: str
     cloud_usd_per_gpu_hour: Decimal
     break_even_utilization: float | None
     onprem_cheaper: str | None  # always | never | above | below
+    work_ratio: float | None = field(default=None, metadata=OMIT)  # absent from plans stored before issue 14
+    cloud_gpus_equivalent: float | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -346,3 +414,5 @@ class Costs:
     comparison: Comparison | None = field(default=None, metadata=OMIT)
     sensitivity: Sensitivity | None = field(default=None, metadata=OMIT)
     carbon: CarbonSection | None = field(default=None, metadata=OMIT)
+    time_to_capacity: TimeToCapacity | None = field(default=None, metadata=OMIT)
+    verdict: Verdict | None = field(default=None, metadata=OMIT)

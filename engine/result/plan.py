@@ -101,6 +101,9 @@ class PlanResult:
     explain: Mapping[str, ExplainEntry] = field(default_factory=dict)
     assumptions: Mapping[str, AssumptionEntry] = field(default_factory=dict)
     costs: Costs | None = field(default=None, metadata=OMIT)
+    # The same job sized on each rented system (cloud instances planned as systems, e.g. aws-p5): what each cloud
+    # option must provision for the same work. None for plans made before them.
+    cloud_sizings: tuple[Candidate, ...] | None = field(default=None, metadata=OMIT)
     price_snapshot: Mapping[str, Any] | None = field(default=None, metadata=meta(present_if="stamped"))
     schema_version: str = SCHEMA_VERSION
     stamped: bool = field(default=False, metadata=meta(json=False))  # priced: price_snapshot is present (maybe null)

@@ -23,8 +23,9 @@ def test_records_load_with_their_types():
     # 33 sizing + 37 build assumptions (cooling and PUE are in the build file). checkpoint_bytes_per_param was
     # defined in both Python registries before (the build one silently won); it is now defined once, with the
     # values the plans reported.
-    # issue 13: layouts (6), batch tolerance, whole run (7), GEMM tiles (2), fabrics (2), MoE (2), TP overlap
-    assert len(ASSUMPTIONS) == 91
+    # issue 13: layouts (6), batch tolerance, whole run (7), GEMM tiles (2), fabrics (2), MoE (2), TP overlap;
+    # issue 14: procurement lead times, build, burn-in and the spot fleet cap (5)
+    assert len(ASSUMPTIONS) == 97
     checkpoint = ASSUMPTIONS["checkpoint_bytes_per_param"]
     assert (checkpoint.default, checkpoint.minimum, checkpoint.stages) == (14.0, 1.0, ("training", "inference"))
     assert ASSUMPTIONS["max_tensor_parallel"].integer and type(ASSUMPTIONS["max_tensor_parallel"].default) is int

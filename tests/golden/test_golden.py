@@ -27,6 +27,8 @@ CAPTURE = os.environ.get("PLANNER_GOLDEN_CAPTURE") == "1"
 
 # Parts of a plan that depend on when or where it was computed, not on the request.
 VOLATILE = ("price_snapshot",)
+# The day start dates count from (costs.time_to_capacity, comparison start_date): fixed so plans compare.
+PLAN_DATE = "2026-11-26"
 
 # Measurements of this machine's speed inside a plan (search timing), not answers.
 # Timings, and the price-snapshot age, which the note counts from today's date.
@@ -129,7 +131,7 @@ def snapshot(db):
 def test_golden_plan_unchanged(name: str, snapshot) -> None:
     from planner.adapter import plan_compute
 
-    plan = plan_compute(request_data=GOLDEN_REQUESTS[name], price_snapshot=snapshot).result
+    plan = plan_compute(request_data=GOLDEN_REQUESTS[name], price_snapshot=snapshot, plan_date=PLAN_DATE).result
     plan = json.loads(json.dumps(plan))  # exactly what is stored: JSON types only
     from engine.result import from_json, to_json
 

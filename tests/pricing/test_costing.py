@@ -138,6 +138,7 @@ def training_plan(
             ),
         ),
         bom=None if bom is None else tuple(bom_line(line) for line in bom),
+        cloud_sizings=None,  # the hand plan has no rented-system sizings unless a test adds them
     )
 
 
@@ -540,9 +541,13 @@ def test_break_even_utilisation_by_hand():
 
 def test_cheapest_options_and_deadline():
     comp = priced(training_plan(deadline=10.2), inputs()).costs["comparison"]
-    # options come sorted by job cost; spot (~79,551) undercuts shared on-prem (82,350.22) here
-    prices = [Decimal(o["job_usd"]) for o in comp["options"]]
-    assert prices == sorted(prices)
+    # obtainable options first, each group sorted by job cost; spot (~79,551) undercuts shared on-prem (82,350.22)
+    # but both are excluded here (spot misses the deadline, on-prem cannot even start before it)
+    flags = [o["obtainable"] for o in comp["options"]]
+    assert flags == sorted(flags, reverse=True)
+    for group in (True, False):
+        prices = [Decimal(o["job_usd"]) for o in comp["options"] if o["obtainable"] is group]
+        assert prices == sorted(prices)
     assert comp["cheapest"]["job_usd"] == comp["options"][0]["job_usd"]
     # spot finishes in 10.36 days at p50: misses a 10.2-day deadline, so it cannot be the answer within it
     assert comp["cheapest_within_deadline"]["option"] != "spot"

@@ -220,9 +220,8 @@ def test_repricing_from_another_snapshot_changes_only_cloud_prices():
     others_b = [r for r in b["costs"]["cloud"] if r["purchase"] not in ("on_demand", "spot")]
     assert others_a == others_b
     changed_explain = {k for k in a["explain"] if _untimed(a["explain"][k]) != _untimed(b["explain"][k])}
-    assert all(k.startswith(("costs.cloud.", "costs.comparison", "costs.sensitivity")) for k in changed_explain), (
-        changed_explain
-    )
+    price_dependent = ("costs.cloud.", "costs.comparison", "costs.sensitivity", "costs.verdict")
+    assert all(k.startswith(price_dependent) for k in changed_explain), changed_explain
 
 
 # ------------------------------------------------------------------------------- cost-aware auto selection

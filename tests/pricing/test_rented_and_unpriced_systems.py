@@ -36,4 +36,11 @@ def test_a_rented_plan_prices_its_instance_type():
     plan = _plan("aws-p5")
     assert plan["costs"]["onprem"]["capex_usd"] is None and "bom" not in plan
     types = {row["instance_type"] for row in plan["costs"]["cloud"]}
-    assert types == {"p5.48xlarge"}
+    assert "p5.48xlarge" in types
+    # p5 rows price the plan's own sizing; every other instance type is priced for the same job sized on its own
+    # rented system (issue 14: same work, not same GPUs)
+    for row in plan["costs"]["cloud"]:
+        if row["instance_type"] == "p5.48xlarge":
+            assert row["sized_on"]["system"] == "aws-p5" and row["sized_on"]["chosen"] is True
+        else:
+            assert row["sized_on"]["system"].startswith("aws-") and row["sized_on"]["chosen"] is False

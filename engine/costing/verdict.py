@@ -1,0 +1,112 @@
+"""The verdict: build or rent, which option, for how much, the runner-up and what would flip the answer, in one
+plain sentence. Every output (page, PDF, API) shows `costs.verdict` as stored; none re-derives it.
+
+The choice is the cheapest obtainable option (engine/costing/obtainable.py). The runner-up is the cheapest
+obtainable option on the other side (build against rent); when the other side has none, the next obtainable
+option, and the sentence says why the other side is out. What flips the answer: the runner-up's price change
+that would make it win, the break-even utilisation between owning and the cloud option involved (same work), and
+when building fails only on time, the deadline that would let it compete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from engine.result.costs import BreakEven, FlipsAt, Verdict
+
+from .comparison import Option, option_result
+from .evaluation import Evaluation
+from .money import r
+
+__all__ = ["verdict"]
+
+
+def _usd(x: Decimal) -> str:
+    return f"${x:,.0f}"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f} %"
+
+
+def _runner_up(ev: Evaluation, best: Option) -> tuple[Option | None, Option | None]:
+    """(runner-up, the cheapest excluded option of the other side when that side has nothing obtainable)."""
+    ok = sorted(ev.obtainable, key=lambda x: x.job_usd)
+    other = sorted((x for x in ev.options if x.choice != best.choice), key=lambda x: x.job_usd)
+    other_ok = [x for x in other if x.obtainable]
+    if other_ok:
+        return other_ok[0], None
+    # the same offer in another region at the same price is no alternative: the runner-up differs in kind
+    runner = next((x for x in ok if (x.option, x.instance_type) != (best.option, best.instance_type)), None)
+    return runner, (other[0] if other else None)
+
+
+def _break_even_for(cloud: Option | None, table: Sequence[BreakEven]) -> BreakEven | None:
+    if cloud is None or not cloud.cloud:
+        return None
+    key = (cloud.region, cloud.instance_type, cloud.option)
+    return next((b for b in table if (b.region, b.instance_type, b.purchase) == key), None)
+
+
+def _flips(ev: Evaluation, best: Option, runner: Option | None, table: Sequence[BreakEven]) -> FlipsAt:
+    parts: list[str] = []
+    factor = None
+    if runner is not None and runner.job_usd > 0:
+        factor = r(float(best.job_usd / runner.job_usd), 4)
+        parts.append(f"the runner-up's cost falling by more than {_pct(1 - factor)} (below {_usd(best.job_usd)})")
+    cloud = best if best.cloud else runner
+    be = _break_even_for(cloud, table) if any(not x.cloud for x in ev.options) else None
+    utilization = be.break_even_utilization if be is not None else None
+    if be is not None and utilization is not None:
+        side = "above" if be.onprem_cheaper == "above" else "below"
+        parts.append(
+            f"the owned cluster being busy {side} {_pct(utilization)} of the time, where owning it breaks even "
+            f"with renting the same work on {cloud.label if cloud else ''} (this plan assumes "
+            f"{_pct(float(ev.onprem.utilization))})"
+        )
+    deadline = None
+    onprem = [x for x in ev.options if not x.cloud]
+    if best.cloud and onprem and not any(x.obtainable for x in onprem) and ev.job.deadline_days is not None:
+        deadline = r(min(x.done_days for x in onprem), 1)
+        parts.append(
+            f"a deadline of at least {deadline:,.1f} days, which building needs (lead time, build and burn-in "
+            f"{ev.capacity.onprem_start_days:,.0f} days, then the job)"
+        )
+    sentence = ("The answer would flip with " + "; or ".join(parts) + ".") if parts else "Nothing else competes."
+    return FlipsAt(utilization=utilization, runner_up_price_factor=factor, deadline_days=deadline, sentence=sentence)
+
+
+def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
+    """The verdict, or None when no option is obtainable (the comparison then says why for each)."""
+    ok = sorted(ev.obtainable, key=lambda x: x.job_usd)
+    if not ok:
+        return None
+    best = ok[0]
+    runner, other_out = _runner_up(ev, best)
+    choice = best.choice
+    deadline = ev.job.deadline_days
+    within = f" by the {deadline:,.0f}-day deadline" if deadline is not None else ""
+    p90 = f" ({best.finish_days_p90:,.1f} at p90)" if best.finish_days_p90 > best.finish_days + 1e-9 else ""
+    text = (
+        f"{choice.capitalize()}: {best.label} for {_usd(best.job_usd)}, done in {best.finish_days:,.1f} days{p90}"
+        f" from {'a start on day ' + format(best.start_days, ',.0f') if best.start_days else 'the plan date'}, the "
+        f"cheapest of {len(ok)} obtainable option{'s' if len(ok) != 1 else ''}{within}."
+    )
+    if runner is not None:
+        text += f" Runner-up: {runner.label} for {_usd(runner.job_usd)}."
+    if other_out is not None and other_out.excluded_reason:
+        side = "Building" if other_out.choice == "build" else "Renting"
+        reason = other_out.excluded_reason.removeprefix("Not obtainable: ")
+        text += f" {side} is out: {other_out.label}: {reason}"
+    flips = _flips(ev, best, runner, table)
+    text += f" {flips.sentence}"
+    return Verdict(
+        choice=choice,
+        option=best.label,
+        sentence=text,
+        job_usd=best.job_usd,
+        finish_days=r(float(best.finish_days), 3),
+        runner_up=option_result(runner, ev.plan_date),
+        flips_at=flips,
+    )

@@ -1,0 +1,55 @@
+"""The verdict is one field of the stored plan (`costs.verdict`): the page, the PDF and the API show the same
+sentence and figures, none re-derives them."""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from pypdf import PdfReader
+from rest_framework.test import APIClient
+
+from planner import services
+
+pytestmark = pytest.mark.django_db
+
+
+def _words(text: str) -> str:
+    """Text with every run of whitespace as one space, and none after a hyphen (PDF extraction breaks lines where
+    the layout does, also after the hyphen of "GPU-hour")."""
+    return re.sub(r"-\s+", "-", re.sub(r"\s+", " ", text)).strip()
+
+
+@pytest.fixture
+def priced_plan(user, training_request, django_capture_on_commit_callbacks):
+    from pricing.services import price_snapshot_load_fixtures
+
+    price_snapshot_load_fixtures()
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = services.plan_create(owner=user, request_data=training_request, name="verdict")
+    plan.refresh_from_db()
+    return plan
+
+
+def test_verdict_is_identical_in_page_pdf_and_api(alice_client, user, priced_plan):
+    api = APIClient()
+    api.force_authenticate(user)
+    stored = api.get(f"/api/plans/{priced_plan.pk}/").json()["result"]["costs"]["verdict"]
+    sentence = stored["sentence"]
+    assert stored["choice"] in ("build", "rent") and sentence.startswith(stored["choice"].capitalize() + ":")
+    # the figures the sentence names are the stored ones
+    assert f"${Decimal(stored['job_usd']):,.0f}" in sentence and stored["option"] in sentence
+    assert stored["runner_up"] is not None and stored["runner_up"]["label"] in sentence
+
+    page = alice_client.get(reverse("planner:plan_detail", args=[priced_plan.pk])).content.decode()
+    shown = re.search(r'<p class="verdict-sentence">(.*?)</p>', page, re.S)
+    assert shown is not None
+    assert html.unescape(shown.group(1)).strip() == sentence
+
+    pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
+    text = _words(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))
+    assert _words(sentence) in text

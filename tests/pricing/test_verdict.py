@@ -1,0 +1,186 @@
+"""Obtainable options, work-normalised break-even, time to capacity and the verdict, against hand-worked figures.
+
+Same hand plans and prices as test_costing.py (16 x DGX H100 = 128 GPUs for 10 days unless told otherwise; its
+on-prem figures are worked out there: per year A + B u with A = 2,285,680.90 and B = 148,681.73).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+import pytest
+
+from engine.result import Candidate
+from tests.pricing.test_costing import P5, base_plan, inputs, price, priced, training_plan
+
+PLAN_DATE = "2026-11-26"
+
+
+def _with_request(plan, **keys):
+    return replace(plan, request={**plan.request, **keys})
+
+
+def _options(costs, option):
+    return [o for o in costs["comparison"]["options"] if o["option"] == option]
+
+
+def test_break_even_compares_the_same_work_not_the_same_gpus():
+    # The A100 80GB cloud option is sized on its own hardware: the same job needs 384 A100s for the same 10 days,
+    # 3 x the 128 owned H100s. Work ratio = (48 instances x 8 GPUs x 240 h) / (128 GPUs x 240 h) = 3, so renting
+    # the owned cluster's work takes 128 x 3 = 384 GPUs.
+    # p4de on-demand 27.44705 $/h / 8 = 3.43088125 $/GPU-h; per year 384 x 8760 x 3.43088125 = 11,540,935.58
+    # u* = A / (11,540,935.58 - B) = 2,285,680.90 / 11,392,253.85 = 0.2006
+    # (comparing the same 128 GPUs would give 2,285,680.90 / (3,846,978.53 - 148,681.73) = 0.618)
+    plan = training_plan()
+    a100 = Candidate(
+        "dgx-a100-80gb",
+        "a100-80gb-sxm",
+        feasible=True,
+        chosen=False,
+        reason=None,
+        gpus=384,
+        days=10.0,
+        it_kw=312.0,
+        systems_kw=312.0,
+    )
+    plan = replace(plan, candidates=(*plan.candidates, a100))
+    prices = [*P5, price("p4de.24xlarge", "on_demand", "27.44705", gpu="a100-80gb-sxm")]
+    costs = priced(plan, inputs(prices, plan_date=PLAN_DATE)).costs
+    be = next(b for b in costs["comparison"]["break_even"] if b["instance_type"] == "p4de.24xlarge")
+    assert be["work_ratio"] == pytest.approx(3.0)
+    assert be["cloud_gpus_equivalent"] == pytest.approx(384.0)
+    assert be["break_even_utilization"] == pytest.approx(0.2006, abs=1e-4)
+    # the chosen system's own GPU: work ratio 1, the break-even of test_costing (0.3021) is unchanged
+    p5 = next(
+        b
+        for b in costs["comparison"]["break_even"]
+        if b["purchase"] == "on_demand" and b["instance_type"] == "p5.48xlarge"
+    )
+    assert p5["work_ratio"] == pytest.approx(1.0) and p5["break_even_utilization"] == pytest.approx(0.3021, abs=1e-4)
+
+
+def test_spot_fleet_over_the_cap_is_excluded_with_its_reason():
+    # 128 GPUs = 16 p5 instances; a cap of 10 instances excludes the spot fleet, the default 64 does not
+    capped = _with_request(training_plan(), assumptions={"spot_fleet_max_instances": 10})
+    (spot,) = _options(priced(capped, inputs()).costs, "spot")
+    assert spot["obtainable"] is False
+    assert "spot fleet of 16 instances, more than the 10" in spot["excluded_reason"]
+    (spot,) = _options(priced(training_plan(), inputs()).costs, "spot")
+    assert spot["obtainable"] is True and "excluded_reason" not in spot
+
+
+def test_onprem_that_misses_the_deadline_by_lead_time_is_not_obtainable():
+    # DGX H100 servers: 84 days lead time + 28 build + 7 burn-in = first step on day 119; the 10-day job ends on day
+    # 129, past a 30-day deadline (and within a 200-day one). 2026-11-26 + 119 days = 2027-03-25.
+    costs = priced(training_plan(deadline=30.0), inputs(plan_date=PLAN_DATE)).costs
+    t = costs["time_to_capacity"]
+    assert (t["procurement_days"], t["build_days"], t["burn_in_days"], t["onprem_start_days"]) == (84, 28, 7, 119)
+    assert t["onprem_start_date"] == "2027-03-25"
+    for o in _options(costs, "onprem_bought") + _options(costs, "onprem_shared"):
+        assert o["obtainable"] is False and o["start_date"] == "2027-03-25"
+        assert "cannot start before day 119.0" in o["excluded_reason"] and "ends on day 129.0" in o["excluded_reason"]
+    assert not costs["comparison"]["cheapest"]["option"].startswith("onprem")
+    later = priced(training_plan(deadline=200.0), inputs(plan_date=PLAN_DATE)).costs
+    assert all(o["obtainable"] for o in _options(later, "onprem_shared"))
+    # lead time, build and burn-in overridden to nothing: on-prem starts on the plan date and meets 30 days
+    now = _with_request(
+        training_plan(deadline=30.0),
+        assumptions={"lead_time_gpu_servers_days": 0, "build_days": 0, "burn_in_days": 0},
+    )
+    (shared,) = _options(priced(now, inputs(plan_date=PLAN_DATE)).costs, "onprem_shared")
+    assert shared["obtainable"] is True and shared["start_date"] == PLAN_DATE
+
+
+def test_anomalous_spot_price_is_excluded():
+    # one zone quotes 10.00 against 55.04 on-demand: 81.8 % off (deeper than 75 %) and a single zone
+    prices = [price("p5.48xlarge", "on_demand", "55.04"), price("p5.48xlarge", "spot", "10.00", zone="use1-az1")]
+    (spot,) = _options(priced(training_plan(), inputs(prices)).costs, "spot")
+    assert spot["obtainable"] is False
+    assert "spot price is flagged as anomalous" in spot["excluded_reason"]
+    assert "only one zone" in spot["excluded_reason"] and "75 %" in spot["excluded_reason"]
+
+
+def test_serving_on_spot_is_not_obtainable():
+    plan = training_plan()
+    serving = base_plan("inference")
+    assert serving.inference is not None and plan.cluster is not None
+    plan = replace(
+        plan,
+        workload="inference",
+        training=None,
+        inference=replace(serving.inference, gpus=16),
+        cluster=replace(plan.cluster, systems=2, gpus=16, job_gpus=16),
+        candidates=(replace(plan.candidates[0], gpus=16, days=None),),
+    )
+    (spot,) = _options(priced(plan, inputs()).costs, "spot")
+    assert spot["obtainable"] is False and "production traffic on spot" in spot["excluded_reason"]
+
+
+def test_verdict_by_hand():
+    # 30-day deadline: on-prem starts on day 119, so only cloud options compete. Obtainable: spot (p50 ~79,552,
+    # test_costing's hand figure; 16 instances <= 64; 3 usable zones, median 20.00 = 63.7 % off), capacity block
+    # 16 x 39.33 x 10 days x 24 = 151,027.20, on-demand 16 x 55.04 x 240 = 211,353.60, 1-year reservation.
+    costs = priced(training_plan(deadline=30.0), inputs(plan_date=PLAN_DATE)).costs
+    v = costs["verdict"]
+    (spot,) = _options(costs, "spot")
+    assert v["choice"] == "rent" and v["option"] == spot["label"] and v["job_usd"] == spot["job_usd"]
+    assert Decimal(v["job_usd"]) == pytest.approx(Decimal("79552.11"), abs=Decimal("1"))
+    # the build side has nothing obtainable: the runner-up is the next cloud option, the capacity block
+    assert v["runner_up"]["option"] == "capacity_block" and v["runner_up"]["job_usd"] == "151027.20"
+    flips = v["flips_at"]
+    assert flips["runner_up_price_factor"] == pytest.approx(
+        float(Decimal(v["job_usd"]) / Decimal("151027.20")), abs=1e-4
+    )
+    assert flips["deadline_days"] == 129.0  # building competes from a 129-day deadline
+    assert v["sentence"].startswith("Rent: AWS spot 16 x p5.48xlarge in us-east-1 for $79,55")
+    assert "Building is out" in v["sentence"] and "129.0 days" in v["sentence"]
+    assert costs["comparison"]["cheapest"]["label"] == v["option"]
+
+
+def test_no_verdict_when_nothing_is_obtainable():
+    # a 1-day deadline: every option needs 10 days
+    costs = priced(training_plan(deadline=1.0), inputs()).costs
+    assert "verdict" not in costs and costs["comparison"]["cheapest"] is None
+
+
+def test_each_instance_type_is_priced_for_the_job_sized_on_its_own_system():
+    # the chain sized the job on aws-p5 (EFA fabric) at 136 GPUs for 11 days: p5 rows rent 136 / 8 = 17 instances
+    # for 264 h (55.04 x 17 x 264 = 247,019.52), not the 16 instances of the chosen DGX H100 sizing
+    plan = training_plan()
+    p5 = Candidate(
+        "aws-p5",
+        "h100-sxm",
+        feasible=True,
+        chosen=False,
+        reason=None,
+        gpus=136,
+        days=11.0,
+        it_kw=173.4,
+        systems_kw=173.4,
+    )
+    costs = priced(replace(plan, cloud_sizings=(p5,)), inputs()).costs
+    od = next(r for r in costs["cloud"] if r["purchase"] == "on_demand")
+    assert (od["instances"], od["job_hours"], od["job_usd"]) == (17, 264.0, "247019.52")
+    assert od["sized_on"]["system"] == "aws-p5"
+    # work ratio for break-even: 136 GPUs x 264 h / (128 x 240 h) = 1.16875
+    be = next(b for b in costs["comparison"]["break_even"] if b["purchase"] == "on_demand")
+    assert be["work_ratio"] == pytest.approx(1.1688, abs=1e-4)
+
+
+def test_the_chain_sizes_every_rented_system_for_the_same_deadline():
+    from engine import load_catalog, run_plan, validate_request
+
+    catalog = load_catalog()
+    body = {
+        "workload": "training",
+        "model": {"preset": "llama-3-8b"},
+        "training": {"tokens": 2e11, "deadline_days": 20},
+        "hardware": {"system": "dgx-h100"},
+    }
+    plan = run_plan(validate_request(body, catalog), catalog)
+    sized = {c.system: c for c in plan.cloud_sizings or ()}
+    assert set(sized) == {s for s, sys in catalog.systems.items() if sys.rented}
+    for c in sized.values():
+        if c.feasible:
+            assert c.days is not None and c.days <= 20 and c.gpus and c.gpus % 8 == 0
