@@ -11,7 +11,7 @@ UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --quiet --generate-hashes
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install lock run test system-deps test-scaleout bench load capacity lint clean
+.PHONY: install lock run test system-deps test-scaleout bench load capacity audit lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -72,6 +72,10 @@ load: install
 ## (plans/min, queue wait and end-to-end p50/p99 -> var/capacity/results.json; PostgreSQL if PLANNER_TEST_DATABASE_URL)
 capacity: install
 	$(PY) scripts/capacity.py
+
+## audit: the hashed lock against known vulnerabilities (pip-audit in its own venv; skipped, with a message, offline)
+audit:
+	scripts/audit.sh
 
 ## lint: ruff
 lint: $(STAMP)
