@@ -41,14 +41,31 @@ def _plan_name(request: dict, name: str | None) -> str:
     return f"{model.get('preset') or 'custom model'} {request.get('workload', '')}".strip()
 
 
+class QueueFull(Exception):
+    """The owner already has PLANNER_MAX_ACTIVE_RUNS_PER_USER runs waiting or running."""
+
+
+def _check_queue_room(owner: AbstractBaseUser) -> None:
+    """Refuse a new run while the owner has their share of the queue, so one user's burst cannot hold back
+    everyone else's plans (the workers take runs in order)."""
+    limit = settings.PLANNER_MAX_ACTIVE_RUNS_PER_USER
+    active = PlanRun.objects.filter(plan__owner=owner).exclude(status__in=FINISHED_STATUSES).count()
+    if active >= limit:
+        raise QueueFull(
+            f"You have {active} plans waiting or running (the limit is {limit}); "
+            "new ones can be queued as those finish."
+        )
+
+
 def plan_create(*, owner: AbstractBaseUser, request_data: object, name: str | None = None) -> Plan:
     """Validate a request, store the plan with a queued run, and queue it once the rows commit.
 
-    Raises RequestInvalid (before writing anything) when the request is bad. The stored request is the
-    normalised one (preset resolved, every default filled): what the plan was computed from, whatever the
-    client left out.
+    Raises RequestInvalid (before writing anything) when the request is bad, QueueFull when the owner's
+    share of the queue is taken. The stored request is the normalised one (preset resolved, every default
+    filled): what the plan was computed from, whatever the client left out.
     """
     request = request_validate(request_data).to_dict()
+    _check_queue_room(owner)
     with transaction.atomic():
         plan = Plan.objects.create(
             owner=owner,
@@ -125,6 +142,7 @@ def plan_rerun(*, plan: Plan) -> PlanRun:
     with transaction.atomic():
         if plan.runs.exclude(status__in=FINISHED_STATUSES).exists():
             raise RunInProgress("This plan is already being run; wait for it to finish.")
+        _check_queue_room(plan.owner)
         Plan.objects.filter(pk=plan.pk).update(price_snapshot=price_snapshot_current())
         run = PlanRun.objects.create(plan=plan)
         _enqueue_on_commit(run.pk)

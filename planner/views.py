@@ -19,6 +19,7 @@ from .outputs.charts import plan_charts
 from .outputs.pdf import render_pdf
 from .outputs.plan_view import plan_view
 from .presenters import comparison_table, plan_diagrams, record_table, report_context
+from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 
 
 def progress_stages(workload: str) -> list[str]:
@@ -28,6 +29,23 @@ def progress_stages(workload: str) -> list[str]:
 
 
 PLANS_PER_PAGE = 50
+
+
+def _too_many(request: HttpRequest, scope: str) -> HttpResponse | None:
+    """429 with Retry-After when the user has used this scope's allowance (planner/throttles.py), else None."""
+    wait = wait_seconds(request, scope)
+    if wait is None:
+        return None
+    what = "new plans" if scope == PLAN_CREATE else "report downloads"
+    response = render(request, "429.html", {"what": what, "wait_s": wait}, status=429)
+    response["Retry-After"] = str(wait)
+    return response
+
+
+def _queue_full(request: HttpRequest, exc: services.QueueFull) -> HttpResponse:
+    response = render(request, "429.html", {"message": str(exc)}, status=429)
+    response["Retry-After"] = "60"
+    return response
 
 
 def _plan_id(text: str) -> int | None:
@@ -56,9 +74,16 @@ def plan_create(request: HttpRequest) -> HttpResponse:
         # "Duplicate and edit": the form starts from one of the user's own plans.
         source = selectors.plan_get_owned(owner=request.user, plan_id=source_id)
         initial = initial_from_request(request_for_editing(source.request), name=f"{source.name} (copy)")
+    if request.method == "POST" and (limited := _too_many(request, PLAN_CREATE)):
+        return limited
     form = PlanForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        plan = services.plan_create(owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"])
+        try:
+            plan = services.plan_create(
+                owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"]
+            )
+        except services.QueueFull as exc:
+            return _queue_full(request, exc)
         return redirect(plan)
     status = 400 if request.method == "POST" else 200
     return render(request, "planner/plan_form.html", {"form": form}, status=status)
@@ -120,6 +145,8 @@ def plan_report_pdf(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
     if not plan.result:
         raise Http404("This plan has no result yet.")
+    if limited := _too_many(request, EXPORT):
+        return limited
     response = HttpResponse(render_pdf("planner/report.html", report_context(plan)), content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-report.pdf"'
     return response
@@ -152,8 +179,12 @@ def plan_replan(request: HttpRequest, plan_id: int) -> HttpResponse:
     if not overrides:
         messages.info(request, "No assumption was changed.")
         return redirect(plan)
+    if limited := _too_many(request, PLAN_CREATE):
+        return limited
     try:
         new_plan = services.plan_replan(plan=plan, assumptions=overrides)
+    except services.QueueFull as exc:
+        return _queue_full(request, exc)
     except RequestInvalid as exc:
         for path, problems in exc.errors.items():
             for problem in problems:
@@ -178,10 +209,14 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
 @require_POST
 def plan_rerun(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    if limited := _too_many(request, PLAN_CREATE):
+        return limited
     try:
         services.plan_rerun(plan=plan)
     except services.RunInProgress as exc:
         messages.info(request, str(exc))
+    except services.QueueFull as exc:
+        return _queue_full(request, exc)
     return redirect(plan)
 
 

@@ -88,7 +88,8 @@ def main() -> None:
     var = REPO / "var" / "load"
     shutil.rmtree(var, ignore_errors=True)
     env = dict(os.environ, PLANNER_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings.base",
-               PLANNER_API_RATE="10000000/min", PLANNER_API_CREATE_RATE="10000000/min", LOG_LEVEL="WARNING")
+               PLANNER_API_RATE="10000000/min", PLANNER_CREATE_RATE="10000000/min",
+               PLANNER_MAX_ACTIVE_RUNS_PER_USER="100000", LOG_LEVEL="WARNING")
     env.pop("DATABASE_URL", None)
 
     def manage(*argv: str, **kwargs) -> subprocess.CompletedProcess:

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "planner",
     "pricing",
 ]
@@ -64,7 +65,22 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: it answers a locked-out login (django-axes documentation)
 ]
+
+# --- Login throttling (django-axes) -----------------------------------------------------------
+# Every sign-in (the login page, /admin/login/) goes through authenticate(); axes counts failures per client
+# address and, separately, per username, and refuses further attempts for a cool-off period. Each attempt costs a
+# password hash (about a second of CPU with a strong hasher), so this also bounds what guessing can cost us.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("PLANNER_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("PLANNER_LOGIN_COOLOFF_MIN", default=15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # either one over the limit locks
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -132,6 +148,8 @@ STORAGES = {
 PLANNER_API_MAX_BODY_BYTES = env.int("PLANNER_API_MAX_BODY_BYTES", default=64 * 1024)
 # The web form's body is capped like the API's: a plan request is a few hundred bytes (Django answers 400 above it).
 DATA_UPLOAD_MAX_MEMORY_SIZE = PLANNER_API_MAX_BODY_BYTES
+# Runs one user may have queued or running at once; more are refused (429) until some finish.
+PLANNER_MAX_ACTIVE_RUNS_PER_USER = env.int("PLANNER_MAX_ACTIVE_RUNS_PER_USER", default=20)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -143,7 +161,10 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "user": env("PLANNER_API_RATE", default="3000/min"),
-        "plan_create": env("PLANNER_API_CREATE_RATE", default="120/min"),
+        # Shared by the web form, re-runs, re-plans and the API (planner/throttles.py).
+        "plan_create": env("PLANNER_CREATE_RATE", default="30/min"),
+        # PDF reports and other rendered exports, per user.
+        "export": env("PLANNER_EXPORT_RATE", default="20/min"),
     },
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["planner.api.parsers.BoundedJSONParser"],

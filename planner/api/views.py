@@ -14,7 +14,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
+from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
 
 from planner import selectors, services
@@ -24,6 +24,7 @@ from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.pdf import render_pdf
 from planner.outputs.plan_view import plan_view
 from planner.presenters import plan_diagrams, report_context
+from planner.throttles import EXPORT, PLAN_CREATE, ScopedThrottle
 
 from .filters import PlanFilter
 from .schema import PydanticOpenApi30Extension  # noqa: F401  (registers: PlanRequest in OpenAPI 3.0 form)
@@ -47,10 +48,6 @@ def _absolute(request: Request, path: str) -> str:
     return request.build_absolute_uri(path)
 
 
-class PlanCreateThrottle(ScopedRateThrottle):
-    scope_attr = "throttle_scope"
-
-
 class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Your plans. Another user's plan id answers 404, exactly like one that does not exist."""
 
@@ -66,9 +63,11 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return PlanSummarySerializer if self.action == "list" else PlanDetailSerializer
 
     def get_throttles(self):
+        # Plan creation and PDF reports count against the same per-user allowances as the web pages.
         if self.action == "create":
-            self.throttle_scope = "plan_create"
-            return [UserRateThrottle(), PlanCreateThrottle()]
+            return [UserRateThrottle(), ScopedThrottle(PLAN_CREATE)]
+        if self.action == "bom_pdf":
+            return [UserRateThrottle(), ScopedThrottle(EXPORT)]
         return super().get_throttles()
 
     def _plan(self) -> Plan:
