@@ -148,3 +148,20 @@ class ApiIdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class ApiToken(models.Model):
+    """A user's API token, stored as its SHA-256 digest: the key itself is shown once, when it is made.
+
+    A copy of the database (a backup, a leaked file) then holds nothing that opens the API. SHA-256 without salt
+    is enough here, unlike for passwords: keys are 256 random bits, so there is nothing to guess or precompute,
+    and an unsalted digest can be looked up by equality with a unique index.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token")
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8, help_text="The key's first characters, to tell tokens apart.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}…"

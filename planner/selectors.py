@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404
 from pricing.models import PriceSnapshot
 from pricing.selectors import price_snapshot_latest
 
-from .models import Plan, PlanRun
+from .models import ApiToken, Plan, PlanRun
 
 
 def plan_list(*, owner: AbstractBaseUser, search: str = "") -> QuerySet[Plan]:
@@ -49,6 +49,4 @@ def price_snapshot_current() -> PriceSnapshot | None:
 
 
 def api_token_exists(*, user: AbstractBaseUser) -> bool:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.filter(user=user).exists()
+    return ApiToken.objects.filter(user=user).exists()

@@ -26,7 +26,7 @@ from django.utils import timezone
 from .adapter import plan_compute, request_validate
 from .choices import FINISHED_STATUSES, RunStatus
 from .dispatch import run_publish
-from .models import ApiIdempotencyKey, Plan, PlanRun, WorkerHeartbeat
+from .models import ApiIdempotencyKey, ApiToken, Plan, PlanRun, WorkerHeartbeat
 from .selectors import price_snapshot_current
 
 logger = logging.getLogger(__name__)
@@ -364,16 +364,18 @@ def worker_heartbeat_record(*, hostname: str | None = None) -> None:
 
 
 def api_token_issue(*, user: AbstractBaseUser) -> str:
-    """A new API token for the user, replacing any previous one (which stops working at once)."""
-    from rest_framework.authtoken.models import Token
+    """A new API token for the user, replacing any previous one (which stops working at once).
 
+    Returns the key; only its digest is stored, so this is the one time it can be shown."""
+    from .api.auth import token_digest
+
+    key = secrets.token_urlsafe(32)
     with transaction.atomic():
-        Token.objects.filter(user=user).delete()
-        return Token.objects.create(user=user).key
+        ApiToken.objects.filter(user=user).delete()
+        ApiToken.objects.create(user=user, digest=token_digest(key), prefix=key[:8])
+    return key
 
 
 def api_token_revoke(*, user: AbstractBaseUser) -> int:
-    from rest_framework.authtoken.models import Token
-
-    deleted, _ = Token.objects.filter(user=user).delete()
+    deleted, _ = ApiToken.objects.filter(user=user).delete()
     return deleted

@@ -18,6 +18,7 @@ from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from .outputs.charts import plan_charts
 from .outputs.pdf import render_pdf
 from .outputs.plan_view import plan_view
+from .outputs.svg_http import svg_response
 from .presenters import comparison_table, plan_diagrams, record_table, report_context
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 
@@ -122,12 +123,6 @@ def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
     return response
 
 
-def _svg_response(svg: str, filename: str) -> HttpResponse:
-    response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
-    response["Content-Disposition"] = f'inline; filename="{filename}"'
-    return response
-
-
 @login_required
 @require_GET
 def plan_diagram_svg(request: HttpRequest, plan_id: int, kind: str) -> HttpResponse:
@@ -136,7 +131,7 @@ def plan_diagram_svg(request: HttpRequest, plan_id: int, kind: str) -> HttpRespo
     diagrams = plan_diagrams(plan.result)
     if kind not in diagrams:
         raise Http404("This plan has no such diagram.")
-    return _svg_response(diagrams[kind], f"plan-{plan.pk}-{kind}.svg")
+    return svg_response(diagrams[kind], f"plan-{plan.pk}-{kind}.svg")
 
 
 @login_required

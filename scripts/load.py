@@ -99,7 +99,7 @@ def main() -> None:
     manage("migrate", "--noinput")
     manage("load_prices")
     manage("shell", "-c", "from django.contrib.auth.models import User; User.objects.create_user('load', password='x')")
-    token = manage("drf_create_token", "load").stdout.split()[2]
+    token = manage("api_token", "load").stdout.strip()
     saved = manage("plan", "--input", "-", "--save", "--user", "load", input=json.dumps(REQUEST))
     plan_id = json.loads(saved.stdout)["id"]
 

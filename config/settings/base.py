@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
@@ -65,8 +66,30 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "axes.middleware.AxesMiddleware",  # last: it answers a locked-out login (django-axes documentation)
 ]
+
+# --- Content-Security-Policy (django-csp) -------------------------------------------------------
+# Every page loads scripts, styles, fonts and images from this server only; no page has an inline script (chart
+# data travels in <script type="application/json"> blocks, which are data, not code). Inline style attributes are
+# allowed because the inline SVG diagrams and plotly's charts set them. Diagram files carry a stricter policy of
+# their own (planner/outputs/svg_http.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:", "blob:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "worker-src": [SELF, "blob:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 
 # --- Login throttling (django-axes) -----------------------------------------------------------
 # Every sign-in (the login page, /admin/login/) goes through authenticate(); axes counts failures per client
@@ -152,7 +175,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = PLANNER_API_MAX_BODY_BYTES
 PLANNER_MAX_ACTIVE_RUNS_PER_USER = env.int("PLANNER_MAX_ACTIVE_RUNS_PER_USER", default=20)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "planner.api.auth.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -23,6 +23,7 @@ from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.pdf import render_pdf
 from planner.outputs.plan_view import plan_view
+from planner.outputs.svg_http import svg_response
 from planner.presenters import plan_diagrams, report_context
 from planner.throttles import EXPORT, PLAN_CREATE, ScopedThrottle
 
@@ -175,7 +176,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         diagrams = plan_diagrams(plan.result)
         if kind not in diagrams:
             raise NotFound(f"This plan has no {kind} diagram.")
-        return HttpResponse(diagrams[kind], content_type="image/svg+xml; charset=utf-8")
+        return svg_response(diagrams[kind], f"plan-{plan.pk}-{kind}.svg")
 
 
 class CatalogView(APIView):

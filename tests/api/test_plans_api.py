@@ -8,11 +8,11 @@ import json
 
 import pytest
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from planner import services
 from planner.adapter import request_for_editing
-from planner.models import Plan, PlanRun
+from planner.models import ApiToken, Plan, PlanRun
 
 pytestmark = pytest.mark.django_db
 
@@ -22,15 +22,14 @@ PLANS = "/api/plans/"
 @pytest.fixture
 def api(user) -> APIClient:
     client = APIClient()
-    token = Token.objects.create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {services.api_token_issue(user=user)}")
     return client
 
 
 @pytest.fixture
 def other_api(other_user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=other_user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {services.api_token_issue(user=other_user)}")
     return client
 
 
@@ -226,11 +225,23 @@ def test_schema_and_docs_are_served_without_cdn(client):
     assert "cdn" not in docs.lower() and "/static/drf_spectacular_sidecar/" in docs
 
 
-def test_api_token_command(user, capsys):
+def test_api_token_command_prints_a_key_that_is_stored_only_as_its_digest(user, capsys):
+    import hashlib
+
     from django.core.management import call_command
 
-    call_command("drf_create_token", "alice")
-    assert Token.objects.get(user=user).key in capsys.readouterr().out
+    from planner.models import ApiToken
+
+    call_command("api_token", "alice")
+    key = capsys.readouterr().out.strip()
+    stored = ApiToken.objects.get(user=user)
+    assert stored.digest == hashlib.sha256(key.encode()).hexdigest() and key not in (stored.digest, stored.prefix)
+    assert stored.prefix == key[:8] and len(key) >= 43  # 32 random bytes, URL-safe base64
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert api.get(PLANS).status_code == 200
+    api.credentials(HTTP_AUTHORIZATION=f"Token {stored.digest}")  # the digest itself opens nothing
+    assert api.get(PLANS).status_code == 401
     assert reverse("api:plan-list") == PLANS
 
 
@@ -268,7 +279,7 @@ def test_token_page_makes_replaces_and_revokes(alice_client, user):
     assert newer != key and api.get(PLANS).status_code == 401  # the replaced token stops working
     alice_client.post("/account/api-token/", {"action": "revoke"})
     api.credentials(HTTP_AUTHORIZATION=f"Token {newer}")
-    assert api.get(PLANS).status_code == 401 and not Token.objects.filter(user=user).exists()
+    assert api.get(PLANS).status_code == 401 and not ApiToken.objects.filter(user=user).exists()
     assert "You have no token." in alice_client.get("/account/api-token/").content.decode()
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis import checks as st_checks
 
 from config.wsgi import application
+from planner import services
 from planner.models import Plan
 from tests.samples import TRAINING_REQUEST
 
@@ -35,7 +35,7 @@ def token(db, django_user_model, keep_db_connection) -> str:
     user = django_user_model.objects.create_user(username="fuzz", password="correct-horse-battery")
     Plan.objects.create(owner=user, name="fuzz plan", workload="training", request=TRAINING_REQUEST,
                         result={"bom": [], "cluster": {"system": "dgx-h100", "gpus": 8}})
-    return Token.objects.create(user=user).key
+    return services.api_token_issue(user=user)
 
 
 @schema.parametrize()

@@ -10,7 +10,6 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from planner import services
@@ -58,7 +57,7 @@ def test_empty_post_shows_field_errors(alice_client):
 @pytest.fixture
 def api(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {services.api_token_issue(user=user)}")
     return client
 
 

@@ -8,7 +8,6 @@ import json
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -40,7 +39,7 @@ def rates(settings):
 @pytest.fixture
 def api(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {services.api_token_issue(user=user)}")
     return client
 
 
