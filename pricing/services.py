@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from .aws.fetch import AwsClients, AwsPriceFetcher, aws_clients_from_default_chain
 from .aws.offers import OfferRecord, json_safe
-from .aws.recorded import fixtures_content_sha256, recorded_clients
+from .aws.recorded import fixtures_content_sha256, offers_sourced, recorded_clients
 from .aws.specs import ResolvedSpec, instance_specs_resolve, instance_type_patterns
 from .models import CloudInstanceType, CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 from .references import price_references_load
@@ -70,6 +70,7 @@ def price_snapshot_load_fixtures(*, folder: Path | str | None = None, source: st
             capacity_block_instance_count=manifest.capacity_block_instance_count,
             capacity_block_duration_hours=manifest.capacity_block_duration_hours,
         )
+        records = offers_sourced(records, manifest.offer_sources)
         specs: list[ResolvedSpec] = []
         if manifest.spec_region:  # folders recorded before specs existed have none: offers keep the curated GPUs
             specs = instance_specs_resolve(
@@ -142,6 +143,14 @@ def _live_specs(fetcher: AwsPriceFetcher, *, region: str, patterns: Sequence[str
         return []
 
 
+def _observed_at(text: str, *, default: datetime) -> datetime:
+    """An offer's source date (ISO date or timestamp; a bare date is midnight UTC), else the snapshot's date."""
+    if not text:
+        return default
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
 def _spec_warnings(specs: Sequence[ResolvedSpec]) -> list[str]:
     return [warning for spec in specs for warning in spec.warnings]
 
@@ -190,7 +199,9 @@ def _snapshot_store(
         CloudOffer.objects.bulk_create(
             CloudOffer(
                 snapshot=snapshot,
-                provider="aws",
+                provider=record.provider,
+                source=record.source or source,
+                confidence=record.confidence,
                 instance_type=record.instance_type,
                 region=record.region,
                 availability_zone_id=record.availability_zone_id,
@@ -199,7 +210,7 @@ def _snapshot_store(
                 gpus=gpus_by_type.get(record.instance_type, curated(record))[0],
                 gpu_model=gpus_by_type.get(record.instance_type, curated(record))[1],
                 capacity_constrained=record.capacity_constrained,
-                observed_at=fetched_at,
+                observed_at=_observed_at(record.observed_at, default=fetched_at),
                 raw=json_safe(record.raw),
             )
             for record in records

@@ -21,6 +21,7 @@ from engine.result.costs import CloudRow, SizedOn
 from .inputs import CloudPrice, CostInputs, CostJob, Scales, Sizing
 from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .parameters import Params
+from .providers import AWS
 from .spot import SpotQuote, spot_row
 
 __all__ = [
@@ -34,8 +35,18 @@ __all__ = [
     "cloud_rows",
 ]
 
-PURCHASE_ORDER = ("on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block")
-RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3}
+PURCHASE_ORDER = (
+    "on_demand",
+    "spot",
+    "reserved_1y",
+    "reserved_3y",
+    "savings_plan_1y",
+    "savings_plan_3y",
+    "capacity_block",
+)
+# Commitments paid in whole whatever the use: reserved terms (and 1-3 year neocloud contracts, stored as
+# reserved) and AWS Savings Plans (an hourly spend committed for 1 or 3 years).
+RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3, "savings_plan_1y": 1, "savings_plan_3y": 3}
 
 CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK = 64
 CAPACITY_BLOCK_MAX_INSTANCES = 256
@@ -131,6 +142,9 @@ def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizin
         "job_usd": None,
         "price_observed_at": kw["observed_at"],
         "sized_on": SizedOn(sizing.system, sizing.gpu, sizing.gpus, r(sizing.days / kw["mfu"], 3), sizing.chosen),
+        "provider": kw["quote"].provider,
+        "price_source": kw["quote"].source,
+        "price_confidence": kw["quote"].confidence,
     }
 
 
@@ -148,14 +162,16 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
         if p.gpu_model and p.gpus > 0:
             gpu_types.setdefault(p.gpu_model, {})[p.instance_type] = p.gpus
     bands = {(b.region, b.instance_type): b for b in inputs.spot_bands}
-    regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices}))
+    # `pricing.regions` names AWS regions; every other provider is priced in the regions its price list covers.
+    aws_regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices if p.provider == AWS}))
+    regions = (*aws_regions, *sorted({p.region for p in inputs.cloud_prices if p.provider != AWS}))
     rows: list[PricedRow] = []
     notes: list[str] = []
     for sizing in job.sizings:
         types = gpu_types.get(sizing.gpu, {})
         if not types and sizing.chosen:
             notes.append(
-                f"No AWS instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
+                f"No cloud instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
                 f"{sizing.system}); the same work is priced on the other feasible systems' GPUs instead."
             )
         hours = sizing.days * 24 / scales.mfu
@@ -177,6 +193,7 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
                         hours,
                         observed_at=observed,
                         mfu=scales.mfu,
+                        quote=quotes[0],
                     )
                     if purchase == "spot":
                         quote = SpotQuote(quotes, od.usd_per_hour if od else None, bands.get((region, instance_type)))

@@ -14,6 +14,7 @@ from .cloud import PricedRow
 from .inputs import CostJob
 from .money import HOURS_PER_YEAR, D, r, rate
 from .onprem import OnpremCosts
+from .providers import provider_name
 
 __all__ = ["DEADLINE_RULE", "Option", "break_even", "cheapest", "option_result", "options"]
 
@@ -34,6 +35,7 @@ class Option:
     region: str | None = None
     instance_type: str | None = None
     capacity_constrained: bool | None = None
+    provider: str | None = None
 
     @property
     def cloud(self) -> bool:
@@ -58,13 +60,15 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow]) -> list[Option]:
         opts.append(
             Option(
                 option=row.purchase,
-                label=f"AWS {row.purchase} {row.instances} x {row.instance_type} in {row.region}",
+                label=f"{provider_name(row.provider)} {row.purchase} {row.instances} x {row.instance_type} in "
+                f"{row.region}",
                 job_usd=row.job_usd,
                 finish_days=row.job_days,
                 finish_days_p90=row.job_days if p90 is None else p90,
                 region=row.region,
                 instance_type=row.instance_type,
                 capacity_constrained=row.capacity_constrained,
+                provider=row.provider,
             )
         )
     return opts
@@ -83,6 +87,7 @@ def option_result(opt: Option | None) -> ComparisonOption | None:
         region=opt.region,
         instance_type=opt.instance_type,
         capacity_constrained=opt.capacity_constrained,
+        provider=opt.provider,
     )
 
 

@@ -54,7 +54,10 @@ class CloudPrice:
     gpu_model: str
     availability_zone_id: str = ""
     capacity_constrained: bool = False
-    observed_at: str = ""
+    observed_at: str = ""  # the source's own date (ISO), not when it was loaded
+    provider: str = "aws"  # aws | azure | gcp | lambda | coreweave | nebius | runpod ...
+    source: str = ""  # the primary source's title and date, for the row's citation
+    confidence: str = "list_price"  # list_price | quote | public_estimate | assumption
 
 
 @dataclass(frozen=True)

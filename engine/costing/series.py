@@ -7,6 +7,7 @@ from engine.result.costs import Cumulative, CumulativeSeries
 from .cloud import PURCHASE_ORDER, PricedRow
 from .evaluation import Evaluation
 from .money import HOURS_PER_YEAR, D, cents
+from .providers import provider_name
 
 __all__ = ["cumulative_series"]
 
@@ -42,6 +43,6 @@ def cumulative_series(ev: Evaluation) -> Cumulative | None:
         row = chosen.row
         per_year = D(ev.job.cluster_gpus) * HOURS_PER_YEAR * chosen.effective_usd_per_gpu_hour  # type: ignore[operator]
         per_year = per_year if chosen.fixed else per_year * u
-        label = f"AWS {purchase} ({row.instance_type}, {row.region})"
+        label = f"{provider_name(row.provider)} {purchase} ({row.instance_type}, {row.region})"
         series.append(CumulativeSeries(label, purchase, tuple(cents(per_year * m / 12) for m in months)))
     return Cumulative(months=months, utilization=u, gpus=ev.job.cluster_gpus, basis=BASIS, series=tuple(series))

@@ -189,7 +189,9 @@ class SpotDetail:
 
 @dataclass(frozen=True)
 class CloudRow:
-    """One region x instance type x purchase option. The keys after `sized_on` belong to one purchase option:
+    """One provider x region x instance type x purchase option. `provider`, `price_source` (the primary source's
+    title and date) and `price_confidence` (list_price, quote, public_estimate, assumption) say where the price
+    came from; `price_observed_at` is that source's own date. The keys after them belong to one purchase option:
     reserved terms (`commitment_hours`, `job_usd_if_term_shared`), capacity blocks (`blocks`, `price_basis`,
     `block_days`, `billed_hours`), spot (`spot`)."""
 
@@ -209,6 +211,9 @@ class CloudRow:
     job_usd: Decimal | None
     price_observed_at: str
     sized_on: SizedOn
+    provider: str = "aws"
+    price_source: str = ""
+    price_confidence: str = "list_price"
     commitment_hours: int | None = field(default=None, metadata=OMIT)
     job_usd_if_term_shared: Decimal | None = field(default=None, metadata=OMIT)
     blocks: int | None = field(default=None, metadata=OMIT)
@@ -230,6 +235,7 @@ class ComparisonOption:
     region: str | None = field(default=None, metadata=OMIT)
     instance_type: str | None = field(default=None, metadata=OMIT)
     capacity_constrained: bool | None = field(default=None, metadata=OMIT)
+    provider: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

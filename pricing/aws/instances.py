@@ -42,6 +42,11 @@ INSTANCE_GPUS: dict[str, InstanceGpus] = {
     "p5e.48xlarge": InstanceGpus(8, "h200-sxm"),
     "p5en.48xlarge": InstanceGpus(8, "h200-sxm"),
     "p6-b200.48xlarge": InstanceGpus(8, "b200-hgx"),
+    "p6-b300.48xlarge": InstanceGpus(8, "b300-hgx"),
+    # UltraServers: one NVLink domain sold as one unit (AWS "Amazon EC2 P6e UltraServers" page): 36 or 72 GPUs.
+    "u-p6e-gb200x36": InstanceGpus(36, "b200-gb200"),
+    "u-p6e-gb200x72": InstanceGpus(72, "b200-gb200"),
+    "u-p6e-gb300x72": InstanceGpus(72, "b300-gb300"),
     "g6e.48xlarge": InstanceGpus(8, "l40s"),
     "g6e.12xlarge": InstanceGpus(4, "l40s"),
     "g6e.xlarge": InstanceGpus(1, "l40s"),
@@ -49,7 +54,17 @@ INSTANCE_GPUS: dict[str, InstanceGpus] = {
 
 # Types the Capacity Block API sells (AWS user guide 'Capacity Blocks for ML'); asking for others is a wasted call.
 CAPACITY_BLOCK_TYPES = frozenset(
-    {"p4d.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "trn1.32xlarge"}
+    {
+        "p4d.24xlarge",
+        "p5.48xlarge",
+        "p5e.48xlarge",
+        "p5en.48xlarge",
+        "p6-b200.48xlarge",
+        "p6-b300.48xlarge",
+        "u-p6e-gb200x36",
+        "u-p6e-gb200x72",
+        "trn1.32xlarge",
+    }
 )
 
 DEFAULT_REGIONS = ("us-east-1", "us-west-2")

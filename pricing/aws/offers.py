@@ -8,6 +8,9 @@ the normalisation without a database. The rules that need judgement live here, e
 - spot: one row per AZ ID. A spot price at or above on-demand in the same region means AWS has no spare
   capacity there (spot pinned at the on-demand price, as spot price history shows for scarce GPU types), so the
   row is kept (it is what AWS quotes) but flagged `capacity_constrained`, and costing should not treat it as a discount.
+- observed_at: each offer carries its own source's date where the source states one: the Price List's
+  `publicationDate` (on-demand, reserved), the spot record's `Timestamp`; capacity blocks are priced when asked,
+  so they take the snapshot's time.
 - capacity_block: one regional row per type at the cheapest offering's $/instance-hour. Offerings carry AZ
   *names* only, which differ per account, so they are not keyed by zone; all offerings stay in `raw`.
 """
@@ -80,6 +83,10 @@ class OfferRecord:
     gpu_model: str
     capacity_constrained: bool = False
     raw: dict = field(default_factory=dict, compare=False, repr=False)
+    provider: str = "aws"
+    source: str = ""  # the primary source (title and date); "" = the snapshot's source
+    observed_at: str = ""  # ISO date or timestamp of the source; "" = the snapshot's date
+    confidence: str = "list_price"  # list_price | quote | public_estimate | assumption
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -115,6 +122,7 @@ def _product_offers(product: ProductPrices) -> list[OfferRecord]:
             gpus=gpus.gpus,
             gpu_model=gpus.gpu_model,
             raw=json_safe(raw),
+            observed_at=product.publication_date,
         )
 
     if product.on_demand_usd_per_hour is not None:
@@ -182,6 +190,7 @@ def offers_build(
             gpu_model=gpus.gpu_model,
             capacity_constrained=constrained,
             raw=json_safe(raw),
+            observed_at=quote.timestamp.isoformat() if isinstance(quote.timestamp, datetime) else str(quote.timestamp),
         )
         records[record.key] = record  # spot_latest_by_az already kept one quote per AZ
 

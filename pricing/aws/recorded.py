@@ -17,19 +17,22 @@ import contextlib
 import functools
 import hashlib
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .fetch import PRICING_CLIENT_REGION, AwsClients
+from .offers import OfferRecord
 
 __all__ = [
+    "OfferSource",
     "RecordedManifest",
     "botocore_value",
     "fixtures_content_sha256",
     "manifest_load",
+    "offers_sourced",
     "recorded_call_load",
     "recorded_clients",
     "stubbed_client",
@@ -48,6 +51,7 @@ class RecordedManifest:
     folder: Path
     spec_region: str = ""  # region whose describe_instance_types answer was recorded; "" = no specs recorded
     spec_patterns: tuple[str, ...] = ()
+    offer_sources: tuple[OfferSource, ...] = ()
 
     def get_products_path(self, region: str, instance_type: str) -> Path:
         return self.folder / "pricing" / "get_products" / region / f"{instance_type}.json"
@@ -60,6 +64,55 @@ class RecordedManifest:
 
     def instance_types_path(self, region: str) -> Path:
         return self.folder / "ec2" / region / "describe_instance_types.json"
+
+
+@dataclass(frozen=True)
+class OfferSource:
+    """The primary source of one purchase option's recorded prices (optionally for some instance types only):
+    its title, its own date and how firm it is. An empty `observed_at` keeps the date the record itself carries
+    (spot's Timestamp)."""
+
+    purchases: tuple[str, ...]
+    source: str
+    confidence: str
+    observed_at: str = ""
+    instance_types: tuple[str, ...] = ()
+
+    def matches(self, record: OfferRecord) -> bool:
+        return record.purchase in self.purchases and (
+            not self.instance_types or record.instance_type in self.instance_types
+        )
+
+
+def offers_sourced(records: Sequence[OfferRecord], sources: Sequence[OfferSource]) -> list[OfferRecord]:
+    """Each record with its source, date and confidence from the first matching `OfferSource` (unmatched records
+    are left as they are). Why: recorded responses were assembled from price lists of different ages, and a plan
+    must show each price's own date, never the day the files were written."""
+    out = []
+    for record in records:
+        rule = next((s for s in sources if s.matches(record)), None)
+        if rule is not None:
+            record = replace(
+                record,
+                source=rule.source,
+                confidence=rule.confidence,
+                observed_at=rule.observed_at or record.observed_at,
+            )
+        out.append(record)
+    return out
+
+
+def _offer_sources(data: list[dict]) -> tuple[OfferSource, ...]:
+    return tuple(
+        OfferSource(
+            purchases=tuple(item["purchases"]),
+            source=item["source"],
+            confidence=item.get("confidence", "list_price"),
+            observed_at=item.get("observed_at", ""),
+            instance_types=tuple(item.get("instance_types", ())),
+        )
+        for item in data
+    )
 
 
 def _parse_iso(text: str) -> datetime:
@@ -81,6 +134,7 @@ def manifest_load(folder: Path) -> RecordedManifest:
         folder=Path(folder),
         spec_region=specs.get("region", ""),
         spec_patterns=tuple(specs.get("instance_type_patterns", ())),
+        offer_sources=_offer_sources(data.get("offer_sources", [])),
     )
 
 
