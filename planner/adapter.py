@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
+from django.utils import timezone
+
 from engine import STAGES, Catalog, PlanRequest, RequestInvalid, load_catalog, run_plan, validate_request
 from engine.catalog.hardware import default_catalog_dir
 from engine.costing import (
@@ -29,6 +31,7 @@ from engine.costing import (
     PartPrice,
     SpotBand,
     plan_costs,
+    provider_name,
     request_overrides,
     selection_price_data,
 )
@@ -84,6 +87,7 @@ __all__ = [
     "load_catalog",
     "plan_compute",
     "plan_price",
+    "provider_name",
     "request_for_editing",
     "request_validate",
     "selection_prices_for_request",
@@ -147,7 +151,7 @@ def plan_price(*, result: PlanResult, request: PlanRequest, snapshot: PriceSnaps
     The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
     """
-    inputs = cost_inputs_for_snapshot(snapshot=snapshot)
+    inputs = replace(cost_inputs_for_snapshot(snapshot=snapshot), priced_on=timezone.now().date().isoformat())
     part_overrides, parameter_overrides = request_overrides(request)
     if part_overrides or parameter_overrides:
         inputs = replace(

@@ -24,6 +24,7 @@ from .aws.fetch import AwsClients, AwsPriceFetcher, aws_clients_from_default_cha
 from .aws.offers import OfferRecord, json_safe
 from .aws.recorded import fixtures_content_sha256, offers_sourced, recorded_clients
 from .aws.specs import ResolvedSpec, instance_specs_resolve, instance_type_patterns
+from .market import MarketFolders, market_content_sha256, market_recorded_offers
 from .models import CloudInstanceType, CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 from .references import price_references_load
 from .selectors import GRID_INTENSITY, price_snapshot_by_content
@@ -32,16 +33,19 @@ __all__ = [
     "FIXTURES_AWS_DIR",
     "FIXTURE_SOURCE",
     "LIVE_SOURCE",
+    "MARKET_FOLDERS",
     "PriceRefreshError",
     "ReferenceLoadReport",
     "component_price_edit",
+    "fixture_snapshot_sha256",
     "price_references_load_fixtures",
     "price_snapshot_load_fixtures",
     "price_snapshot_refresh_live",
 ]
 
 FIXTURES_AWS_DIR = Path(settings.BASE_DIR) / "fixtures" / "aws"
-FIXTURE_SOURCE = "AWS recorded responses (fixtures/aws)"
+MARKET_FOLDERS = MarketFolders.under(Path(settings.BASE_DIR) / "fixtures")
+FIXTURE_SOURCE = "AWS recorded responses (fixtures/aws) with recorded Azure, Google Cloud and neocloud price lists"
 LIVE_SOURCE = "AWS Price List API and EC2 (live)"
 
 
@@ -49,15 +53,28 @@ class PriceRefreshError(Exception):
     """A refresh that produced nothing usable; raised instead of storing an empty snapshot."""
 
 
-def price_snapshot_load_fixtures(*, folder: Path | str | None = None, source: str | None = None) -> PriceSnapshot:
-    """Load the recorded AWS responses as a `fixture` snapshot; loading the same files again returns the first.
+def fixture_snapshot_sha256(folder: Path, *, market: MarketFolders | None = MARKET_FOLDERS) -> str:
+    """The key of the snapshot these recorded files make: the AWS folder's hash, combined with the recorded
+    market files' hash when they are loaded with it (a changed price anywhere makes a new snapshot)."""
+    content_sha256 = fixtures_content_sha256(Path(folder))
+    if market is None:
+        return content_sha256
+    return hashlib.sha256((content_sha256 + market_content_sha256(market)).encode()).hexdigest()
 
-    The responses are replayed through the live fetch code (see `pricing.aws.recorded`), so the offline
-    snapshot is exactly what a live refresh would have stored had AWS answered that way. `fetched_at` is the
-    manifest's `observed_at`, never the load time: the prices are as old as their sources.
+
+def price_snapshot_load_fixtures(
+    *, folder: Path | str | None = None, source: str | None = None, market: MarketFolders | None = MARKET_FOLDERS
+) -> PriceSnapshot:
+    """Load the recorded AWS responses, and (unless `market` is None) the recorded Azure, Google Cloud and
+    neocloud prices, as one `fixture` snapshot; loading the same files again returns the first.
+
+    The AWS responses are replayed through the live fetch code (see `pricing.aws.recorded`), the Azure pages
+    through the live Azure fetcher, so the offline snapshot is what a live refresh would have stored had the
+    providers answered that way. `fetched_at` is the AWS manifest's `observed_at`, never the load time; every
+    offer keeps its own source's date.
     """
     folder = Path(folder) if folder is not None else FIXTURES_AWS_DIR
-    content_sha256 = fixtures_content_sha256(folder)
+    content_sha256 = fixture_snapshot_sha256(folder, market=market)
     existing = price_snapshot_by_content(content_sha256=content_sha256, kind=PriceSnapshot.Kind.FIXTURE)
     if existing is not None:
         return existing
@@ -71,6 +88,8 @@ def price_snapshot_load_fixtures(*, folder: Path | str | None = None, source: st
             capacity_block_duration_hours=manifest.capacity_block_duration_hours,
         )
         records = offers_sourced(records, manifest.offer_sources)
+        if market is not None:
+            records = [*records, *market_recorded_offers(market)]
         specs: list[ResolvedSpec] = []
         if manifest.spec_region:  # folders recorded before specs existed have none: offers keep the curated GPUs
             specs = instance_specs_resolve(

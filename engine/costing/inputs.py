@@ -104,6 +104,7 @@ class CostInputs:
     part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     snapshot_note: str = ""
+    priced_on: str = ""  # ISO date the plan is priced on (ages of prices count from it); "" = ages not computed
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ PROVIDER_NAMES: dict[str, str] = {
     "runpod": "RunPod",
     "crusoe": "Crusoe",
     "oci": "OCI",
+    "contract": "Neocloud contract",
 }
 
 

@@ -349,6 +349,7 @@ class Costs:
     onprem: OnpremSection | None = field(default=None, metadata=OMIT)
     cloud: tuple[CloudRow, ...] | None = field(default=None, metadata=OMIT)
     cloud_notes: tuple[str, ...] | None = field(default=None, metadata=OMIT)
+    price_warnings: tuple[str, ...] | None = field(default=None, metadata=OMIT)
     comparison: Comparison | None = field(default=None, metadata=OMIT)
     sensitivity: Sensitivity | None = field(default=None, metadata=OMIT)
     carbon: CarbonSection | None = field(default=None, metadata=OMIT)

@@ -33,6 +33,8 @@ __all__ = [
     "PURCHASE_OPTIONS",
     "RESERVED_1Y",
     "RESERVED_3Y",
+    "SAVINGS_PLAN_1Y",
+    "SAVINGS_PLAN_3Y",
     "SPOT",
     "USD_PER_HOUR_QUANTUM",
     "OfferRecord",
@@ -45,8 +47,10 @@ ON_DEMAND = "on_demand"
 SPOT = "spot"
 RESERVED_1Y = "reserved_1y"
 RESERVED_3Y = "reserved_3y"
+SAVINGS_PLAN_1Y = "savings_plan_1y"
+SAVINGS_PLAN_3Y = "savings_plan_3y"
 CAPACITY_BLOCK = "capacity_block"
-PURCHASE_OPTIONS = (ON_DEMAND, SPOT, RESERVED_1Y, RESERVED_3Y, CAPACITY_BLOCK)
+PURCHASE_OPTIONS = (ON_DEMAND, SPOT, RESERVED_1Y, RESERVED_3Y, SAVINGS_PLAN_1Y, SAVINGS_PLAN_3Y, CAPACITY_BLOCK)
 RESERVED_BY_YEARS = {1: RESERVED_1Y, 3: RESERVED_3Y}
 
 # Matches CloudOffer.usd_per_hour (decimal_places=6): round once, here, so the stored value is what tests see.

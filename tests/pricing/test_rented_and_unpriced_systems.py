@@ -35,5 +35,9 @@ def test_an_unpriced_server_gives_no_onprem_total():
 def test_a_rented_plan_prices_its_instance_type():
     plan = _plan("aws-p5")
     assert plan["costs"]["onprem"]["capex_usd"] is None and "bom" not in plan
-    types = {row["instance_type"] for row in plan["costs"]["cloud"]}
-    assert types == {"p5.48xlarge"}
+    aws_types = {row["instance_type"] for row in plan["costs"]["cloud"] if row["provider"] == "aws"}
+    assert aws_types == {"p5.48xlarge"}
+    # the same H100 work is also priced at every other provider that rents H100s (8 per node)
+    others = {(row["provider"], row["instance_type"]) for row in plan["costs"]["cloud"] if row["provider"] != "aws"}
+    assert ("azure", "Standard_ND96isr_H100_v5") in others and ("gcp", "a3-highgpu-8g") in others
+    assert all(row["sized_on"]["gpu"] == "h100-sxm" for row in plan["costs"]["cloud"])

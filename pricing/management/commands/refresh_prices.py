@@ -119,7 +119,9 @@ class Command(BaseCommand):
         if not (folder / "manifest.json").is_file():
             raise CommandError(f"{folder} has no manifest.json; --from-dir needs the fixtures/aws layout.")
         try:
-            snapshot = price_snapshot_load_fixtures(folder=folder, source=f"AWS recorded responses ({folder})")
+            snapshot = price_snapshot_load_fixtures(
+                folder=folder, source=f"AWS recorded responses ({folder})", market=None
+            )
         except (OSError, ValueError, KeyError, AssertionError) as error:
             raise CommandError(f"Could not load {folder}: {error}\n{last_good_snapshot_note()}") from error
         counts = cloud_offer_counts(snapshot=snapshot)
