@@ -24,12 +24,15 @@ from .aws.fetch import AwsClients, AwsPriceFetcher, aws_clients_from_default_cha
 from .aws.offers import OfferRecord, json_safe
 from .aws.recorded import fixtures_content_sha256, offers_sourced, recorded_clients
 from .aws.specs import ResolvedSpec, instance_specs_resolve, instance_type_patterns
+from .azure.fetch import AzurePriceFetcher, GetJson, urllib_get_json
+from .azure.parse import AZURE_PROVIDER
 from .market import MarketFolders, market_content_sha256, market_recorded_offers
 from .models import CloudInstanceType, CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 from .references import price_references_load
-from .selectors import GRID_INTENSITY, price_snapshot_by_content
+from .selectors import GRID_INTENSITY, price_snapshot_by_content, price_snapshot_latest
 
 __all__ = [
+    "AZURE_LIVE_SOURCE",
     "FIXTURES_AWS_DIR",
     "FIXTURE_SOURCE",
     "LIVE_SOURCE",
@@ -40,6 +43,7 @@ __all__ = [
     "fixture_snapshot_sha256",
     "price_references_load_fixtures",
     "price_snapshot_load_fixtures",
+    "price_snapshot_refresh_azure",
     "price_snapshot_refresh_live",
 ]
 
@@ -149,6 +153,59 @@ def price_snapshot_refresh_live(
         specs=specs,
         notes="\n".join(notes),
         reuse_same_content=False,
+    )
+
+
+AZURE_LIVE_SOURCE = "Azure Retail Prices API (live)"
+
+
+def price_snapshot_refresh_azure(*, regions: Sequence[str], get_json: GetJson | None = None) -> PriceSnapshot:
+    """Fetch current Azure GPU prices and store them as a new `live` snapshot that also carries every other
+    provider's offers from the latest snapshot unchanged (each keeps its own source and date), so plans priced
+    with it still see the whole market.
+
+    `get_json` defaults to the standard-library getter (network: only when a user runs `refresh_prices
+    --azure`); tests pass a `RecordedPages` getter. Raises PriceRefreshError when Azure returns no GPU prices.
+    """
+    regions = list(dict.fromkeys(regions))
+    if not regions:
+        raise ValueError("an Azure refresh needs at least one region (e.g. eastus)")
+    fresh = AzurePriceFetcher(get_json or urllib_get_json).collect(regions=regions)
+    if not fresh:
+        raise PriceRefreshError(f"Azure returned no GPU VM prices in {', '.join(regions)}")
+    base = price_snapshot_latest()
+    carried = [] if base is None else [_offer_record(o) for o in base.offers.exclude(provider=AZURE_PROVIDER)]
+    records = [*fresh, *carried]
+    notes = [f"Azure regions: {', '.join(regions)}"]
+    if base is not None:
+        notes.append(f"other providers' offers carried unchanged from snapshot #{base.pk} ({base.source})")
+    return _snapshot_store(
+        kind=PriceSnapshot.Kind.LIVE,
+        source=AZURE_LIVE_SOURCE,
+        fetched_at=timezone.now(),
+        content_sha256=_records_sha256(records),
+        records=records,
+        notes="\n".join(notes),
+        reuse_same_content=False,
+    )
+
+
+def _offer_record(offer: CloudOffer) -> OfferRecord:
+    """A stored offer as a record again (to carry it into a new snapshot with its own source and date)."""
+    return OfferRecord(
+        instance_type=offer.instance_type,
+        region=offer.region,
+        availability_zone_id=offer.availability_zone_id,
+        purchase=offer.purchase,
+        usd_per_hour=offer.usd_per_hour,
+        gpus=offer.gpus,
+        gpu_model=offer.gpu_model,
+        capacity_constrained=offer.capacity_constrained,
+        raw=offer.raw,
+        provider=offer.provider,
+        source=offer.source,
+        observed_at=offer.observed_at.isoformat(),
+        confidence=offer.confidence,
     )
 
 

@@ -1,4 +1,5 @@
-"""`manage.py refresh_prices`: fetch current AWS GPU prices with boto3 and store them as a live snapshot."""
+"""`manage.py refresh_prices`: fetch current AWS GPU prices with boto3 (or, with --azure, Azure's from the public
+Retail Prices API) and store them as a live snapshot."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pricing.aws.fetch import aws_clients_from_default_chain
 from pricing.aws.instances import DEFAULT_INSTANCE_TYPES, DEFAULT_REGIONS
 from pricing.selectors import cloud_offer_counts, price_snapshot_latest
-from pricing.services import PriceRefreshError, price_snapshot_load_fixtures, price_snapshot_refresh_live
+from pricing.services import (
+    PriceRefreshError,
+    price_snapshot_load_fixtures,
+    price_snapshot_refresh_azure,
+    price_snapshot_refresh_live,
+)
 
 NO_CREDENTIALS_HELP = (
     "No AWS credentials found. refresh_prices uses boto3's standard credential chain; provide credentials in "
@@ -75,6 +81,18 @@ class Command(BaseCommand):
             help=f"Instance type to price; repeat for several (default: {' '.join(DEFAULT_INSTANCE_TYPES)}).",
         )
         parser.add_argument(
+            "--azure",
+            action="store_true",
+            help="Refresh Azure GPU prices from the public Azure Retail Prices API (no credentials) instead of AWS.",
+        )
+        parser.add_argument(
+            "--azure-region",
+            action="append",
+            dest="azure_regions",
+            metavar="REGION",
+            help="Azure region to price with --azure; repeat for several (default: eastus).",
+        )
+        parser.add_argument(
             "--from-dir",
             type=Path,
             dest="from_dir",
@@ -88,12 +106,17 @@ class Command(BaseCommand):
         regions: list[str] | None,
         instance_types: list[str] | None,
         from_dir: Path | None = None,
+        azure: bool = False,
+        azure_regions: list[str] | None = None,
         **options,
     ) -> None:
         from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
         if from_dir is not None:
             self._from_dir(from_dir)
+            return
+        if azure:
+            self._azure(azure_regions or ["eastus"])
             return
 
         regions = list(dict.fromkeys(regions or DEFAULT_REGIONS))
@@ -113,6 +136,20 @@ class Command(BaseCommand):
         )
         self.stdout.write(
             f"{sum(counts.values())} offers: " + ", ".join(f"{purchase} {n}" for purchase, n in counts.items())
+        )
+
+    def _azure(self, regions: list[str]) -> None:
+        """Azure's public price API: network only here, when a user runs the command."""
+        try:
+            snapshot = price_snapshot_refresh_azure(regions=regions)
+        except (OSError, ValueError, PriceRefreshError) as error:  # URLError is an OSError
+            raise CommandError(f"Azure price refresh failed: {error}\n{last_good_snapshot_note()}") from error
+        counts = cloud_offer_counts(snapshot=snapshot)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Stored live price snapshot #{snapshot.pk} with Azure prices for {', '.join(regions)}: "
+                f"{sum(counts.values())} offers in all: " + ", ".join(f"{p} {n}" for p, n in counts.items())
+            )
         )
 
     def _from_dir(self, folder: Path) -> None:

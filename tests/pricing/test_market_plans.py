@@ -1,0 +1,128 @@
+"""The whole market reaches the plan: every provider's rows in costs.cloud and the comparison, each with its
+provider, source, own date and confidence; old or assumed prices warned; Azure refreshed live without AWS."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+
+from engine.costing.freshness import price_age_days, price_warnings
+from planner.adapter import plan_compute
+from pricing.azure.fetch import RecordedPages
+from pricing.models import CloudOffer, PriceSnapshot
+from pricing.services import AZURE_LIVE_SOURCE, price_snapshot_load_fixtures, price_snapshot_refresh_azure
+from tests.pricing.conftest import REPO
+
+pytestmark = pytest.mark.django_db
+
+REQUEST = {
+    "workload": "training",
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": 15e12, "deadline_days": 90},
+}
+RECORDED_AZURE = REPO / "fixtures" / "azure" / "retail_prices" / "eastus.json"
+
+
+@pytest.fixture
+def plan():
+    return plan_compute(request_data=REQUEST, price_snapshot=price_snapshot_load_fixtures()).result
+
+
+def test_every_cloud_row_names_its_provider_source_date_and_confidence(plan):
+    rows = plan["costs"]["cloud"]
+    assert {r["provider"] for r in rows} >= {"aws", "azure", "gcp", "lambda", "nebius", "runpod", "coreweave"}
+    for row in rows:
+        assert row["provider"] and row["price_source"] and row["price_observed_at"][:4].isdigit(), row
+        assert row["price_confidence"] in ("list_price", "quote", "public_estimate", "assumption"), row
+
+
+def test_other_providers_are_priced_for_the_same_work_by_hand(plan):
+    rows = plan["costs"]["cloud"]
+    lam = next(r for r in rows if r["provider"] == "lambda" and r["purchase"] == "on_demand")
+    assert lam["gpus_per_instance"] == 8 and Decimal(lam["usd_per_hour"]) == Decimal("31.92")  # 3.99 x 8
+    # instances = ceil(GPUs the work needs / 8); job = instances x $31.92 x job hours, to the cent
+    assert lam["instances"] == -(-lam["sized_on"]["gpus"] // 8)
+    expected = (lam["instances"] * Decimal("31.92") * Decimal(str(lam["job_hours"]))).quantize(Decimal("0.01"))
+    # job_hours is shown rounded to 3 decimals (at most 0.0005 h off), so allow that much of the fleet's hour
+    assert abs(Decimal(lam["job_usd"]) - expected) <= lam["instances"] * Decimal("31.92") * Decimal("0.0005") + Decimal(
+        "0.01"
+    )
+    options = plan["costs"]["comparison"]["options"]
+    assert any(o.get("provider") == "azure" and o["label"].startswith("Azure ") for o in options)
+    assert any(o.get("provider") == "gcp" and o["label"].startswith("Google Cloud ") for o in options)
+    explain = plan["explain"]
+    assert any("Azure Retail Prices API" in e["source"] for k, e in explain.items() if k.startswith("costs.cloud"))
+
+
+def test_plan_warns_about_old_and_assumed_prices(plan):
+    warnings = plan["costs"]["price_warnings"]
+    # the GPU-matched Azure rows rest on illustrative meters (labelled assumption in fixtures/azure/manifest.json)
+    assert any(w.startswith("Azure prices") and "an assumption, not a published price" in w for w in warnings)
+    # the late-2024 capacity-block table is far past the 180-day limit whatever today is (>= 2026-11-26)
+    assert any("AWS prices for p5.48xlarge" in w and "dated 2024-12-01" in w for w in warnings)
+
+
+def test_price_age_and_warning_worked_by_hand():
+    # 2024-12-01 -> 2025-12-01 is 365 days, -> 2026-11-26 another 360: 725 days
+    assert price_age_days("2024-12-01", date(2026, 11, 26)) == 725
+    assert price_age_days("2024-12-01T00:00:00+00:00", date(2026, 11, 26)) == 725
+    assert price_age_days("", date(2026, 11, 26)) is None and price_age_days("soon", date(2026, 11, 26)) is None
+    from engine.result.costs import CloudRow, SizedOn
+
+    def row(observed: str, confidence: str) -> CloudRow:
+        return CloudRow(
+            region="eu-north1",
+            instance_type="n8",
+            purchase="on_demand",
+            available=True,
+            unavailable_reason=None,
+            capacity_constrained=False,
+            instances=1,
+            gpus_per_instance=8,
+            gpus=8,
+            usd_per_hour=Decimal("28"),
+            usd_per_gpu_hour=Decimal("3.5"),
+            job_hours=1.0,
+            job_days=0.042,
+            job_usd=Decimal("28"),
+            price_observed_at=observed,
+            sized_on=SizedOn("dgx-h200", "h200-sxm", 8, 1.0, True),
+            provider="nebius",
+            price_source="Nebius docs",
+            price_confidence=confidence,
+        )
+
+    on = date(2026, 11, 26)
+    assert price_warnings([row("2026-06-01", "list_price")], priced_on=on, stale_after_days=180) == ()  # 178 days
+    (old,) = price_warnings([row("2026-05-29", "list_price")], priced_on=on, stale_after_days=180)  # 181 days
+    assert "Nebius prices for n8" in old and "181 days old" in old and "180-day limit" in old
+    (assumed,) = price_warnings([row("2026-11-01", "assumption")], priced_on=None, stale_after_days=180)
+    assert "an assumption" in assumed and "days old" not in assumed
+
+
+def test_azure_refresh_stores_a_live_snapshot_and_carries_the_other_providers():
+    base = price_snapshot_load_fixtures()
+    pages = RecordedPages(RECORDED_AZURE)
+    snapshot = price_snapshot_refresh_azure(regions=["eastus"], get_json=pages)
+    pages.assert_all_used()
+    assert snapshot.kind == PriceSnapshot.Kind.LIVE and snapshot.source == AZURE_LIVE_SOURCE
+    offers = CloudOffer.objects.filter(snapshot=snapshot)
+    assert offers.filter(provider="azure").count() == 6
+    # every non-Azure offer of the base snapshot is carried with its own date and source
+    carried = offers.exclude(provider="azure")
+    assert carried.count() == CloudOffer.objects.filter(snapshot=base).exclude(provider="azure").count()
+    block = carried.get(instance_type="p5.48xlarge", region="us-east-1", purchase="capacity_block")
+    assert block.observed_at == datetime(2024, 12, 1, tzinfo=UTC) and "Capacity Blocks" in block.source
+    h100 = offers.get(provider="azure", instance_type="Standard_ND96isr_H100_v5", purchase="on_demand")
+    assert h100.observed_at == datetime(2025, 4, 1, tzinfo=UTC) and h100.usd_per_hour == Decimal("98.32")
+
+
+def test_refresh_prices_azure_command_uses_the_injected_getter(monkeypatch, capsys):
+    pages = RecordedPages(RECORDED_AZURE)
+    monkeypatch.setattr("pricing.services.urllib_get_json", pages)  # never the network in tests
+    call_command("refresh_prices", "--azure")
+    assert "Stored live price snapshot" in capsys.readouterr().out
+    assert PriceSnapshot.objects.get(kind=PriceSnapshot.Kind.LIVE).offers.filter(provider="azure").count() == 6
