@@ -52,6 +52,10 @@ class RecordedManifest:
     spec_region: str = ""  # region whose describe_instance_types answer was recorded; "" = no specs recorded
     spec_patterns: tuple[str, ...] = ()
     offer_sources: tuple[OfferSource, ...] = ()
+    savings_plans: bool = False  # describe_savings_plans_offering_rates recorded per region
+
+    def savings_plans_path(self, region: str) -> Path:
+        return self.folder / "savingsplans" / "describe_savings_plans_offering_rates" / f"{region}.json"
 
     def get_products_path(self, region: str, instance_type: str) -> Path:
         return self.folder / "pricing" / "get_products" / region / f"{instance_type}.json"
@@ -135,6 +139,7 @@ def manifest_load(folder: Path) -> RecordedManifest:
         spec_region=specs.get("region", ""),
         spec_patterns=tuple(specs.get("instance_type_patterns", ())),
         offer_sources=_offer_sources(data.get("offer_sources", [])),
+        savings_plans=bool(data.get("savings_plans", False)),
     )
 
 
@@ -189,12 +194,13 @@ def recorded_call_load(path: Path, *, client: Any) -> tuple[str, list[tuple[dict
         member = operation.input_shape.members.get(name)
         if member is not None and member.type_name == "timestamp":
             request[name] = ANY
+    token_key = "nextToken" if "nextToken" in operation.output_shape.members else "NextToken"  # savingsplans: camel
     calls = []
     token = None
     for page in data["pages"]:
-        expected = dict(request) if token is None else {**request, "NextToken": token}
+        expected = dict(request) if token is None else {**request, token_key: token}
         calls.append((botocore_value(page, operation.output_shape), expected))
-        token = page.get("NextToken")
+        token = page.get(token_key)
     return data["operation"], calls
 
 
@@ -245,8 +251,11 @@ def recorded_clients(folder: Path) -> Iterator[tuple[AwsClients, RecordedManifes
     clients = AwsClients(
         pricing=stubbed_client("pricing", PRICING_CLIENT_REGION),
         ec2={region: stubbed_client("ec2", region) for region in manifest.regions},
+        savingsplans=stubbed_client("savingsplans", PRICING_CLIENT_REGION) if manifest.savings_plans else None,
     )
     stubbers = {"pricing": Stubber(clients.pricing)}
+    if clients.savingsplans is not None:
+        stubbers["savingsplans"] = Stubber(clients.savingsplans)
     stubbers.update({region: Stubber(client) for region, client in clients.ec2.items()})
 
     def queue(stubber: Stubber, path: Path) -> None:
@@ -261,6 +270,9 @@ def recorded_clients(folder: Path) -> Iterator[tuple[AwsClients, RecordedManifes
         queue(stubbers[region], manifest.spot_path(region))
         for instance_type in manifest.capacity_block_types:
             queue(stubbers[region], manifest.capacity_block_path(region, instance_type))
+    if manifest.savings_plans:
+        for region in manifest.regions:
+            queue(stubbers["savingsplans"], manifest.savings_plans_path(region))
     if manifest.spec_region:  # asked after `collect`, so queued after every price query on that client
         queue(stubbers[manifest.spec_region], manifest.instance_types_path(manifest.spec_region))
 

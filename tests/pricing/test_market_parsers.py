@@ -144,3 +144,26 @@ def test_every_recorded_market_offer_has_provider_source_date_and_confidence():
         assert offer.source and offer.observed_at[:4].isdigit(), offer
         assert offer.confidence in ("list_price", "quote", "public_estimate", "assumption"), offer
         assert offer.gpus > 0 and offer.gpu_model, offer
+
+
+def test_savings_plans_rates_replayed_through_the_fetcher_worked_by_hand():
+    """The recorded describe_savings_plans_offering_rates pages (two, joined by nextToken) through Stubber."""
+    from pricing.aws.fetch import AwsPriceFetcher
+    from pricing.aws.recorded import recorded_clients
+
+    with recorded_clients(REPO / "fixtures" / "aws") as (clients, manifest):
+        fetcher = AwsPriceFetcher(clients, now=lambda: manifest.observed_at)
+        records = fetcher.collect(
+            regions=manifest.regions,
+            instance_types=manifest.instance_types,
+            capacity_block_types=manifest.capacity_block_types,
+        )
+        fetcher.instance_types(region=manifest.spec_region, patterns=manifest.spec_patterns)
+    plans = {(r.region, r.purchase): r for r in records if r.purchase.startswith("savings_plan")}
+    # lowest of the recorded 1-year rates 37.4272 (EC2 Instance, No Upfront), 35.7760 (EC2 Instance, All Upfront),
+    # 41.2800 (Compute): 35.7760; 3-year: 26.4192, 24.7680, 28.6208 -> 24.7680. us-west-2 answers no rate.
+    assert set(plans) == {("us-east-1", "savings_plan_1y"), ("us-east-1", "savings_plan_3y")}
+    one = plans[("us-east-1", "savings_plan_1y")]
+    assert one.usd_per_hour == Decimal("35.7760") and one.raw["chosen"]["paymentOption"] == "All Upfront"
+    assert plans[("us-east-1", "savings_plan_3y")].usd_per_hour == Decimal("24.7680")
+    assert len(one.raw["rates"]) == 3 and (one.gpus, one.gpu_model) == (8, "h100-sxm")

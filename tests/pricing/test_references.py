@@ -122,8 +122,9 @@ def test_refresh_prices_from_dir(tmp_path, capsys):
     call_command("refresh_prices", "--from-dir", str(folder))
     out = capsys.readouterr().out
     # the AWS layout only (no market price lists): 6 types x 2 regions on-demand + 20 spot zones + p5 reserved
-    # 1y/3y in 2 regions + capacity blocks for p5, p5e, p5en in us-east-1 = 12 + 20 + 4 + 3
-    assert "39 offers" in out
+    # 1y/3y in 2 regions + p5 Savings Plans 1y/3y in us-east-1 + capacity blocks for p5, p5e, p5en in us-east-1
+    # = 12 + 20 + 4 + 2 + 3
+    assert "41 offers" in out
     snapshot = PriceSnapshot.objects.get()
     assert str(folder) in snapshot.source and snapshot.fetched_at.date().isoformat() == "2026-11-09"
     with pytest.raises(CommandError, match=r"manifest\.json"):

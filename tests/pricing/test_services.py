@@ -136,7 +136,7 @@ def test_loading_twice_does_not_duplicate():
     second = price_snapshot_load_fixtures(folder=FIXTURES)
     assert first.pk == second.pk
     assert PriceSnapshot.objects.count() == 1
-    assert CloudOffer.objects.count() == 58  # 39 AWS + 6 Azure + 6 Google Cloud + 7 price-list records
+    assert CloudOffer.objects.count() == 60  # 41 AWS + 6 Azure + 6 Google Cloud + 7 price-list records
 
 
 def test_changed_fixtures_make_a_new_snapshot(tmp_path):
@@ -218,7 +218,7 @@ def test_refresh_live_with_stubbed_clients_stores_a_live_snapshot():
     assert first.kind == PriceSnapshot.Kind.LIVE
     assert first.content_sha256 == second.content_sha256  # same prices, recognisably so
     assert (datetime.now(UTC) - first.fetched_at).total_seconds() < 60
-    assert CloudOffer.objects.filter(snapshot=first).count() == 39  # AWS only: a live refresh asks AWS
+    assert CloudOffer.objects.filter(snapshot=first).count() == 41  # AWS only: a live refresh asks AWS
     assert _offer(first, "p5.48xlarge", "us-east-1", "on_demand").usd_per_hour == Decimal("55.04")
     assert price_snapshot_latest(kind="live").pk == second.pk
 

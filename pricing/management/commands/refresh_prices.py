@@ -25,8 +25,9 @@ NO_CREDENTIALS_HELP = (
     "  - a profile: AWS_PROFILE=<name> with ~/.aws/credentials or ~/.aws/config (`aws configure`, "
     "`aws sso login`);\n"
     "  - an IAM role for the EC2 instance, ECS task or EKS pod running this command.\n"
-    "The identity needs pricing:GetProducts, ec2:DescribeSpotPriceHistory and "
-    "ec2:DescribeCapacityBlockOfferings. To use the bundled offline prices instead, run `manage.py load_prices`."
+    "The identity needs pricing:GetProducts, ec2:DescribeSpotPriceHistory, ec2:DescribeCapacityBlockOfferings, "
+    "ec2:DescribeInstanceTypes and savingsplans:DescribeSavingsPlansOfferingRates. To use the bundled offline "
+    "prices instead, run `manage.py load_prices`."
 )
 
 EXPIRED_CODES = frozenset({"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"})
