@@ -124,7 +124,8 @@ CONFIDENCE_WORDS = {
 
 def _cloud_source(row: CloudRow) -> str:
     """Where a cloud row's price came from, for a reader: provider, primary source, its date and how firm it is."""
-    firmness = CONFIDENCE_WORDS.get(row.price_confidence, row.price_confidence)
+    confidence = row.price_confidence or "list_price"
+    firmness = CONFIDENCE_WORDS.get(confidence, confidence)
     date = row.price_observed_at[:10] if row.price_observed_at else "an unknown date"
     if row.price_source:
         return f"{provider_name(row.provider)}: {row.price_source}; price dated {date}; {firmness}"

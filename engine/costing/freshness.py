@@ -46,7 +46,7 @@ def price_warnings(rows: Sequence[CloudRow], *, priced_on: date | None, stale_af
     """One sentence per group of rows sharing (provider, source, date, confidence) that is old or assumed."""
     groups: dict[tuple[str, str, str, str], list[CloudRow]] = {}
     for row in rows:
-        key = (row.provider, row.price_source, row.price_observed_at[:10], row.price_confidence)
+        key = (row.provider or "aws", row.price_source or "", row.price_observed_at[:10], row.price_confidence or "")
         groups.setdefault(key, []).append(row)
     out = []
     for (provider, source, observed, confidence), members in sorted(groups.items()):

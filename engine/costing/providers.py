@@ -25,6 +25,8 @@ PROVIDER_NAMES: dict[str, str] = {
 }
 
 
-def provider_name(provider: str) -> str:
-    """The provider's own name for a provider id (the id itself when unknown)."""
+def provider_name(provider: str | None) -> str:
+    """The provider's own name for a provider id (the id itself when unknown; AWS for rows stored before rows
+    named their provider, when AWS was the only one)."""
+    provider = provider or AWS
     return PROVIDER_NAMES.get(provider, provider)

@@ -211,9 +211,10 @@ class CloudRow:
     job_usd: Decimal | None
     price_observed_at: str
     sized_on: SizedOn
-    provider: str = "aws"
-    price_source: str = ""
-    price_confidence: str = "list_price"
+    # Absent from plans stored before the market was priced (they were AWS-only): None, and left out of the JSON.
+    provider: str | None = field(default=None, metadata=OMIT)
+    price_source: str | None = field(default=None, metadata=OMIT)
+    price_confidence: str | None = field(default=None, metadata=OMIT)
     commitment_hours: int | None = field(default=None, metadata=OMIT)
     job_usd_if_term_shared: Decimal | None = field(default=None, metadata=OMIT)
     blocks: int | None = field(default=None, metadata=OMIT)
