@@ -126,3 +126,27 @@ def test_refresh_prices_azure_command_uses_the_injected_getter(monkeypatch, caps
     call_command("refresh_prices", "--azure")
     assert "Stored live price snapshot" in capsys.readouterr().out
     assert PriceSnapshot.objects.get(kind=PriceSnapshot.Kind.LIVE).offers.filter(provider="azure").count() == 6
+
+
+def test_page_and_pdf_cloud_tables_show_provider_and_price_date(plan, alice_client, user):
+    import io
+    import re
+
+    from django.urls import reverse
+    from pypdf import PdfReader
+
+    from planner.models import Plan
+
+    stored = Plan.objects.create(
+        owner=user, name="market", workload=plan["workload"], request=plan["request"], result=plan
+    )
+    page = alice_client.get(stored.get_absolute_url()).content.decode()
+    text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "Provider" in text and "Price dated" in text
+    assert "Azure eastus Standard_ND96isr_H100_v5 on_demand" in text
+    assert "2025-04-01 · list price" in text  # the H100 meter's effectiveStartDate, and how firm it is
+    assert "Google Cloud us-central1 a3-highgpu-8g" in text and "public estimate" in text
+    assert "an assumption, not a published price" in text  # the price warnings are on the page
+    pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[stored.pk])).content
+    pdf_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Azure" in pdf_text and "Standard_ND96isr_H100_v5" in pdf_text and "2025-04-01" in pdf_text
