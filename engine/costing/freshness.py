@@ -6,8 +6,8 @@ estimate, a placeholder). A buyer must see which of the plan's cloud options res
 named parameter `cloud_price_stale_after_days`, or on an assumption, before signing anything.
 
 The age is counted from `priced_on`, the day the plan was priced (the adapter passes today's date; tests fix
-it); without it no age is computed and only assumed prices are flagged. One warning per (provider, source,
-date, confidence), so the list stays readable however many rows share a price list.
+it); without it no age is computed and only assumed prices are flagged. One warning per provider, naming each
+(instance type, purchase) once, so the list stays readable however many rows and sizings share a price list.
 """
 
 from __future__ import annotations
@@ -37,33 +37,36 @@ def price_age_days(observed_at: str, priced_on: date) -> int | None:
     return (priced_on - observed).days
 
 
-def _types(rows: Sequence[CloudRow]) -> str:
-    names = sorted({row.instance_type for row in rows})
-    return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+def _listed(items: Sequence[str], limit: int = 6) -> str:
+    shown = list(items[:limit])
+    return "; ".join(shown) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def price_warnings(rows: Sequence[CloudRow], *, priced_on: date | None, stale_after_days: int) -> tuple[str, ...]:
-    """One sentence per group of rows sharing (provider, source, date, confidence) that is old or assumed."""
-    groups: dict[tuple[str, str, str, str], list[CloudRow]] = {}
+    """One sentence per provider whose rows rest on old or assumed prices, naming each (type, purchase) once;
+    each row's own source stays on the row (`price_source`)."""
+    old: dict[str, dict[str, str]] = {}
+    assumed: dict[str, dict[str, None]] = {}
     for row in rows:
-        key = (row.provider or "aws", row.price_source or "", row.price_observed_at[:10], row.price_confidence or "")
-        groups.setdefault(key, []).append(row)
-    out = []
-    for (provider, source, observed, confidence), members in sorted(groups.items()):
+        provider = row.provider or "aws"
+        what = f"{row.instance_type} {row.purchase}"
+        observed = row.price_observed_at[:10]
         age = price_age_days(observed, priced_on) if priced_on else None
-        stale = age is not None and age > stale_after_days
-        assumed = confidence == "assumption"
-        if not stale and not assumed:
-            continue
-        what = f"{provider_name(provider)} prices for {_types(members)}"
-        where = f" ({source})" if source else ""
-        reasons = []
-        if stale:
-            reasons.append(
-                f"dated {observed}, {age} days old when this plan was priced (over the {stale_after_days}-day limit, "
-                f"parameter {STALE_PARAMETER})"
+        if age is not None and age > stale_after_days:
+            old.setdefault(provider, {})[what] = f"{what} (dated {observed}, {age} days old)"
+        if row.price_confidence == "assumption":
+            assumed.setdefault(provider, {})[what] = None
+    out = []
+    for provider in sorted(set(old) | set(assumed)):
+        parts = []
+        if provider in old:
+            parts.append(
+                f"prices older than {stale_after_days} days (parameter {STALE_PARAMETER}): "
+                + _listed(list(old[provider].values()))
             )
-        if assumed:
-            reasons.append("an assumption, not a published price")
-        out.append(f"{what}{where}: {' and '.join(reasons)}. Refresh or replace them before relying on these rows.")
+        if provider in assumed:
+            parts.append("assumptions, not published prices: " + _listed(list(assumed[provider])))
+        out.append(
+            f"{provider_name(provider)} {' and '.join(parts)}. Refresh or replace them before relying on these rows."
+        )
     return tuple(out)

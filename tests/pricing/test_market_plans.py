@@ -59,10 +59,16 @@ def test_other_providers_are_priced_for_the_same_work_by_hand(plan):
 
 def test_plan_warns_about_old_and_assumed_prices(plan):
     warnings = plan["costs"]["price_warnings"]
-    # the GPU-matched Azure rows rest on illustrative meters (labelled assumption in fixtures/azure/manifest.json)
-    assert any(w.startswith("Azure prices") and "an assumption, not a published price" in w for w in warnings)
+    assert len(warnings) == len({w.split(" ")[0] for w in warnings})  # one per provider
+    (azure,) = [w for w in warnings if w.startswith("Azure ")]
+    # the illustrative Azure meters are labelled assumption (fixtures/azure/manifest.json); the published
+    # pay-as-you-go one is not
+    assumed = azure.split("assumptions, not published prices: ")[1]
+    assert "Standard_ND96isr_H100_v5 reserved_1y" in assumed and "Standard_ND96isr_H100_v5 spot" in assumed
+    assert "Standard_ND96isr_H100_v5 on_demand" not in assumed
     # the late-2024 capacity-block table is far past the 180-day limit whatever today is (>= 2026-11-26)
-    assert any("AWS prices for p5.48xlarge" in w and "dated 2024-12-01" in w for w in warnings)
+    (aws,) = [w for w in warnings if w.startswith("AWS ")]
+    assert "p5.48xlarge capacity_block (dated 2024-12-01," in aws
 
 
 def test_price_age_and_warning_worked_by_hand():
@@ -96,11 +102,16 @@ def test_price_age_and_warning_worked_by_hand():
         )
 
     on = date(2026, 11, 26)
-    assert price_warnings([row("2026-06-01", "list_price")], priced_on=on, stale_after_days=180) == ()  # 178 days
-    (old,) = price_warnings([row("2026-05-29", "list_price")], priced_on=on, stale_after_days=180)  # 181 days
-    assert "Nebius prices for n8" in old and "181 days old" in old and "180-day limit" in old
+    # 2026-06-01 -> 07-01 30 days, -> 08-01 61, -> 09-01 92, -> 10-01 122, -> 11-01 153, -> 11-26 178;
+    # 2026-05-29 is 3 days earlier: 181
+    assert price_warnings([row("2026-06-01", "list_price")], priced_on=on, stale_after_days=180) == ()
+    (old,) = price_warnings([row("2026-05-29", "list_price")] * 2, priced_on=on, stale_after_days=180)
+    assert old == (
+        "Nebius prices older than 180 days (parameter cloud_price_stale_after_days): n8 on_demand (dated "
+        "2026-05-29, 181 days old). Refresh or replace them before relying on these rows."
+    )
     (assumed,) = price_warnings([row("2026-11-01", "assumption")], priced_on=None, stale_after_days=180)
-    assert "an assumption" in assumed and "days old" not in assumed
+    assert "assumptions, not published prices: n8 on_demand" in assumed and "days old" not in assumed
 
 
 def test_azure_refresh_stores_a_live_snapshot_and_carries_the_other_providers():
