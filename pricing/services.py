@@ -119,7 +119,8 @@ def price_snapshot_refresh_live(
     capacity_block_types: Sequence[str] | None = None,
     spec_patterns: Sequence[str] | None = None,
 ) -> PriceSnapshot:
-    """Fetch current prices from AWS and store them as a new `live` snapshot.
+    """Fetch current prices from AWS and store them as a new `live` snapshot; the other providers' offers of the
+    latest snapshot are carried into it unchanged (each keeps its own source and date).
 
     GPU specs come from one `describe_instance_types` query in the first region, filtered by instance-type
     wildcards (`spec_patterns`, default: the GPU families plus the requested types' families). If AWS
@@ -142,7 +143,10 @@ def price_snapshot_refresh_live(
         raise PriceRefreshError(f"AWS returned no prices for {', '.join(instance_types)} in {', '.join(regions)}")
     patterns = spec_patterns or instance_type_patterns(instance_types)
     specs = _live_specs(fetcher, region=regions[0], patterns=patterns)
+    carried, carried_note = _carried_offers(refreshed="aws")
+    records = [*records, *carried]
     notes = [f"regions: {', '.join(regions)}", f"instance types: {', '.join(instance_types)}", *fetcher.warnings]
+    notes += carried_note
     notes += _spec_warnings(specs)
     return _snapshot_store(
         kind=PriceSnapshot.Kind.LIVE,
@@ -173,12 +177,9 @@ def price_snapshot_refresh_azure(*, regions: Sequence[str], get_json: GetJson | 
     fresh = AzurePriceFetcher(get_json or urllib_get_json).collect(regions=regions)
     if not fresh:
         raise PriceRefreshError(f"Azure returned no GPU VM prices in {', '.join(regions)}")
-    base = price_snapshot_latest()
-    carried = [] if base is None else [_offer_record(o) for o in base.offers.exclude(provider=AZURE_PROVIDER)]
+    carried, carried_note = _carried_offers(refreshed=AZURE_PROVIDER)
     records = [*fresh, *carried]
-    notes = [f"Azure regions: {', '.join(regions)}"]
-    if base is not None:
-        notes.append(f"other providers' offers carried unchanged from snapshot #{base.pk} ({base.source})")
+    notes = [f"Azure regions: {', '.join(regions)}", *carried_note]
     return _snapshot_store(
         kind=PriceSnapshot.Kind.LIVE,
         source=AZURE_LIVE_SOURCE,
@@ -188,6 +189,18 @@ def price_snapshot_refresh_azure(*, regions: Sequence[str], get_json: GetJson | 
         notes="\n".join(notes),
         reuse_same_content=False,
     )
+
+
+def _carried_offers(*, refreshed: str) -> tuple[list[OfferRecord], list[str]]:
+    """Every other provider's offers of the latest snapshot, unchanged (own source, date and confidence), so a
+    refresh of one provider does not drop the rest of the market from the plans priced after it."""
+    base = price_snapshot_latest()
+    if base is None:
+        return [], []
+    carried = [_offer_record(o) for o in base.offers.exclude(provider=refreshed)]
+    if not carried:
+        return [], []
+    return carried, [f"other providers' offers carried unchanged from snapshot #{base.pk} ({base.source})"]
 
 
 def _offer_record(offer: CloudOffer) -> OfferRecord:

@@ -161,3 +161,36 @@ def test_page_and_pdf_cloud_tables_show_provider_and_price_date(plan, alice_clie
     pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[stored.pk])).content
     pdf_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
     assert "Azure" in pdf_text and "Standard_ND96isr_H100_v5" in pdf_text and "2025-04-01" in pdf_text
+
+
+def test_a_live_aws_refresh_keeps_the_rest_of_the_market():
+    """Refreshing AWS must not drop Azure, Google Cloud and the neoclouds from the plans priced after it."""
+    from pricing.aws.recorded import recorded_clients
+    from pricing.services import price_snapshot_refresh_live
+    from tests.pricing.conftest import FIXTURES
+
+    base = price_snapshot_load_fixtures()
+    with recorded_clients(FIXTURES) as (clients, manifest):
+        live = price_snapshot_refresh_live(
+            regions=manifest.regions,
+            instance_types=manifest.instance_types,
+            clients=clients,
+            capacity_block_types=manifest.capacity_block_types,
+        )
+    others = CloudOffer.objects.filter(snapshot=live).exclude(provider="aws")
+    assert others.count() == CloudOffer.objects.filter(snapshot=base).exclude(provider="aws").count() == 19
+    nebius = others.get(provider="nebius", instance_type="gpu-h200-sxm 8gpu-128vcpu-1600gb")
+    assert nebius.observed_at == datetime(2025, 10, 1, tzinfo=UTC)  # its own date, not the refresh's
+    assert "carried unchanged from snapshot" in live.notes
+
+
+def test_market_instances_map_to_catalog_systems_with_the_same_gpu():
+    from engine import load_catalog
+    from pricing.azure.skus import AZURE_GPU_SKUS
+    from pricing.gcp.catalog import GCP_MACHINE_TYPES
+
+    catalog = load_catalog()
+    for name, sku in [*AZURE_GPU_SKUS.items(), *GCP_MACHINE_TYPES.items()]:
+        system = catalog.systems[sku.catalog_system]
+        assert system.gpu == sku.gpu_model, name
+        assert sku.gpu_model in catalog.gpus and sku.gpus in (4, 8) and sku.scale_out, name
