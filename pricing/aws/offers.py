@@ -76,7 +76,11 @@ def json_safe(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class OfferRecord:
-    """One price a plan can use: what a single instance costs per hour under one purchase option."""
+    """One price a plan can use: what a single instance costs per hour under one purchase option.
+
+    Every provider's parser builds these (Azure, Google Cloud and the price lists too), so one store path
+    (`pricing.services._snapshot_store`) handles the whole market; `provider`, `source`, `observed_at` (the
+    source's own date) and `confidence` say where each price came from."""
 
     instance_type: str
     region: str

@@ -194,3 +194,18 @@ def test_market_instances_map_to_catalog_systems_with_the_same_gpu():
         system = catalog.systems[sku.catalog_system]
         assert system.gpu == sku.gpu_model, name
         assert sku.gpu_model in catalog.gpus and sku.gpus in (4, 8) and sku.scale_out, name
+
+
+def test_the_staleness_limit_is_a_named_parameter_a_request_can_change():
+    snapshot = price_snapshot_load_fixtures()
+    request = {**REQUEST, "pricing": {"parameters": {"cloud_price_stale_after_days": 3650}}}
+    plan = plan_compute(request_data=request, price_snapshot=snapshot).result
+    assert float(plan["costs"]["parameters"]["cloud_price_stale_after_days"]["value"]) == 3650
+    # ten years: nothing recorded is that old, so only the assumed prices are flagged
+    assert all("older than" not in w for w in plan["costs"]["price_warnings"])
+    assert any("assumptions, not published prices" in w for w in plan["costs"]["price_warnings"])
+    from planner.adapter import RequestInvalid, request_validate
+
+    with pytest.raises(RequestInvalid) as error:
+        request_validate({**REQUEST, "pricing": {"parameters": {"cloud_price_stale_after_days": 0}}})
+    assert "pricing.parameters.cloud_price_stale_after_days" in str(error.value.errors)
