@@ -31,6 +31,7 @@ from engine.costing import (
     PartPrice,
     SpotBand,
     plan_costs,
+    provider_name,
     request_overrides,
     selection_price_data,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "load_catalog",
     "plan_compute",
     "plan_price",
+    "provider_name",
     "request_for_editing",
     "request_validate",
     "safe_text",
@@ -156,9 +158,8 @@ def plan_price(
     The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
     """
-    inputs = replace(
-        cost_inputs_for_snapshot(snapshot=snapshot), plan_date=plan_date or timezone.now().date().isoformat()
-    )
+    today = timezone.now().date().isoformat()
+    inputs = replace(cost_inputs_for_snapshot(snapshot=snapshot), plan_date=plan_date or today, priced_on=today)
     part_overrides, parameter_overrides = request_overrides(request)
     if part_overrides or parameter_overrides:
         inputs = replace(

@@ -59,6 +59,9 @@ class PriceSnapshot(models.Model):
 class CloudOffer(models.Model):
     """What one cloud instance costs per hour under one purchase option, as observed in one snapshot.
 
+    Any provider (`aws`, `azure`, `gcp`, `lambda`, ...): each offer keeps its own primary source, that source's
+    date (`observed_at`) and a confidence label, because one snapshot gathers price lists of different ages.
+
     Keyed by availability-zone *ID* (`use1-az4`), never the name: AZ names are shuffled per AWS account.
     Regional prices (on-demand, reserved, capacity block) leave `availability_zone_id` blank. `raw` keeps the
     trimmed source item (Price List term, spot record, capacity block offerings) so a surprising figure can be
@@ -72,6 +75,8 @@ class CloudOffer(models.Model):
         SPOT = "spot", "Spot"
         RESERVED_1Y = "reserved_1y", "Reserved, 1 year"
         RESERVED_3Y = "reserved_3y", "Reserved, 3 years"
+        SAVINGS_PLAN_1Y = "savings_plan_1y", "Savings Plan, 1 year"
+        SAVINGS_PLAN_3Y = "savings_plan_3y", "Savings Plan, 3 years"
         CAPACITY_BLOCK = "capacity_block", "Capacity Block"
 
     snapshot = models.ForeignKey(PriceSnapshot, on_delete=models.CASCADE, related_name="offers")
@@ -87,7 +92,13 @@ class CloudOffer(models.Model):
         default=False,
         help_text="Spot quoted at (or above) the on-demand price: AWS has no spare capacity in this zone.",
     )
-    observed_at = models.DateTimeField(help_text="When the price was observed at its source.")
+    observed_at = models.DateTimeField(help_text="The source's own date for this price (not when it was loaded).")
+    source = models.TextField(blank=True, help_text="The primary source: title and date of the price list or API.")
+    confidence = models.CharField(
+        max_length=16,
+        default="list_price",
+        help_text="list_price, quote, public_estimate or assumption: how firm the price is.",
+    )
     raw = models.JSONField(default=dict, blank=True, help_text="The trimmed source item.")
 
     class Meta:

@@ -71,7 +71,10 @@ class CloudPriceRecord:
     gpu_model: str
     availability_zone_id: str = ""
     capacity_constrained: bool = False
-    observed_at: str = ""  # ISO timestamp
+    observed_at: str = ""  # ISO timestamp: the source's own date
+    provider: str = "aws"
+    source: str = ""  # primary source title and date
+    confidence: str = "list_price"  # list_price | quote | public_estimate | assumption
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,9 @@ def cloud_prices_for_snapshot(*, snapshot: PriceSnapshot) -> tuple[CloudPriceRec
             availability_zone_id=o.availability_zone_id,
             capacity_constrained=o.capacity_constrained,
             observed_at=o.observed_at.isoformat() if o.observed_at else observed,
+            provider=o.provider,
+            source=o.source,
+            confidence=o.confidence,
         )
         for o in cloud_offers_for_snapshot(snapshot=snapshot)
     )

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,26 +22,34 @@ from django.utils import timezone
 
 from .aws.fetch import AwsClients, AwsPriceFetcher, aws_clients_from_default_chain
 from .aws.offers import OfferRecord, json_safe
-from .aws.recorded import fixtures_content_sha256, recorded_clients
+from .aws.recorded import fixtures_content_sha256, offers_sourced, recorded_clients
 from .aws.specs import ResolvedSpec, instance_specs_resolve, instance_type_patterns
+from .azure.fetch import AzurePriceFetcher, GetJson, urllib_get_json
+from .azure.parse import AZURE_PROVIDER
+from .market import MarketFolders, market_content_sha256, market_recorded_offers
 from .models import CloudInstanceType, CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
 from .references import price_references_load
-from .selectors import GRID_INTENSITY, price_snapshot_by_content
+from .selectors import GRID_INTENSITY, price_snapshot_by_content, price_snapshot_latest
 
 __all__ = [
+    "AZURE_LIVE_SOURCE",
     "FIXTURES_AWS_DIR",
     "FIXTURE_SOURCE",
     "LIVE_SOURCE",
+    "MARKET_FOLDERS",
     "PriceRefreshError",
     "ReferenceLoadReport",
     "component_price_edit",
+    "fixture_snapshot_sha256",
     "price_references_load_fixtures",
     "price_snapshot_load_fixtures",
+    "price_snapshot_refresh_azure",
     "price_snapshot_refresh_live",
 ]
 
 FIXTURES_AWS_DIR = Path(settings.BASE_DIR) / "fixtures" / "aws"
-FIXTURE_SOURCE = "AWS recorded responses (fixtures/aws)"
+MARKET_FOLDERS = MarketFolders.under(Path(settings.BASE_DIR) / "fixtures")
+FIXTURE_SOURCE = "AWS recorded responses (fixtures/aws) with recorded Azure, Google Cloud and neocloud price lists"
 LIVE_SOURCE = "AWS Price List API and EC2 (live)"
 
 
@@ -49,15 +57,28 @@ class PriceRefreshError(Exception):
     """A refresh that produced nothing usable; raised instead of storing an empty snapshot."""
 
 
-def price_snapshot_load_fixtures(*, folder: Path | str | None = None, source: str | None = None) -> PriceSnapshot:
-    """Load the recorded AWS responses as a `fixture` snapshot; loading the same files again returns the first.
+def fixture_snapshot_sha256(folder: Path, *, market: MarketFolders | None = MARKET_FOLDERS) -> str:
+    """The key of the snapshot these recorded files make: the AWS folder's hash, combined with the recorded
+    market files' hash when they are loaded with it (a changed price anywhere makes a new snapshot)."""
+    content_sha256 = fixtures_content_sha256(Path(folder))
+    if market is None:
+        return content_sha256
+    return hashlib.sha256((content_sha256 + market_content_sha256(market)).encode()).hexdigest()
 
-    The responses are replayed through the live fetch code (see `pricing.aws.recorded`), so the offline
-    snapshot is exactly what a live refresh would have stored had AWS answered that way. `fetched_at` is the
-    manifest's `observed_at`, never the load time: the prices are as old as their sources.
+
+def price_snapshot_load_fixtures(
+    *, folder: Path | str | None = None, source: str | None = None, market: MarketFolders | None = MARKET_FOLDERS
+) -> PriceSnapshot:
+    """Load the recorded AWS responses, and (unless `market` is None) the recorded Azure, Google Cloud and
+    neocloud prices, as one `fixture` snapshot; loading the same files again returns the first.
+
+    The AWS responses are replayed through the live fetch code (see `pricing.aws.recorded`), the Azure pages
+    through the live Azure fetcher, so the offline snapshot is what a live refresh would have stored had the
+    providers answered that way. `fetched_at` is the AWS manifest's `observed_at`, never the load time; every
+    offer keeps its own source's date.
     """
     folder = Path(folder) if folder is not None else FIXTURES_AWS_DIR
-    content_sha256 = fixtures_content_sha256(folder)
+    content_sha256 = fixture_snapshot_sha256(folder, market=market)
     existing = price_snapshot_by_content(content_sha256=content_sha256, kind=PriceSnapshot.Kind.FIXTURE)
     if existing is not None:
         return existing
@@ -70,6 +91,9 @@ def price_snapshot_load_fixtures(*, folder: Path | str | None = None, source: st
             capacity_block_instance_count=manifest.capacity_block_instance_count,
             capacity_block_duration_hours=manifest.capacity_block_duration_hours,
         )
+        records = offers_sourced(records, manifest.offer_sources)
+        if market is not None:
+            records = [*records, *market_recorded_offers(market)]
         specs: list[ResolvedSpec] = []
         if manifest.spec_region:  # folders recorded before specs existed have none: offers keep the curated GPUs
             specs = instance_specs_resolve(
@@ -95,7 +119,8 @@ def price_snapshot_refresh_live(
     capacity_block_types: Sequence[str] | None = None,
     spec_patterns: Sequence[str] | None = None,
 ) -> PriceSnapshot:
-    """Fetch current prices from AWS and store them as a new `live` snapshot.
+    """Fetch current prices from AWS and store them as a new `live` snapshot; the other providers' offers of the
+    latest snapshot are carried into it unchanged (each keeps its own source and date).
 
     GPU specs come from one `describe_instance_types` query in the first region, filtered by instance-type
     wildcards (`spec_patterns`, default: the GPU families plus the requested types' families). If AWS
@@ -118,7 +143,10 @@ def price_snapshot_refresh_live(
         raise PriceRefreshError(f"AWS returned no prices for {', '.join(instance_types)} in {', '.join(regions)}")
     patterns = spec_patterns or instance_type_patterns(instance_types)
     specs = _live_specs(fetcher, region=regions[0], patterns=patterns)
+    carried, carried_note = _carried_offers(refreshed="aws")
+    records = [*records, *carried]
     notes = [f"regions: {', '.join(regions)}", f"instance types: {', '.join(instance_types)}", *fetcher.warnings]
+    notes += carried_note
     notes += _spec_warnings(specs)
     return _snapshot_store(
         kind=PriceSnapshot.Kind.LIVE,
@@ -132,6 +160,68 @@ def price_snapshot_refresh_live(
     )
 
 
+AZURE_LIVE_SOURCE = "Azure Retail Prices API (live)"
+
+
+def price_snapshot_refresh_azure(*, regions: Sequence[str], get_json: GetJson | None = None) -> PriceSnapshot:
+    """Fetch current Azure GPU prices and store them as a new `live` snapshot that also carries every other
+    provider's offers from the latest snapshot unchanged (each keeps its own source and date), so plans priced
+    with it still see the whole market.
+
+    `get_json` defaults to the standard-library getter (network: only when a user runs `refresh_prices
+    --azure`); tests pass a `RecordedPages` getter. Raises PriceRefreshError when Azure returns no GPU prices.
+    """
+    regions = list(dict.fromkeys(regions))
+    if not regions:
+        raise ValueError("an Azure refresh needs at least one region (e.g. eastus)")
+    fresh = AzurePriceFetcher(get_json or urllib_get_json).collect(regions=regions)
+    if not fresh:
+        raise PriceRefreshError(f"Azure returned no GPU VM prices in {', '.join(regions)}")
+    carried, carried_note = _carried_offers(refreshed=AZURE_PROVIDER)
+    records = [*fresh, *carried]
+    notes = [f"Azure regions: {', '.join(regions)}", *carried_note]
+    return _snapshot_store(
+        kind=PriceSnapshot.Kind.LIVE,
+        source=AZURE_LIVE_SOURCE,
+        fetched_at=timezone.now(),
+        content_sha256=_records_sha256(records),
+        records=records,
+        notes="\n".join(notes),
+        reuse_same_content=False,
+    )
+
+
+def _carried_offers(*, refreshed: str) -> tuple[list[OfferRecord], list[str]]:
+    """Every other provider's offers of the latest snapshot, unchanged (own source, date and confidence), so a
+    refresh of one provider does not drop the rest of the market from the plans priced after it."""
+    base = price_snapshot_latest()
+    if base is None:
+        return [], []
+    carried = [_offer_record(o) for o in base.offers.exclude(provider=refreshed)]
+    if not carried:
+        return [], []
+    return carried, [f"other providers' offers carried unchanged from snapshot #{base.pk} ({base.source})"]
+
+
+def _offer_record(offer: CloudOffer) -> OfferRecord:
+    """A stored offer as a record again (to carry it into a new snapshot with its own source and date)."""
+    return OfferRecord(
+        instance_type=offer.instance_type,
+        region=offer.region,
+        availability_zone_id=offer.availability_zone_id,
+        purchase=offer.purchase,
+        usd_per_hour=offer.usd_per_hour,
+        gpus=offer.gpus,
+        gpu_model=offer.gpu_model,
+        capacity_constrained=offer.capacity_constrained,
+        raw=offer.raw,
+        provider=offer.provider,
+        source=offer.source,
+        observed_at=offer.observed_at.isoformat(),
+        confidence=offer.confidence,
+    )
+
+
 def _live_specs(fetcher: AwsPriceFetcher, *, region: str, patterns: Sequence[str]) -> list[ResolvedSpec]:
     from botocore.exceptions import ClientError
 
@@ -140,6 +230,14 @@ def _live_specs(fetcher: AwsPriceFetcher, *, region: str, patterns: Sequence[str
     except ClientError as error:
         fetcher.warnings.append(f"instance type specs unavailable ({error}); GPUs per type from the curated table")
         return []
+
+
+def _observed_at(text: str, *, default: datetime) -> datetime:
+    """An offer's source date (ISO date or timestamp; a bare date is midnight UTC), else the snapshot's date."""
+    if not text:
+        return default
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _spec_warnings(specs: Sequence[ResolvedSpec]) -> list[str]:
@@ -190,7 +288,9 @@ def _snapshot_store(
         CloudOffer.objects.bulk_create(
             CloudOffer(
                 snapshot=snapshot,
-                provider="aws",
+                provider=record.provider,
+                source=record.source or source,
+                confidence=record.confidence,
                 instance_type=record.instance_type,
                 region=record.region,
                 availability_zone_id=record.availability_zone_id,
@@ -199,7 +299,7 @@ def _snapshot_store(
                 gpus=gpus_by_type.get(record.instance_type, curated(record))[0],
                 gpu_model=gpus_by_type.get(record.instance_type, curated(record))[1],
                 capacity_constrained=record.capacity_constrained,
-                observed_at=fetched_at,
+                observed_at=_observed_at(record.observed_at, default=fetched_at),
                 raw=json_safe(record.raw),
             )
             for record in records

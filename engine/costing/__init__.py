@@ -1,5 +1,5 @@
-"""Costing: build or rent. Prices a plan on-prem (capex, opex, TCO) and on AWS (every purchase option), compares
-them, and adds carbon. Pure Python (no Django, boto3 or network).
+"""Costing: build or rent. Prices a plan on-prem (capex, opex, TCO) and in the cloud (AWS, Azure, Google Cloud,
+neoclouds: every purchase option), compares them, and adds carbon. Pure Python (no Django, boto3 or network).
 
 Modules, one concern each, in the order a plan is priced:
 money (the one rounding rule), inputs (price dataclasses; `cost_job_from_result`, the only reader of the plan),
@@ -35,6 +35,7 @@ from .inputs import (
 from .money import cents, rate, usd
 from .onprem import OnpremCosts, extended_price
 from .price_plan import plan_costs, selection_price_data
+from .providers import PROVIDER_NAMES, provider_name
 from .result import CostResult
 from .spot import (
     SPOT_AT_ON_DEMAND_RATIO,
@@ -53,6 +54,7 @@ __all__ = [
     "CAPACITY_BLOCK_MAX_DAYS",
     "CAPACITY_BLOCK_MAX_INSTANCES",
     "CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK",
+    "PROVIDER_NAMES",
     "PURCHASE_ORDER",
     "SPOT_AT_ON_DEMAND_RATIO",
     "SPOT_BAND_FRACTIONS",
@@ -79,6 +81,7 @@ __all__ = [
     "percentile",
     "plan_costs",
     "plan_request",
+    "provider_name",
     "rate",
     "request_overrides",
     "request_terms",

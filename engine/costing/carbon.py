@@ -64,7 +64,7 @@ def carbon(ev: Evaluation, inputs: CostInputs) -> CarbonSection:
                 source=None if intensity is None else intensity.source,
                 job_energy_mwh=r(float(kwh / 1000), 3),
                 job_tco2e=None if intensity is None else r(float(kwh * intensity.value / 1_000_000), 3),
-                note=CLOUD_NOTE if intensity else "no grid intensity for this region in fixtures/prices/carbon.json",
+                note=CLOUD_NOTE if intensity else "no sourced grid carbon intensity is recorded for this region",
             )
         )
     return CarbonSection(

@@ -21,6 +21,7 @@ from engine.result.costs import CloudRow, SizedOn
 from .inputs import CloudPrice, CostInputs, CostJob, Scales, Sizing
 from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .parameters import Params
+from .providers import AWS
 from .spot import SpotQuote, spot_row
 
 __all__ = [
@@ -34,8 +35,18 @@ __all__ = [
     "cloud_rows",
 ]
 
-PURCHASE_ORDER = ("on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block")
-RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3}
+PURCHASE_ORDER = (
+    "on_demand",
+    "spot",
+    "reserved_1y",
+    "reserved_3y",
+    "savings_plan_1y",
+    "savings_plan_3y",
+    "capacity_block",
+)
+# Commitments paid in whole whatever the use: reserved terms (and 1-3 year neocloud contracts, stored as
+# reserved) and AWS Savings Plans (an hourly spend committed for 1 or 3 years).
+RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3, "savings_plan_1y": 1, "savings_plan_3y": 3}
 
 CAPACITY_BLOCK_MAX_INSTANCES_PER_BLOCK = 64
 CAPACITY_BLOCK_MAX_INSTANCES = 256
@@ -133,6 +144,9 @@ def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizin
         "price_observed_at": kw["observed_at"],
         "sized_on": SizedOn(sizing.system, sizing.gpu, sizing.gpus, r(sizing.days / kw["mfu"], 3), sizing.chosen),
         "_work_gpu_hours": instances * gpi * hours,
+        "provider": kw["quote"].provider,
+        "price_source": kw["quote"].source,
+        "price_confidence": kw["quote"].confidence,
     }
 
 
@@ -146,15 +160,30 @@ def _priced(row: dict[str, Any]) -> PricedRow:
     )
 
 
-def _types_for(sizing: Sizing, gpu_types: dict[str, dict[str, int]], own: dict[str, Sizing]) -> dict[str, int]:
-    """The instance types a sizing prices: its own instance type when it was sized on a rented system, else every
-    type with its GPU that has no sizing of its own (same work on each instance type's own hardware)."""
+def _types_for(
+    sizing: Sizing, gpu_types: dict[str, dict[str, int]], own: dict[str, Sizing], claims: dict[str, Sizing]
+) -> dict[str, int]:
+    """The instance types a sizing prices: its own instance type when it was sized on a rented system, and, when
+    it is the sizing that claims its GPU (`_gpu_claims`), every type with that GPU that has no sizing of its own
+    (another provider's H100 node rents the same work as the sizing on H100s)."""
     same_gpu = gpu_types.get(sizing.gpu, {})
-    if sizing.instance_type:
-        if own.get(sizing.instance_type) is not sizing:
-            return {}
-        return {k: v for k, v in same_gpu.items() if k == sizing.instance_type}
-    return {k: v for k, v in same_gpu.items() if k not in own}
+    types: dict[str, int] = {}
+    if sizing.instance_type and own.get(sizing.instance_type) is sizing:
+        types.update({k: v for k, v in same_gpu.items() if k == sizing.instance_type})
+    if claims.get(sizing.gpu) is sizing:
+        types.update({k: v for k, v in same_gpu.items() if k not in own})
+    return types
+
+
+def _gpu_claims(sizings: tuple[Sizing, ...] | list[Sizing]) -> dict[str, Sizing]:
+    """For each GPU, the one sizing that prices the instance types without a sizing of their own, so no type is
+    priced twice: the chosen system's, else the first bought system's, else the first rented system's."""
+    claims: dict[str, Sizing] = {}
+    for rank in (lambda s: s.chosen, lambda s: not s.instance_type, lambda s: True):
+        for sizing in sizings:
+            if rank(sizing):
+                claims.setdefault(sizing.gpu, sizing)
+    return claims
 
 
 def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> tuple[list[PricedRow], list[str]]:
@@ -166,18 +195,21 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
         if p.gpu_model and p.gpus > 0:
             gpu_types.setdefault(p.gpu_model, {})[p.instance_type] = p.gpus
     bands = {(b.region, b.instance_type): b for b in inputs.spot_bands}
-    regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices}))
+    # `pricing.regions` names AWS regions; every other provider is priced in the regions its price list covers.
+    aws_regions = params.regions or tuple(sorted({p.region for p in inputs.cloud_prices if p.provider == AWS}))
+    regions = (*aws_regions, *sorted({p.region for p in inputs.cloud_prices if p.provider != AWS}))
     rows: list[PricedRow] = []
     notes: list[str] = []
     own = {s.instance_type: s for s in job.sizings if s.instance_type}  # instance types sized on their own system
+    claims = _gpu_claims(job.sizings)
     for instance_type, why in sorted(job.cannot_do.items()):
         if any(instance_type in types for types in gpu_types.values()):
             notes.append(f"{instance_type} is not priced: sized on its own hardware, it cannot do this job ({why})")
     for sizing in job.sizings:
-        types = {k: v for k, v in _types_for(sizing, gpu_types, own).items() if k not in job.cannot_do}
+        types = {k: v for k, v in _types_for(sizing, gpu_types, own, claims).items() if k not in job.cannot_do}
         if not gpu_types.get(sizing.gpu) and sizing.chosen:
             notes.append(
-                f"No AWS instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
+                f"No cloud instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
                 f"{sizing.system}); the same work is priced on each instance type's own hardware instead."
             )
         hours = sizing.days * 24 / scales.mfu
@@ -199,6 +231,7 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
                         hours,
                         observed_at=observed,
                         mfu=scales.mfu,
+                        quote=quotes[0],
                     )
                     if purchase == "spot":
                         quote = SpotQuote(quotes, od.usd_per_hour if od else None, bands.get((region, instance_type)))

@@ -21,6 +21,7 @@ from .cloud import PricedRow
 from .inputs import CostJob
 from .money import HOURS_PER_YEAR, D, r, rate
 from .onprem import OnpremCosts
+from .providers import provider_name
 
 __all__ = ["DEADLINE_RULE", "Option", "break_even", "cheapest", "option_result", "options", "work_ratio"]
 
@@ -48,6 +49,8 @@ class Option:
     spot_warnings: tuple[str, ...] = ()
     obtainable: bool = True
     excluded_reason: str | None = None
+    provider: str | None = None
+    price_confidence: str | None = None  # list_price, quote, public_estimate or assumption (cloud rows)
 
     @property
     def cloud(self) -> bool:
@@ -81,7 +84,8 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
         opts.append(
             Option(
                 option=row.purchase,
-                label=f"AWS {row.purchase} {row.instances} x {row.instance_type} in {row.region}",
+                label=f"{provider_name(row.provider)} {row.purchase} {row.instances} x {row.instance_type} in "
+                f"{row.region}",
                 job_usd=row.job_usd,
                 finish_days=row.job_days,
                 finish_days_p90=row.job_days if p90 is None else p90,
@@ -91,6 +95,8 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
                 instances=row.instances,
                 gpus=row.gpus,
                 spot_warnings=tuple(row.spot.warnings or ()) if row.spot is not None else (),
+                provider=row.provider,
+                price_confidence=row.price_confidence,
             )
         )
     return opts
@@ -116,6 +122,7 @@ def option_result(opt: Option | None, plan_date: str | None = None) -> Compariso
         start_date=date_after(plan_date, opt.start_days),
         obtainable=opt.obtainable,
         excluded_reason=opt.excluded_reason,
+        provider=opt.provider,
     )
 
 

@@ -14,6 +14,7 @@ from engine.result.plan import ExplainEntry
 from .cloud import RESERVED_YEARS
 from .evaluation import Evaluation
 from .money import r
+from .providers import provider_name
 from .sensitivity import SENSITIVITY_STEP
 
 __all__ = ["costs_explain"]
@@ -111,11 +112,28 @@ def _cloud_row(row: CloudRow) -> ExplainEntry:
     elif row.purchase == "spot" and row.spot is not None:
         formula = SPOT_FORMULA
         inputs["spot"] = {k: getattr(row.spot, k) for k in SPOT_KEYS}
-    source = (
-        f"AWS prices as observed on {row.price_observed_at}: the AWS Price List API (on-demand, reserved), EC2 "
-        "spot price history and the Spot Instance Advisor (spot), EC2 Capacity Blocks offerings (capacity blocks)"
+    return _entry(formula, inputs, _cloud_source(row))
+
+
+CONFIDENCE_WORDS = {
+    "list_price": "a published list price",
+    "quote": "a quote",
+    "public_estimate": "a public estimate, not a list price",
+    "assumption": "an assumption, not a published price",
+}
+
+
+def _cloud_source(row: CloudRow) -> str:
+    """Where a cloud row's price came from, for a reader: provider, primary source, its date and how firm it is."""
+    confidence = row.price_confidence or "list_price"
+    firmness = CONFIDENCE_WORDS.get(confidence, confidence)
+    date = row.price_observed_at[:10] if row.price_observed_at else "an unknown date"
+    if row.price_source:
+        return f"{provider_name(row.provider)}: {row.price_source}; price dated {date}; {firmness}"
+    return (
+        f"AWS prices dated {date}: the AWS Price List API (on-demand, reserved), EC2 spot price history and the "
+        f"Spot Instance Advisor (spot), EC2 Capacity Blocks offerings (capacity blocks); {firmness}"
     )
-    return _entry(formula, inputs, source)
 
 
 def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEntry]:

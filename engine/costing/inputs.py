@@ -54,7 +54,10 @@ class CloudPrice:
     gpu_model: str
     availability_zone_id: str = ""
     capacity_constrained: bool = False
-    observed_at: str = ""
+    observed_at: str = ""  # the source's own date (ISO), not when it was loaded
+    provider: str = "aws"  # aws | azure | gcp | lambda | coreweave | nebius | runpod ...
+    source: str = ""  # the primary source's title and date, for the row's citation
+    confidence: str = "list_price"  # list_price | quote | public_estimate | assumption
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ class CostInputs:
     parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     snapshot_note: str = ""
     plan_date: str = ""  # ISO date the plan is made (start dates count from it); "" = dates not shown
+    priced_on: str = ""  # ISO date the plan is priced on (ages of prices count from it); "" = ages not computed
 
 
 @dataclass(frozen=True)

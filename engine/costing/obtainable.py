@@ -9,7 +9,9 @@ Rules (each stated once here, each with its public basis in the explain entry `c
   limits are already unavailable rows);
 - production serving on spot: a serving fleet that AWS may reclaim at two minutes' notice is not a service;
 - price flagged as anomalous: a spot median more than 75 % under on-demand (deeper than the Spot Instance
-  Advisor's 46-67 % for P types) or a spot price quoted by one zone only.
+  Advisor's 46-67 % for P types) or a spot price quoted by one zone only;
+- price assumed: a price labelled `assumption` (no published list price, quote or public estimate behind it) is
+  shown for reference but never decides the answer.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ ANOMALY_WARNINGS = ("more than 75 % below on-demand", "only one zone quotes")
 RULES = (
     "deadline: done by the deadline counted from the plan date (spot at p90; on-prem after lead time, build and "
     "burn-in); fleet: a spot fleet of at most spot_fleet_max_instances instances; serving: no production serving "
-    "on spot; price: no spot price flagged as anomalous (median more than 75 % under on-demand, or one zone only)"
+    "on spot; price: no spot price flagged as anomalous (median more than 75 % under on-demand, or one zone only) "
+    "and no price that is only an assumption"
 )
 
 
@@ -63,6 +66,8 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int) -> list[str]:
         flagged = [w for w in opt.spot_warnings if any(a in w for a in ANOMALY_WARNINGS)]
         if flagged:
             out.append("its spot price is flagged as anomalous (" + "; ".join(flagged) + ")")
+    if opt.price_confidence == "assumption":
+        out.append("its price is an assumption, not a published list price, a quote or a public estimate")
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -22,6 +23,7 @@ from .comparison import DEADLINE_RULE, break_even, cheapest, option_result
 from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
 from .explain_verdict import verdict_explain
+from .freshness import DEFAULT_STALE_AFTER_DAYS, STALE_PARAMETER, price_warnings
 from .inputs import CostInputs, Scales, cost_job_from_result, request_terms
 from .onprem import onprem_section, price_index
 from .parameters import Params
@@ -52,6 +54,13 @@ def _comparison(ev: Evaluation) -> Comparison:
     )
 
 
+def _price_warnings(ev: Evaluation, inputs: CostInputs) -> tuple[str, ...]:
+    """Old or assumed cloud prices behind this plan's rows (`freshness.price_warnings`)."""
+    priced_on = date.fromisoformat(inputs.priced_on) if inputs.priced_on else None
+    limit = int(ev.params[STALE_PARAMETER]) if STALE_PARAMETER in ev.params.base else DEFAULT_STALE_AFTER_DAYS
+    return price_warnings([p.row for p in ev.rows], priced_on=priced_on, stale_after_days=limit)
+
+
 def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
     """Price one plan. An infeasible plan gets `costs` with only a note (nothing to price)."""
     job = cost_job_from_result(result)
@@ -68,6 +77,7 @@ def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
         onprem=onprem_section(ev.onprem, job, ev.params.years),
         cloud=tuple(p.row for p in ev.rows),
         cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
+        price_warnings=_price_warnings(ev, inputs),
         comparison=comparison,
         sensitivity=sensitivity(ev, inputs),
         carbon=carbon(ev, inputs),

@@ -11,6 +11,7 @@ from .cloud import PURCHASE_ORDER, PricedRow
 from .comparison import work_ratio
 from .evaluation import Evaluation
 from .money import HOURS_PER_YEAR, D, cents
+from .providers import provider_name
 
 __all__ = ["cumulative_series"]
 
@@ -48,6 +49,6 @@ def cumulative_series(ev: Evaluation) -> Cumulative | None:
         row = chosen.row
         per_year = D(ev.job.cluster_gpus) * HOURS_PER_YEAR * work_rate
         per_year = per_year if chosen.fixed else per_year * u
-        label = f"AWS {purchase} ({row.instance_type}, {row.region})"
+        label = f"{provider_name(row.provider)} {purchase} ({row.instance_type}, {row.region})"
         series.append(CumulativeSeries(label, purchase, tuple(cents(per_year * m / 12) for m in months)))
     return Cumulative(months=months, utilization=u, gpus=ev.job.cluster_gpus, basis=BASIS, series=tuple(series))

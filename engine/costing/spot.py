@@ -23,6 +23,7 @@ from engine.result.costs import FloatPercentiles, SpotDetail, UsdPercentiles, Zo
 from .inputs import CloudPrice, Sizing, SpotBand
 from .money import HOURS_PER_MONTH, D, cents, r, rate
 from .parameters import Params
+from .providers import provider_name
 
 __all__ = [
     "SPOT_AT_ON_DEMAND_RATIO",
@@ -122,12 +123,7 @@ def _spot_header(row: dict[str, Any], quote: SpotQuote, usable: int, c_h: float,
         "band": band.band if band is not None else UNLISTED_SPOT_BAND,
         "band_assumed": band is None,
         "band_as_of": band.as_of if band else None,
-        "band_source": band.source
-        if band
-        else (
-            f"{row['instance_type']} is not listed by the Spot Instance Advisor in {row['region']}; the worst "
-            f"band ({UNLISTED_SPOT_BAND}) is assumed"
-        ),
+        "band_source": band.source if band else _unlisted_band_source(row),
         "advisor_savings_percent": band.savings_percent if band else None,
         "zones": len(quote.zones),
         "zones_at_on_demand": len(quote.zones) - usable,
@@ -136,6 +132,15 @@ def _spot_header(row: dict[str, Any], quote: SpotQuote, usable: int, c_h: float,
         "restart_min": r(r_h * 60, 3),
         "capacity_note": CAPACITY_NOTE,
     }
+
+
+def _unlisted_band_source(row: dict[str, Any]) -> str:
+    """Why the worst band is assumed: AWS's Advisor does not list the type, or the provider publishes no band."""
+    if row.get("provider", "aws") == "aws":
+        where = f"is not listed by the Spot Instance Advisor in {row['region']}"
+    else:
+        where = f"({provider_name(row['provider'])}, {row['region']}) has no published interruption rate"
+    return f"{row['instance_type']} {where}; the worst band ({UNLISTED_SPOT_BAND}) is assumed"
 
 
 def _points(

@@ -193,7 +193,9 @@ class SpotDetail:
 
 @dataclass(frozen=True)
 class CloudRow:
-    """One region x instance type x purchase option. The keys after `sized_on` belong to one purchase option:
+    """One provider x region x instance type x purchase option. `provider`, `price_source` (the primary source's
+    title and date) and `price_confidence` (list_price, quote, public_estimate, assumption) say where the price
+    came from; `price_observed_at` is that source's own date. The keys after them belong to one purchase option:
     reserved terms (`commitment_hours`, `job_usd_if_term_shared`), capacity blocks (`blocks`, `price_basis`,
     `block_days`, `billed_hours`), spot (`spot`)."""
 
@@ -213,6 +215,10 @@ class CloudRow:
     job_usd: Decimal | None
     price_observed_at: str
     sized_on: SizedOn
+    # Absent from plans stored before the market was priced (they were AWS-only): None, and left out of the JSON.
+    provider: str | None = field(default=None, metadata=OMIT)
+    price_source: str | None = field(default=None, metadata=OMIT)
+    price_confidence: str | None = field(default=None, metadata=OMIT)
     commitment_hours: int | None = field(default=None, metadata=OMIT)
     job_usd_if_term_shared: Decimal | None = field(default=None, metadata=OMIT)
     blocks: int | None = field(default=None, metadata=OMIT)
@@ -242,6 +248,7 @@ class ComparisonOption:
     start_date: str | None = field(default=None, metadata=OMIT)  # ISO date, when the plan date is known
     obtainable: bool | None = field(default=None, metadata=OMIT)  # always set by costing now
     excluded_reason: str | None = field(default=None, metadata=OMIT)
+    provider: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -411,6 +418,7 @@ class Costs:
     onprem: OnpremSection | None = field(default=None, metadata=OMIT)
     cloud: tuple[CloudRow, ...] | None = field(default=None, metadata=OMIT)
     cloud_notes: tuple[str, ...] | None = field(default=None, metadata=OMIT)
+    price_warnings: tuple[str, ...] | None = field(default=None, metadata=OMIT)
     comparison: Comparison | None = field(default=None, metadata=OMIT)
     sensitivity: Sensitivity | None = field(default=None, metadata=OMIT)
     carbon: CarbonSection | None = field(default=None, metadata=OMIT)

@@ -92,8 +92,14 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     @extend_schema(
         request=PlanRequest,  # the engine's request schema (pydantic), rendered by drf_spectacular.contrib.pydantic
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
-                                     description="Retries with the same key and body return the first plan.")],
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="Retries with the same key and body return the first plan.",
+            )
+        ],
         responses={
             202: PlanAcceptedSerializer,
             409: OpenApiResponse(ErrorSerializer, description="Idempotency-Key reused with a different body."),

@@ -8,12 +8,24 @@ from decimal import Decimal, InvalidOperation
 
 from django import template
 
+from planner.adapter import provider_name
+
 register = template.Library()
 
 # Longest suffix first, so `tokens_per_s` reads "/s", not "s".
 UNIT_SUFFIXES = {
-    "_per_gpu_gib": "GiB/GPU", "_tflops_per_gpu": "TFLOP/s per GPU", "_per_s": "/s", "_gib": "GiB", "_tb": "TB",
-    "_gbps": "GB/s", "_kw": "kW", "_ms": "ms", "_days": "days", "_usd": "USD", "_tflops": "TFLOP/s", "_w": "W",
+    "_per_gpu_gib": "GiB/GPU",
+    "_tflops_per_gpu": "TFLOP/s per GPU",
+    "_per_s": "/s",
+    "_gib": "GiB",
+    "_tb": "TB",
+    "_gbps": "GB/s",
+    "_kw": "kW",
+    "_ms": "ms",
+    "_days": "days",
+    "_usd": "USD",
+    "_tflops": "TFLOP/s",
+    "_w": "W",
     "_s": "s",
 }
 
@@ -83,8 +95,10 @@ def is_scalar(value) -> bool:
 @register.filter
 def is_small_mapping(value) -> bool:
     """A dict of a few scalars (shown inline as pairs); bigger structures get their own views."""
-    return isinstance(value, dict) and len(value) <= 12 and all(
-        is_scalar(v) and not (isinstance(v, str) and len(v) > 60) for v in value.values()
+    return (
+        isinstance(value, dict)
+        and len(value) <= 12
+        and all(is_scalar(v) and not (isinstance(v, str) and len(v) > 60) for v in value.values())
     )
 
 
@@ -103,3 +117,9 @@ def split(value: str) -> list[str]:
 def field(form, name: str):
     """A bound field by name (templates cannot index a form with a variable)."""
     return form[name]
+
+
+@register.filter
+def provider(value: str) -> str:
+    """A cloud row's provider id as the provider's own name (`aws` -> AWS, `gcp` -> Google Cloud)."""
+    return provider_name(str(value or "aws"))

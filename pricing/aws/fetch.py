@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .instances import CAPACITY_BLOCK_TYPES, REGION_LOCATIONS
-from .offers import OfferRecord, offers_build
+from .offers import PURCHASE_OPTIONS, OfferRecord, offers_build
 from .parse import (
     CapacityBlockQuote,
     ProductPrices,
@@ -26,6 +26,7 @@ from .parse import (
     product_prices,
     spot_latest_by_az,
 )
+from .savings_plans import SavingsPlanRate, savings_plan_offers, savings_plan_rates, savings_plan_rates_params
 from .specs import describe_instance_types_params
 
 __all__ = [
@@ -85,10 +86,12 @@ def get_products_params(*, instance_type: str, region: str) -> dict[str, Any]:
 
 @dataclass
 class AwsClients:
-    """One Price List client (always us-east-1) and one EC2 client per priced region."""
+    """One Price List client (always us-east-1), one EC2 client per priced region and, optionally, the Savings
+    Plans client."""
 
     pricing: Any
     ec2: Mapping[str, Any] = field(default_factory=dict)
+    savingsplans: Any | None = None  # global endpoint; None = Savings Plans not asked for
 
     def ec2_for(self, region: str) -> Any:
         try:
@@ -114,7 +117,12 @@ def aws_clients_from_default_chain(regions: Iterable[str], *, session: Any | Non
     return AwsClients(
         pricing=session.client("pricing", region_name=PRICING_CLIENT_REGION, config=config),
         ec2={region: session.client("ec2", region_name=region, config=config) for region in regions},
+        savingsplans=session.client("savingsplans", region_name=PRICING_CLIENT_REGION, config=config),
     )
+
+
+def _offer_order(record: OfferRecord) -> tuple[str, str, int, str]:
+    return (record.instance_type, record.region, PURCHASE_OPTIONS.index(record.purchase), record.availability_zone_id)
 
 
 def _utc_now() -> datetime:
@@ -127,7 +135,8 @@ class AwsPriceFetcher:
     Call order (which matters to a Stubber, whose queue is per client and first-in first-out):
     the pricing client sees one `get_products` query per (region, instance type), regions outer, both in the
     order given; each region's EC2 client sees one `describe_spot_price_history` query for all types, then
-    one `describe_capacity_block_offerings` query per Capacity Block type, in the order given. The services call
+    one `describe_capacity_block_offerings` query per Capacity Block type, in the order given; the Savings Plans
+    client (when given) sees one `describe_savings_plans_offering_rates` query per region. The services call
     `instance_types` (one paginated `describe_instance_types` query, in one region) after `collect`.
     """
 
@@ -171,6 +180,19 @@ class AwsPriceFetcher:
         )
         offerings = [item for page in pages for item in page.get("CapacityBlockOfferings", [])]
         return capacity_block_quotes(offerings, region=region)
+
+    def savings_plans(self, *, region: str, instance_types: Sequence[str]) -> list[SavingsPlanRate]:
+        """Savings Plans hourly rates for these types in one region (`nextToken` followed by hand: no paginator)."""
+        client = self.clients.savingsplans
+        params = savings_plan_rates_params(instance_types=instance_types, region=region)
+        results: list[dict] = []
+        token = None
+        while True:
+            page = client.describe_savings_plans_offering_rates(**params, **({"nextToken": token} if token else {}))
+            results.extend(page.get("searchResults", []))
+            token = page.get("nextToken")
+            if not token:
+                return savings_plan_rates(results, region=region)
 
     def instance_types(self, *, region: str, patterns: Sequence[str]) -> list[dict]:
         """Raw `InstanceTypeInfo` items for types matching the `instance-type` wildcards (there is no gpu filter).
@@ -228,4 +250,14 @@ class AwsPriceFetcher:
                     message = f"capacity blocks for {instance_type} in {region} unavailable: {error}"
                     logger.warning(message)
                     self.warnings.append(message)
-        return offers_build(products=products, spot=spot, capacity_blocks=blocks)
+        rates: list[SavingsPlanRate] = []
+        if self.clients.savingsplans is not None and instance_types:
+            for region in regions:
+                try:
+                    rates.extend(self.savings_plans(region=region, instance_types=instance_types))
+                except ClientError as error:
+                    message = f"savings plans rates in {region} unavailable: {error}"
+                    logger.warning(message)
+                    self.warnings.append(message)
+        offers = offers_build(products=products, spot=spot, capacity_blocks=blocks)
+        return sorted([*offers, *savings_plan_offers(rates)], key=_offer_order)

@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_INSTANCE_TYPES",
     "DEFAULT_REGIONS",
     "INSTANCE_GPUS",
+    "NEWER_INSTANCE_GPUS",
     "REGION_LOCATIONS",
     "InstanceGpus",
     "instance_gpus",
@@ -47,16 +48,41 @@ INSTANCE_GPUS: dict[str, InstanceGpus] = {
     "g6e.xlarge": InstanceGpus(1, "l40s"),
 }
 
+# Newer types the recorded describe_instance_types answer does not cover (so the spec test cannot check them
+# against it); a live refresh's own specs supersede them. p6-b300: 8 B300 GPUs (AWS "Amazon EC2 P6-B300
+# instances" page). UltraServers: one NVLink domain rented as one unit (AWS "Amazon EC2 P6e UltraServers" page):
+# 36 or 72 GB200 / GB300 GPUs, priced per UltraServer-hour.
+NEWER_INSTANCE_GPUS: dict[str, InstanceGpus] = {
+    "p6-b300.48xlarge": InstanceGpus(8, "b300-hgx"),
+    "u-p6e-gb200x36": InstanceGpus(36, "b200-gb200"),
+    "u-p6e-gb200x72": InstanceGpus(72, "b200-gb200"),
+    "u-p6e-gb300x72": InstanceGpus(72, "b300-gb300"),
+}
+
 # Types the Capacity Block API sells (AWS user guide 'Capacity Blocks for ML'); asking for others is a wasted call.
 CAPACITY_BLOCK_TYPES = frozenset(
-    {"p4d.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "trn1.32xlarge"}
+    {
+        "p4d.24xlarge",
+        "p5.48xlarge",
+        "p5e.48xlarge",
+        "p5en.48xlarge",
+        "p6-b200.48xlarge",
+        "p6-b300.48xlarge",
+        "u-p6e-gb200x36",
+        "u-p6e-gb200x72",
+        "trn1.32xlarge",
+    }
 )
 
 DEFAULT_REGIONS = ("us-east-1", "us-west-2")
+# p5e is sold only as Capacity Blocks (AWS user guide 'Capacity Blocks for ML'): its Price List query answers
+# nothing, its blocks are the price. The P6e UltraServers are also CB-only but are offered by UltraServer type
+# (`UltraserverType`), a query shape the fetcher does not make yet.
 DEFAULT_INSTANCE_TYPES = (
     "p4d.24xlarge",
     "p4de.24xlarge",
     "p5.48xlarge",
+    "p5e.48xlarge",
     "p5en.48xlarge",
     "p6-b200.48xlarge",
     "g6e.48xlarge",
@@ -84,7 +110,7 @@ REGION_LOCATIONS: dict[str, str] = {
 
 def instance_gpus(instance_type: str, *, gpu_attribute: str | None = None) -> InstanceGpus:
     """GPU count and model for a type: the curated table first, else the Price List's `gpu` count, else 0."""
-    known = INSTANCE_GPUS.get(instance_type)
+    known = INSTANCE_GPUS.get(instance_type) or NEWER_INSTANCE_GPUS.get(instance_type)
     if known is not None:
         return known
     try:

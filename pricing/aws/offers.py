@@ -8,6 +8,9 @@ the normalisation without a database. The rules that need judgement live here, e
 - spot: one row per AZ ID. A spot price at or above on-demand in the same region means AWS has no spare
   capacity there (spot pinned at the on-demand price, as spot price history shows for scarce GPU types), so the
   row is kept (it is what AWS quotes) but flagged `capacity_constrained`, and costing should not treat it as a discount.
+- observed_at: each offer carries its own source's date where the source states one: the Price List's
+  `publicationDate` (on-demand, reserved), the spot record's `Timestamp`; capacity blocks are priced when asked,
+  so they take the snapshot's time.
 - capacity_block: one regional row per type at the cheapest offering's $/instance-hour. Offerings carry AZ
   *names* only, which differ per account, so they are not keyed by zone; all offerings stay in `raw`.
 """
@@ -30,6 +33,8 @@ __all__ = [
     "PURCHASE_OPTIONS",
     "RESERVED_1Y",
     "RESERVED_3Y",
+    "SAVINGS_PLAN_1Y",
+    "SAVINGS_PLAN_3Y",
     "SPOT",
     "USD_PER_HOUR_QUANTUM",
     "OfferRecord",
@@ -42,8 +47,10 @@ ON_DEMAND = "on_demand"
 SPOT = "spot"
 RESERVED_1Y = "reserved_1y"
 RESERVED_3Y = "reserved_3y"
+SAVINGS_PLAN_1Y = "savings_plan_1y"
+SAVINGS_PLAN_3Y = "savings_plan_3y"
 CAPACITY_BLOCK = "capacity_block"
-PURCHASE_OPTIONS = (ON_DEMAND, SPOT, RESERVED_1Y, RESERVED_3Y, CAPACITY_BLOCK)
+PURCHASE_OPTIONS = (ON_DEMAND, SPOT, RESERVED_1Y, RESERVED_3Y, SAVINGS_PLAN_1Y, SAVINGS_PLAN_3Y, CAPACITY_BLOCK)
 RESERVED_BY_YEARS = {1: RESERVED_1Y, 3: RESERVED_3Y}
 
 # Matches CloudOffer.usd_per_hour (decimal_places=6): round once, here, so the stored value is what tests see.
@@ -69,7 +76,11 @@ def json_safe(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class OfferRecord:
-    """One price a plan can use: what a single instance costs per hour under one purchase option."""
+    """One price a plan can use: what a single instance costs per hour under one purchase option.
+
+    Every provider's parser builds these (Azure, Google Cloud and the price lists too), so one store path
+    (`pricing.services._snapshot_store`) handles the whole market; `provider`, `source`, `observed_at` (the
+    source's own date) and `confidence` say where each price came from."""
 
     instance_type: str
     region: str
@@ -80,6 +91,10 @@ class OfferRecord:
     gpu_model: str
     capacity_constrained: bool = False
     raw: dict = field(default_factory=dict, compare=False, repr=False)
+    provider: str = "aws"
+    source: str = ""  # the primary source (title and date); "" = the snapshot's source
+    observed_at: str = ""  # ISO date or timestamp of the source; "" = the snapshot's date
+    confidence: str = "list_price"  # list_price | quote | public_estimate | assumption
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -115,6 +130,7 @@ def _product_offers(product: ProductPrices) -> list[OfferRecord]:
             gpus=gpus.gpus,
             gpu_model=gpus.gpu_model,
             raw=json_safe(raw),
+            observed_at=product.publication_date,
         )
 
     if product.on_demand_usd_per_hour is not None:
@@ -182,6 +198,7 @@ def offers_build(
             gpu_model=gpus.gpu_model,
             capacity_constrained=constrained,
             raw=json_safe(raw),
+            observed_at=quote.timestamp.isoformat() if isinstance(quote.timestamp, datetime) else str(quote.timestamp),
         )
         records[record.key] = record  # spot_latest_by_az already kept one quote per AZ
 

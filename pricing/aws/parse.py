@@ -62,6 +62,7 @@ class ProductPrices:
     reserved: tuple[ReservedTerm, ...]
     attributes: dict
     on_demand_raw: dict = field(compare=False, repr=False, default_factory=dict)
+    publication_date: str = ""  # the Price List's own date for this product (ISO), the prices' source date
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,7 @@ def product_prices(item: str | Mapping[str, Any], *, region: str | None = None) 
         reserved=tuple(reserved_terms(data)),
         attributes=dict(attributes),
         on_demand_raw=on_demand_raw,
+        publication_date=str(data.get("publicationDate", "")),
     )
 
 

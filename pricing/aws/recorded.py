@@ -17,19 +17,22 @@ import contextlib
 import functools
 import hashlib
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .fetch import PRICING_CLIENT_REGION, AwsClients
+from .offers import OfferRecord
 
 __all__ = [
+    "OfferSource",
     "RecordedManifest",
     "botocore_value",
     "fixtures_content_sha256",
     "manifest_load",
+    "offers_sourced",
     "recorded_call_load",
     "recorded_clients",
     "stubbed_client",
@@ -48,6 +51,11 @@ class RecordedManifest:
     folder: Path
     spec_region: str = ""  # region whose describe_instance_types answer was recorded; "" = no specs recorded
     spec_patterns: tuple[str, ...] = ()
+    offer_sources: tuple[OfferSource, ...] = ()
+    savings_plans: bool = False  # describe_savings_plans_offering_rates recorded per region
+
+    def savings_plans_path(self, region: str) -> Path:
+        return self.folder / "savingsplans" / "describe_savings_plans_offering_rates" / f"{region}.json"
 
     def get_products_path(self, region: str, instance_type: str) -> Path:
         return self.folder / "pricing" / "get_products" / region / f"{instance_type}.json"
@@ -60,6 +68,55 @@ class RecordedManifest:
 
     def instance_types_path(self, region: str) -> Path:
         return self.folder / "ec2" / region / "describe_instance_types.json"
+
+
+@dataclass(frozen=True)
+class OfferSource:
+    """The primary source of one purchase option's recorded prices (optionally for some instance types only):
+    its title, its own date and how firm it is. An empty `observed_at` keeps the date the record itself carries
+    (spot's Timestamp)."""
+
+    purchases: tuple[str, ...]
+    source: str
+    confidence: str
+    observed_at: str = ""
+    instance_types: tuple[str, ...] = ()
+
+    def matches(self, record: OfferRecord) -> bool:
+        return record.purchase in self.purchases and (
+            not self.instance_types or record.instance_type in self.instance_types
+        )
+
+
+def offers_sourced(records: Sequence[OfferRecord], sources: Sequence[OfferSource]) -> list[OfferRecord]:
+    """Each record with its source, date and confidence from the first matching `OfferSource` (unmatched records
+    are left as they are). Why: recorded responses were assembled from price lists of different ages, and a plan
+    must show each price's own date, never the day the files were written."""
+    out = []
+    for record in records:
+        rule = next((s for s in sources if s.matches(record)), None)
+        if rule is not None:
+            record = replace(
+                record,
+                source=rule.source,
+                confidence=rule.confidence,
+                observed_at=rule.observed_at or record.observed_at,
+            )
+        out.append(record)
+    return out
+
+
+def _offer_sources(data: list[dict]) -> tuple[OfferSource, ...]:
+    return tuple(
+        OfferSource(
+            purchases=tuple(item["purchases"]),
+            source=item["source"],
+            confidence=item.get("confidence", "list_price"),
+            observed_at=item.get("observed_at", ""),
+            instance_types=tuple(item.get("instance_types", ())),
+        )
+        for item in data
+    )
 
 
 def _parse_iso(text: str) -> datetime:
@@ -81,6 +138,8 @@ def manifest_load(folder: Path) -> RecordedManifest:
         folder=Path(folder),
         spec_region=specs.get("region", ""),
         spec_patterns=tuple(specs.get("instance_type_patterns", ())),
+        offer_sources=_offer_sources(data.get("offer_sources", [])),
+        savings_plans=bool(data.get("savings_plans", False)),
     )
 
 
@@ -135,12 +194,13 @@ def recorded_call_load(path: Path, *, client: Any) -> tuple[str, list[tuple[dict
         member = operation.input_shape.members.get(name)
         if member is not None and member.type_name == "timestamp":
             request[name] = ANY
+    token_key = "nextToken" if "nextToken" in operation.output_shape.members else "NextToken"  # savingsplans: camel
     calls = []
     token = None
     for page in data["pages"]:
-        expected = dict(request) if token is None else {**request, "NextToken": token}
+        expected = dict(request) if token is None else {**request, token_key: token}
         calls.append((botocore_value(page, operation.output_shape), expected))
-        token = page.get("NextToken")
+        token = page.get(token_key)
     return data["operation"], calls
 
 
@@ -191,8 +251,11 @@ def recorded_clients(folder: Path) -> Iterator[tuple[AwsClients, RecordedManifes
     clients = AwsClients(
         pricing=stubbed_client("pricing", PRICING_CLIENT_REGION),
         ec2={region: stubbed_client("ec2", region) for region in manifest.regions},
+        savingsplans=stubbed_client("savingsplans", PRICING_CLIENT_REGION) if manifest.savings_plans else None,
     )
     stubbers = {"pricing": Stubber(clients.pricing)}
+    if clients.savingsplans is not None:
+        stubbers["savingsplans"] = Stubber(clients.savingsplans)
     stubbers.update({region: Stubber(client) for region, client in clients.ec2.items()})
 
     def queue(stubber: Stubber, path: Path) -> None:
@@ -207,6 +270,9 @@ def recorded_clients(folder: Path) -> Iterator[tuple[AwsClients, RecordedManifes
         queue(stubbers[region], manifest.spot_path(region))
         for instance_type in manifest.capacity_block_types:
             queue(stubbers[region], manifest.capacity_block_path(region, instance_type))
+    if manifest.savings_plans:
+        for region in manifest.regions:
+            queue(stubbers["savingsplans"], manifest.savings_plans_path(region))
     if manifest.spec_region:  # asked after `collect`, so queued after every price query on that client
         queue(stubbers[manifest.spec_region], manifest.instance_types_path(manifest.spec_region))
 

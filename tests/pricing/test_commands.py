@@ -21,14 +21,22 @@ def test_load_prices_twice_loads_once(capsys):
     call_command("load_prices")
     out = capsys.readouterr().out
     assert "Loaded price snapshot #" in out
-    assert "AWS recorded responses (fixtures/aws), observed 2026-11-09" in out
-    assert "37 offers: on_demand 12, spot 20, reserved_1y 2, reserved_3y 2, capacity_block 1" in out
+    assert "AWS recorded responses (fixtures/aws) with recorded Azure, Google Cloud and neocloud price lists" in out
+    assert "observed 2026-11-09" in out
+    # AWS 41 (on-demand 6 types x 2 regions, 20 spot zones, p5 reserved 1y/3y x 2 regions, p5 Savings Plans 1y/3y
+    # in us-east-1, capacity blocks for p5, p5e, p5en in us-east-1) + Azure 6 (H100: on-demand, spot, 1y, 3y;
+    # H200: on-demand, 1y) + Google Cloud 6 (5 machine types on-demand, A3 High 1y commitment) + 7 price-list
+    # records = 60
+    assert (
+        "60 offers: on_demand 24, spot 21, reserved_1y 6, reserved_3y 4, savings_plan_1y 1, savings_plan_3y 1, "
+        "capacity_block 3" in out
+    )
 
     call_command("load_prices")
     out = capsys.readouterr().out
     assert "already holds these files" in out and "nothing loaded" in out
     assert PriceSnapshot.objects.count() == 1
-    assert CloudOffer.objects.count() == 37
+    assert CloudOffer.objects.count() == 60
 
 
 @pytest.mark.django_db

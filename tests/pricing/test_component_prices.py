@@ -113,9 +113,7 @@ def test_default_plan_bom_is_fully_priced():
     assert result.costs["onprem"]["capex_usd"] is not None
 
 
-@pytest.mark.parametrize(
-    "system", sorted(r["id"] for r in _records("systems.json") if r.get("auto_candidate", True))
-)
+@pytest.mark.parametrize("system", sorted(r["id"] for r in _records("systems.json") if r.get("auto_candidate", True)))
 def test_every_system_builds_a_fully_priced_bom(system):
     plan, result = _priced({**DEFAULT_REQUEST, "hardware": {"system": system}})
     if not plan.get("feasible") or not plan.get("bom"):

@@ -19,8 +19,8 @@ def test_manifest_dates_and_source():
     assert "skypilot-catalog" in data["source"] and "cloud-pricing" not in data["source"]
     manifest = manifest_load(FIXTURES)
     assert manifest.regions == ("us-east-1", "us-west-2")
-    assert len(manifest.instance_types) == 6
-    assert manifest.capacity_block_types == ("p5.48xlarge",)
+    assert len(manifest.instance_types) == 7  # the 6 priced types plus p5e (Capacity Blocks only)
+    assert manifest.capacity_block_types == ("p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge")
 
 
 def test_readme_is_honest_about_provenance():
@@ -33,12 +33,17 @@ def test_readme_is_honest_about_provenance():
 def test_every_recorded_page_passes_botocore_validation():
     """Stubber validates each response against botocore 1.44.5's service model as it is queued."""
     manifest = manifest_load(FIXTURES)
-    files = sorted((FIXTURES / "pricing").rglob("*.json")) + sorted((FIXTURES / "ec2").rglob("*.json"))
-    assert len(files) == 12 + 2 + 2 + 1  # get_products, spot, capacity blocks, describe_instance_types
+    files = [*sorted((FIXTURES / "pricing").rglob("*.json")), *sorted((FIXTURES / "ec2").rglob("*.json"))]
+    files += sorted((FIXTURES / "savingsplans").rglob("*.json"))
+    # get_products (7 types x 2 regions), spot (2 regions), capacity blocks (3 types x 2 regions), instance types,
+    # Savings Plans rates (2 regions)
+    assert len(files) == 14 + 2 + 6 + 1 + 2
     clients = {}
     for path in files:
         data = json.loads(path.read_text())
-        service = "pricing" if data["operation"] == "get_products" else "ec2"
+        service = {"get_products": "pricing", "describe_savings_plans_offering_rates": "savingsplans"}.get(
+            data["operation"], "ec2"
+        )
         key = (service, data["client_region"])
         clients.setdefault(key, stubbed_client(*key))
         method, calls = recorded_call_load(path, client=clients[key])

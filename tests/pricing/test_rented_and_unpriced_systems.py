@@ -35,12 +35,18 @@ def test_an_unpriced_server_gives_no_onprem_total():
 def test_a_rented_plan_prices_its_instance_type():
     plan = _plan("aws-p5")
     assert plan["costs"]["onprem"]["capex_usd"] is None and "bom" not in plan
-    types = {row["instance_type"] for row in plan["costs"]["cloud"]}
-    assert "p5.48xlarge" in types
-    # p5 rows price the plan's own sizing; every other instance type is priced for the same job sized on its own
-    # rented system (issue 14: same work, not same GPUs)
+    aws_types = {row["instance_type"] for row in plan["costs"]["cloud"] if row["provider"] == "aws"}
+    assert "p5.48xlarge" in aws_types
+    # p5 rows price the plan's own sizing; every other AWS instance type is priced for the same job sized on its
+    # own rented system (issue 14: same work, not same GPUs) ...
     for row in plan["costs"]["cloud"]:
         if row["instance_type"] == "p5.48xlarge":
             assert row["sized_on"]["system"] == "aws-p5" and row["sized_on"]["chosen"] is True
-        else:
+        elif row["provider"] == "aws":
             assert row["sized_on"]["system"].startswith("aws-") and row["sized_on"]["chosen"] is False
+    # ... and the same H100 work is also priced at every other provider that rents H100s, on the plan's sizing.
+    others = [row for row in plan["costs"]["cloud"] if row["provider"] != "aws"]
+    names = {(row["provider"], row["instance_type"]) for row in others}
+    assert ("azure", "Standard_ND96isr_H100_v5") in names and ("gcp", "a3-highgpu-8g") in names
+    h100 = [row for row in others if row["sized_on"]["gpu"] == "h100-sxm"]
+    assert h100 and all(row["sized_on"]["system"] == "aws-p5" for row in h100)

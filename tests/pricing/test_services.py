@@ -12,10 +12,11 @@ from botocore.exceptions import StubAssertionError
 
 from pricing.aws.recorded import fixtures_content_sha256, recorded_clients
 from pricing.models import CloudOffer, PriceSnapshot
-from pricing.selectors import cloud_offer_counts, cloud_offers_for_snapshot, price_snapshot_latest
+from pricing.selectors import cloud_offers_for_snapshot, price_snapshot_latest
 from pricing.services import (
     FIXTURE_SOURCE,
     PriceRefreshError,
+    fixture_snapshot_sha256,
     price_snapshot_load_fixtures,
     price_snapshot_refresh_live,
 )
@@ -33,16 +34,20 @@ def _offer(snapshot, instance_type, region, purchase, az=""):
 def test_load_fixtures_stores_one_dated_snapshot_with_golden_prices():
     snapshot = price_snapshot_load_fixtures()
     assert snapshot.kind == PriceSnapshot.Kind.FIXTURE
-    assert snapshot.source == FIXTURE_SOURCE == "AWS recorded responses (fixtures/aws)"
+    assert snapshot.source == FIXTURE_SOURCE
     assert snapshot.fetched_at == datetime(2026, 11, 9, tzinfo=UTC)
-    assert snapshot.content_sha256 == fixtures_content_sha256(FIXTURES)
-    assert cloud_offer_counts(snapshot=snapshot) == {
-        "on_demand": 12,
-        "spot": 20,
-        "reserved_1y": 2,
-        "reserved_3y": 2,
-        "capacity_block": 1,
-    }
+    assert snapshot.content_sha256 == fixture_snapshot_sha256(FIXTURES)
+    assert price_snapshot_load_fixtures(market=None).content_sha256 == fixtures_content_sha256(FIXTURES)
+    aws = CloudOffer.objects.filter(snapshot=snapshot, provider="aws")
+    counts = {p: aws.filter(purchase=p).count() for p in ("on_demand", "spot", "reserved_1y", "reserved_3y")}
+    # 6 priced types x 2 regions on-demand (p5e has none: CB only), 20 recorded spot zones, p5 RIs in 2 regions
+    assert counts == {"on_demand": 12, "spot": 20, "reserved_1y": 2, "reserved_3y": 2}
+    # capacity blocks: p5 (late-2024 table), p5e and p5en (January 2026 rates), us-east-1 only
+    assert sorted(aws.filter(purchase="capacity_block").values_list("instance_type", flat=True)) == [
+        "p5.48xlarge",
+        "p5e.48xlarge",
+        "p5en.48xlarge",
+    ]
     golden = {
         "p5.48xlarge": Decimal("55.04"),
         "p4d.24xlarge": Decimal("21.957642"),
@@ -56,6 +61,32 @@ def test_load_fixtures_stores_one_dated_snapshot_with_golden_prices():
     block = _offer(snapshot, "p5.48xlarge", "us-east-1", "capacity_block")
     assert abs(block.usd_per_hour - Decimal("39.33")) <= Decimal("0.01")
     assert len(block.raw["offerings"]) == 2
+    # recorded UpfrontFee for 1 instance x 24 h: 955.20 / 24 = 39.80 (p5e), 998.64 / 24 = 41.61 (p5en): the
+    # January 2026 rates (+15 % over 34.61 and 36.18)
+    assert _offer(snapshot, "p5e.48xlarge", "us-east-1", "capacity_block").usd_per_hour == Decimal("39.80")
+    assert _offer(snapshot, "p5en.48xlarge", "us-east-1", "capacity_block").usd_per_hour == Decimal("41.61")
+
+
+def test_each_aws_offer_is_dated_by_its_own_source():
+    """Not one recent day for everything: each purchase option carries its source's date and confidence."""
+    snapshot = price_snapshot_load_fixtures()
+
+    def day(offer):
+        return offer.observed_at.date().isoformat()
+
+    on_demand = _offer(snapshot, "p5.48xlarge", "us-east-1", "on_demand")
+    assert (day(on_demand), on_demand.confidence) == ("2026-11-09", "list_price")
+    assert "Price List API" in on_demand.source
+    block = _offer(snapshot, "p5.48xlarge", "us-east-1", "capacity_block")
+    assert (day(block), block.confidence) == ("2024-12-01", "list_price")  # the late-2024 pricing page
+    block_p5e = _offer(snapshot, "p5e.48xlarge", "us-east-1", "capacity_block")
+    assert (day(block_p5e), block_p5e.confidence) == ("2026-01-01", "public_estimate")
+    reserved = _offer(snapshot, "p5.48xlarge", "us-east-1", "reserved_3y")
+    assert reserved.confidence == "assumption"  # no published RI figure was recorded
+    # spot: the record's own Timestamp (fixtures/aws/assemble.py SPOT table)
+    spot = _offer(snapshot, "p5.48xlarge", "us-east-1", "spot", az="use1-az1")
+    assert spot.observed_at == datetime(2026, 11, 8, 21, 14, 5, tzinfo=UTC)
+    assert len({o.observed_at for o in CloudOffer.objects.filter(snapshot=snapshot, provider="aws")}) > 3
 
 
 def test_offers_carry_gpus_observed_at_and_raw():
@@ -63,12 +94,10 @@ def test_offers_carry_gpus_observed_at_and_raw():
     p5 = _offer(snapshot, "p5.48xlarge", "us-east-1", "on_demand")
     assert (p5.provider, p5.gpus, p5.gpu_model) == ("aws", 8, "h100-sxm")
     assert p5.usd_per_gpu_hour == Decimal("6.88")  # cloud-pricing.md: p5 $6.88 per GPU-hour
-    assert p5.observed_at == snapshot.fetched_at
+    assert p5.observed_at == snapshot.fetched_at  # the on-demand source is the 2026-11-09 Price List reading
     assert p5.raw["priceDimension"]["unit"] == "Hrs"
     assert p5.raw["attributes"]["instanceType"] == "p5.48xlarge"
-    assert set(CloudOffer.objects.filter(snapshot=snapshot).values_list("observed_at", flat=True)) == {
-        snapshot.fetched_at
-    }
+    assert not CloudOffer.objects.filter(snapshot=snapshot, provider="").exists()
 
 
 def test_reserved_offers_are_the_lowest_effective_standard_option():
@@ -107,7 +136,7 @@ def test_loading_twice_does_not_duplicate():
     second = price_snapshot_load_fixtures(folder=FIXTURES)
     assert first.pk == second.pk
     assert PriceSnapshot.objects.count() == 1
-    assert CloudOffer.objects.count() == 37
+    assert CloudOffer.objects.count() == 60  # 41 AWS + 6 Azure + 6 Google Cloud + 7 price-list records
 
 
 def test_changed_fixtures_make_a_new_snapshot(tmp_path):
@@ -162,7 +191,7 @@ def test_unconsumed_recorded_response_is_caught(tmp_path):
     folder = tmp_path / "aws"
     shutil.copytree(FIXTURES, folder)
     # The last query replayed; an extra page after one without NextToken is one the fetcher never asks for.
-    path = folder / "ec2" / "us-west-2" / "describe_capacity_block_offerings" / "p5.48xlarge.json"
+    path = folder / "ec2" / "us-west-2" / "describe_capacity_block_offerings" / "p5en.48xlarge.json"
     data = json.loads(path.read_text())
     data["pages"].append({"CapacityBlockOfferings": []})
     path.write_text(json.dumps(data))
@@ -189,7 +218,7 @@ def test_refresh_live_with_stubbed_clients_stores_a_live_snapshot():
     assert first.kind == PriceSnapshot.Kind.LIVE
     assert first.content_sha256 == second.content_sha256  # same prices, recognisably so
     assert (datetime.now(UTC) - first.fetched_at).total_seconds() < 60
-    assert CloudOffer.objects.filter(snapshot=first).count() == 37
+    assert CloudOffer.objects.filter(snapshot=first).count() == 41  # AWS only: a live refresh asks AWS
     assert _offer(first, "p5.48xlarge", "us-east-1", "on_demand").usd_per_hour == Decimal("55.04")
     assert price_snapshot_latest(kind="live").pk == second.pk
 

@@ -101,6 +101,18 @@ def test_anomalous_spot_price_is_excluded():
     assert "only one zone" in spot["excluded_reason"] and "75 %" in spot["excluded_reason"]
 
 
+def test_an_assumed_price_is_shown_but_never_decides():
+    # A neocloud's H100 node at an assumed $16/h (2.00 per GPU-hour) is cheaper than AWS's 55.04 on-demand, but an
+    # assumption is not a price anyone has offered: it is listed, excluded, and the verdict rests on the rest.
+    assumed = replace(price("gpu-8x-h100", "on_demand", "16.00"), provider="lambda", confidence="assumption")
+    costs = priced(training_plan(), inputs([*P5, assumed])).costs
+    rows = [o for o in costs["comparison"]["options"] if o.get("instance_type") == "gpu-8x-h100"]
+    assert rows and all(r["obtainable"] is False and "its price is an assumption" in r["excluded_reason"] for r in rows)
+    # 16 instances x 16.00 x 240 h = 61,440.00, below every AWS option, yet not the verdict's choice
+    assert {Decimal(r["job_usd"]) for r in rows} == {Decimal("61440.00")}
+    assert "gpu-8x-h100" not in costs["verdict"]["sentence"]
+
+
 def test_serving_on_spot_is_not_obtainable():
     plan = training_plan()
     serving = base_plan("inference")

@@ -7,11 +7,15 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from pricing.aws.recorded import fixtures_content_sha256
 from pricing.models import PriceSnapshot
 from pricing.references import FIXTURES_PRICES_DIR
 from pricing.selectors import cloud_offer_counts, cloud_offers_for_snapshot, price_snapshot_by_content
-from pricing.services import FIXTURES_AWS_DIR, price_references_load_fixtures, price_snapshot_load_fixtures
+from pricing.services import (
+    FIXTURES_AWS_DIR,
+    fixture_snapshot_sha256,
+    price_references_load_fixtures,
+    price_snapshot_load_fixtures,
+)
 
 
 class Command(BaseCommand):
@@ -41,7 +45,7 @@ class Command(BaseCommand):
             raise CommandError(f"could not load the price references in {references}: {error}") from error
         self.stdout.write(f"Price references ({references.name}): {report}.")
         already = price_snapshot_by_content(
-            content_sha256=fixtures_content_sha256(folder), kind=PriceSnapshot.Kind.FIXTURE
+            content_sha256=fixture_snapshot_sha256(folder), kind=PriceSnapshot.Kind.FIXTURE
         )
         snapshot = price_snapshot_load_fixtures(folder=folder)
         counts = cloud_offer_counts(snapshot=snapshot)

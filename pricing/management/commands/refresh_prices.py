@@ -1,4 +1,5 @@
-"""`manage.py refresh_prices`: fetch current AWS GPU prices with boto3 and store them as a live snapshot."""
+"""`manage.py refresh_prices`: fetch current AWS GPU prices with boto3 (or, with --azure, Azure's from the public
+Retail Prices API) and store them as a live snapshot."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pricing.aws.fetch import aws_clients_from_default_chain
 from pricing.aws.instances import DEFAULT_INSTANCE_TYPES, DEFAULT_REGIONS
 from pricing.selectors import cloud_offer_counts, price_snapshot_latest
-from pricing.services import PriceRefreshError, price_snapshot_load_fixtures, price_snapshot_refresh_live
+from pricing.services import (
+    PriceRefreshError,
+    price_snapshot_load_fixtures,
+    price_snapshot_refresh_azure,
+    price_snapshot_refresh_live,
+)
 
 NO_CREDENTIALS_HELP = (
     "No AWS credentials found. refresh_prices uses boto3's standard credential chain; provide credentials in "
@@ -19,8 +25,9 @@ NO_CREDENTIALS_HELP = (
     "  - a profile: AWS_PROFILE=<name> with ~/.aws/credentials or ~/.aws/config (`aws configure`, "
     "`aws sso login`);\n"
     "  - an IAM role for the EC2 instance, ECS task or EKS pod running this command.\n"
-    "The identity needs pricing:GetProducts, ec2:DescribeSpotPriceHistory and "
-    "ec2:DescribeCapacityBlockOfferings. To use the bundled offline prices instead, run `manage.py load_prices`."
+    "The identity needs pricing:GetProducts, ec2:DescribeSpotPriceHistory, ec2:DescribeCapacityBlockOfferings, "
+    "ec2:DescribeInstanceTypes and savingsplans:DescribeSavingsPlansOfferingRates. To use the bundled offline "
+    "prices instead, run `manage.py load_prices`."
 )
 
 EXPIRED_CODES = frozenset({"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"})
@@ -75,6 +82,18 @@ class Command(BaseCommand):
             help=f"Instance type to price; repeat for several (default: {' '.join(DEFAULT_INSTANCE_TYPES)}).",
         )
         parser.add_argument(
+            "--azure",
+            action="store_true",
+            help="Refresh Azure GPU prices from the public Azure Retail Prices API (no credentials) instead of AWS.",
+        )
+        parser.add_argument(
+            "--azure-region",
+            action="append",
+            dest="azure_regions",
+            metavar="REGION",
+            help="Azure region to price with --azure; repeat for several (default: eastus).",
+        )
+        parser.add_argument(
             "--from-dir",
             type=Path,
             dest="from_dir",
@@ -88,12 +107,17 @@ class Command(BaseCommand):
         regions: list[str] | None,
         instance_types: list[str] | None,
         from_dir: Path | None = None,
+        azure: bool = False,
+        azure_regions: list[str] | None = None,
         **options,
     ) -> None:
         from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
         if from_dir is not None:
             self._from_dir(from_dir)
+            return
+        if azure:
+            self._azure(azure_regions or ["eastus"])
             return
 
         regions = list(dict.fromkeys(regions or DEFAULT_REGIONS))
@@ -115,11 +139,27 @@ class Command(BaseCommand):
             f"{sum(counts.values())} offers: " + ", ".join(f"{purchase} {n}" for purchase, n in counts.items())
         )
 
+    def _azure(self, regions: list[str]) -> None:
+        """Azure's public price API: network only here, when a user runs the command."""
+        try:
+            snapshot = price_snapshot_refresh_azure(regions=regions)
+        except (OSError, ValueError, PriceRefreshError) as error:  # URLError is an OSError
+            raise CommandError(f"Azure price refresh failed: {error}\n{last_good_snapshot_note()}") from error
+        counts = cloud_offer_counts(snapshot=snapshot)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Stored live price snapshot #{snapshot.pk} with Azure prices for {', '.join(regions)}: "
+                f"{sum(counts.values())} offers in all: " + ", ".join(f"{p} {n}" for p, n in counts.items())
+            )
+        )
+
     def _from_dir(self, folder: Path) -> None:
         if not (folder / "manifest.json").is_file():
             raise CommandError(f"{folder} has no manifest.json; --from-dir needs the fixtures/aws layout.")
         try:
-            snapshot = price_snapshot_load_fixtures(folder=folder, source=f"AWS recorded responses ({folder})")
+            snapshot = price_snapshot_load_fixtures(
+                folder=folder, source=f"AWS recorded responses ({folder})", market=None
+            )
         except (OSError, ValueError, KeyError, AssertionError) as error:
             raise CommandError(f"Could not load {folder}: {error}\n{last_good_snapshot_note()}") from error
         counts = cloud_offer_counts(snapshot=snapshot)
