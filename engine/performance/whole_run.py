@@ -132,6 +132,21 @@ class WholeRunInputs:
         delta = self.checkpoint_bytes / (self.stall_bytes_s_per_gpu * gpus)
         return np.maximum(goodput_fraction(delta, mtbf, self.restart_seconds(gpus)), MIN_GOODPUT)
 
+    def efficiency_ceiling(self, gpus):
+        """An upper bound on `run_efficiency` at `gpus` GPUs and at every larger count, for any step breakdown.
+
+        Why: the deadline search rules out GPU counts with it before running the step model (search/deadline.py).
+        Each factor is bounded by one that does not rise with the job: goodput <= 1 - R / M (the interval's share
+        tau / (tau + delta) and the lost half interval only lower it; R grows and M falls with systems), floored
+        as `goodput` floors it; stragglers fall with systems; production and evaluation efficiencies are
+        constants; the batch ramp and a p90 deadline only lower the efficiency (factors <= 1)."""
+        gpus = np.maximum(np.asarray(gpus, dtype=float), 1.0)
+        systems = self.systems(gpus)
+        mtbf = self.node_mtbf_hours * 3600.0 / systems
+        ceiling = np.where(mtbf > 0, 1.0 - self.restart_seconds(gpus) / np.where(mtbf > 0, mtbf, 1.0), 1.0)
+        goodput = np.maximum(np.minimum(ceiling, 1.0), MIN_GOODPUT)
+        return goodput * self.production_efficiency * (1.0 - self.eval_stall_fraction) * self.stragglers(gpus)
+
     def stragglers(self, gpus, per_doubling: float | None = None):
         rate = self.straggler_per_doubling if per_doubling is None else per_doubling
         return 1.0 / (1.0 + rate * np.log2(self.systems(gpus)))
