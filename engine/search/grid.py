@@ -121,24 +121,29 @@ class DivisorTable:
         self.table = np.full((max(len(lists), 1), width), np.iinfo(np.int64).max, dtype=np.int64)
         for i, d in enumerate(lists):
             self.table[i, : len(d)] = d
+        # Every row in one sorted array, so a lookup is one searchsorted over all candidates: row r's divisors
+        # shifted by r x span, its padding at the row's end (span - 1 exceeds every divisor).
+        self._width = width
+        self._span = int(self.values.max()) + 2 if len(self.values) else 2
+        shifted = np.where(self.table == np.iinfo(np.int64).max, self._span - 1, self.table)
+        self._flat = (shifted + np.arange(len(self.table), dtype=np.int64)[:, None] * self._span).ravel()
 
     def rows(self, values: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.values, values).clip(0, max(len(self.values) - 1, 0))
 
-    def _search(self, rows: np.ndarray, x: np.ndarray, side: str) -> np.ndarray:
-        out = np.empty(len(rows), dtype=np.int64)
-        for r in range(len(self.values)):  # one pass per distinct N (a handful), not per candidate
-            sel = rows == r
-            out[sel] = np.searchsorted(self.table[r], x[sel], side=side)  # type: ignore[call-overload]
-        return out
+    def _count_below(self, rows: np.ndarray, whole: np.ndarray, side: str) -> np.ndarray:
+        """Per candidate, how many of its row's entries are < `whole` (side left) or <= it (right)."""
+        key = np.clip(whole, 0, self._span - 1).astype(np.int64) + rows * self._span
+        return np.searchsorted(self._flat, key, side=side) - rows * self._width  # type: ignore[call-overload]
 
     def largest_index_at_most(self, rows: np.ndarray, cap: np.ndarray) -> np.ndarray:
-        """Index of the largest divisor <= cap in each row (-1 when none)."""
-        return self._search(rows, cap, "right") - 1
+        """Index of the largest divisor <= cap in each row (-1 when none): divisors <= cap are those <= floor(cap)."""
+        return self._count_below(rows, np.floor(np.minimum(cap, self._span - 2)), "right") - 1
 
     def first_index_at_least(self, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """Index of the smallest divisor >= x in each row (the row's divisor count when none)."""
-        return self._search(rows, x, "left")
+        """Index of the smallest divisor >= x in each row (the row's divisor count when none): divisors >= x are
+        those >= ceil(x)."""
+        return self._count_below(rows, np.ceil(np.minimum(x, self._span - 1)), "left")
 
     def at(self, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
         return self.table[rows, np.maximum(index, 0)]
