@@ -53,12 +53,10 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
     nz = len(zeros)
     stats.candidates_evaluated = len(lay.tp) * nz
     idx = np.arange(len(lay.tp))
-    group = s.group(lay, idx)
+    keys = s.layout_keys(lay)
+    group, ep, mb, need = keys.group, keys.ep, keys.micro_batch, keys.need_m
     gps = s.system.gpus_per_system
     pin_dp = s.spec.parallelism.dp
-    ep = s.ep_of(lay, idx).astype(np.int64)
-    mb = lay.micro_batch.astype(np.int64)
-    need = s.need_m(lay, idx)
     b = s.batch_sequences
     if pin_dp is not None:  # a pinned dp fixes the size: one evaluation per candidate, whole systems not enforced
         bad = pin_dp % ep != 0
@@ -140,8 +138,8 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
         ones = np.ones(len(grid.idx), dtype=np.int64)
         return ones, ones
     table, idx = grid.table, grid.idx
-    a = lay.stage_time_s[idx] + lay.p2p_time_s[idx]
-    b = (lay.pp[idx] - 1.0) / lay.interleave[idx] * lay.body_stage_time_s[idx]
+    keys = s.layout_keys(lay)
+    a, b = keys.per_micro_batch_s[idx], keys.bubble_s[idx]
     c = s.spec.tokens / (s.batch_sequences * s.work.shape.seq_len) / SECONDS_PER_DAY
     n_seq = table.values[grid.rows].astype(float)
 

@@ -37,37 +37,42 @@ def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndar
 
 
 def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
-    """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules."""
-    group = s.group(lay, slice(None))
+    """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules.
+
+    Each rule is a mask over the (count, layout) pairs that divide; a pair is counted under the first rule that
+    rules it out, and the pairs are compacted once at the end."""
+    keys = s.layout_keys(lay)
     n_counts = len(counts)
-    ci, li = np.nonzero(counts[:, None] % group[None, :] == 0)
+    ci, li = np.nonzero(counts[:, None] % keys.group[None, :] == 0)
     left = np.bincount(ci, minlength=n_counts)
     for c in range(n_counts):
-        stats[c].reject("gpus_not_divisible", (len(group) - int(left[c])) * nz)
-    dp = (counts[ci] // group[li]).astype(float)
+        stats[c].reject("gpus_not_divisible", (len(keys.group) - int(left[c])) * nz)
+    dp_int = counts[ci] // keys.group[li]
+    alive = np.ones(len(ci), dtype=bool)
 
-    def keep(ok: np.ndarray, reason: str) -> None:
-        nonlocal ci, li, dp
-        _reject(stats, reason, ci, ~ok, nz)
-        ci, li, dp = ci[ok], li[ok], dp[ok]
+    def rule(ok: np.ndarray, reason: str) -> None:
+        nonlocal alive
+        _reject(stats, reason, ci, alive & ~ok, nz)
+        alive &= ok
 
     if s.spec.parallelism.dp is not None:
-        keep(dp == s.spec.parallelism.dp, "pinned_dp")
-    keep(dp % s.ep_of(lay, li) == 0, "ep_not_dividing_dp")
+        rule(dp_int == s.spec.parallelism.dp, "pinned_dp")
+    rule(dp_int % keys.ep[li] == 0, "ep_not_dividing_dp")
     if not nearest:
-        before = np.bincount(ci, minlength=n_counts)
-        keep(s.batch_sequences % (dp * lay.micro_batch[li]) == 0, "batch_not_exact")
-        after = np.bincount(ci, minlength=n_counts)
+        before = np.bincount(ci[alive], minlength=n_counts)
+        rule(s.batch_sequences % (dp_int * keys.micro_batch[li]) == 0, "batch_not_exact")
+        after = np.bincount(ci[alive], minlength=n_counts)
         for c in range(n_counts):
             misses[c].no_exact_batch = bool(before[c] > 0 and after[c] == 0)
+    ci, li, dp = ci[alive], li[alive], dp_int[alive].astype(float)
     m, days_lb = s.bound(lay, li, dp, nearest)
-    ok = m >= s.need_m(lay, li)
+    ok = m >= keys.need_m[li]
     if not np.all(ok):
         emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
         for c in np.nonzero(emptied)[0]:
             misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
-    keep(ok, "global_batch")
-    return ci, li, dp, days_lb[ok]
+    _reject(stats, "global_batch", ci, ~ok, nz)
+    return ci[ok], li[ok], dp[ok], days_lb[ok]
 
 
 def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nearest: bool) -> list[Outcome]:

@@ -9,10 +9,12 @@ at numpy speed (`make bench`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from engine.performance.stages import SPLIT_DISCOUNTS, pinned_split, stage_positions, stage_split
+from engine.performance.step_time import LayoutCosts
 
 __all__ = [
     "BOUND_CHUNK",
@@ -22,7 +24,9 @@ __all__ = [
     "PP_POWERS",
     "DivisorTable",
     "GridOptions",
+    "LayoutKeys",
     "layout_grid",
+    "layout_keys",
 ]
 
 MICRO_BATCH_OPTIONS = (1, 2, 4, 8)
@@ -104,6 +108,33 @@ def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
         "first": first[s_i][ok],
         "last": last[s_i][ok],
     }
+
+
+class LayoutKeys(NamedTuple):
+    """Per-layout figures of one grid that the GPU-count and deadline queries filter and bound on, worked out
+    once per grid: the queries then gather them per candidate instead of recomputing them each time."""
+
+    group: np.ndarray  # GPUs per data-parallel rank, tp x cp x pp (int)
+    ep: np.ndarray  # expert-parallel degree (int)
+    micro_batch: np.ndarray  # sequences per micro-batch (int)
+    micro_batch_f: np.ndarray  # the same as floats, as the step model reads it
+    need_m: np.ndarray  # fewest micro-batches per step that fill the pipeline
+    per_micro_batch_s: np.ndarray  # t_stage + p2p: pipeline time per micro-batch
+    bubble_s: np.ndarray  # (pp - 1) / interleave x t_body
+
+
+def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> LayoutKeys:
+    """The grid's `LayoutKeys` (`group` = tp x cp x pp as integers, as the search caches it)."""
+    assert lay.ep is not None
+    return LayoutKeys(
+        group=group,
+        ep=lay.ep.astype(np.int64),
+        micro_batch=lay.micro_batch.astype(np.int64),
+        micro_batch_f=lay.micro_batch,
+        need_m=np.where(lay.pp > 1, min_m_per_stage * lay.pp, 1.0),
+        per_micro_batch_s=lay.stage_time_s + lay.p2p_time_s,
+        bubble_s=(lay.pp - 1.0) / lay.interleave * lay.body_stage_time_s,
+    )
 
 
 class DivisorTable:

@@ -50,7 +50,15 @@ from engine.performance.step_time import (
 from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, run_efficiency
 from engine.request.spec import TrainingSpec
 from engine.search import deadline, fixed
-from engine.search.grid import CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
+from engine.search.grid import (
+    CP_OPTIONS,
+    MICRO_BATCH_OPTIONS,
+    PP_POWERS,
+    GridOptions,
+    LayoutKeys,
+    layout_grid,
+    layout_keys,
+)
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
 
@@ -67,6 +75,7 @@ TP_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
 # published layout goes there (DeepSeek-V3: 61 layers on 16 stages, 3.8); the divisors of the layer count are
 # all searched as before.
 MIN_LAYERS_PER_UNEVEN_STAGE = 3
+
 
 Attempt = Callable[[LayoutCosts, bool], tuple[Plan | None, SearchStats, Infeasibility]]
 
@@ -112,6 +121,7 @@ class TrainingSearch:
         pinned = spec.memory.offload
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
+        self._keys: dict[int, tuple[LayoutCosts, LayoutKeys]] = {}
         self.layout_seconds = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ grid
@@ -218,6 +228,14 @@ class TrainingSearch:
     def need_m(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
         pp = lay.pp[idx]
         return np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
+
+    def layout_keys(self, lay: LayoutCosts) -> LayoutKeys:
+        """The per-layout figures every query filters and bounds on (`grid.LayoutKeys`), once per grid."""
+        cached = self._keys.get(id(lay))
+        if cached is None or cached[0] is not lay:
+            cached = (lay, layout_keys(lay, self.group(lay, slice(None)), self.min_m_per_stage))
+            self._keys[id(lay)] = cached
+        return cached[1]
 
     def ep_of(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
         assert lay.ep is not None
@@ -345,12 +363,12 @@ class TrainingSearch:
     def bound(self, lay: LayoutCosts, idx: np.ndarray, dp: np.ndarray, nearest: bool) -> tuple[np.ndarray, np.ndarray]:
         """(micro-batches per step, a lower bound on the ideal days): the pipeline time alone, m x (t_stage +
         p2p) + bubble, which `step_costs` only adds to (DP collectives, optimizer, offload are >= 0)."""
-        mb = lay.micro_batch[idx]
+        keys = self.layout_keys(lay)
+        mb = keys.micro_batch_f[idx]
         ratio = self.batch_sequences / (dp * mb)
         m = np.maximum(np.rint(ratio), 1.0) if nearest else np.floor(ratio)
         m_eff = np.maximum(m, 1.0)
-        pipeline = m_eff * (lay.stage_time_s[idx] + lay.p2p_time_s[idx])
-        pipeline += (lay.pp[idx] - 1.0) / lay.interleave[idx] * lay.body_stage_time_s[idx]
+        pipeline = m_eff * keys.per_micro_batch_s[idx] + keys.bubble_s[idx]
         tokens_per_step = np.maximum(dp * mb * m * self.work.shape.seq_len, 1.0)
         return m, self.spec.tokens / tokens_per_step * pipeline / SECONDS_PER_DAY
 
