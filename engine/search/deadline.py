@@ -39,6 +39,7 @@ class _Grid(NamedTuple):
     k_cap_batch: np.ndarray
     k_cap_cluster: np.ndarray
     table: DivisorTable | None
+    zeros: int  # ZeRO stages per layout: each layout's candidates are this many consecutive rows
 
     def k(self, sel: np.ndarray, j: np.ndarray) -> np.ndarray:
         """The multiple of q at index j (the divisor table's j-th divisor, or j itself)."""
@@ -99,7 +100,7 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
         return np.repeat(x[keep], nz)
 
     return _Grid(expand(idx), np.tile(zeros, len(keep)), expand(q), expand(unit), expand(rows), expand(j_hi),
-                 expand(k_cap_batch), expand(k_cap_cluster), table)  # fmt: skip
+                 expand(k_cap_batch), expand(k_cap_cluster), table, nz)  # fmt: skip
 
 
 def _miss(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, fits_hi, days_hi, mem_hi, miss: Infeasibility) -> None:
@@ -137,26 +138,29 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
     if grid.table is None or nearest:
         ones = np.ones(len(grid.idx), dtype=np.int64)
         return ones, ones
-    table, idx = grid.table, grid.idx
+    # Nothing here depends on the ZeRO stage: worked out once per layout (the first of its rows), then repeated.
+    one = slice(None, None, grid.zeros)
+    table, idx, rows, j_hi = grid.table, grid.idx[one], grid.rows[one], grid.j_hi[one]
     keys = s.layout_keys(lay)
     a, b = keys.per_micro_batch_s[idx], keys.bubble_s[idx]
     c = s.spec.tokens / (s.batch_sequences * s.work.shape.seq_len) / SECONDS_PER_DAY
-    n_seq = table.values[grid.rows].astype(float)
+    n_seq = table.values[rows].astype(float)
 
     def first_index(efficiency: np.ndarray | float) -> np.ndarray:
         room = limit * efficiency / c - b
         k_min = np.where(room > 0, n_seq * a / np.maximum(room, 1e-300), np.inf)
-        j = table.first_index_at_least(grid.rows, np.minimum(k_min, 1e18) * (1 - 1e-12))
-        return np.where(room > 0, j, grid.j_hi + 1)
+        j = table.first_index_at_least(rows, np.minimum(k_min, 1e18) * (1 - 1e-12))
+        return np.where(room > 0, j, j_hi + 1)
 
-    pipeline = first_index(1.0)
-    every = np.arange(len(idx))
+    unit = grid.unit[one]
 
     def ceiling(j: np.ndarray) -> np.ndarray:  # the slack covers rounding in the efficiency's product
-        return s.run.efficiency_ceiling(grid.k(every, np.clip(j, 0, np.maximum(grid.j_hi, 0))) * grid.unit) * (1 + 1e-9)
+        return s.run.efficiency_ceiling(table.at(rows, np.clip(j, 0, np.maximum(j_hi, 0))) * unit) * (1 + 1e-9)
 
+    pipeline = first_index(1.0)
     whole = np.maximum(pipeline, first_index(ceiling(pipeline)))
-    return pipeline, np.maximum(whole, first_index(ceiling(whole)))
+    whole = np.maximum(whole, first_index(ceiling(whole)))
+    return np.repeat(pipeline, grid.zeros), np.repeat(whole, grid.zeros)
 
 
 def smallest(

@@ -39,34 +39,37 @@ def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndar
 def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
     """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules.
 
-    Each rule is a mask over the (count, layout) pairs that divide; a pair is counted under the first rule that
-    rules it out, and the pairs are compacted once at the end."""
+    The rules (dp whole, pinned, a multiple of ep, splitting the batch) depend on a layout's (group, ep,
+    micro_batch) triple alone (`grid.LayoutKeys`), so they run per (count, triple) and are then read per layout;
+    a layout is counted under the first rule that rules it out."""
     keys = s.layout_keys(lay)
-    n_counts = len(counts)
-    ci, li = np.nonzero(counts[:, None] % keys.group[None, :] == 0)
-    left = np.bincount(ci, minlength=n_counts)
-    for c in range(n_counts):
-        stats[c].reject("gpus_not_divisible", (len(keys.group) - int(left[c])) * nz)
-    dp_int = counts[ci] // keys.group[li]
-    alive = np.ones(len(ci), dtype=bool)
+    group, ep, mb = keys.triple_group[None, :], keys.triple_ep[None, :], keys.triple_micro_batch[None, :]
+    column = counts[:, None]
+    divides = column % group == 0
+    dp = np.where(divides, column // group, 0)
+    alive = np.ones_like(divides)
 
     def rule(ok: np.ndarray, reason: str) -> None:
         nonlocal alive
-        _reject(stats, reason, ci, alive & ~ok, nz)
-        alive &= ok
+        rejected = (alive & ~ok) @ keys.triple_layouts
+        for c, k in enumerate(rejected):
+            stats[c].reject(reason, int(k) * nz)
+        alive = alive & ok
 
+    rule(divides, "gpus_not_divisible")
     if s.spec.parallelism.dp is not None:
-        rule(dp_int == s.spec.parallelism.dp, "pinned_dp")
-    rule(dp_int % keys.ep[li] == 0, "ep_not_dividing_dp")
+        rule(dp == s.spec.parallelism.dp, "pinned_dp")
+    rule(dp % ep == 0, "ep_not_dividing_dp")
     if not nearest:
-        before = np.bincount(ci[alive], minlength=n_counts)
-        rule(s.batch_sequences % (dp_int * keys.micro_batch[li]) == 0, "batch_not_exact")
-        after = np.bincount(ci[alive], minlength=n_counts)
-        for c in range(n_counts):
-            misses[c].no_exact_batch = bool(before[c] > 0 and after[c] == 0)
-    ci, li, dp = ci[alive], li[alive], dp_int[alive].astype(float)
+        before = alive.any(axis=1)
+        rule(s.batch_sequences % np.maximum(dp * mb, 1) == 0, "batch_not_exact")
+        for c, (was, now) in enumerate(zip(before, alive.any(axis=1), strict=True)):
+            misses[c].no_exact_batch = bool(was and not now)
+    ci, li = np.nonzero(alive[:, keys.triple])
+    dp = (counts[ci] // keys.group[li]).astype(float)
     m, days_lb = s.bound(lay, li, dp, nearest)
     ok = m >= keys.need_m[li]
+    n_counts = len(counts)
     if not np.all(ok):
         emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
         for c in np.nonzero(emptied)[0]:

@@ -121,19 +121,34 @@ class LayoutKeys(NamedTuple):
     need_m: np.ndarray  # fewest micro-batches per step that fill the pipeline
     per_micro_batch_s: np.ndarray  # t_stage + p2p: pipeline time per micro-batch
     bubble_s: np.ndarray  # (pp - 1) / interleave x t_body
+    # The distinct (group, ep, micro_batch) triples: whether a GPU count can take a layout (dp whole, a multiple
+    # of ep, splitting the batch) depends on these alone, so the rules run once per triple, not per layout.
+    triple: np.ndarray  # each layout's triple
+    triple_group: np.ndarray
+    triple_ep: np.ndarray
+    triple_micro_batch: np.ndarray
+    triple_layouts: np.ndarray  # layouts per triple
 
 
 def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> LayoutKeys:
     """The grid's `LayoutKeys` (`group` = tp x cp x pp as integers, as the search caches it)."""
     assert lay.ep is not None
+    ep, mb = lay.ep.astype(np.int64), lay.micro_batch.astype(np.int64)
+    code = (group * (int(ep.max(initial=1)) + 1) + ep) * (int(mb.max(initial=1)) + 1) + mb
+    _codes, first, triple, sizes = np.unique(code, return_index=True, return_inverse=True, return_counts=True)
     return LayoutKeys(
         group=group,
-        ep=lay.ep.astype(np.int64),
-        micro_batch=lay.micro_batch.astype(np.int64),
+        ep=ep,
+        micro_batch=mb,
         micro_batch_f=lay.micro_batch,
         need_m=np.where(lay.pp > 1, min_m_per_stage * lay.pp, 1.0),
         per_micro_batch_s=lay.stage_time_s + lay.p2p_time_s,
         bubble_s=(lay.pp - 1.0) / lay.interleave * lay.body_stage_time_s,
+        triple=triple.ravel(),
+        triple_group=group[first],
+        triple_ep=ep[first],
+        triple_micro_batch=mb[first],
+        triple_layouts=sizes,
     )
 
 
