@@ -9,6 +9,7 @@ at numpy speed (`make bench`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -43,12 +44,12 @@ BOUND_CHUNK = 256
 class GridOptions:
     """The option lists of each degree, after pins (a pinned degree is a one-element list)."""
 
-    tps: list[int]
-    pps: list[int]
-    mbs: list[int]
-    rcs: list[int]
-    eps: list[int]
-    cps: list[int]
+    tps: tuple[int, ...]
+    pps: tuple[int, ...]
+    mbs: tuple[int, ...]
+    rcs: tuple[int, ...]
+    eps: tuple[int, ...]
+    cps: tuple[int, ...]
     interleave: int | None  # pinned virtual stages, or None (searched)
     first_layers: int | None  # pinned end stages
     last_layers: int | None
@@ -65,6 +66,17 @@ def _product(*options: list[int]) -> list[np.ndarray]:
 
 
 def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
+    """`_layout_grid`, remembered: an auto plan asks for the same grid for every system with the same NVLink
+    domain (the options depend on the model, the request and the TP limit only), and a re-planned request asks
+    again. The arrays are shared read-only; the dict is the caller's."""
+    return dict(zip(_GRID_KEYS, _layout_grid(layers, opt), strict=True))
+
+
+_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last")
+
+
+@lru_cache(maxsize=64)  # a grid is a few hundred kB of integers
+def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last) of every valid layout.
 
     Stage splits: the pinned one, else the balanced split and Megatron's embedding/loss-aware split
@@ -97,17 +109,10 @@ def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
     ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1))
     if opt.prune_cp_micro_batch:
         ok &= (cp == 1) | (mb == 1)
-    return {
-        "tp": tp[ok],
-        "pp": pp[ok],
-        "micro_batch": mb[ok],
-        "interleave": v[ok],
-        "recompute": rc[ok],
-        "ep": ep[ok],
-        "cp": cp[ok],
-        "first": first[s_i][ok],
-        "last": last[s_i][ok],
-    }
+    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok])
+    for array in out:
+        array.setflags(write=False)
+    return out
 
 
 class LayoutKeys(NamedTuple):

@@ -173,8 +173,8 @@ class TrainingSearch:
         if pin.micro_batch is not None:
             mbs = [pin.micro_batch]
         rcs = [RECOMPUTE_CODES[pin.recompute]] if pin.recompute is not None else [0, 1, 2]
-        opt = GridOptions(tps, self.pp_options(), mbs, rcs, self.ep_options(), self.cp_options(), pin.interleave,
-                          pin.first_stage_layers, pin.last_stage_layers,
+        opt = GridOptions(tuple(tps), tuple(self.pp_options()), tuple(mbs), tuple(rcs), tuple(self.ep_options()),
+                          tuple(self.cp_options()), pin.interleave, pin.first_stage_layers, pin.last_stage_layers,
                           prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None)  # fmt: skip
         if not all((tps, opt.pps, opt.eps, opt.cps)):
             return None
