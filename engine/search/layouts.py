@@ -33,11 +33,9 @@ import numpy as np
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.layout_terms import activation_floor
-from engine.performance.memory import GIB, OFFLOAD_CODES, OFFLOAD_NAMES, MemoryBreakdown, memory_options_for
-from engine.performance.stages import stage_layer_counts
+from engine.performance.memory import OFFLOAD_CODES, memory_options_for
 from engine.performance.step_time import (
     RECOMPUTE_CODES,
-    RECOMPUTE_NAMES,
     Efficiency,
     Hardware,
     LayoutCosts,
@@ -59,6 +57,8 @@ from engine.search.grid import (
     layout_grid,
     layout_keys,
 )
+from engine.search.layout_cache import LAYOUTS
+from engine.search.package import package_plan
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
 
@@ -78,19 +78,6 @@ MIN_LAYERS_PER_UNEVEN_STAGE = 3
 
 
 Attempt = Callable[[LayoutCosts, bool], tuple[Plan | None, SearchStats, Infeasibility]]
-
-
-def _take(lay: LayoutCosts, keep: np.ndarray) -> LayoutCosts:
-    """The layouts at `keep` (every array has one row per layout)."""
-    out = {}
-    for f in dataclasses.fields(lay):
-        value = getattr(lay, f.name)
-        if f.name in ("group", "columns"):  # caches, rebuilt on first use
-            value = None
-        elif isinstance(value, np.ndarray):
-            value = value[keep]
-        out[f.name] = value
-    return LayoutCosts(**out)
 
 
 class TrainingSearch:
@@ -165,6 +152,24 @@ class TrainingSearch:
         return sorted({p for p in range(1, layers + 1) if layers % p == 0} | powers)
 
     def _layouts(self, offloads: list[int]) -> LayoutCosts | None:
+        """The grid's layout costs with these offload codes, remembered across searches (`layout_cache`): they
+        depend only on the key below, the same for every request with this model, hardware and pins."""
+        key = (
+            self.work,
+            self.hw,
+            self.eff,
+            self.memory,
+            self.spec.parallelism,
+            self.batch_sequences,
+            self.system.nvlink_domain_gpus,
+            self.max_tp,
+            self.min_cp_chunk,
+            self.min_m_per_stage,
+            tuple(offloads),
+        )
+        return LAYOUTS.get_or_build(key, lambda: self._build_layouts(offloads))  # fmt: skip
+
+    def _build_layouts(self, offloads: list[int]) -> LayoutCosts | None:
         pin = self.spec.parallelism
         tps = self.tp_options()
         if pin.tp is not None:
@@ -257,56 +262,10 @@ class TrainingSearch:
         share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)
 
-    def plan(
-        self,
-        lay: LayoutCosts,
-        idx: np.ndarray,
-        zero: np.ndarray,
-        dp: np.ndarray,
-        i: int,
-        nearest: bool,
-        scored: tuple[StepCosts, int] | None = None,
-    ) -> Plan:
-        """Package candidate i: from its already computed costs (`scored`: the StepCosts holding it and its row)
-        or re-evaluated alone."""
-        sl = slice(i, i + 1)
-        if scored is None:
-            c = self.step(lay, idx[sl], dp[sl], zero[sl], nearest)
-        else:
-            row = scored[1]
-            c = StepCosts(**{k: (v[row : row + 1] if isinstance(v, np.ndarray) else v)
-                             for k, v in vars(scored[0]).items()})  # fmt: skip
-        j = int(idx[i])
-        assert lay.cp is not None and lay.first_layers is not None and lay.last_layers is not None
-        tp, pp, cp, d = int(lay.tp[j]), int(lay.pp[j]), int(lay.cp[j]), int(dp[i])
-        first, last = int(lay.first_layers[j]), int(lay.last_layers[j])
-        m = float(max(c.micro_batches[0], 1))
-        per_step = {k: float(getattr(lay, k)[j]) * m for k in ("tp_comm_time_s", "p2p_time_s", "ep_comm_time_s")}
-        return Plan(
-            tp=tp, pp=pp, dp=d, micro_batch=int(lay.micro_batch[j]), interleave=int(lay.interleave[j]),
-            recompute=RECOMPUTE_NAMES[int(lay.recompute[j])], zero_stage=int(zero[i]), gpus=tp * cp * pp * d,
-            micro_batches=int(c.micro_batches[0]), step_time_s=float(c.step_time_s[0]),
-            tokens_per_step=float(c.tokens_per_step[0]), days_ideal=float(self.days(c)[0]),
-            stage_time_s=float(lay.stage_time_s[j]), pipeline_time_s=float(c.pipeline_time_s[0]),
-            bubble_time_s=float(c.bubble_time_s[0]), dp_exposed_time_s=float(c.dp_exposed_time_s[0]),
-            optimizer_time_s=float(c.optimizer_time_s[0]),
-            memory=MemoryBreakdown(
-                weights_gib=float(c.weights_bytes[0]) / GIB,
-                gradients_gib=float(c.gradients_bytes[0]) / GIB,
-                optimizer_gib=float(c.optimizer_bytes[0]) / GIB,
-                activations_gib=float(c.activations_bytes[0]) / GIB,
-                reserve_gib=float(c.reserve_bytes) / GIB,
-            ),
-            ep=int(self.ep_of(lay, idx[sl])[0]), cp=cp,
-            stage_layers=tuple(stage_layer_counts(self.work.shape.layers, pp, first, last)),
-            offload=OFFLOAD_NAMES[int(lay.offload[j]) if lay.offload is not None else 0],
-            batch_exact=bool(c.batch_exact[0]) if c.batch_exact is not None else True,
-            global_batch_sequences=d * int(lay.micro_batch[j]) * int(c.micro_batches[0]),
-            fullest_stage=int(c.fullest_stage[0]) if c.fullest_stage is not None else 0,
-            cp_comm_time_s=float(lay.cp_comm_time_s[j]) * m if lay.cp_comm_time_s is not None else 0.0,
-            offload_time_s=float(c.offload_time_s[0]) if c.offload_time_s is not None else 0.0,
-            **per_step,
-        )  # fmt: skip
+    def plan(self, lay: LayoutCosts, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int, nearest: bool,
+             scored: tuple[StepCosts, int] | None = None) -> Plan:  # fmt: skip
+        """Package candidate i as a `Plan` (`package.package_plan`)."""
+        return package_plan(self, lay, idx, zero, dp, i, nearest, scored)
 
     # ------------------------------------------------------------------ retries
     def _search(self, attempt: Attempt) -> tuple[Plan | None, SearchStats, Infeasibility]:

@@ -128,3 +128,40 @@ def test_bisection_skipping_known_misses_finds_the_same_size():
     floored = deadline._bisect(evaluate_with("floor"), sel, lo.copy(), hi.copy(), first, 1.5)
     assert np.array_equal(everything, floored)
     assert calls["floor"] < calls["all"]
+
+
+def test_layout_cache_keeps_the_most_recent_entries():
+    from engine.search.layout_cache import LruCache
+
+    cache: LruCache[int] = LruCache(2)
+    built: list[str] = []
+
+    def build(key: str) -> int:
+        built.append(key)
+        return len(built)
+
+    assert cache.get_or_build("a", lambda: build("a")) == 1
+    assert cache.get_or_build("b", lambda: build("b")) == 2
+    assert cache.get_or_build("a", lambda: build("a")) == 1  # hit: "a" is now the most recent
+    assert cache.get_or_build("c", lambda: build("c")) == 3  # evicts "b", the least recent
+    assert cache.get_or_build("a", lambda: build("a")) == 1
+    assert cache.get_or_build("b", lambda: build("b")) == 4  # rebuilt
+    assert built == ["a", "b", "c", "b"] and len(cache) == 2
+
+
+def test_a_replanned_request_reuses_the_layouts_and_answers_the_same(plan):
+    """The second plan of the same model and hardware (another deadline) reads the remembered layout costs; a
+    plan with the cache emptied first gives the same figures."""
+    from engine.search.layout_cache import LAYOUTS
+
+    body = {"workload": "training", "model": {"preset": "llama-3-8b"},
+            "training": {"tokens": 1e12, "deadline_days": 20}, "hardware": {"system": "dgx-h100"}}  # fmt: skip
+    first = plan(body)
+    hits = LAYOUTS.hits
+    again = plan({**body, "training": {"tokens": 1e12, "deadline_days": 10}})
+    assert LAYOUTS.hits > hits
+    LAYOUTS.clear()
+    cold = plan({**body, "training": {"tokens": 1e12, "deadline_days": 10}})
+    for key in ("gpus", "days", "step_time_s", "parallelism", "memory_per_gpu_gib", "frontier"):
+        assert again["training"][key] == cold["training"][key]
+    assert again["training"]["gpus"] > first["training"]["gpus"]  # half the deadline: a different answer

@@ -84,7 +84,8 @@ INTENDED: dict[str, str] = {
     # whole-run efficiency rules candidates out before the step model runs, so fewer are scored in full, more are
     # counted under slower_bound or deadline instead of memory, and fewer of those scored are counted as fitting.
     # Every chosen layout, GPU count and figure stays the same; candidates_evaluated (every candidate decided) too.
-    r"^(candidates\[\d+\]|training)\.search\.(model_evaluations|feasible|rejected_by_reason\.\w+)(: \d+ -> \d+|: missing)$": (
+    r"^(candidates\[\d+\]|training)\.search\.(model_evaluations|feasible|rejected_by_reason\.\w+)"
+    r"(: \d+ -> \d+|: missing)$": (
         "search work: the whole-run efficiency bound rules candidates out before the step model"
     ),
     r"^explain\.training\.parallelism\.inputs\.layouts that fit: \d+ -> \d+$": (
