@@ -5,6 +5,12 @@ over the multiples k finds the smallest that fits memory and meets the deadline 
 the global batch honoured exactly, k must also divide N = sequences / (micro_batch x q), so the bisection runs
 over the sorted divisors of N (`grid.DivisorTable`) instead of every whole number; with the nearest batch
 (fallback when no layout can be exact) it runs over 1..k_hi as before. The smallest count wins, then the fastest.
+
+Speed (issue 13): two exact lower bounds on each candidate's smallest multiple are worked out in closed form
+(`_lowest_index`): the pipeline time alone, where each bisection starts, and the pipeline time over an upper
+bound on the whole-run efficiency, which orders and prunes the candidates and marks the bisection midpoints
+known to miss, so they are not evaluated. The bisection's path, and so every answer, is what it would be without
+the second bound; only the search's work (model evaluations) falls.
 """
 
 from __future__ import annotations
