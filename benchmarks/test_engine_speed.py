@@ -21,7 +21,9 @@ def _plan_json(request, catalog):
 
 
 def test_training_plan_every_system(benchmark, catalog):
-    """The `system: auto` training plan: budget 0.25 s per plan ("well under a second"), typically a few ms.
+    """The `system: auto` training plan: budget 0.25 s per plan ("well under a second"). Measured (issue 13 speed
+    work, 2-core machine shared with other work at load 4-5, so about twice a quiet machine's times): median
+    750-1070 ms before, 430 ms after.
 
     Was `tests/engine/test_plan.py::test_auto_plan_is_fast`, a wall-clock assertion that failed on a loaded
     machine; timings are measured here (`make bench`), not asserted in the suite.
@@ -62,9 +64,31 @@ AUTO_70B = {
 
 def test_auto_70b_15t_90_days_plan(benchmark, catalog):
     """Issue 3 goal: a whole `system: auto` training plan for 70B / 15T tokens / 90 days under 0.5 s; issue 13:
-    under 100 ms median with context parallelism and uneven stages in the grid."""
+    under 100 ms median with context parallelism and uneven stages in the grid. Measured at load 4-5 on 2 cores
+    (about twice a quiet machine's times): median 780-1000 ms before the speed work, 470-530 ms after (the
+    repeated request reuses the layout costs, `search/layout_cache.py`; from scratch: the `_cold` test below);
+    CPU time per plan 330 -> 157 ms at that load. The 100 ms goal is not met yet."""
     request = validate_request(copy.deepcopy(AUTO_70B), catalog)
     result = benchmark(_plan_json, request, catalog)
+    assert result["training"]["days"] <= 90
+    benchmark.extra_info["search_configs_per_s"] = result["training"]["search"]["configs_per_s"]
+
+
+def _forget_layouts() -> None:
+    """Empty the caches a repeated request hits (layout costs, layout grids), so a round plans from scratch."""
+    from engine.search.grid import _layout_grid
+    from engine.search.layout_cache import LAYOUTS
+
+    LAYOUTS.clear()
+    _layout_grid.cache_clear()
+
+
+def test_auto_70b_15t_90_days_plan_cold(benchmark, catalog):
+    """The same plan as a first request: the layout costs of every system computed again (`layout_cache` empty).
+    The repeated request above reuses them, as a re-planned request (other deadline, site or prices) does.
+    Measured at load 4-5 on 2 cores: median 540-585 ms."""
+    request = validate_request(copy.deepcopy(AUTO_70B), catalog)
+    result = benchmark.pedantic(_plan_json, args=(request, catalog), setup=_forget_layouts, rounds=10, iterations=1)
     assert result["training"]["days"] <= 90
     benchmark.extra_info["search_configs_per_s"] = result["training"]["search"]["configs_per_s"]
 
@@ -78,7 +102,9 @@ AUTO_MIXTRAL_8X22B = {
 
 
 def test_auto_mixtral_8x22b_plan(benchmark, catalog):
-    """MoE adds expert parallelism (divisors of 8 experts) to the grid; the auto plan must stay interactive."""
+    """MoE adds expert parallelism (divisors of 8 experts) to the grid; the auto plan must stay interactive.
+    Measured at load 4-5 on 2 cores: median 4.5-4.6 s before the issue 13 speed work, 1.0-1.15 s after (the
+    whole-run bound cut the deadline search's step-model rows per plan from 515K to 99K)."""
     request = validate_request(copy.deepcopy(AUTO_MIXTRAL_8X22B), catalog)
     result = benchmark(_plan_json, request, catalog)
     assert result["training"]["days"] <= 90
@@ -90,7 +116,10 @@ def test_search_configs_per_second(benchmark, catalog):
 
     Configurations are the candidates the search decides (`SearchStats.candidates_evaluated`): since issue 13
     most are ruled out by an exact lower bound instead of a full step-model evaluation, so the full evaluations
-    (`model_evaluations`) are reported beside them.
+    (`model_evaluations`) are reported beside them. Measured at load 4-5 on 2 cores: 1.7-2.2 M/s before the
+    issue 13 speed work (this GPU-count search was already above 1 M/s), 3.0-5.4 M/s after; inside the auto 70B
+    plan (the chosen system's search, layout costs included when not cached) 0.13-0.14 M/s before, 0.45-0.52 M/s
+    after (0.21-0.22 M/s from scratch).
     """
     from engine.assumptions.registry import Assumptions
     from engine.search.layouts import TrainingSearch

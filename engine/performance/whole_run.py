@@ -18,7 +18,7 @@ plan's own step breakdown, so it carries no range of its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -38,6 +38,7 @@ __all__ = [
     "ramp_excess",
     "run_efficiency",
     "whole_run",
+    "whole_runs",
 ]
 
 Z90 = 1.2815515655446004  # standard normal quantile of 0.9: p10 and p90 are -/+ Z90 standard deviations
@@ -131,6 +132,26 @@ class WholeRunInputs:
         mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / self.systems(gpus)
         delta = self.checkpoint_bytes / (self.stall_bytes_s_per_gpu * gpus)
         return np.maximum(goodput_fraction(delta, mtbf, self.restart_seconds(gpus)), MIN_GOODPUT)
+
+    def efficiency_ceiling(self, gpus):
+        """An upper bound on `run_efficiency` at `gpus` GPUs and at every larger count, for any step breakdown.
+
+        Why: the deadline search rules out GPU counts with it before running the step model (search/deadline.py).
+        Each factor is bounded by one that does not rise with the job: goodput <= 1 - R / M (the interval's share
+        tau / (tau + delta) and the lost half interval only lower it; R grows and M falls with systems), floored
+        as `goodput` floors it; stragglers fall with systems; production and evaluation efficiencies are
+        constants; the batch ramp and a p90 deadline only lower the efficiency (factors <= 1)."""
+        systems = self.systems(gpus)
+        doublings = np.log2(systems)  # the restart and stragglers formulas, with the systems counted once
+        if self.node_mtbf_hours > 0:
+            restart = self.restart_s + self.restart_per_doubling_s * doublings
+            goodput = np.maximum(
+                np.minimum(1.0 - restart * systems / (self.node_mtbf_hours * 3600.0), 1.0), MIN_GOODPUT
+            )
+        else:
+            goodput = 1.0
+        stragglers = 1.0 / (1.0 + self.straggler_per_doubling * doublings)
+        return goodput * self.production_efficiency * (1.0 - self.eval_stall_fraction) * stragglers
 
     def stragglers(self, gpus, per_doubling: float | None = None):
         rate = self.straggler_per_doubling if per_doubling is None else per_doubling
@@ -270,36 +291,52 @@ def whole_run(days_steady: float, gpus: int, inputs: WholeRunInputs, share_fixed
     the assumptions' own low/high, except where the user overrode a value (the range then moves with it, keeping
     its relative width) and for failures, whose range comes from the node MTBF range.
     """
-    g = float(inputs.goodput(gpus))
+    return whole_runs([days_steady], [gpus], inputs, [share_fixed])[0]
+
+
+def whole_runs(
+    days_steady: Sequence[float], gpus: Sequence[int], inputs: WholeRunInputs, share_fixed: Sequence[float]
+) -> list[WholeRun]:
+    """`whole_run` for several plans on the same inputs (the frontier's points): the size-dependent factors are
+    computed over all of them at once (numpy's per-call cost dominates on one value), element by element as
+    for one plan."""
+    counts = np.asarray(gpus, dtype=float)
     p_lo, p_hi = _scaled("production_efficiency", inputs.production_efficiency)
     e_lo, e_hi = _scaled("eval_and_stall_fraction", inputs.eval_stall_fraction)
     s_lo, s_hi = _bounds("straggler_slowdown_per_doubling")
-    ramp = float(inputs.ramp(share_fixed))
-    factors = (
-        _factor("failures and checkpoints", g, float(inputs.goodput(gpus, 1.0 / inputs.mtbf_range_factor)),
-                float(inputs.goodput(gpus, inputs.mtbf_range_factor)),
-                "failures (job MTBF from the systems' MTBF), restarts that grow with the job, checkpoint stalls"),
-        _factor("production vs benchmark", inputs.production_efficiency, p_lo, p_hi,
-                "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
-        _factor("evaluations and data stalls", 1.0 - inputs.eval_stall_fraction, 1.0 - e_hi, 1.0 - e_lo,
-                "periodic evaluations, data-loader and logging stalls"),
-        _factor("stragglers", float(inputs.stragglers(gpus)), float(inputs.stragglers(gpus, s_hi)),
-                float(inputs.stragglers(gpus, s_lo)), "slow nodes that delay every synchronous step"),
-        _factor("batch ramp-up", ramp, ramp, ramp,
-                "smaller batches early in training: fewer micro-batches per step, a larger share of bubble"),
-    )  # fmt: skip
-    efficiency = math.prod(f.efficiency for f in factors)
-    sigma = math.sqrt(sum(f.sigma**2 for f in factors))
-    days = days_steady / efficiency
-    spread = sorted((f for f in factors if f.sigma > 1e-6), key=lambda f: f.sigma, reverse=True)
-    return WholeRun(
-        efficiency=efficiency,
-        days_p10=days * math.exp(-Z90 * sigma),
-        days_p50=days,
-        days_p90=days * math.exp(Z90 * sigma),
-        factors=factors,
-        drivers=tuple(f.name for f in spread),
-    )
+    goodput = (inputs.goodput(counts), inputs.goodput(counts, 1.0 / inputs.mtbf_range_factor),
+               inputs.goodput(counts, inputs.mtbf_range_factor))  # fmt: skip
+    stragglers = (inputs.stragglers(counts), inputs.stragglers(counts, s_hi), inputs.stragglers(counts, s_lo))
+    ramps = np.broadcast_to(inputs.ramp(np.asarray(share_fixed, dtype=float)), counts.shape)
+    out = []
+    for i, days_i in enumerate(days_steady):
+        ramp = float(ramps[i])
+        factors = (
+            _factor("failures and checkpoints", *(float(g[i]) for g in goodput),
+                    "failures (job MTBF from the systems' MTBF), restarts that grow with the job, checkpoint stalls"),
+            _factor("production vs benchmark", inputs.production_efficiency, p_lo, p_hi,
+                    "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
+            _factor("evaluations and data stalls", 1.0 - inputs.eval_stall_fraction, 1.0 - e_hi, 1.0 - e_lo,
+                    "periodic evaluations, data-loader and logging stalls"),
+            _factor("stragglers", *(float(x[i]) for x in stragglers), "slow nodes that delay every synchronous step"),
+            _factor("batch ramp-up", ramp, ramp, ramp,
+                    "smaller batches early in training: fewer micro-batches per step, a larger share of bubble"),
+        )  # fmt: skip
+        efficiency = math.prod(f.efficiency for f in factors)
+        sigma = math.sqrt(sum(f.sigma**2 for f in factors))
+        days = days_i / efficiency
+        spread = sorted((f for f in factors if f.sigma > 1e-6), key=lambda f: f.sigma, reverse=True)
+        out.append(
+            WholeRun(
+                efficiency=efficiency,
+                days_p10=days * math.exp(-Z90 * sigma),
+                days_p50=days,
+                days_p90=days * math.exp(Z90 * sigma),
+                factors=factors,
+                drivers=tuple(f.name for f in spread),
+            )
+        )
+    return out
 
 
 def _scaled(name: str, value: float) -> tuple[float, float]:

@@ -67,8 +67,23 @@ def _fields(cls: type) -> tuple[_Field, ...]:
     return tuple(out)
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def encode(value: object) -> Any:
-    """Plain JSON types only (dict, list, str, int, float, bool, None)."""
+    """Plain JSON types only (dict, list, str, int, float, bool, None). The exact built-in types are tested first
+    (most of a plan's values), then the general rules in order."""
+    kind = type(value)
+    if kind is float:
+        if not math.isfinite(value):  # type: ignore[arg-type]
+            raise ValueError("engine produced a non-finite number")
+        return value
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        return {str(k): encode(v) for k, v in value.items()}  # type: ignore[attr-defined]
+    if kind is list or kind is tuple:
+        return [encode(v) for v in value]  # type: ignore[attr-defined]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {}
         for f in _fields(type(value)):

@@ -5,6 +5,12 @@ over the multiples k finds the smallest that fits memory and meets the deadline 
 the global batch honoured exactly, k must also divide N = sequences / (micro_batch x q), so the bisection runs
 over the sorted divisors of N (`grid.DivisorTable`) instead of every whole number; with the nearest batch
 (fallback when no layout can be exact) it runs over 1..k_hi as before. The smallest count wins, then the fastest.
+
+Speed (issue 13): two exact lower bounds on each candidate's smallest multiple are worked out in closed form
+(`_lowest_index`): the pipeline time alone, where each bisection starts, and the pipeline time over an upper
+bound on the whole-run efficiency, which orders and prunes the candidates and marks the bisection midpoints
+known to miss, so they are not evaluated. The bisection's path, and so every answer, is what it would be without
+the second bound; only the search's work (model evaluations) falls.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class _Grid(NamedTuple):
     k_cap_batch: np.ndarray
     k_cap_cluster: np.ndarray
     table: DivisorTable | None
+    zeros: int  # ZeRO stages per layout: each layout's candidates are this many consecutive rows
 
     def k(self, sel: np.ndarray, j: np.ndarray) -> np.ndarray:
         """The multiple of q at index j (the divisor table's j-th divisor, or j itself)."""
@@ -53,12 +60,10 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
     nz = len(zeros)
     stats.candidates_evaluated = len(lay.tp) * nz
     idx = np.arange(len(lay.tp))
-    group = s.group(lay, idx)
+    keys = s.layout_keys(lay)
+    group, ep, mb, need = keys.group, keys.ep, keys.micro_batch, keys.need_m
     gps = s.system.gpus_per_system
     pin_dp = s.spec.parallelism.dp
-    ep = s.ep_of(lay, idx).astype(np.int64)
-    mb = lay.micro_batch.astype(np.int64)
-    need = s.need_m(lay, idx)
     b = s.batch_sequences
     if pin_dp is not None:  # a pinned dp fixes the size: one evaluation per candidate, whole systems not enforced
         bad = pin_dp % ep != 0
@@ -101,7 +106,7 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
         return np.repeat(x[keep], nz)
 
     return _Grid(expand(idx), np.tile(zeros, len(keep)), expand(q), expand(unit), expand(rows), expand(j_hi),
-                 expand(k_cap_batch), expand(k_cap_cluster), table)  # fmt: skip
+                 expand(k_cap_batch), expand(k_cap_cluster), table, nz)  # fmt: skip
 
 
 def _miss(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, fits_hi, days_hi, mem_hi, miss: Infeasibility) -> None:
@@ -124,21 +129,44 @@ def _miss(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, fits_hi, days_hi, me
 
 
 def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float, nearest: bool) -> np.ndarray:
-    """Lower bound on each candidate's smallest multiple index meeting the deadline, from the pipeline-only time
-    (`TrainingSearch.bound`) in closed form: with the exact batch, m = N / k micro-batches, so the days bound
-    C (N a / k + b) <= limit gives k >= N a / (limit / C - b), with a = t_stage + p2p, b the bubble and C the days
-    per second of step. j_hi + 1 when even the largest multiple cannot meet it. (Nearest batch: no bound, 1.)"""
+    """Lower bounds on each candidate's smallest multiple index meeting the deadline, in closed form, as
+    (pipeline bound, whole-run bound). With the exact batch, m = N / k micro-batches, so the days bound
+    C (N a / k + b) / e <= limit gives k >= N a / (limit e / C - b), with a = t_stage + p2p, b the bubble (the
+    pipeline time alone, `TrainingSearch.bound`) and C the days per second of step.
+
+    The pipeline bound takes e = 1 and is where each candidate's bisection starts (as it always has: its path,
+    and so its answer, stay the same). The whole-run bound takes e an upper bound on the whole-run efficiency at
+    every count from there on (`WholeRunInputs.efficiency_ceiling`: the deadline is met on the whole run, whose
+    days are the steady-state days / its efficiency), in two passes (e at the smallest size, then at the first
+    pass's bound, which is lower); it is exact too (no smaller multiple can meet the deadline) and orders and
+    prunes the candidates. j_hi + 1 when even the largest multiple cannot meet it. (Nearest batch: no bound, 1.)
+    """
     if grid.table is None or nearest:
-        return np.ones(len(grid.idx), dtype=np.int64)
-    idx = grid.idx
-    a = lay.stage_time_s[idx] + lay.p2p_time_s[idx]
-    b = (lay.pp[idx] - 1.0) / lay.interleave[idx] * lay.body_stage_time_s[idx]
+        ones = np.ones(len(grid.idx), dtype=np.int64)
+        return ones, ones
+    # Nothing here depends on the ZeRO stage: worked out once per layout (the first of its rows), then repeated.
+    one = slice(None, None, grid.zeros)
+    table, idx, rows, j_hi = grid.table, grid.idx[one], grid.rows[one], grid.j_hi[one]
+    keys = s.layout_keys(lay)
+    a, b = keys.per_micro_batch_s[idx], keys.bubble_s[idx]
     c = s.spec.tokens / (s.batch_sequences * s.work.shape.seq_len) / SECONDS_PER_DAY
-    n_seq = grid.table.values[grid.rows].astype(float)
-    room = limit / c - b
-    k_min = np.where(room > 0, n_seq * a / np.maximum(room, 1e-300), np.inf)
-    j = grid.table.first_index_at_least(grid.rows, np.minimum(k_min, 1e18) * (1 - 1e-12))
-    return np.where(room > 0, j, grid.j_hi + 1)
+    n_seq = table.values[rows].astype(float)
+
+    def first_index(efficiency: np.ndarray | float) -> np.ndarray:
+        room = limit * efficiency / c - b
+        k_min = np.where(room > 0, n_seq * a / np.maximum(room, 1e-300), np.inf)
+        j = table.first_index_at_least(rows, np.minimum(k_min, 1e18) * (1 - 1e-12))
+        return np.where(room > 0, j, j_hi + 1)
+
+    unit = grid.unit[one]
+
+    def ceiling(j: np.ndarray) -> np.ndarray:  # the slack covers rounding in the efficiency's product
+        return s.run.efficiency_ceiling(table.at(rows, np.clip(j, 0, np.maximum(j_hi, 0))) * unit) * (1 + 1e-9)
+
+    pipeline = first_index(1.0)
+    whole = np.maximum(pipeline, first_index(ceiling(pipeline)))
+    whole = np.maximum(whole, first_index(ceiling(whole)))
+    return np.repeat(pipeline, grid.zeros), np.repeat(whole, grid.zeros)
 
 
 def smallest(
@@ -167,9 +195,9 @@ def smallest(
         return c.memory_bytes <= s.hw.hbm_bytes, s.days(c) / s.goodput(gpus, c), c.memory_bytes
 
     everything = np.arange(n)
-    j_lb = _lowest_index(s, lay, grid, limit, nearest)
-    possible = j_lb <= grid.j_hi
-    systems_lb = -(-(grid.k(everything, np.minimum(j_lb, grid.j_hi)) * grid.unit) // gps)
+    j_lb, j_order = _lowest_index(s, lay, grid, limit, nearest)
+    possible = j_order <= grid.j_hi
+    systems_lb = -(-(grid.k(everything, np.minimum(j_order, grid.j_hi)) * grid.unit) // gps)
     order = everything[possible][np.argsort(systems_lb[possible], kind="stable")]
     fits_hi, days_hi, mem_hi = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, np.inf)
     scored, met, hi_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
@@ -179,16 +207,18 @@ def smallest(
         end = int(np.searchsorted(sorted_lb, sorted_lb[min(start + chunk, len(order)) - 1], side="right"))
         take = order[start:end]
         start, chunk = end, chunk * 2
-        # At the bound's size and at the largest size, in one evaluation: a candidate meeting the deadline at
-        # its bound is done (no smaller size can); one meeting it only at the largest is bisected in between.
+        # At the pipeline bound's size (unless the whole-run bound already rules it out) and at the largest
+        # size, in one evaluation: a candidate meeting the deadline at its bound is done (no smaller size can);
+        # one meeting it only at the largest is bisected in between.
         j0 = np.minimum(j_lb[take], grid.j_hi[take])
         if grid.table is None:
             j0 = np.maximum(j0, 1)
-        both = np.concatenate([take, take])
-        fits2, days2, mem2 = evaluate(np.concatenate([j0, grid.j_hi[take]]), both)
-        n_take = len(take)
-        at_bound = fits2[:n_take] & (days2[:n_take] <= limit)
-        fits_hi[take], days_hi[take], mem_hi[take] = fits2[n_take:], days2[n_take:], mem2[n_take:]
+        check = j0 >= j_order[take]
+        fits2, days2, mem2 = evaluate(np.concatenate([j0[check], grid.j_hi[take]]), np.concatenate([take[check], take]))
+        n_check = int(np.count_nonzero(check))
+        at_bound = np.zeros(len(take), dtype=bool)
+        at_bound[check] = fits2[:n_check] & (days2[:n_check] <= limit)
+        fits_hi[take], days_hi[take], mem_hi[take] = fits2[n_check:], days2[n_check:], mem2[n_check:]
         scored[take] = True
         hi_all[take[at_bound]] = j0[at_bound]
         met[take[at_bound]] = True
@@ -196,8 +226,8 @@ def smallest(
         rest = take[~at_bound]
         sel = rest[fits_hi[rest] & (days_hi[rest] <= limit)]
         if len(sel):
-            hi_all[sel] = _bisect(evaluate, sel, np.minimum(j_lb[sel], grid.j_hi[sel]), grid.j_hi[sel].copy(),
-                                  limit)  # fmt: skip
+            lo = np.minimum(j_lb[sel], grid.j_hi[sel])
+            hi_all[sel] = _bisect(evaluate, sel, lo, grid.j_hi[sel].copy(), j_order[sel], limit)
             met[sel] = True
         done = take[met[take]]
         if len(done):
@@ -226,14 +256,19 @@ def smallest(
     return s.plan(lay, idx, zero, dp_all, int(finalists[k]), nearest, (c, k)), stats, miss
 
 
-def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: float) -> np.ndarray:
-    """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel)."""
+def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float) -> np.ndarray:
+    """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel). A
+    midpoint below `floor` (the whole-run bound) is known not to meet it and is not evaluated: the bisection takes
+    the same steps, and finds the same size, as one that evaluated it."""
     while True:
         active = np.nonzero(hi - lo > 1)[0]
         if len(active) == 0:
             return hi
         mid = (lo[active] + hi[active]) // 2
-        fits, days, _ = evaluate(mid, sel[active])
-        good = fits & (days <= limit)
+        good = np.zeros(len(active), dtype=bool)
+        run = mid >= floor[active]
+        if np.any(run):
+            fits, days, _ = evaluate(mid[run], sel[active[run]])
+            good[run] = fits & (days <= limit)
         hi[active] = np.where(good, mid, hi[active])
         lo[active] = np.where(good, lo[active], mid)

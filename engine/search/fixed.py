@@ -37,37 +37,45 @@ def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndar
 
 
 def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
-    """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules."""
-    group = s.group(lay, slice(None))
-    n_counts = len(counts)
-    ci, li = np.nonzero(counts[:, None] % group[None, :] == 0)
-    left = np.bincount(ci, minlength=n_counts)
-    for c in range(n_counts):
-        stats[c].reject("gpus_not_divisible", (len(group) - int(left[c])) * nz)
-    dp = (counts[ci] // group[li]).astype(float)
+    """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules.
 
-    def keep(ok: np.ndarray, reason: str) -> None:
-        nonlocal ci, li, dp
-        _reject(stats, reason, ci, ~ok, nz)
-        ci, li, dp = ci[ok], li[ok], dp[ok]
+    The rules (dp whole, pinned, a multiple of ep, splitting the batch) depend on a layout's (group, ep,
+    micro_batch) triple alone (`grid.LayoutKeys`), so they run per (count, triple) and are then read per layout;
+    a layout is counted under the first rule that rules it out."""
+    keys = s.layout_keys(lay)
+    group, ep, mb = keys.triple_group[None, :], keys.triple_ep[None, :], keys.triple_micro_batch[None, :]
+    column = counts[:, None]
+    divides = column % group == 0
+    dp = np.where(divides, column // group, 0)
+    alive = np.ones_like(divides)
 
+    def rule(ok: np.ndarray, reason: str) -> None:
+        nonlocal alive
+        rejected = (alive & ~ok) @ keys.triple_layouts
+        for c, k in enumerate(rejected):
+            stats[c].reject(reason, int(k) * nz)
+        alive = alive & ok
+
+    rule(divides, "gpus_not_divisible")
     if s.spec.parallelism.dp is not None:
-        keep(dp == s.spec.parallelism.dp, "pinned_dp")
-    keep(dp % s.ep_of(lay, li) == 0, "ep_not_dividing_dp")
+        rule(dp == s.spec.parallelism.dp, "pinned_dp")
+    rule(dp % ep == 0, "ep_not_dividing_dp")
     if not nearest:
-        before = np.bincount(ci, minlength=n_counts)
-        keep(s.batch_sequences % (dp * lay.micro_batch[li]) == 0, "batch_not_exact")
-        after = np.bincount(ci, minlength=n_counts)
-        for c in range(n_counts):
-            misses[c].no_exact_batch = bool(before[c] > 0 and after[c] == 0)
+        before = alive.any(axis=1)
+        rule(s.batch_sequences % np.maximum(dp * mb, 1) == 0, "batch_not_exact")
+        for c, (was, now) in enumerate(zip(before, alive.any(axis=1), strict=True)):
+            misses[c].no_exact_batch = bool(was and not now)
+    ci, li = np.nonzero(alive[:, keys.triple])
+    dp = (counts[ci] // keys.group[li]).astype(float)
     m, days_lb = s.bound(lay, li, dp, nearest)
-    ok = m >= s.need_m(lay, li)
+    ok = m >= keys.need_m[li]
+    n_counts = len(counts)
     if not np.all(ok):
         emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
         for c in np.nonzero(emptied)[0]:
             misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
-    keep(ok, "global_batch")
-    return ci, li, dp, days_lb[ok]
+    _reject(stats, "global_batch", ci, ~ok, nz)
+    return ci[ok], li[ok], dp[ok], days_lb[ok]
 
 
 def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nearest: bool) -> list[Outcome]:

@@ -9,10 +9,13 @@ at numpy speed (`make bench`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from engine.performance.stages import SPLIT_DISCOUNTS, pinned_split, stage_positions, stage_split
+from engine.performance.step_time import LayoutCosts
 
 __all__ = [
     "BOUND_CHUNK",
@@ -22,7 +25,9 @@ __all__ = [
     "PP_POWERS",
     "DivisorTable",
     "GridOptions",
+    "LayoutKeys",
     "layout_grid",
+    "layout_keys",
 ]
 
 MICRO_BATCH_OPTIONS = (1, 2, 4, 8)
@@ -39,12 +44,12 @@ BOUND_CHUNK = 256
 class GridOptions:
     """The option lists of each degree, after pins (a pinned degree is a one-element list)."""
 
-    tps: list[int]
-    pps: list[int]
-    mbs: list[int]
-    rcs: list[int]
-    eps: list[int]
-    cps: list[int]
+    tps: tuple[int, ...]
+    pps: tuple[int, ...]
+    mbs: tuple[int, ...]
+    rcs: tuple[int, ...]
+    eps: tuple[int, ...]
+    cps: tuple[int, ...]
     interleave: int | None  # pinned virtual stages, or None (searched)
     first_layers: int | None  # pinned end stages
     last_layers: int | None
@@ -61,6 +66,17 @@ def _product(*options: list[int]) -> list[np.ndarray]:
 
 
 def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
+    """`_layout_grid`, remembered: an auto plan asks for the same grid for every system with the same NVLink
+    domain (the options depend on the model, the request and the TP limit only), and a re-planned request asks
+    again. The arrays are shared read-only; the dict is the caller's."""
+    return dict(zip(_GRID_KEYS, _layout_grid(layers, opt), strict=True))
+
+
+_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last")
+
+
+@lru_cache(maxsize=64)  # a grid is a few hundred kB of integers
+def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last) of every valid layout.
 
     Stage splits: the pinned one, else the balanced split and Megatron's embedding/loss-aware split
@@ -93,17 +109,52 @@ def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
     ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1))
     if opt.prune_cp_micro_batch:
         ok &= (cp == 1) | (mb == 1)
-    return {
-        "tp": tp[ok],
-        "pp": pp[ok],
-        "micro_batch": mb[ok],
-        "interleave": v[ok],
-        "recompute": rc[ok],
-        "ep": ep[ok],
-        "cp": cp[ok],
-        "first": first[s_i][ok],
-        "last": last[s_i][ok],
-    }
+    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok])
+    for array in out:
+        array.setflags(write=False)
+    return out
+
+
+class LayoutKeys(NamedTuple):
+    """Per-layout figures of one grid that the GPU-count and deadline queries filter and bound on, worked out
+    once per grid: the queries then gather them per candidate instead of recomputing them each time."""
+
+    group: np.ndarray  # GPUs per data-parallel rank, tp x cp x pp (int)
+    ep: np.ndarray  # expert-parallel degree (int)
+    micro_batch: np.ndarray  # sequences per micro-batch (int)
+    micro_batch_f: np.ndarray  # the same as floats, as the step model reads it
+    need_m: np.ndarray  # fewest micro-batches per step that fill the pipeline
+    per_micro_batch_s: np.ndarray  # t_stage + p2p: pipeline time per micro-batch
+    bubble_s: np.ndarray  # (pp - 1) / interleave x t_body
+    # The distinct (group, ep, micro_batch) triples: whether a GPU count can take a layout (dp whole, a multiple
+    # of ep, splitting the batch) depends on these alone, so the rules run once per triple, not per layout.
+    triple: np.ndarray  # each layout's triple
+    triple_group: np.ndarray
+    triple_ep: np.ndarray
+    triple_micro_batch: np.ndarray
+    triple_layouts: np.ndarray  # layouts per triple
+
+
+def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> LayoutKeys:
+    """The grid's `LayoutKeys` (`group` = tp x cp x pp as integers, as the search caches it)."""
+    assert lay.ep is not None
+    ep, mb = lay.ep.astype(np.int64), lay.micro_batch.astype(np.int64)
+    code = (group * (int(ep.max(initial=1)) + 1) + ep) * (int(mb.max(initial=1)) + 1) + mb
+    _codes, first, triple, sizes = np.unique(code, return_index=True, return_inverse=True, return_counts=True)
+    return LayoutKeys(
+        group=group,
+        ep=ep,
+        micro_batch=mb,
+        micro_batch_f=lay.micro_batch,
+        need_m=np.where(lay.pp > 1, min_m_per_stage * lay.pp, 1.0),
+        per_micro_batch_s=lay.stage_time_s + lay.p2p_time_s,
+        bubble_s=(lay.pp - 1.0) / lay.interleave * lay.body_stage_time_s,
+        triple=triple.ravel(),
+        triple_group=group[first],
+        triple_ep=ep[first],
+        triple_micro_batch=mb[first],
+        triple_layouts=sizes,
+    )
 
 
 class DivisorTable:
@@ -121,24 +172,29 @@ class DivisorTable:
         self.table = np.full((max(len(lists), 1), width), np.iinfo(np.int64).max, dtype=np.int64)
         for i, d in enumerate(lists):
             self.table[i, : len(d)] = d
+        # Every row in one sorted array, so a lookup is one searchsorted over all candidates: row r's divisors
+        # shifted by r x span, its padding at the row's end (span - 1 exceeds every divisor).
+        self._width = width
+        self._span = int(self.values.max()) + 2 if len(self.values) else 2
+        shifted = np.where(self.table == np.iinfo(np.int64).max, self._span - 1, self.table)
+        self._flat = (shifted + np.arange(len(self.table), dtype=np.int64)[:, None] * self._span).ravel()
 
     def rows(self, values: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.values, values).clip(0, max(len(self.values) - 1, 0))
 
-    def _search(self, rows: np.ndarray, x: np.ndarray, side: str) -> np.ndarray:
-        out = np.empty(len(rows), dtype=np.int64)
-        for r in range(len(self.values)):  # one pass per distinct N (a handful), not per candidate
-            sel = rows == r
-            out[sel] = np.searchsorted(self.table[r], x[sel], side=side)  # type: ignore[call-overload]
-        return out
+    def _count_below(self, rows: np.ndarray, whole: np.ndarray, side: str) -> np.ndarray:
+        """Per candidate, how many of its row's entries are < `whole` (side left) or <= it (right)."""
+        key = np.clip(whole, 0, self._span - 1).astype(np.int64) + rows * self._span
+        return np.searchsorted(self._flat, key, side=side) - rows * self._width  # type: ignore[call-overload]
 
     def largest_index_at_most(self, rows: np.ndarray, cap: np.ndarray) -> np.ndarray:
-        """Index of the largest divisor <= cap in each row (-1 when none)."""
-        return self._search(rows, cap, "right") - 1
+        """Index of the largest divisor <= cap in each row (-1 when none): divisors <= cap are those <= floor(cap)."""
+        return self._count_below(rows, np.floor(np.minimum(cap, self._span - 2)), "right") - 1
 
     def first_index_at_least(self, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """Index of the smallest divisor >= x in each row (the row's divisor count when none)."""
-        return self._search(rows, x, "left")
+        """Index of the smallest divisor >= x in each row (the row's divisor count when none): divisors >= x are
+        those >= ceil(x)."""
+        return self._count_below(rows, np.ceil(np.minimum(x, self._span - 1)), "left")
 
     def at(self, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
         return self.table[rows, np.maximum(index, 0)]

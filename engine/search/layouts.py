@@ -33,11 +33,9 @@ import numpy as np
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.layout_terms import activation_floor
-from engine.performance.memory import GIB, OFFLOAD_CODES, OFFLOAD_NAMES, MemoryBreakdown, memory_options_for
-from engine.performance.stages import stage_layer_counts
+from engine.performance.memory import OFFLOAD_CODES, memory_options_for
 from engine.performance.step_time import (
     RECOMPUTE_CODES,
-    RECOMPUTE_NAMES,
     Efficiency,
     Hardware,
     LayoutCosts,
@@ -50,7 +48,17 @@ from engine.performance.step_time import (
 from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, run_efficiency
 from engine.request.spec import TrainingSpec
 from engine.search import deadline, fixed
-from engine.search.grid import CP_OPTIONS, MICRO_BATCH_OPTIONS, PP_POWERS, GridOptions, layout_grid
+from engine.search.grid import (
+    CP_OPTIONS,
+    MICRO_BATCH_OPTIONS,
+    PP_POWERS,
+    GridOptions,
+    LayoutKeys,
+    layout_grid,
+    layout_keys,
+)
+from engine.search.layout_cache import LAYOUTS
+from engine.search.package import package_plan
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
 
@@ -68,20 +76,8 @@ TP_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
 # all searched as before.
 MIN_LAYERS_PER_UNEVEN_STAGE = 3
 
+
 Attempt = Callable[[LayoutCosts, bool], tuple[Plan | None, SearchStats, Infeasibility]]
-
-
-def _take(lay: LayoutCosts, keep: np.ndarray) -> LayoutCosts:
-    """The layouts at `keep` (every array has one row per layout)."""
-    out = {}
-    for f in dataclasses.fields(lay):
-        value = getattr(lay, f.name)
-        if f.name in ("group", "columns"):  # caches, rebuilt on first use
-            value = None
-        elif isinstance(value, np.ndarray):
-            value = value[keep]
-        out[f.name] = value
-    return LayoutCosts(**out)
 
 
 class TrainingSearch:
@@ -112,6 +108,7 @@ class TrainingSearch:
         pinned = spec.memory.offload
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
+        self._keys: dict[int, tuple[LayoutCosts, LayoutKeys]] = {}
         self.layout_seconds = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ grid
@@ -155,6 +152,24 @@ class TrainingSearch:
         return sorted({p for p in range(1, layers + 1) if layers % p == 0} | powers)
 
     def _layouts(self, offloads: list[int]) -> LayoutCosts | None:
+        """The grid's layout costs with these offload codes, remembered across searches (`layout_cache`): they
+        depend only on the key below, the same for every request with this model, hardware and pins."""
+        key = (
+            self.work,
+            self.hw,
+            self.eff,
+            self.memory,
+            self.spec.parallelism,
+            self.batch_sequences,
+            self.system.nvlink_domain_gpus,
+            self.max_tp,
+            self.min_cp_chunk,
+            self.min_m_per_stage,
+            tuple(offloads),
+        )
+        return LAYOUTS.get_or_build(key, lambda: self._build_layouts(offloads))  # fmt: skip
+
+    def _build_layouts(self, offloads: list[int]) -> LayoutCosts | None:
         pin = self.spec.parallelism
         tps = self.tp_options()
         if pin.tp is not None:
@@ -163,8 +178,8 @@ class TrainingSearch:
         if pin.micro_batch is not None:
             mbs = [pin.micro_batch]
         rcs = [RECOMPUTE_CODES[pin.recompute]] if pin.recompute is not None else [0, 1, 2]
-        opt = GridOptions(tps, self.pp_options(), mbs, rcs, self.ep_options(), self.cp_options(), pin.interleave,
-                          pin.first_stage_layers, pin.last_stage_layers,
+        opt = GridOptions(tuple(tps), tuple(self.pp_options()), tuple(mbs), tuple(rcs), tuple(self.ep_options()),
+                          tuple(self.cp_options()), pin.interleave, pin.first_stage_layers, pin.last_stage_layers,
                           prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None)  # fmt: skip
         if not all((tps, opt.pps, opt.eps, opt.cps)):
             return None
@@ -219,6 +234,14 @@ class TrainingSearch:
         pp = lay.pp[idx]
         return np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
 
+    def layout_keys(self, lay: LayoutCosts) -> LayoutKeys:
+        """The per-layout figures every query filters and bounds on (`grid.LayoutKeys`), once per grid."""
+        cached = self._keys.get(id(lay))
+        if cached is None or cached[0] is not lay:
+            cached = (lay, layout_keys(lay, self.group(lay, slice(None)), self.min_m_per_stage))
+            self._keys[id(lay)] = cached
+        return cached[1]
+
     def ep_of(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
         assert lay.ep is not None
         return lay.ep[idx]
@@ -239,56 +262,10 @@ class TrainingSearch:
         share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)
 
-    def plan(
-        self,
-        lay: LayoutCosts,
-        idx: np.ndarray,
-        zero: np.ndarray,
-        dp: np.ndarray,
-        i: int,
-        nearest: bool,
-        scored: tuple[StepCosts, int] | None = None,
-    ) -> Plan:
-        """Package candidate i: from its already computed costs (`scored`: the StepCosts holding it and its row)
-        or re-evaluated alone."""
-        sl = slice(i, i + 1)
-        if scored is None:
-            c = self.step(lay, idx[sl], dp[sl], zero[sl], nearest)
-        else:
-            row = scored[1]
-            c = StepCosts(**{k: (v[row : row + 1] if isinstance(v, np.ndarray) else v)
-                             for k, v in vars(scored[0]).items()})  # fmt: skip
-        j = int(idx[i])
-        assert lay.cp is not None and lay.first_layers is not None and lay.last_layers is not None
-        tp, pp, cp, d = int(lay.tp[j]), int(lay.pp[j]), int(lay.cp[j]), int(dp[i])
-        first, last = int(lay.first_layers[j]), int(lay.last_layers[j])
-        m = float(max(c.micro_batches[0], 1))
-        per_step = {k: float(getattr(lay, k)[j]) * m for k in ("tp_comm_time_s", "p2p_time_s", "ep_comm_time_s")}
-        return Plan(
-            tp=tp, pp=pp, dp=d, micro_batch=int(lay.micro_batch[j]), interleave=int(lay.interleave[j]),
-            recompute=RECOMPUTE_NAMES[int(lay.recompute[j])], zero_stage=int(zero[i]), gpus=tp * cp * pp * d,
-            micro_batches=int(c.micro_batches[0]), step_time_s=float(c.step_time_s[0]),
-            tokens_per_step=float(c.tokens_per_step[0]), days_ideal=float(self.days(c)[0]),
-            stage_time_s=float(lay.stage_time_s[j]), pipeline_time_s=float(c.pipeline_time_s[0]),
-            bubble_time_s=float(c.bubble_time_s[0]), dp_exposed_time_s=float(c.dp_exposed_time_s[0]),
-            optimizer_time_s=float(c.optimizer_time_s[0]),
-            memory=MemoryBreakdown(
-                weights_gib=float(c.weights_bytes[0]) / GIB,
-                gradients_gib=float(c.gradients_bytes[0]) / GIB,
-                optimizer_gib=float(c.optimizer_bytes[0]) / GIB,
-                activations_gib=float(c.activations_bytes[0]) / GIB,
-                reserve_gib=float(c.reserve_bytes) / GIB,
-            ),
-            ep=int(self.ep_of(lay, idx[sl])[0]), cp=cp,
-            stage_layers=tuple(stage_layer_counts(self.work.shape.layers, pp, first, last)),
-            offload=OFFLOAD_NAMES[int(lay.offload[j]) if lay.offload is not None else 0],
-            batch_exact=bool(c.batch_exact[0]) if c.batch_exact is not None else True,
-            global_batch_sequences=d * int(lay.micro_batch[j]) * int(c.micro_batches[0]),
-            fullest_stage=int(c.fullest_stage[0]) if c.fullest_stage is not None else 0,
-            cp_comm_time_s=float(lay.cp_comm_time_s[j]) * m if lay.cp_comm_time_s is not None else 0.0,
-            offload_time_s=float(c.offload_time_s[0]) if c.offload_time_s is not None else 0.0,
-            **per_step,
-        )  # fmt: skip
+    def plan(self, lay: LayoutCosts, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int, nearest: bool,
+             scored: tuple[StepCosts, int] | None = None) -> Plan:  # fmt: skip
+        """Package candidate i as a `Plan` (`package.package_plan`)."""
+        return package_plan(self, lay, idx, zero, dp, i, nearest, scored)
 
     # ------------------------------------------------------------------ retries
     def _search(self, attempt: Attempt) -> tuple[Plan | None, SearchStats, Infeasibility]:
@@ -345,12 +322,12 @@ class TrainingSearch:
     def bound(self, lay: LayoutCosts, idx: np.ndarray, dp: np.ndarray, nearest: bool) -> tuple[np.ndarray, np.ndarray]:
         """(micro-batches per step, a lower bound on the ideal days): the pipeline time alone, m x (t_stage +
         p2p) + bubble, which `step_costs` only adds to (DP collectives, optimizer, offload are >= 0)."""
-        mb = lay.micro_batch[idx]
+        keys = self.layout_keys(lay)
+        mb = keys.micro_batch_f[idx]
         ratio = self.batch_sequences / (dp * mb)
         m = np.maximum(np.rint(ratio), 1.0) if nearest else np.floor(ratio)
         m_eff = np.maximum(m, 1.0)
-        pipeline = m_eff * (lay.stage_time_s[idx] + lay.p2p_time_s[idx])
-        pipeline += (lay.pp[idx] - 1.0) / lay.interleave[idx] * lay.body_stage_time_s[idx]
+        pipeline = m_eff * keys.per_micro_batch_s[idx] + keys.bubble_s[idx]
         tokens_per_step = np.maximum(dp * mb * m * self.work.shape.seq_len, 1.0)
         return m, self.spec.tokens / tokens_per_step * pipeline / SECONDS_PER_DAY
 

@@ -17,7 +17,7 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
-from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_run
+from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_runs
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
@@ -175,8 +175,13 @@ def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bo
 def expected_days(plan: Plan, search: TrainingSearch) -> WholeRun:
     """The plan's one time-to-train: the steady-state days (`Plan.days_ideal`) stretched by the whole run's
     efficiencies (whole_run.py), p50 with its p10-p90 range. The plan, its frontier and every reader use it."""
-    share = float(fixed_share(plan.step_time_s, plan.pipeline_time_s, plan.bubble_time_s))
-    return whole_run(plan.days_ideal, plan.gpus, search.run, share)
+    return expected_days_many([plan], search)[0]
+
+
+def expected_days_many(plans: list[Plan], search: TrainingSearch) -> list[WholeRun]:
+    """`expected_days` for several plans of one search at once (the frontier's points)."""
+    shares = [float(fixed_share(p.step_time_s, p.pipeline_time_s, p.bubble_time_s)) for p in plans]
+    return whole_runs([p.days_ideal for p in plans], [p.gpus for p in plans], search.run, shares)
 
 
 def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[str, object]:
@@ -314,11 +319,11 @@ def _frontier(
     counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
     points: list[dict[str, object]] = []
     counts = [n for n in counts if n <= a["max_cluster_gpus"]]
-    for n, (plan, _stats, _miss) in zip(counts, search.fastest_many(counts), strict=True):
-        if plan is None:
-            continue
+    results = zip(counts, search.fastest_many(counts), strict=True)
+    found = [(n, plan) for n, (plan, _stats, _miss) in results if plan is not None]
+    runs = expected_days_many([plan for _n, plan in found], search)
+    for (n, plan), run in zip(found, runs, strict=True):
         tokens_per_s = plan.tokens_per_step / plan.step_time_s
-        run = expected_days(plan, search)
         points.append(
             {
                 "gpus": n,
