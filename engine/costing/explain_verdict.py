@@ -32,6 +32,8 @@ def _rules(ev: Evaluation) -> dict[str, ExplainEntry]:
     job = ev.job
     cap = ASSUMPTIONS["spot_fleet_max_instances"]
     cap_value = job.assumption_overrides.get("spot_fleet_max_instances", cap.default)
+    od_cap = ASSUMPTIONS["on_demand_fleet_max_instances"]
+    od_value = job.assumption_overrides.get("on_demand_fleet_max_instances", od_cap.default)
     return {
         "costs.comparison.obtainable.deadline": _entry(
             "excluded when start_days + finish_days_p90 > deadline_days (spot at p90; on-prem starts after "
@@ -46,6 +48,11 @@ def _rules(ev: Evaluation) -> dict[str, ExplainEntry]:
             "spot excluded when instances > spot_fleet_max_instances",
             {"spot_fleet_max_instances": int(cap_value)},
             cap.source,
+        ),
+        "costs.comparison.obtainable.on_demand_fleet": _entry(
+            "on-demand excluded when instances > on_demand_fleet_max_instances",
+            {"on_demand_fleet_max_instances": int(od_value)},
+            od_cap.source,
         ),
         "costs.comparison.obtainable.serving_on_spot": _entry(
             "spot excluded for serving plans (production traffic)",

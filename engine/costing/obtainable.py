@@ -5,8 +5,9 @@ Rules (each stated once here, each with its public basis in the explain entry `c
 
 - deadline: the job must be done by the deadline counted from the plan date: spot in its p90 case, on-prem after
   procurement lead time, build and burn-in (costs.time_to_capacity);
-- fleet size: a spot fleet larger than the named cap `spot_fleet_max_instances` (capacity blocks over AWS's
-  limits are already unavailable rows);
+- fleet size: a spot fleet larger than the named cap `spot_fleet_max_instances`, an on-demand fleet larger than
+  `on_demand_fleet_max_instances` (large fleets are sold as reservations; capacity blocks over AWS's limits are
+  already unavailable rows);
 - production serving on spot: a serving fleet that AWS may reclaim at two minutes' notice is not a service;
 - price flagged as anomalous: a spot median more than 75 % under on-demand (deeper than the Spot Instance
   Advisor's 46-67 % for P types) or a spot price quoted by one zone only;
@@ -31,7 +32,8 @@ ANOMALY_WARNINGS = ("more than 75 % below on-demand", "only one zone quotes")
 
 RULES = (
     "deadline: done by the deadline counted from the plan date (spot at p90; on-prem after lead time, build and "
-    "burn-in); fleet: a spot fleet of at most spot_fleet_max_instances instances; serving: no production serving "
+    "burn-in); fleet: a spot fleet of at most spot_fleet_max_instances instances and an on-demand fleet of at most "
+    "on_demand_fleet_max_instances; serving: no production serving "
     "on spot; price: no spot price flagged as anomalous (median more than 75 % under on-demand, or one zone only) "
     "and no price that is only an assumption"
 )
@@ -41,7 +43,7 @@ def _days(x: float) -> str:
     return f"{x:,.1f}"
 
 
-def exclusions(opt: Option, job: CostJob, spot_cap: int) -> list[str]:
+def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10**9) -> list[str]:
     """Every rule the option fails, each as a clause of a sentence (empty: obtainable)."""
     out = []
     deadline = job.deadline_days
@@ -66,6 +68,11 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int) -> list[str]:
         flagged = [w for w in opt.spot_warnings if any(a in w for a in ANOMALY_WARNINGS)]
         if flagged:
             out.append("its spot price is flagged as anomalous (" + "; ".join(flagged) + ")")
+    if opt.option == "on_demand" and opt.instances is not None and opt.instances > on_demand_cap:
+        out.append(
+            f"it needs {opt.instances:,} instances on demand, more than the {on_demand_cap:,} one job can count on "
+            "without a reservation (assumption on_demand_fleet_max_instances)"
+        )
     if opt.price_confidence == "assumption":
         out.append("its price is an assumption, not a published list price, a quote or a public estimate")
     return out
@@ -73,10 +80,11 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int) -> list[str]:
 
 def apply_rules(opts: Sequence[Option], job: CostJob) -> list[Option]:
     """The options with `obtainable` and, when not, `excluded_reason` (one sentence naming every failed rule)."""
-    spot_cap = int(Assumptions(overrides=dict(job.assumption_overrides))["spot_fleet_max_instances"])
+    a = Assumptions(overrides=dict(job.assumption_overrides))
+    spot_cap, on_demand_cap = int(a["spot_fleet_max_instances"]), int(a["on_demand_fleet_max_instances"])
     out = []
     for opt in opts:
-        failed = exclusions(opt, job, spot_cap)
+        failed = exclusions(opt, job, spot_cap, on_demand_cap)
         if failed:
             reason = "Not obtainable: " + "; ".join(failed) + "."
             opt = replace(opt, obtainable=False, excluded_reason=reason)

@@ -24,8 +24,8 @@ def test_records_load_with_their_types():
     # defined in both Python registries before (the build one silently won); it is now defined once, with the
     # values the plans reported.
     # issue 13: layouts (6), batch tolerance, whole run (7), GEMM tiles (2), fabrics (2), MoE (2), TP overlap;
-    # issue 14: procurement lead times, build, burn-in and the spot fleet cap (5)
-    assert len(ASSUMPTIONS) == 97
+    # issue 14: procurement lead times, build, burn-in, the spot and on-demand fleet caps (7)
+    assert len(ASSUMPTIONS) == 98
     checkpoint = ASSUMPTIONS["checkpoint_bytes_per_param"]
     assert (checkpoint.default, checkpoint.minimum, checkpoint.stages) == (14.0, 1.0, ("training", "inference"))
     assert ASSUMPTIONS["max_tensor_parallel"].integer and type(ASSUMPTIONS["max_tensor_parallel"].default) is int

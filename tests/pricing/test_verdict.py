@@ -101,6 +101,16 @@ def test_anomalous_spot_price_is_excluded():
     assert "only one zone" in spot["excluded_reason"] and "75 %" in spot["excluded_reason"]
 
 
+def test_an_on_demand_fleet_over_the_cap_is_excluded_with_its_reason():
+    # 128 GPUs on p5 (8 GPUs each) = 16 instances: under the default cap of 64, over a cap of 8.
+    plan = _with_request(training_plan(), assumptions={"on_demand_fleet_max_instances": 8})
+    (od,) = _options(priced(plan, inputs(P5)).costs, "on_demand")
+    assert od["obtainable"] is False
+    assert "16 instances on demand, more than the 8" in od["excluded_reason"]
+    (od,) = _options(priced(training_plan(), inputs(P5)).costs, "on_demand")
+    assert od["obtainable"] is True
+
+
 def test_an_assumed_price_is_shown_but_never_decides():
     # A neocloud's H100 node at an assumed $16/h (2.00 per GPU-hour) is cheaper than AWS's 55.04 on-demand, but an
     # assumption is not a price anyone has offered: it is listed, excluded, and the verdict rests on the rest.
