@@ -16,10 +16,10 @@ from .forms import PlanForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from .outputs.charts import plan_charts
-from .outputs.pdf import render_pdf
 from .outputs.plan_view import plan_view
+from .outputs.report_cache import report_pdf
 from .outputs.svg_http import svg_response
-from .presenters import comparison_table, plan_diagrams, record_table, report_context
+from .presenters import comparison_table, plan_diagrams, record_table
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 
 
@@ -142,7 +142,7 @@ def plan_report_pdf(request: HttpRequest, plan_id: int) -> HttpResponse:
         raise Http404("This plan has no result yet.")
     if limited := _too_many(request, EXPORT):
         return limited
-    response = HttpResponse(render_pdf("planner/report.html", report_context(plan)), content_type="application/pdf")
+    response = HttpResponse(report_pdf(plan), content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-report.pdf"'
     return response
 

@@ -21,10 +21,10 @@ from planner import selectors, services
 from planner.adapter import PlanRequest, default_catalog_dir, load_catalog
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
-from planner.outputs.pdf import render_pdf
 from planner.outputs.plan_view import plan_view
+from planner.outputs.report_cache import report_pdf
 from planner.outputs.svg_http import svg_response
-from planner.presenters import plan_diagrams, report_context
+from planner.presenters import plan_diagrams
 from planner.throttles import EXPORT, PLAN_CREATE, ScopedThrottle
 
 from .filters import PlanFilter
@@ -156,7 +156,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         plan = self._plan()
         if not plan.result:
             raise NotFound("This plan has no result yet.")
-        response = HttpResponse(render_pdf("planner/report.html", report_context(plan)), content_type="application/pdf")
+        response = HttpResponse(report_pdf(plan), content_type="application/pdf")
         response["Content-Disposition"] = f'attachment; filename="plan-{pk}-report.pdf"'
         return response
 

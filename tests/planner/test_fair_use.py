@@ -91,8 +91,7 @@ def test_the_api_answers_a_full_queue_with_429_json(settings, api, user, trainin
 
 
 def test_report_downloads_are_rate_limited(rates, alice_client, user, training_request, monkeypatch):
-    monkeypatch.setattr("planner.views.render_pdf", lambda template, context: b"%PDF-1.7 stub")
-    monkeypatch.setattr("planner.views.report_context", lambda plan: {})
+    monkeypatch.setattr("planner.views.report_pdf", lambda plan: b"%PDF-1.7 stub")
     plan = Plan.objects.create(owner=user, name="p", workload="training", request=training_request,
                                result={"bom": []})  # fmt: skip
     url = reverse("planner:plan_report_pdf", args=[plan.pk])

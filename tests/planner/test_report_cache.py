@@ -1,0 +1,48 @@
+"""The report PDF is rendered once per plan result and served from its file afterwards (issue 15/16: renders
+inside download requests took 3-8 s of CPU each)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from planner.models import Plan
+from planner.outputs import report_cache
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def renders(monkeypatch, settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    calls = []
+
+    def fake_render(template, context):
+        calls.append(template)
+        return f"%PDF-1.7 render {len(calls)}".encode()
+
+    monkeypatch.setattr(report_cache, "render_pdf", fake_render)
+    monkeypatch.setattr("planner.presenters.report_context", lambda plan: {})
+    return calls
+
+
+def test_rendered_once_then_served_from_the_file(renders, user, training_request):
+    plan = Plan.objects.create(owner=user, name="p", workload="training", request=training_request, result={})
+    first = report_cache.report_pdf(plan)
+    again = report_cache.report_pdf(plan)
+    assert first == again == b"%PDF-1.7 render 1" and len(renders) == 1
+    path = report_cache.cached_report_path(plan)
+    assert path.read_bytes() == first
+    assert path.parent.stat().st_mode & 0o777 == 0o700  # reports are the owner's business: the folder is private
+
+
+def test_a_new_result_is_rendered_again_and_the_old_file_removed(renders, user, training_request):
+    plan = Plan.objects.create(owner=user, name="p", workload="training", request=training_request, result={})
+    report_cache.report_pdf(plan)
+    old = report_cache.cached_report_path(plan)
+    Plan.objects.filter(pk=plan.pk).update(updated_at=plan.updated_at + timedelta(seconds=5))  # a re-run's result
+    plan.refresh_from_db()
+    assert report_cache.report_pdf(plan) == b"%PDF-1.7 render 2"
+    assert not old.exists() and report_cache.cached_report_path(plan).exists()
+    assert sorted(p.name for p in old.parent.iterdir()) == [report_cache.cached_report_path(plan).name]
