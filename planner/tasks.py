@@ -13,7 +13,9 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from .dispatch import RUN_PLAN_TASK, SWEEP_RUNS_TASK
-from .services import plan_run_execute, plan_run_fail, plan_runs_recover_stale
+from .recovery import plan_runs_recover_stale
+from .services import plan_run_execute, plan_run_fail
+from .signals import worker_identity
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ def run_plan_task(self, run_id: int) -> str:
     """Run one PlanRun. Idempotent: a second delivery of the same id does nothing."""
     if not self.request.is_eager:
         close_old_connections()  # a connection broken by an outage must not poison the retry
-    return plan_run_execute(run_id=run_id, claim_token=self.request.id or "")
+    return plan_run_execute(run_id=run_id, claim_token=self.request.id or "", worker=worker_identity())
 
 
 @shared_task(bind=True, name=SWEEP_RUNS_TASK, acks_late=False, soft_time_limit=60, time_limit=90)
