@@ -11,7 +11,7 @@ UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --quiet --generate-hashes
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install lock run test system-deps test-scaleout bench load capacity lint clean
+.PHONY: install lock run test system-deps test-scaleout bench load capacity faults lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -72,6 +72,12 @@ load: install
 ## (plans/min, queue wait and end-to-end p50/p99 -> var/capacity/results.json; PostgreSQL if PLANNER_TEST_DATABASE_URL)
 capacity: install
 	$(PY) scripts/capacity.py
+
+## faults: kill -9 the embedded stack (worker, plan creator, beat) at random moments, FAULT_TRIALS times (100),
+## bounded by FAULT_MAX_SECONDS (540); then PRAGMA integrity_check, every run finished, and the measured
+## recovery times of a killed and of a frozen worker -> var/faults/results.json
+faults: install
+	$(PY) scripts/faults.py --trials $${FAULT_TRIALS:-100} --max-seconds $${FAULT_MAX_SECONDS:-540}
 
 ## lint: ruff
 lint: $(STAMP)
