@@ -5,7 +5,9 @@ beat queues every PLANNER_RUN_SWEEP_EVERY_S):
 
 - its worker died while running it: the run names the worker process that claimed it, and that process's
   heartbeat stopped (PLANNER_WORKER_SEEN_WITHIN_S). A restarted worker is a new process with a new name, so its
-  first heartbeat does not revive its predecessor's runs. Re-queued within about SEEN_WITHIN + one sweep.
+  first heartbeat does not revive its predecessor's runs. Re-queued within about SEEN_WITHIN + one sweep, or
+  as soon as the restarted worker is up when it finds its predecessor's pid gone
+  (`plan_runs_recover_from_predecessors`).
 - its worker is alive but the run stopped reporting progress for PLANNER_RUN_STALE_AFTER_S (older rows with
   no worker name, or a task the worker's watchdog has not yet stopped);
 - its message was lost before any worker claimed it: on the filesystem broker a worker killed between taking
@@ -34,8 +36,43 @@ from .services import _enqueue_on_commit, _publish_on_commit
 def plan_runs_recover_stale(*, now: datetime | None = None) -> dict[str, int]:
     """Re-queue (up to PLANNER_RUN_MAX_ATTEMPTS starts) or fail lost running runs; re-publish lost messages."""
     now = now or timezone.now()
+    counts = _requeue_or_fail(_lost_running_runs(now), now)
+    counts["resent_idle"] = _resend_while_workers_idle(now)
+    counts.update(_recover_lost_messages(now))
+    return counts
+
+
+def plan_runs_recover_from_predecessors(*, identity: str, now: datetime | None = None) -> dict[str, int]:
+    """Called once by a worker that has just started: re-queue the runs of its dead predecessors at once.
+
+    A predecessor is a worker process with the same node name (so, by Celery's `%h`, on this host) whose
+    recorded pid no longer exists here. Without this, its runs wait for its heartbeat to age past
+    PLANNER_WORKER_SEEN_WITHIN_S; a pid reused by another process just leaves them to that slower rule.
+    """
+    now = now or timezone.now()
+    node = identity.split("#", 1)[0]
+    dead = [
+        beat.hostname
+        for beat in WorkerHeartbeat.objects.filter(hostname__startswith=f"{node}#").exclude(hostname=identity)
+        if beat.pid and not _pid_alive(beat.pid)
+    ]
+    runs = PlanRun.objects.filter(status=RunStatus.RUNNING, worker__in=dead)
+    return _requeue_or_fail(runs, now)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _requeue_or_fail(runs, now: datetime) -> dict[str, int]:
     counts = {"requeued": 0, "failed": 0}
-    for run in _lost_running_runs(now).only("pk", "attempts", "heartbeat_at"):
+    for run in runs.only("pk", "attempts", "heartbeat_at"):
         if run.attempts < settings.PLANNER_RUN_MAX_ATTEMPTS:
             moved = PlanRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, heartbeat_at=run.heartbeat_at).update(
                 status=RunStatus.QUEUED, stage="re-queued after its worker stopped", progress_percent=0
@@ -53,8 +90,6 @@ def plan_runs_recover_stale(*, now: datetime | None = None) -> dict[str, int]:
                 ),
             )
             counts["failed"] += moved
-    counts["resent_idle"] = _resend_while_workers_idle(now)
-    counts.update(_recover_lost_messages(now))
     return counts
 
 

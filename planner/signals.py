@@ -85,9 +85,10 @@ def stop_heartbeat(**_kwargs) -> None:
 
 def _beat(name: str, monitor: ProgressMonitor) -> None:
     from .health import broker_queue_depth
-    from .recovery import worker_heartbeat_record
+    from .recovery import plan_runs_recover_from_predecessors, worker_heartbeat_record
 
     wall_at_start, clock_at_start = timezone.now(), time.monotonic()
+    first = True
     while not _stop.is_set():
         now = time.monotonic()
         reserved, active = _sample_requests(now)
@@ -96,6 +97,11 @@ def _beat(name: str, monitor: ProgressMonitor) -> None:
         try:
             close_old_connections()
             worker_heartbeat_record(hostname=name, progress_at=progress_at, busy=monitor.busy)
+            if first:
+                counts = plan_runs_recover_from_predecessors(identity=name)
+                if any(counts.values()):
+                    logger.warning("runs of this worker's dead predecessors: %s", counts)
+                first = False
         except Exception:  # the heartbeat must outlive a database blip
             logger.exception("worker heartbeat failed")
         if not verdict.healthy:

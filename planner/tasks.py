@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from .dispatch import RUN_PLAN_TASK, SWEEP_RUNS_TASK
-from .recovery import plan_runs_recover_stale
+from .recovery import plan_runs_recover_stale, worker_heartbeats_prune
 from .services import plan_run_execute, plan_run_fail
 from .signals import worker_identity
 
@@ -73,6 +73,7 @@ def sweep_runs_task(self) -> dict[str, int]:
     if not self.request.is_eager:
         close_old_connections()  # a connection broken since the last tick must not fail this one
     counts = plan_runs_recover_stale()
+    worker_heartbeats_prune()  # each worker restart adds a row; rows of processes gone a day go
     if any(counts.values()):
         logger.warning("stale plan runs: %s", counts)
     return counts
