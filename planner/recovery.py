@@ -111,13 +111,17 @@ def _lost_running_runs(now: datetime):
 
 
 def _resend_while_workers_idle(now: datetime) -> int:
-    """Re-publish queued runs sent a while ago when every live worker says it has nothing to do.
+    """Re-publish queued runs sent a while ago when every live worker idles and the broker queue is empty.
 
-    A queued run while all workers idle means its message is gone (a busy worker would be working through a
-    backlog, so nothing is resent then). With no live worker nothing is resent: the message still waits.
+    A queued run then means its message is gone (a busy worker or a non-empty queue means it may still be on
+    its way, so nothing is resent). With no live worker nothing is resent: the message still waits.
     """
     workers = live_workers(now)
     if not workers or any(w.busy for w in workers):
+        return 0
+    from .health import broker_queue_depth
+
+    if broker_queue_depth() != 0:  # messages still waiting (or the broker unreadable): not lost
         return 0
     cutoff = now - timedelta(seconds=settings.PLANNER_RUN_IDLE_RESEND_AFTER_S)
     resent = 0

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from .worker_monitor import MonitorLimits, ProgressMonitor, TaskSample
+from .worker_monitor import MonitorLimits, ProgressMonitor, TaskSample, Verdict
 
 logger = logging.getLogger(__name__)
 _stop = threading.Event()
@@ -91,8 +91,12 @@ def _beat(name: str, monitor: ProgressMonitor) -> None:
     first = True
     while not _stop.is_set():
         now = time.monotonic()
-        reserved, active = _sample_requests(now)
-        verdict = monitor.observe(now, reserved, active, broker_queue_depth())
+        try:
+            reserved, active = _sample_requests(now)
+            verdict = monitor.observe(now, reserved, active, broker_queue_depth())
+        except Exception:  # a sampling bug must not silence the heartbeat (the supervisor would kill us)
+            logger.exception("worker watchdog could not sample; judged healthy this time")
+            verdict = Verdict(True)
         progress_at = wall_at_start + timedelta(seconds=(monitor.last_progress_at or now) - clock_at_start)
         try:
             close_old_connections()

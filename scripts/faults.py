@@ -132,7 +132,7 @@ def wait_until(predicate, timeout_s: float, poll_s: float = 0.1):
 def kill_trials(stack: Stack, trials: int, rng: random.Random, deadline: float) -> dict:
     victims = {"worker": 0, "creator": 0, "beat": 0}
     quick_checks: list[str] = []
-    done = 0
+    done = mid_run = 0
     while done < trials and time.monotonic() < deadline:
         name = rng.choices(["worker", "creator", "beat"], weights=[0.75, 0.15, 0.10])[0]
         current = wait_until(lambda n=name: stack.pid(n), 60, 0.05)
@@ -147,6 +147,8 @@ def kill_trials(stack: Stack, trials: int, rng: random.Random, deadline: float) 
             time.sleep(rng.uniform(0.0, 4.0))
         else:
             time.sleep(max(0.0, started + rng.uniform(0.3, 6.0) - time.time()))
+        if name == "worker" and stack.query("SELECT COUNT(*) FROM planner_planrun WHERE status = 'running'")[0][0]:
+            mid_run += 1
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)  # the program's whole group (its process and any child)
         victims[name] += 1
@@ -154,7 +156,12 @@ def kill_trials(stack: Stack, trials: int, rng: random.Random, deadline: float) 
         if done % 20 == 0:
             quick_checks.append(stack.query("PRAGMA quick_check")[0][0])
             print(f"faults: {done} kills, statuses {stack.statuses()}, quick_check {quick_checks[-1]}", flush=True)
-    return {"trials": done, "victims": victims, "quick_checks": quick_checks}
+    return {
+        "trials": done,
+        "victims": victims,
+        "worker_kills_with_a_run_running": mid_run,
+        "quick_checks": quick_checks,
+    }
 
 
 def drain(stack: Stack, timeout_s: float) -> dict:
@@ -214,6 +221,7 @@ def main() -> int:
     parser.add_argument("--max-seconds", type=float, default=float(os.environ.get("FAULT_MAX_SECONDS", 540)))
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--var-dir", type=Path, default=None)
+    parser.add_argument("--results", type=Path, default=REPO / "var" / "faults" / "results.json")
     parser.add_argument("--create-plans", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.create_plans:
@@ -236,10 +244,12 @@ def main() -> int:
     report["integrity_check"] = [row[0] for row in stack.query("PRAGMA integrity_check")]
     report["corruptions"] = int(report["integrity_check"] != ["ok"]) + sum(q != "ok" for q in report["quick_checks"])
     report["runs"] = stack.statuses()
+    report["runs_started_more_than_once"], report["most_starts_of_one_run"] = stack.query(
+        "SELECT COALESCE(SUM(attempts > 1), 0), COALESCE(MAX(attempts), 0) FROM planner_planrun"
+    )[0]
     report["elapsed_s"] = round(time.monotonic() - started, 1)
     report["quarantined_broker_files"] = len(list((var_dir / "broker-quarantine").glob("*")))
-    out = REPO / "var" / "faults" / "results.json"
-    out.write_text(json.dumps(report, indent=2))
+    args.results.write_text(json.dumps(report, indent=2))
     print(json.dumps(report, indent=2))
     ok = report["corruptions"] == 0 and set(report["runs"]) == {"succeeded"} and report.get("drained")
     print(f"faults: {'PASS' if ok else 'FAIL'} ({report['trials']} kills, {report['corruptions']} corruptions)")

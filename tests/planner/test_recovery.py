@@ -100,7 +100,14 @@ def _queued(user, request_data, sent_s_ago: float) -> PlanRun:
     return PlanRun.objects.create(plan=_plan(user, request_data), sends=1, sent_at=sent)
 
 
-def test_queued_run_is_resent_when_every_live_worker_idles(user, training_request):
+@pytest.fixture
+def queue_depth(monkeypatch):
+    depth = {"now": 0}
+    monkeypatch.setattr("planner.health.broker_queue_depth", lambda: depth["now"])
+    return depth
+
+
+def test_queued_run_is_resent_when_every_live_worker_idles(user, training_request, queue_depth):
     _heartbeat("planner@h#1", s_ago=2, busy=False)
     lost = _queued(user, training_request, sent_s_ago=21)
     recent = _queued(user, training_request, sent_s_ago=10)
@@ -110,12 +117,21 @@ def test_queued_run_is_resent_when_every_live_worker_idles(user, training_reques
     assert (lost.sends, recent.sends) == (2, 1)
 
 
+def test_queued_run_is_not_resent_while_messages_wait_in_the_broker(user, training_request, queue_depth):
+    _heartbeat("planner@h#1", s_ago=2, busy=False)  # e.g. a worker just restarted, not yet consuming
+    queue_depth["now"] = 4
+    run = _queued(user, training_request, sent_s_ago=60)
+    assert recovery.plan_runs_recover_stale()["resent_idle"] == 0
+    run.refresh_from_db()
+    assert run.sends == 1
+
+
 @pytest.mark.parametrize(
     "workers",
     [[("planner@h#1", 2, True)], [("planner@h#1", 2, False), ("planner@h#2", 2, True)], [("planner@h#1", 60, False)]],
     ids=["busy", "one-of-two-busy", "no-live-worker"],
 )
-def test_queued_run_is_not_resent_while_a_worker_is_busy_or_none_is_alive(user, training_request, workers):
+def test_queued_run_is_not_resent_while_a_worker_is_busy_or_none_is_alive(user, training_request, workers, queue_depth):
     for name, s_ago, busy in workers:
         _heartbeat(name, s_ago=s_ago, busy=busy)
     run = _queued(user, training_request, sent_s_ago=60)
