@@ -39,7 +39,8 @@ lock:
 	$(UV_COMPILE) -c requirements/dev.lock -o requirements/main.lock
 	$(PY) scripts/check_lock.py
 
-## run: install, then one Celery worker and Celery beat (each restarted if it dies) and the web server on 127.0.0.1:$(PORT)
+## run: install, then the web server on 127.0.0.1:$(PORT), one Celery worker and Celery beat under scripts/supervise.py
+## (whichever dies is restarted alone; a worker that stops making progress is restarted too)
 run: install
 	PORT=$(PORT) scripts/run.sh
 
