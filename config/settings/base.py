@@ -237,11 +237,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(BROKER_DIR / "control"),
         "processed_folder": str(BROKER_DIR / "processed"),
         "store_processed": False,
+        # config.celery maps `filesystem://` to planner.broker's transport: an empty or malformed message file
+        # is moved to this folder instead of crashing the worker's consumer.
         "quarantine_folder": str(VAR_DIR / "broker-quarantine"),
     }
-    # config.celery maps `filesystem://` to planner.broker's transport: an empty or malformed message file is
-    # moved to this folder instead of crashing the worker's consumer.
-    PLANNER_BROKER_QUARANTINE_DIR = VAR_DIR / "broker-quarantine"
 
 # --- Planner --------------------------------------------------------------------------------
 # A plan run normally takes well under a second; these bound what a runaway run may cost.
