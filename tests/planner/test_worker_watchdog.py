@@ -21,7 +21,10 @@ def test_a_task_stuck_past_its_time_limit_fails_its_run_and_exits_the_worker(
         pytest.skip("the embedded (threads pool) case; prefork children are killed by Celery itself")
     from config.celery import app
 
-    app.conf.task_always_eager = False
+    saved = (app.conf.broker_url, app.conf.task_always_eager)
+    app.conf.broker_url, app.conf.task_always_eager = settings.CELERY_BROKER_URL, False
+    app._pool = None  # publish on a fresh connection to the embedded broker
+    app.amqp._producer_pool = None
     log = tmp_path / "worker.log"
     env = subprocess_env(
         PLANNER_WORKER_HEARTBEAT_S="0.5",
@@ -35,7 +38,9 @@ def test_a_task_stuck_past_its_time_limit_fails_its_run_and_exits_the_worker(
             run_id = services.plan_create(owner=user, request_data=training_request).runs.get().pk
             wait_for(lambda: worker.poll() is not None, 60, "the watchdog to end the worker", log)
     finally:
-        app.conf.task_always_eager = True
+        app.conf.broker_url, app.conf.task_always_eager = saved
+        app._pool = None
+        app.amqp._producer_pool = None
     run = PlanRun.objects.get(pk=run_id)
     assert worker.returncode == WATCHDOG_EXIT_CODE
     assert run.status == RunStatus.FAILED and "longer than the 2 s limit" in run.error
