@@ -11,7 +11,7 @@ UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --quiet --generate-hashes
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install lock run test system-deps test-scaleout bench load capacity audit lint clean
+.PHONY: install lock run test system-deps test-scaleout bench load capacity faults audit lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -39,7 +39,8 @@ lock:
 	$(UV_COMPILE) -c requirements/dev.lock -o requirements/main.lock
 	$(PY) scripts/check_lock.py
 
-## run: install, then one Celery worker and Celery beat (each restarted if it dies) and the web server on 127.0.0.1:$(PORT)
+## run: install, then the web server on 127.0.0.1:$(PORT), one Celery worker and Celery beat under scripts/supervise.py
+## (whichever dies is restarted alone; a worker that stops making progress is restarted too)
 run: install
 	PORT=$(PORT) scripts/run.sh
 
@@ -76,6 +77,12 @@ capacity: install
 ## audit: the hashed lock against known vulnerabilities (pip-audit in its own venv; skipped, with a message, offline)
 audit:
 	scripts/audit.sh
+
+## faults: kill -9 the embedded stack (worker, plan creator, beat) at random moments, FAULT_TRIALS times (100),
+## bounded by FAULT_MAX_SECONDS (540); then PRAGMA integrity_check, every run finished, and the measured
+## recovery times of a killed and of a frozen worker -> var/faults/results.json
+faults: install
+	$(PY) scripts/faults.py --trials $${FAULT_TRIALS:-100} --max-seconds $${FAULT_MAX_SECONDS:-540}
 
 ## lint: ruff
 lint: $(STAMP)

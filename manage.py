@@ -6,6 +6,9 @@ import sys
 
 
 def main() -> None:
+    from config.permissions import restrict_umask
+
+    restrict_umask()  # var/ files (database, secret key, broker messages) owner-only
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     from django.core.management import execute_from_command_line
 

@@ -10,4 +10,4 @@ class PlannerConfig(AppConfig):
         # process, web or worker, has it, while the pure engine stays importable on its own.
         import config.celery  # noqa: F401
 
-        from . import signals  # noqa: F401
+        from . import checks, signals  # noqa: F401

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 RUN_PLAN_TASK = "planner.run_plan"
 SWEEP_RUNS_TASK = "planner.sweep_runs"
+RENDER_REPORT_TASK = "planner.render_report"
 
 
 def run_publish(run_id: int) -> None:
@@ -20,3 +21,12 @@ def run_publish(run_id: int) -> None:
         # imported planner.tasks yet registers it here, once.
         app.loader.import_default_modules()
     app.tasks[RUN_PLAN_TASK].delay(run_id)
+
+
+def report_publish(plan_id: int) -> None:
+    """Ask a worker to render a finished plan's report PDF ahead of its first download."""
+    from config.celery import app
+
+    if RENDER_REPORT_TASK not in app.tasks:
+        app.loader.import_default_modules()
+    app.tasks[RENDER_REPORT_TASK].delay(plan_id)

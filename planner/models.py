@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from .choices import FINISHED_STATUSES, RunStatus, Workload
 
-__all__ = ["ApiIdempotencyKey", "CatalogRelease", "Plan", "PlanRun", "WorkerHeartbeat"]
+__all__ = ["ApiIdempotencyKey", "CatalogRelease", "HealthProbe", "Plan", "PlanRun", "WorkerHeartbeat"]
 
 
 class CatalogRelease(models.Model):
@@ -71,6 +71,9 @@ class PlanRun(models.Model):
     sends = models.PositiveSmallIntegerField(default=0, help_text="How many task messages were published for it.")
     sent_at = models.DateTimeField(null=True, blank=True, help_text="When the latest task message was published.")
     claimed_by = models.CharField(max_length=255, blank=True, help_text="Task id of the delivery that claimed it.")
+    worker = models.CharField(
+        max_length=255, blank=True, help_text="The worker process that claimed it (its WorkerHeartbeat.hostname)."
+    )
     error = models.TextField(blank=True)
     queued_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -117,17 +120,37 @@ class PlanRun(models.Model):
 
 
 class WorkerHeartbeat(models.Model):
-    """The last time each Celery worker said it was alive (read by /healthz)."""
+    """The last time each Celery worker process said it was alive, and when it last made progress.
+
+    `hostname` names one process incarnation (node name plus a boot id), so a worker restarted under the same
+    node name is a new row and the runs its predecessor claimed are seen to have lost their worker.
+    """
 
     hostname = models.CharField(max_length=255, unique=True)
     seen_at = models.DateTimeField()
     pid = models.PositiveIntegerField(null=True, blank=True)
+    progress_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last time a task started or finished here, or the worker idled with nothing queued.",
+    )
+    busy = models.BooleanField(default=False, help_text="Had reserved or running tasks at the last heartbeat.")
 
     class Meta:
         ordering = ["-seen_at"]
 
     def __str__(self) -> str:
         return self.hostname
+
+
+class HealthProbe(models.Model):
+    """One row per probe name that /healthz rewrites, proving the database accepts and commits writes."""
+
+    name = models.CharField(max_length=64, unique=True)
+    written_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class ApiIdempotencyKey(models.Model):

@@ -1,4 +1,4 @@
-"""Writes: creating plans, executing runs, recovering lost runs, recording worker liveness.
+"""Writes: creating plans, executing runs (recovering lost runs and worker liveness: planner.recovery).
 
 Views, the API, the command and the Celery task stay thin by calling these. Each write that
 must be all-or-nothing runs in one transaction; validation happens before any row exists, so
@@ -10,11 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import secrets
-import socket
 import time
-from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -25,8 +22,8 @@ from django.utils import timezone
 
 from .adapter import plan_compute, request_validate
 from .choices import FINISHED_STATUSES, RunStatus
-from .dispatch import run_publish
-from .models import ApiIdempotencyKey, ApiToken, Plan, PlanRun, WorkerHeartbeat
+from .dispatch import report_publish, run_publish
+from .models import ApiIdempotencyKey, ApiToken, Plan, PlanRun
 from .selectors import price_snapshot_current
 
 logger = logging.getLogger(__name__)
@@ -200,13 +197,14 @@ def plan_create_synchronous(*, owner: AbstractBaseUser, request_data: object, na
 # --- Executing a run (called by the Celery task) --------------------------------------------
 
 
-def plan_run_execute(*, run_id: int, claim_token: str = "") -> str:
+def plan_run_execute(*, run_id: int, claim_token: str = "", worker: str = "") -> str:
     """Execute one run, idempotently; returns the run's final status (or why it was skipped).
 
     Safe to call twice with the same id (a redelivered message, a re-queue racing a slow
     worker): only the call that moves the run from `queued` to `running` does the work, and
     the result is written in one transaction that replaces, never appends. A retry of the same
-    delivery (same `claim_token`, e.g. after the database blinked) may take its run back.
+    delivery (same `claim_token`, e.g. after the database blinked) may take its run back. `worker` names the
+    worker process (planner.signals.worker_identity) so the sweep can tell when that process has died.
     """
     now = timezone.now()
     mine = Q(status=RunStatus.QUEUED)
@@ -214,6 +212,7 @@ def plan_run_execute(*, run_id: int, claim_token: str = "") -> str:
         mine |= Q(status=RunStatus.RUNNING, claimed_by=claim_token)
     claimed = PlanRun.objects.filter(mine, pk=run_id).update(
         claimed_by=claim_token,
+        worker=worker[:255],
         status=RunStatus.RUNNING,
         started_at=now,
         heartbeat_at=now,
@@ -264,7 +263,22 @@ def plan_run_execute(*, run_id: int, claim_token: str = "") -> str:
         Plan.objects.filter(pk=plan.pk).update(
             result=outcome.result, catalog_version=outcome.result["catalog_version"], updated_at=timezone.now()
         )
+        if settings.PLANNER_PRERENDER_REPORTS:
+            transaction.on_commit(lambda: report_publish(plan.pk))
     return RunStatus.SUCCEEDED
+
+
+def plan_report_prerender(*, plan_id: int) -> bool:
+    """Render and keep a finished plan's report PDF (planner/outputs/report_cache.py), so its download is a file
+    read. False when the plan is gone or has no result (deleted or re-run since); render errors propagate to the
+    task, which logs them: the download then renders on demand."""
+    from .outputs.report_cache import report_pdf
+
+    plan = Plan.objects.filter(pk=plan_id).exclude(result={}).first()
+    if plan is None or not plan.result:
+        return False
+    report_pdf(plan)
+    return True
 
 
 def plan_run_fail(*, run_id: int, message: str) -> str:
@@ -277,90 +291,6 @@ def _run_fail(run_id: int, message: str) -> str:
         status=RunStatus.FAILED, error=message, finished_at=timezone.now(), heartbeat_at=timezone.now()
     )
     return RunStatus.FAILED
-
-
-# --- Recovering runs lost with their worker -------------------------------------------------
-
-
-def plan_runs_recover_stale(*, now=None) -> dict[str, int]:
-    """Re-queue (once) or fail runs whose worker stopped answering.
-
-    A `running` run with an old heartbeat lost its worker: with `acks_late` on Redis the
-    message comes back by itself, but on the filesystem broker a killed worker's message is
-    gone, so the sweeper re-sends it. A run already started `PLANNER_RUN_MAX_ATTEMPTS` times is
-    failed with a message saying so. Run by the `planner.sweep_runs` task that Celery beat queues;
-    each transition is a conditional UPDATE, so two sweeps at once (two beats, a redelivered
-    tick) never double-queue a run.
-    """
-    now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.PLANNER_RUN_STALE_AFTER_S)
-    stale = PlanRun.objects.filter(status=RunStatus.RUNNING).filter(
-        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
-    )
-    counts = {"requeued": 0, "failed": 0}
-    for run in stale.only("pk", "attempts", "heartbeat_at"):
-        if run.attempts < settings.PLANNER_RUN_MAX_ATTEMPTS:
-            moved = PlanRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, heartbeat_at=run.heartbeat_at).update(
-                status=RunStatus.QUEUED, stage="re-queued after its worker stopped", progress_percent=0
-            )
-            if moved:
-                counts["requeued"] += 1
-                _enqueue_on_commit(run.pk)
-        else:
-            moved = PlanRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
-                status=RunStatus.FAILED,
-                finished_at=now,
-                error=(
-                    f"The worker running this plan stopped responding {run.attempts} times "
-                    f"(no heartbeat for {settings.PLANNER_RUN_STALE_AFTER_S} s); the run was abandoned. "
-                    "Re-run the plan; if it fails again, check the worker logs."
-                ),
-            )
-            counts["failed"] += moved
-    counts.update(_recover_lost_messages(now))
-    return counts
-
-
-def _recover_lost_messages(now) -> dict[str, int]:
-    """Re-publish queued runs whose message seems lost; fail them after a few tries.
-
-    A queued run that no worker has claimed long after its message was sent lost that message
-    (a broker restarted without persistence, a purge) or has no worker at all. Publishing again
-    is safe because only the first delivery claims the run; after PLANNER_RUN_MAX_SENDS the run is
-    failed with a message pointing at the workers, so nothing waits forever.
-    """
-    cutoff = now - timedelta(seconds=settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S)
-    counts = {"resent": 0, "failed_unclaimed": 0}
-    waiting = PlanRun.objects.filter(status=RunStatus.QUEUED, sent_at__lt=cutoff).only("pk", "sends", "sent_at")
-    for run in waiting:
-        if run.sends < settings.PLANNER_RUN_MAX_SENDS:
-            with transaction.atomic():
-                # Conditional on the send we saw: of two sweeps at once only one wins this update.
-                won = PlanRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED, sent_at=run.sent_at).update(
-                    sends=F("sends") + 1, sent_at=now
-                )
-                if won:
-                    _publish_on_commit(run.pk)
-                    counts["resent"] += 1
-        else:
-            minutes = settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S * run.sends / 60
-            counts["failed_unclaimed"] += PlanRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
-                status=RunStatus.FAILED,
-                finished_at=now,
-                error=(
-                    f"No worker took this run in about {minutes:.0f} minutes ({run.sends} messages sent). "
-                    "Check that Celery workers are running (GET /healthz), then run the plan again."
-                ),
-            )
-    return counts
-
-
-def worker_heartbeat_record(*, hostname: str | None = None) -> None:
-    """Record that this worker is alive (read by /healthz)."""
-    hostname = hostname or f"{socket.gethostname()}:{os.getpid()}"
-    WorkerHeartbeat.objects.update_or_create(
-        hostname=hostname, defaults={"seen_at": timezone.now(), "pid": os.getpid()}
-    )
 
 
 def api_token_issue(*, user: AbstractBaseUser) -> str:

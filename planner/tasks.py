@@ -12,8 +12,10 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
-from .dispatch import RUN_PLAN_TASK, SWEEP_RUNS_TASK
-from .services import plan_run_execute, plan_run_fail, plan_runs_recover_stale
+from .dispatch import RENDER_REPORT_TASK, RUN_PLAN_TASK, SWEEP_RUNS_TASK
+from .recovery import plan_runs_recover_stale, worker_heartbeats_prune
+from .services import plan_report_prerender, plan_run_execute, plan_run_fail
+from .signals import worker_identity
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ def run_plan_task(self, run_id: int) -> str:
     """Run one PlanRun. Idempotent: a second delivery of the same id does nothing."""
     if not self.request.is_eager:
         close_old_connections()  # a connection broken by an outage must not poison the retry
-    return plan_run_execute(run_id=run_id, claim_token=self.request.id or "")
+    return plan_run_execute(run_id=run_id, claim_token=self.request.id or "", worker=worker_identity())
 
 
 @shared_task(bind=True, name=SWEEP_RUNS_TASK, acks_late=False, soft_time_limit=60, time_limit=90)
@@ -71,6 +73,20 @@ def sweep_runs_task(self) -> dict[str, int]:
     if not self.request.is_eager:
         close_old_connections()  # a connection broken since the last tick must not fail this one
     counts = plan_runs_recover_stale()
+    worker_heartbeats_prune()  # each worker restart adds a row; rows of processes gone a day go
     if any(counts.values()):
         logger.warning("stale plan runs: %s", counts)
     return counts
+
+
+@shared_task(bind=True, name=RENDER_REPORT_TASK, acks_late=False, soft_time_limit=120, time_limit=180)
+def render_report_task(self, plan_id: int) -> bool:
+    """Render a finished plan's report PDF once (services.plan_report_prerender). Best effort: a failure is
+    logged and the download renders on demand instead."""
+    if not self.request.is_eager:
+        close_old_connections()
+    try:
+        return plan_report_prerender(plan_id=plan_id)
+    except Exception:
+        logger.exception("could not pre-render the report of plan %s; it renders on download", plan_id)
+        return False

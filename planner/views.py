@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -228,8 +229,12 @@ def plan_status(request: HttpRequest, plan_id: int) -> JsonResponse:
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when every check passes; otherwise 503 with Retry-After and the failed checks named in `failed`."""
     report = health_report()
-    return JsonResponse(report, status=200 if report["ok"] else 503)
+    response = JsonResponse(report, status=200 if report["ok"] else 503)
+    if not report["ok"]:
+        response["Retry-After"] = str(settings.PLANNER_HEALTH_RETRY_AFTER_S)
+    return response
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

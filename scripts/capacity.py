@@ -2,7 +2,8 @@
 
 Starts its own redis-server (free loopback port, no persistence) and uses a throw-away SQLite database under
 var/capacity (or PostgreSQL when PLANNER_TEST_DATABASE_URL is set), migrates it and creates a user. Then, for
-each worker count (1, then 2 by default), it starts that many real prefork workers (concurrency 1 each), queues
+each worker count (1, then 2 by default), it starts that many real workers (concurrency 1 each; the pool
+as the settings choose it: threads on SQLite, prefork on PostgreSQL), queues
 a burst of plan requests through the service (`planner.services.plan_create`, as the web and API do), waits
 for every run to finish (or the timeout), and reports plans completed per minute with the queue wait
 (started_at - queued_at) and end-to-end time (finished_at - queued_at) at p50/p99. Prints a table and writes
@@ -120,8 +121,7 @@ def start_workers(count: int, env: dict[str, str], label: str) -> list[subproces
             "-A",
             "planner",
             "worker",
-            "--pool=prefork",
-            "--concurrency=1",
+            "--concurrency=1",  # the pool is the settings' choice: threads on SQLite, prefork on PostgreSQL
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",

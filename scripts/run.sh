@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Start one Celery worker and Celery beat (each restarted whenever it dies) and the web server; Ctrl-C stops all.
+# Start the web server, one Celery worker and Celery beat under scripts/supervise.py (each restarted whenever it
+# dies, without stopping the others); Ctrl-C stops all.
 # Beat queues the sweep that recovers runs lost with a worker (planner.sweep_runs).
 set -euo pipefail
+umask 077  # var/ (database, broker queue, secret key) owner-only
 cd "$(dirname "$0")/.."
 PORT="${PORT:-8000}"
 PY=.venv/bin/python
@@ -15,40 +17,13 @@ else
   echo "  (or start with DJANGO_SUPERUSER_USERNAME=... DJANGO_SUPERUSER_PASSWORD=... make run)"
 fi
 
-worker_loop() {
-  # A worker that dies (OOM, kill) is started again after a short pause.
-  while true; do
-    "$CELERY" -A config worker --loglevel=INFO --concurrency=1 --pool=prefork \
-      --without-gossip --without-mingle -n "planner@%h" || true
-    echo "celery worker exited; restarting in 2 s" >&2
-    sleep 2
-  done
-}
-
-beat_loop() {
-  while true; do
-    "$CELERY" -A config beat --loglevel=INFO || true
-    echo "celery beat exited; restarting in 2 s" >&2
-    sleep 2
-  done
-}
-
-LOOP_PIDS=()
-cleanup() {
-  trap - INT TERM EXIT
-  echo "stopping web server, worker and beat"
-  for loop_pid in "${LOOP_PIDS[@]}"; do
-    children=$(pgrep -P "$loop_pid" || true)
-    kill "$loop_pid" 2>/dev/null || true   # first the loop, so it cannot restart its process
-    [[ -n "$children" ]] && kill $children 2>/dev/null || true
-    wait "$loop_pid" 2>/dev/null || true
-  done
-}
-trap cleanup INT TERM EXIT
-
-worker_loop &
-LOOP_PIDS+=($!)
-beat_loop &
-LOOP_PIDS+=($!)
+VAR="${PLANNER_VAR_DIR:-var}"
 echo "Cluster Planner on http://127.0.0.1:${PORT}/  (health: /healthz)"
-$PY manage.py runserver "127.0.0.1:${PORT}" --noreload
+# scripts/supervise.py restarts whichever of the three dies (the others keep running), kills and restarts a
+# worker whose watchdog stopped touching its liveness file, and stops all three on Ctrl-C.
+# The worker's pool comes from the settings: threads on SQLite (it never forks), prefork on PostgreSQL.
+exec "$PY" scripts/supervise.py --pid-dir "$VAR/run" \
+  --program "web=$PY manage.py runserver 127.0.0.1:${PORT} --noreload" \
+  --program "worker=$CELERY -A config worker --loglevel=INFO --concurrency=1 --without-gossip --without-mingle -n planner@%h" \
+  --program "beat=$CELERY -A config beat --loglevel=INFO" \
+  --alive "worker=${PLANNER_WORKER_ALIVE_FILE:-$VAR/run/worker.alive}"

@@ -12,13 +12,17 @@ from pathlib import Path
 import environ
 from csp.constants import NONE, SELF
 
+from config.permissions import tighten
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 
 # Runtime state (database, broker queue, generated secret, collected static) lives in one
 # untracked folder so a clean clone has nothing to delete and nothing to leak.
 VAR_DIR = Path(env("PLANNER_VAR_DIR", default=str(BASE_DIR / "var")))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# Owner-only (0700): the database, the broker queue and the secret key live here. The entry points also set
+# umask 077 (config.permissions), so every file created under it is 0600.
+VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def _secret_key() -> str:
@@ -125,16 +129,31 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web server read while the worker writes; IMMEDIATE transactions take the
-    # write lock up front so two processes never deadlock upgrading a read lock.
+EMBEDDED_DATABASE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+# SQLite pragmas chosen for crash safety (https://www.sqlite.org/howtocorrupt.html, /wal.html, /pragma.html):
+# - journal_mode=WAL: readers (the web server) never block the writer (the worker), and a process killed
+#   mid-write leaves a WAL that the next connection replays or discards: no torn pages in the database file.
+# - synchronous=FULL: each commit fsyncs the WAL, so a committed plan survives power loss too (NORMAL is
+#   corruption-safe in WAL mode but may roll back the last commits after a power cut). A plan writes a few
+#   dozen small transactions, so the extra fsyncs cost milliseconds per plan.
+# - timeout (busy_timeout) 20 s: a writer waits for the lock rather than failing; 20 s is far longer than any
+#   transaction here (milliseconds) yet shorter than the task's database-retry budget.
+# - IMMEDIATE transactions take the write lock up front, so two processes never deadlock upgrading a read lock.
+# Forking with an open connection is the other documented way to corrupt SQLite: the worker's pool on
+# SQLite never forks (CELERY_WORKER_POOL below, enforced by planner.signals).
+SQLITE_PRAGMAS = {"journal_mode": "WAL", "synchronous": "FULL"}
+SQLITE_BUSY_TIMEOUT_S = 20
+if EMBEDDED_DATABASE:
     DATABASES["default"]["OPTIONS"] = {
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL;",
+        "timeout": SQLITE_BUSY_TIMEOUT_S,
+        "init_command": "".join(f"PRAGMA {name}={value};" for name, value in SQLITE_PRAGMAS.items()),
         "transaction_mode": "IMMEDIATE",
     }
     # A file (not :memory:) so the test suite's real worker processes see the same data.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+    _db_file = Path(DATABASES["default"]["NAME"])
+    # Installs made before the owner-only rule (var/ 0755, db.sqlite3 0644) are tightened at start-up.
+    tighten(VAR_DIR, [_db_file, *(_db_file.with_name(_db_file.name + s) for s in ("-wal", "-shm"))])
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -224,11 +243,19 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# The pool a worker uses when its command line names none. On SQLite it is `threads`: tasks run in threads of
+# the one worker process, which never forks, so no SQLite connection can be carried into a child (the cause of
+# the corruption seen with prefork). The trade-off: one process, so CPU-bound plans share one core's GIL
+# (numpy releases it in the search), and Celery's time limits are not enforced by this pool; the worker's own
+# watchdog (planner.worker_monitor) enforces PLANNER_TASK_TIME_LIMIT_S instead. On PostgreSQL prefork stays
+# (a server database has no file to corrupt, and Celery closes the connections in each child).
+CELERY_WORKER_POOL = env("PLANNER_WORKER_POOL", default="threads" if EMBEDDED_DATABASE else "prefork")
 # Celery beat (exactly one process per deployment; `make run` starts it) queues the sweep that recovers
 # runs lost with a worker or a broker restart (see the PLANNER_RUN_* timings below), and, when
 # PLANNER_PRICE_REFRESH_EVERY_H is set (> 0), the AWS price refresh (needs AWS credentials on the workers).
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-PLANNER_RUN_SWEEP_EVERY_S = env.float("PLANNER_RUN_SWEEP_EVERY_S", default=15.0)
+# Every 5 s: with the 20 s worker staleness below, a dead worker's run is re-queued within about 25 s.
+PLANNER_RUN_SWEEP_EVERY_S = env.float("PLANNER_RUN_SWEEP_EVERY_S", default=5.0)
 PLANNER_PRICE_REFRESH_EVERY_H = env.float("PLANNER_PRICE_REFRESH_EVERY_H", default=0.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-runs": {
@@ -250,18 +277,24 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     BROKER_DIR = Path(env("PLANNER_BROKER_DIR", default=str(VAR_DIR / "broker")))
     _queue_dir = BROKER_DIR / "queue"
     for _folder in (_queue_dir, BROKER_DIR / "control", BROKER_DIR / "processed"):
-        _folder.mkdir(parents=True, exist_ok=True)
+        _folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue_dir),
         "data_folder_out": str(_queue_dir),
         "control_folder": str(BROKER_DIR / "control"),
         "processed_folder": str(BROKER_DIR / "processed"),
         "store_processed": False,
+        # config.celery maps `filesystem://` to planner.broker's transport: an empty or malformed message file
+        # is moved to this folder instead of crashing the worker's consumer.
+        "quarantine_folder": str(VAR_DIR / "broker-quarantine"),
     }
 
 # --- Planner --------------------------------------------------------------------------------
 # A plan run normally takes well under a second; these bound what a runaway run may cost.
 PLANNER_TASK_SOFT_TIME_LIMIT_S = env.int("PLANNER_TASK_SOFT_TIME_LIMIT_S", default=120)
+# Render each finished plan's report PDF on the worker, so its download is a file read (off in the test settings:
+# most tests make plans they never print).
+PLANNER_PRERENDER_REPORTS = env.bool("PLANNER_PRERENDER_REPORTS", default=True)
 PLANNER_TASK_TIME_LIMIT_S = env.int("PLANNER_TASK_TIME_LIMIT_S", default=150)
 # Database errors inside a run are retried this many times, backing off from this many seconds.
 PLANNER_TASK_DB_RETRIES = env.int("PLANNER_TASK_DB_RETRIES", default=5)
@@ -274,10 +307,31 @@ PLANNER_RUN_MAX_ATTEMPTS = env.int("PLANNER_RUN_MAX_ATTEMPTS", default=2)
 # may be lost, e.g. Redis restarted without persistence), at most PLANNER_RUN_MAX_SENDS times.
 PLANNER_RUN_QUEUED_RESEND_AFTER_S = env.int("PLANNER_RUN_QUEUED_RESEND_AFTER_S", default=300)
 PLANNER_RUN_MAX_SENDS = env.int("PLANNER_RUN_MAX_SENDS", default=3)
-# How often each worker records that it is alive (the sweep's cadence is PLANNER_RUN_SWEEP_EVERY_S).
-PLANNER_WORKER_HEARTBEAT_S = env.float("PLANNER_WORKER_HEARTBEAT_S", default=15.0)
-# /healthz calls the worker healthy when one was seen this recently.
-PLANNER_WORKER_SEEN_WITHIN_S = env.int("PLANNER_WORKER_SEEN_WITHIN_S", default=60)
+# A queued run sent this long ago while every live worker reports itself idle has lost its message (a worker
+# killed after taking the message off the filesystem queue and before claiming the run): it is re-published.
+PLANNER_RUN_IDLE_RESEND_AFTER_S = env.int("PLANNER_RUN_IDLE_RESEND_AFTER_S", default=20)
+# How often each worker records that it is alive and making progress (the sweep's cadence is
+# PLANNER_RUN_SWEEP_EVERY_S).
+PLANNER_WORKER_HEARTBEAT_S = env.float("PLANNER_WORKER_HEARTBEAT_S", default=5.0)
+# A worker whose heartbeat is older than this is presumed dead: /healthz says so and the sweep re-queues the
+# runs it had claimed. Four missed heartbeats, so one slow write (a busy database) is not a death.
+PLANNER_WORKER_SEEN_WITHIN_S = env.int("PLANNER_WORKER_SEEN_WITHIN_S", default=20)
+# The worker's own watchdog (planner.worker_monitor) exits the worker, for its supervisor to restart, when a
+# received task has not started this long after it arrived while nothing else runs...
+PLANNER_WORKER_START_WITHIN_S = env.float("PLANNER_WORKER_START_WITHIN_S", default=30.0)
+# ...or when the broker queue has held messages this long while the worker had nothing to do.
+PLANNER_WORKER_IDLE_BACKLOG_LIMIT_S = env.float("PLANNER_WORKER_IDLE_BACKLOG_LIMIT_S", default=30.0)
+# The worker touches this file while its watchdog finds it making progress; the supervisor of `make run`
+# (scripts/supervise.py) kills and restarts a worker whose file is older than PLANNER_WORKER_SEEN_WITHIN_S
+# (a frozen process cannot exit by itself).
+PLANNER_WORKER_ALIVE_FILE = Path(env("PLANNER_WORKER_ALIVE_FILE", default=str(VAR_DIR / "run" / "worker.alive")))
+# /healthz: 503 when the oldest queued run has waited longer than this.
+PLANNER_HEALTH_QUEUE_AGE_LIMIT_S = env.int("PLANNER_HEALTH_QUEUE_AGE_LIMIT_S", default=300)
+# /healthz runs SQLite's `PRAGMA quick_check` at most this often (the answer is cached between), so health
+# stays cheap however often a load balancer asks.
+PLANNER_HEALTH_INTEGRITY_EVERY_S = env.int("PLANNER_HEALTH_INTEGRITY_EVERY_S", default=60)
+# Retry-After sent with a 503 from /healthz.
+PLANNER_HEALTH_RETRY_AFTER_S = env.int("PLANNER_HEALTH_RETRY_AFTER_S", default=30)
 # A price snapshot older than this is shown as stale next to every figure priced from it.
 PLANNER_PRICE_STALE_AFTER_DAYS = env.int("PLANNER_PRICE_STALE_AFTER_DAYS", default=7)
 # Fault injection and demos only: sleep this long after each engine stage.

@@ -114,8 +114,8 @@ def redis_server(tmp_path, monkeypatch) -> Iterator[RedisServer]:
     # Point this process's Celery app at the server, with tasks really sent (test settings are eager). Celery reads
     # CELERY_BROKER_URL from the environment before its own config, so on the scale-out pass (where it names the
     # CI Redis) the variable must change too.
+    saved = (app.conf.broker_url, app.conf.task_always_eager)  # read before the variable changes, or it leaks
     monkeypatch.setenv("CELERY_BROKER_URL", server.url)
-    saved = (app.conf.broker_url, app.conf.task_always_eager)
     app.conf.broker_url, app.conf.task_always_eager = server.url, False
     _reset_producer_pools()
     try:

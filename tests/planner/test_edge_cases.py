@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from planner import services
+from planner import recovery, services
 from planner.adapter import request_for_editing
 from planner.choices import RunStatus
 from planner.models import Plan, PlanRun
@@ -70,8 +70,14 @@ def test_impossible_dates_are_400(api, when):
 def test_absurdly_nested_json_is_400_everywhere(api, alice_client, tmp_path, capsys):
     deep = "[" * 5000
     assert api.post("/api/plans/", data=deep, content_type="application/json").status_code == 400
-    form = {"workload": "training", "model_preset": "llama-3-8b", "hardware_system": "auto",
-            "training_precision": "bf16", "inference_precision": "bf16", "request_json": deep}
+    form = {
+        "workload": "training",
+        "model_preset": "llama-3-8b",
+        "hardware_system": "auto",
+        "training_precision": "bf16",
+        "inference_precision": "bf16",
+        "request_json": deep,
+    }
     errors = alice_client.post(reverse("planner:plan_create"), form).context["form"].errors
     assert "too deep" in " ".join(errors["request_json"])
     huge_int = '{"workload": "training", "x": ' + "1" * 5000 + "}"
@@ -110,8 +116,8 @@ def test_lost_message_is_resent_once_per_window_even_with_two_sweepers(user, tra
     settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S = 300
     plan = Plan.objects.create(owner=user, name="q", workload="training", request=training_request)
     run = PlanRun.objects.create(plan=plan, sends=1, sent_at=timezone.now() - timedelta(seconds=301))
-    first = services.plan_runs_recover_stale()
-    second = services.plan_runs_recover_stale()  # a second worker sweeping right after
+    first = recovery.plan_runs_recover_stale()
+    second = recovery.plan_runs_recover_stale()  # a second worker sweeping right after
     run.refresh_from_db()
     assert (first["resent"], second["resent"], run.sends) == (1, 0, 2)
 

@@ -46,3 +46,16 @@ def test_a_new_result_is_rendered_again_and_the_old_file_removed(renders, user, 
     assert report_cache.report_pdf(plan) == b"%PDF-1.7 render 2"
     assert not old.exists() and report_cache.cached_report_path(plan).exists()
     assert sorted(p.name for p in old.parent.iterdir()) == [report_cache.cached_report_path(plan).name]
+
+
+def test_a_successful_run_has_its_report_rendered_by_the_worker(
+    renders, settings, user, training_request, django_capture_on_commit_callbacks
+):
+    from planner import services
+
+    settings.PLANNER_PRERENDER_REPORTS = True
+    with django_capture_on_commit_callbacks(execute=True):  # eager Celery: the run, then its report task
+        plan = services.plan_create(owner=user, request_data=training_request)
+    plan.refresh_from_db()
+    assert plan.result and report_cache.cached_report_path(plan).read_bytes() == b"%PDF-1.7 render 1"
+    assert report_cache.report_pdf(plan) == b"%PDF-1.7 render 1" and len(renders) == 1  # the download reads it

@@ -9,12 +9,20 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.utils import timezone
 
 from engine import RequestInvalid
-from planner import services
+from planner import recovery, services
 from planner.choices import RunStatus
 from planner.models import Plan, PlanRun
 
-TRAINING_KEYS = {"gpus", "days", "step_time_s", "tokens_per_s", "model_tflops_per_gpu", "mfu", "parallelism",
-                 "memory_per_gpu_gib"}
+TRAINING_KEYS = {
+    "gpus",
+    "days",
+    "step_time_s",
+    "tokens_per_s",
+    "model_tflops_per_gpu",
+    "mfu",
+    "parallelism",
+    "memory_per_gpu_gib",
+}
 CLUSTER_KEYS = {"system", "systems", "gpus", "scalable_units", "racks"}
 
 pytestmark = pytest.mark.django_db
@@ -108,13 +116,14 @@ def _stale_running(user, request_data, *, attempts: int, age_s: float) -> PlanRu
     return run
 
 
-def test_stale_run_is_requeued_once_then_completes(user, training_request, settings,
-                                                   django_capture_on_commit_callbacks):
+def test_stale_run_is_requeued_once_then_completes(
+    user, training_request, settings, django_capture_on_commit_callbacks
+):
     settings.PLANNER_RUN_STALE_AFTER_S = 60
     run = _stale_running(user, training_request, attempts=1, age_s=61)
     with django_capture_on_commit_callbacks(execute=True):
-        counts = services.plan_runs_recover_stale()
-    assert counts == {"requeued": 1, "failed": 0, "resent": 0, "failed_unclaimed": 0}
+        counts = recovery.plan_runs_recover_stale()
+    assert counts == {"requeued": 1, "failed": 0, "resent_idle": 0, "resent": 0, "failed_unclaimed": 0}
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED and run.attempts == 2
 
@@ -123,7 +132,13 @@ def test_run_that_lost_its_worker_twice_is_failed(user, training_request, settin
     settings.PLANNER_RUN_STALE_AFTER_S = 60
     settings.PLANNER_RUN_MAX_ATTEMPTS = 2
     run = _stale_running(user, training_request, attempts=2, age_s=300)
-    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 1, "resent": 0, "failed_unclaimed": 0}
+    assert recovery.plan_runs_recover_stale() == {
+        "requeued": 0,
+        "failed": 1,
+        "resent_idle": 0,
+        "resent": 0,
+        "failed_unclaimed": 0,
+    }
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and "stopped responding 2 times" in run.error and run.finished_at
 
@@ -131,7 +146,13 @@ def test_run_that_lost_its_worker_twice_is_failed(user, training_request, settin
 def test_fresh_running_run_is_left_alone(user, training_request, settings):
     settings.PLANNER_RUN_STALE_AFTER_S = 60
     run = _stale_running(user, training_request, attempts=1, age_s=10)
-    assert services.plan_runs_recover_stale() == {"requeued": 0, "failed": 0, "resent": 0, "failed_unclaimed": 0}
+    assert recovery.plan_runs_recover_stale() == {
+        "requeued": 0,
+        "failed": 0,
+        "resent_idle": 0,
+        "resent": 0,
+        "failed_unclaimed": 0,
+    }
     run.refresh_from_db()
     assert run.status == RunStatus.RUNNING
 
@@ -141,7 +162,7 @@ def test_sweeper_does_not_revive_a_run_that_then_finishes(user, training_request
     settings.PLANNER_RUN_STALE_AFTER_S = 60
     settings.PLANNER_RUN_MAX_ATTEMPTS = 1
     run = _stale_running(user, training_request, attempts=1, age_s=120)
-    services.plan_runs_recover_stale()
+    recovery.plan_runs_recover_stale()
     assert services.plan_run_execute(run_id=run.pk) == "skipped:failed"
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED
@@ -150,8 +171,8 @@ def test_sweeper_does_not_revive_a_run_that_then_finishes(user, training_request
 def test_worker_heartbeat_is_recorded(db):
     from planner.models import WorkerHeartbeat
 
-    services.worker_heartbeat_record(hostname="w1@host")
-    services.worker_heartbeat_record(hostname="w1@host")
+    recovery.worker_heartbeat_record(hostname="w1@host")
+    recovery.worker_heartbeat_record(hostname="w1@host")
     assert WorkerHeartbeat.objects.filter(hostname="w1@host").count() == 1
 
 
@@ -167,7 +188,7 @@ def test_lost_message_is_published_again(user, training_request, settings, djang
     run = _queued_sent(user, training_request, sends=1, age_s=301)
     waiting = _queued_sent(user, training_request, sends=1, age_s=30)  # just in a backlog: left alone
     with django_capture_on_commit_callbacks(execute=True):
-        counts = services.plan_runs_recover_stale()
+        counts = recovery.plan_runs_recover_stale()
     assert counts["resent"] == 1
     run.refresh_from_db()
     waiting.refresh_from_db()
@@ -179,7 +200,7 @@ def test_run_no_worker_takes_is_failed_after_max_sends(user, training_request, s
     settings.PLANNER_RUN_QUEUED_RESEND_AFTER_S = 300
     settings.PLANNER_RUN_MAX_SENDS = 3
     run = _queued_sent(user, training_request, sends=3, age_s=301)
-    assert services.plan_runs_recover_stale()["failed_unclaimed"] == 1
+    assert recovery.plan_runs_recover_stale()["failed_unclaimed"] == 1
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and "No worker took this run in about 15 minutes" in run.error
 
@@ -193,7 +214,7 @@ def test_beat_sweep_task_recovers_a_stale_run(user, training_request, settings, 
     run = _stale_running(user, training_request, attempts=1, age_s=61)
     with django_capture_on_commit_callbacks(execute=True):
         counts = tasks.sweep_runs_task.apply().get()
-    assert counts == {"requeued": 1, "failed": 0, "resent": 0, "failed_unclaimed": 0}
+    assert counts == {"requeued": 1, "failed": 0, "resent_idle": 0, "resent": 0, "failed_unclaimed": 0}
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED and run.attempts == 2
 
