@@ -23,7 +23,9 @@ from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
 from .explain_verdict import verdict_explain
 from .inputs import CostInputs, Scales, cost_job_from_result, request_terms
-from .onprem import onprem_section, price_index
+from .npv import NPV_BASIS, npv_options
+from .onprem import price_index
+from .ownership import onprem_section
 from .parameters import Params
 from .result import CostResult
 from .sensitivity import sensitivity
@@ -49,6 +51,8 @@ def _comparison(ev: Evaluation) -> Comparison:
         deadline_rule=DEADLINE_RULE,
         break_even=tuple(break_even(o, ev.job, p) for p in rows) if o.capex_usd is not None else (),
         cumulative=cumulative_series(ev),
+        npv=npv_options(ev),
+        npv_basis=NPV_BASIS if ev.onprem.npv_usd is not None else None,
     )
 
 
@@ -65,7 +69,7 @@ def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
         money_format=MONEY_FORMAT,
         coverage=ev.onprem.coverage,
         parameters=ev.params.report(),
-        onprem=onprem_section(ev.onprem, job, ev.params.years),
+        onprem=onprem_section(ev.onprem, job, ev.params),
         cloud=tuple(p.row for p in ev.rows),
         cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
         comparison=comparison,
