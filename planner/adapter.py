@@ -34,6 +34,7 @@ from engine.costing import (
     request_overrides,
     selection_price_data,
 )
+from engine.costing.onprem import EXTRA_CATEGORIES as CAPEX_EXTRA_CATEGORIES
 from engine.request.spec import choices_of, field_at
 from engine.request.validation import safe_text, unsafe_values
 from engine.result import (
@@ -59,6 +60,7 @@ from pricing.records import CloudPriceRecord, PriceBook, PriceReferences
 from pricing.selectors import price_book_for_snapshot, price_references_current
 
 __all__ = [
+    "CAPEX_EXTRA_CATEGORIES",
     "STAGES",
     "AssumptionEntry",
     "BomLine",

@@ -17,7 +17,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from planner.adapter import PlanResult, encode_section, to_json
+from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, to_json
 
 from .stored_plan import Decoded, decode_stored, lookup, read_section, typed_figure
 from .view_models import (
@@ -271,7 +271,11 @@ class PlanView:
     def bom(self) -> BomView:
         """BOM lines grouped by category with the stored extended prices, their subtotals and the plan's total."""
         onprem = self._onprem
-        return bom_view(self.bom_lines, onprem.hardware_usd if onprem else None)
+        lines = self.bom_lines
+        # Since issue 14 the BOM carries the capex lines beyond the hardware, and its total is the capex.
+        with_extras = any(line.category in CAPEX_EXTRA_CATEGORIES for line in lines or ())
+        total = (onprem.capex_usd if with_extras else onprem.hardware_usd) if onprem else None
+        return bom_view(lines, total)
 
     # ---------------------------------------------------------------------------------- diagrams
 
@@ -346,7 +350,7 @@ class PlanView:
             if priced:
                 capex[group.category] = sum(priced, Decimal(0))
         onprem = self._onprem
-        if onprem and onprem.install_usd:
+        if onprem and onprem.install_usd and "services" not in capex:  # plans stored before issue 14
             capex["install"] = onprem.install_usd
         opex = onprem.opex_breakdown_usd_per_year if onprem else None
         by_kind = {f.name: getattr(opex, f.name) for f in dataclasses.fields(opex)} if opex else {}
@@ -374,7 +378,8 @@ def plan_view(stored: Mapping[str, Any] | PlanResult | PlanView | None) -> PlanV
 def bom_view(lines: Sequence[StoredBomLine] | None, hardware_usd: Decimal | None) -> BomView:
     """BOM lines grouped by category (first-seen order) with their subtotals.
 
-    The total is the plan's own hardware figure (`costs.onprem.hardware_usd`, priced from these lines); a plan
+    The total is the plan's own figure priced from these lines (`costs.onprem.capex_usd` when the BOM carries the
+    capex lines beyond the hardware, else `hardware_usd`); a plan
     stored without costs shows the exact sum of its stored extended prices. A group or total with an unpriced line
     has none: a partial sum would understate the build.
     """

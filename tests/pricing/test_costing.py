@@ -506,8 +506,8 @@ def test_onprem_prices_the_bom_and_lists_unpriced_lines():
         },
     ]
     result = priced(training_plan(bom=bom), inputs())
-    # 16 x 270,000 + 4 x 36,000 = 4,320,000 + 144,000 = 4,464,000
-    assert result.costs["onprem"]["hardware_usd"] == "4464000.00"
+    # 16 x 270,000 + 4 x 50,000 (NVIDIA-branded QM9700, FS.com price sheet) = 4,320,000 + 200,000 = 4,520,000
+    assert result.costs["onprem"]["hardware_usd"] == "4520000.00"
     # costing returns typed priced BOM lines: the engine's lines with the price fields filled
     typed_lines = {line.part_number: line for line in result.typed.bom or ()}
     assert typed_lines["MQM9700-NS2F"].extended_price_usd == Decimal("144000.00") and typed_lines["MQM9700-NS2F"].priced
