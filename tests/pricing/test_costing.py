@@ -510,11 +510,11 @@ def test_onprem_prices_the_bom_and_lists_unpriced_lines():
     assert result.costs["onprem"]["hardware_usd"] == "4520000.00"
     # costing returns typed priced BOM lines: the engine's lines with the price fields filled
     typed_lines = {line.part_number: line for line in result.typed.bom or ()}
-    assert typed_lines["MQM9700-NS2F"].extended_price_usd == Decimal("144000.00") and typed_lines["MQM9700-NS2F"].priced
+    assert typed_lines["MQM9700-NS2F"].extended_price_usd == Decimal("200000.00") and typed_lines["MQM9700-NS2F"].priced
     assert typed_lines["NO-SUCH-PART"].unit_price_usd is None and typed_lines["NO-SUCH-PART"].priced
     lines = {line["part_number"]: line for line in result.bom}
-    assert lines["MQM9700-NS2F"]["unit_price_usd"] == "36000.00"
-    assert lines["MQM9700-NS2F"]["extended_price_usd"] == "144000.00"
+    assert lines["MQM9700-NS2F"]["unit_price_usd"] == "50000.00"
+    assert lines["MQM9700-NS2F"]["extended_price_usd"] == "200000.00"
     assert lines["MQM9700-NS2F"]["price_confidence"] == "public_estimate" and lines["MQM9700-NS2F"]["price_source"]
     assert lines["MQM9700-NS2F"]["source"] == "spec"  # the line's own (spec) source is kept
     assert lines["NO-SUCH-PART"]["unit_price_usd"] is None
