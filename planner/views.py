@@ -15,6 +15,7 @@ from .adapter import STAGES, RequestInvalid, request_for_editing
 from .forms import PlanForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
+from .outputs.bom_xlsx import XLSX_AVAILABLE, XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
 from .outputs.charts import plan_charts
 from .outputs.pdf import render_pdf
 from .outputs.plan_view import plan_view
@@ -80,6 +81,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "diagrams": plan_diagrams(view),
         "stages": progress_stages(plan.workload),
         "bom": view.bom,
+        "xlsx_available": XLSX_AVAILABLE,
     }
     return render(request, "planner/plan_detail.html", context)
 
@@ -88,12 +90,30 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
 @require_GET
 def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
-    lines = plan_view(plan.result).bom_lines
+    view = plan_view(plan.result)
+    lines = view.bom_lines
     if lines is None:
         raise Http404("This plan has no bill of materials yet.")
-    response = HttpResponse(bom_csv(lines), content_type="text/csv; charset=utf-8")
+    response = HttpResponse(bom_csv(lines, view.lead_times), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-bom.csv"'
     response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
+    return response
+
+
+@login_required
+@require_GET
+def plan_bom_xlsx(request: HttpRequest, plan_id: int) -> HttpResponse:
+    """The workbook (BOM, cost summary, assumptions, options); 501 with the reason where openpyxl is missing."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    view = plan_view(plan.result)
+    if view.bom_lines is None:
+        raise Http404("This plan has no bill of materials yet.")
+    try:
+        content = bom_xlsx(view)
+    except XlsxUnavailable as exc:
+        return HttpResponse(str(exc), status=501, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(content, content_type=XLSX_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-bom.xlsx"'
     return response
 
 

@@ -6,83 +6,124 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('pricing', '0001_initial'),
+        ("pricing", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CatalogRelease',
+            name="CatalogRelease",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.CharField(max_length=64, unique=True)),
-                ('loaded_at', models.DateTimeField(auto_now=True)),
-                ('counts', models.JSONField(default=dict, help_text="Records per kind, e.g. {'gpus': 8}.")),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.CharField(max_length=64, unique=True)),
+                ("loaded_at", models.DateTimeField(auto_now=True)),
+                ("counts", models.JSONField(default=dict, help_text="Records per kind, e.g. {'gpus': 8}.")),
             ],
             options={
-                'ordering': ['-loaded_at'],
+                "ordering": ["-loaded_at"],
             },
         ),
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hostname', models.CharField(max_length=255, unique=True)),
-                ('seen_at', models.DateTimeField()),
-                ('pid', models.PositiveIntegerField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("hostname", models.CharField(max_length=255, unique=True)),
+                ("seen_at", models.DateTimeField()),
+                ("pid", models.PositiveIntegerField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['-seen_at'],
+                "ordering": ["-seen_at"],
             },
         ),
         migrations.CreateModel(
-            name='Plan',
+            name="Plan",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('workload', models.CharField(choices=[('training', 'Training'), ('inference', 'Inference')], max_length=16)),
-                ('request', models.JSONField(help_text='The validated plan request (design.md contract).')),
-                ('result', models.JSONField(blank=True, help_text='The plan produced by the latest successful run.', null=True)),
-                ('catalog_version', models.CharField(blank=True, max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='plans', to=settings.AUTH_USER_MODEL)),
-                ('price_snapshot', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='plans', to='pricing.pricesnapshot')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "workload",
+                    models.CharField(choices=[("training", "Training"), ("inference", "Inference")], max_length=16),
+                ),
+                ("request", models.JSONField(help_text="The validated plan request (design.md contract).")),
+                (
+                    "result",
+                    models.JSONField(
+                        blank=True, help_text="The plan produced by the latest successful run.", null=True
+                    ),
+                ),
+                ("catalog_version", models.CharField(blank=True, max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="plans", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "price_snapshot",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="plans",
+                        to="pricing.pricesnapshot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='PlanRun',
+            name="PlanRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('progress_percent', models.PositiveSmallIntegerField(default=0)),
-                ('stage', models.CharField(blank=True, default='queued', max_length=64)),
-                ('attempts', models.PositiveSmallIntegerField(default=0, help_text='How many times a worker started this run.')),
-                ('error', models.TextField(blank=True)),
-                ('queued_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('engine_s', models.FloatField(blank=True, help_text='Seconds spent in the sizing engine.', null=True)),
-                ('plan', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='planner.plan')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress_percent", models.PositiveSmallIntegerField(default=0)),
+                ("stage", models.CharField(blank=True, default="queued", max_length=64)),
+                (
+                    "attempts",
+                    models.PositiveSmallIntegerField(default=0, help_text="How many times a worker started this run."),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("queued_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("engine_s", models.FloatField(blank=True, help_text="Seconds spent in the sizing engine.", null=True)),
+                (
+                    "plan",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="planner.plan"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-queued_at', '-pk'],
+                "ordering": ["-queued_at", "-pk"],
             },
         ),
         migrations.AddIndex(
-            model_name='plan',
-            index=models.Index(fields=['owner', '-created_at'], name='planner_pla_owner_i_19b0cb_idx'),
+            model_name="plan",
+            index=models.Index(fields=["owner", "-created_at"], name="planner_pla_owner_i_19b0cb_idx"),
         ),
         migrations.AddIndex(
-            model_name='planrun',
-            index=models.Index(fields=['status', 'heartbeat_at'], name='planner_pla_status_ef03cd_idx'),
+            model_name="planrun",
+            index=models.Index(fields=["status", "heartbeat_at"], name="planner_pla_status_ef03cd_idx"),
         ),
     ]

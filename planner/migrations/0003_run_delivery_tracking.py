@@ -4,25 +4,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('planner', '0002_api_idempotency_key'),
+        ("planner", "0002_api_idempotency_key"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='planrun',
-            name='claimed_by',
-            field=models.CharField(blank=True, help_text='Task id of the delivery that claimed it.', max_length=255),
+            model_name="planrun",
+            name="claimed_by",
+            field=models.CharField(blank=True, help_text="Task id of the delivery that claimed it.", max_length=255),
         ),
         migrations.AddField(
-            model_name='planrun',
-            name='sends',
-            field=models.PositiveSmallIntegerField(default=0, help_text='How many task messages were published for it.'),
+            model_name="planrun",
+            name="sends",
+            field=models.PositiveSmallIntegerField(
+                default=0, help_text="How many task messages were published for it."
+            ),
         ),
         migrations.AddField(
-            model_name='planrun',
-            name='sent_at',
-            field=models.DateTimeField(blank=True, help_text='When the latest task message was published.', null=True),
+            model_name="planrun",
+            name="sent_at",
+            field=models.DateTimeField(blank=True, help_text="When the latest task message was published.", null=True),
         ),
     ]

@@ -228,6 +228,19 @@ class PlanView:
         """The stored BOM lines (the CSV writes them), or None when the plan has no BOM."""
         return self.result.bom if self.result else None
 
+    @cached_property
+    def lead_times(self) -> dict[str, float]:
+        """Lead time in days by BOM category, from the plan's time to capacity: the GPU systems' part class for
+        compute lines, the fabric's for network, optics and cabling (the categories it covers); none otherwise."""
+        capacity = self.costs.time_to_capacity if self.costs else None
+        out: dict[str, float] = {}
+        for part in capacity.parts if capacity else ():
+            if part.assumption == "lead_time_network_days":
+                out.update(dict.fromkeys(("network", "optics", "cabling"), part.days))
+            else:
+                out["compute"] = part.days
+        return out
+
     @property
     def _onprem(self) -> OnpremSection | None:
         costs = self.costs

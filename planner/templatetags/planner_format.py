@@ -12,8 +12,18 @@ register = template.Library()
 
 # Longest suffix first, so `tokens_per_s` reads "/s", not "s".
 UNIT_SUFFIXES = {
-    "_per_gpu_gib": "GiB/GPU", "_tflops_per_gpu": "TFLOP/s per GPU", "_per_s": "/s", "_gib": "GiB", "_tb": "TB",
-    "_gbps": "GB/s", "_kw": "kW", "_ms": "ms", "_days": "days", "_usd": "USD", "_tflops": "TFLOP/s", "_w": "W",
+    "_per_gpu_gib": "GiB/GPU",
+    "_tflops_per_gpu": "TFLOP/s per GPU",
+    "_per_s": "/s",
+    "_gib": "GiB",
+    "_tb": "TB",
+    "_gbps": "GB/s",
+    "_kw": "kW",
+    "_ms": "ms",
+    "_days": "days",
+    "_usd": "USD",
+    "_tflops": "TFLOP/s",
+    "_w": "W",
     "_s": "s",
 }
 
@@ -83,8 +93,10 @@ def is_scalar(value) -> bool:
 @register.filter
 def is_small_mapping(value) -> bool:
     """A dict of a few scalars (shown inline as pairs); bigger structures get their own views."""
-    return isinstance(value, dict) and len(value) <= 12 and all(
-        is_scalar(v) and not (isinstance(v, str) and len(v) > 60) for v in value.values()
+    return (
+        isinstance(value, dict)
+        and len(value) <= 12
+        and all(is_scalar(v) and not (isinstance(v, str) and len(v) > 60) for v in value.values())
     )
 
 

@@ -9,8 +9,9 @@ import svgwrite
 
 def new_drawing(width: float, height: float, title: str) -> svgwrite.Drawing:
     # class "cp" scopes the inlined stylesheet: inside a page it must not restyle the page's own elements.
-    drawing = svgwrite.Drawing(size=(f"{width}px", f"{height}px"), viewBox=f"0 0 {width} {height}", profile="full",
-                               class_="cp")
+    drawing = svgwrite.Drawing(
+        size=(f"{width}px", f"{height}px"), viewBox=f"0 0 {width} {height}", profile="full", class_="cp"
+    )
     drawing.defs.add(drawing.style(resources.files("planner.outputs.svg").joinpath("style.css").read_text()))
     drawing.set_desc(title=title)
     return drawing
