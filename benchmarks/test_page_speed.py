@@ -12,9 +12,13 @@ from planner import services
 from planner.models import Plan
 from planner.presenters import report_context
 
-BIG = {"workload": "training", "model": {"preset": "llama-3-405b"},
-       "training": {"tokens": 15e12, "gpus": 16384, "global_batch_tokens": 16_777_216},
-       "hardware": {"system": "dgx-h100"}, "pricing": {"years": 3, "regions": ["us-east-1", "us-west-2"]}}
+BIG = {
+    "workload": "training",
+    "model": {"preset": "llama-3-405b"},
+    "training": {"tokens": 15e12, "gpus": 16384, "global_batch_tokens": 16_777_216},
+    "hardware": {"system": "dgx-h100"},
+    "pricing": {"years": 3, "regions": ["us-east-1", "us-west-2"]},
+}
 
 
 @pytest.fixture
@@ -41,6 +45,5 @@ def test_plan_page_render(benchmark, big_plan):
 def test_pdf_report_render(benchmark, big_plan):
     from planner.outputs.pdf import render_pdf
 
-    pdf = benchmark.pedantic(render_pdf, args=("planner/report.html", report_context(big_plan)), rounds=3,
-                             iterations=1)
+    pdf = benchmark.pedantic(render_pdf, args=("planner/report.html", report_context(big_plan)), rounds=3, iterations=1)
     assert pdf.startswith(b"%PDF-")

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from . import selectors, services
 from .adapter import STAGES, RequestInvalid, request_for_editing
-from .forms import PlanForm, initial_from_request
+from .forms import PlanForm, QuoteUploadForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from .outputs.bom_xlsx import XLSX_AVAILABLE, XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
@@ -20,6 +20,7 @@ from .outputs.charts import plan_charts
 from .outputs.pdf import render_pdf
 from .outputs.plan_view import plan_view
 from .presenters import comparison_table, plan_diagrams, record_table, report_context
+from .quotes import QuoteInvalid
 
 
 def progress_stages(workload: str) -> list[str]:
@@ -243,3 +244,42 @@ def api_token(request: HttpRequest) -> HttpResponse:
             new_key = services.api_token_issue(user=request.user)
     has_token = selectors.api_token_exists(user=request.user)
     return render(request, "planner/api_token.html", {"new_key": new_key, "has_token": has_token})
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def quote_list(request: HttpRequest) -> HttpResponse:
+    """The user's vendor quotes and the upload form. A quote's prices override the catalog's in the user's own
+    plans from their next run; every bad row and column of a file is listed, nothing is stored until all pass."""
+    form = QuoteUploadForm()
+    if request.method == "POST":
+        form = QuoteUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                services.quote_upload(
+                    owner=request.user,
+                    vendor=form.cleaned_data["vendor"],
+                    reference=form.cleaned_data["reference"],
+                    quoted_on=form.cleaned_data["quoted_on"],
+                    filename=upload.name or "",
+                    content=upload.read(),
+                )
+            except QuoteInvalid as exc:
+                for error in exc.errors:
+                    form.add_error("file", error)
+            else:
+                messages.success(request, "Quote stored: its prices apply to your plans from their next run.")
+                return redirect("planner:quote_list")
+    quotes = selectors.quotes_owned(owner=request.user)
+    return render(request, "planner/quotes.html", {"form": form, "quotes": quotes}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def quote_active(request: HttpRequest, quote_id: int) -> HttpResponse:
+    """Switch one of the user's quotes on or off (another user's quote is a 404)."""
+    quote = selectors.quote_get_owned(owner=request.user, quote_id=quote_id)
+    services.quote_set_active(quote=quote, active=request.POST.get("active") == "1")
+    return redirect("planner:quote_list")

@@ -36,7 +36,6 @@ class CloudOfferAdmin(admin.ModelAdmin):
     list_select_related = ["snapshot"]
 
 
-
 @admin.register(CloudInstanceType)
 class CloudInstanceTypeAdmin(admin.ModelAdmin):
     """Read-only: specs are what AWS said plus the versioned override table (pricing.aws.specs), per snapshot."""
@@ -48,6 +47,7 @@ class CloudInstanceTypeAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
 
 class _ReferenceAdmin(admin.ModelAdmin):
     """Admin edits mark the row `locally_edited`, so `load_prices` will not reset it to the fixture."""

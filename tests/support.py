@@ -42,8 +42,20 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 def celery_worker(env: dict[str, str], log_path: Path, name: str = "test") -> Iterator[subprocess.Popen]:
     """A real prefork Celery worker in its own process group; killed (whole group) on exit."""
     cmd = [
-        sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
-        "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"{name}@%h", "--loglevel=INFO",
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool=prefork",
+        "--concurrency=1",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "-n",
+        f"{name}@%h",
+        "--loglevel=INFO",
     ]
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -57,8 +69,15 @@ def celery_worker(env: dict[str, str], log_path: Path, name: str = "test") -> It
 def celery_beat(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen]:
     """A real Celery beat (it queues the run sweep), schedule file beside the log; killed on exit."""
     cmd = [
-        sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO",
-        "--schedule", str(log_path.with_name(f"beat-schedule-{os.getpid()}")),
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "beat",
+        "--loglevel=INFO",
+        "--schedule",
+        str(log_path.with_name(f"beat-schedule-{os.getpid()}")),
     ]
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

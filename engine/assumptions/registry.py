@@ -91,8 +91,18 @@ def _assumption(rec: Mapping[str, Any], notes: Mapping[str, str], where: str) ->
             raise ValueError(f"{where}: assumption {name} names unknown note {rec['source_note']}")
         source = f"{source} {notes[rec['source_note']]}"
     return Assumption(
-        name, default, rec["unit"], source, rec["description"], minimum, maximum, stages, integer,
-        fit=rec.get("fit"), low=low, high=high,
+        name,
+        default,
+        rec["unit"],
+        source,
+        rec["description"],
+        minimum,
+        maximum,
+        stages,
+        integer,
+        fit=rec.get("fit"),
+        low=low,
+        high=high,
     )
 
 

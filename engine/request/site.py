@@ -179,6 +179,11 @@ class PricingSpec(Section):
         return cleaned
 
 
+def price_keys(catalog: Catalog) -> set[str]:
+    """Every key a price may name (a component price override or a vendor quote's row)."""
+    return _price_keys(catalog)
+
+
 def _price_keys(catalog: Catalog) -> set[str]:
     """Every key a component price override may name: catalog ids and BOM part numbers (each cable length)."""
     keys = set(catalog.systems)

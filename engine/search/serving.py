@@ -136,8 +136,8 @@ class InferenceResult:
         assert self.shape is not None and self.point is not None and self.shape.capacity is not None
         sh, pt, cap = self.shape, self.point, self.shape.capacity
         mem = self.memory_breakdown_gib()
-        kv_used_per_gpu = pt.batch * (sh.model.prompt_tokens + sh.model.output_tokens) * (
-            sh.model.kv_bytes_per_token_per_gpu()
+        kv_used_per_gpu = (
+            pt.batch * (sh.model.prompt_tokens + sh.model.output_tokens) * (sh.model.kv_bytes_per_token_per_gpu())
         )
         return {
             "gpus": self.gpus,
@@ -268,8 +268,16 @@ def size_inference(
 
     def model(tp: int, pp: int) -> ReplicaModel:
         return ReplicaModel(
-            work, gpu, tp, pp, spec.prompt_tokens, spec.output_tokens, wbpp, result.kv_bytes_per_token,
-            peak * 1e12, constants,
+            work,
+            gpu,
+            tp,
+            pp,
+            spec.prompt_tokens,
+            spec.output_tokens,
+            wbpp,
+            result.kv_bytes_per_token,
+            peak * 1e12,
+            constants,
         )
 
     tps, pps = _layouts(work, system, spec, a["max_tensor_parallel"])
@@ -325,7 +333,7 @@ def _explain_failure(result: InferenceResult, shapes: list[ReplicaShape], spec: 
         largest = max(shapes, key=lambda s: (s.gpus, s.tp))
         m = largest.model
         seq = spec.prompt_tokens + spec.output_tokens
-        need = (m.weight_bytes_per_gpu() + m.activation_bytes_per_gpu() + seq * m.kv_bytes_per_token_per_gpu())
+        need = m.weight_bytes_per_gpu() + m.activation_bytes_per_gpu() + seq * m.kv_bytes_per_token_per_gpu()
         result.limit = "memory"
         result.closest = {
             "memory_needed_gib_per_gpu": need / GIB,

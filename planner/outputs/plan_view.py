@@ -76,9 +76,11 @@ HEADLINES: list[tuple[str, str, str]] = [
     ("IT power", "power.it_kw", "kW"),
     ("Facility power", "power.facility_kw", "kW"),
     ("Cooling", "cooling.method", ""),
-    ("Capex", "costs.onprem.capex_usd", "USD"),
-    ("TCO", "costs.onprem.tco_usd", "USD"),
-    ("This job on a shared cluster", "costs.onprem.job_usd_shared", "USD"),
+    ("Capex (BOM total)", "costs.onprem.capex_usd", "USD"),
+    ("TCO over the horizon (capex + running costs, nominal)", "costs.onprem.tco_usd", "USD"),
+    ("NPV of owning over the horizon", "costs.onprem.finance.npv_usd", "USD"),
+    ("Job cost on the owned cluster (capital charge + running costs)", "costs.onprem.job_usd_shared", "USD"),
+    ("Job cost if bought for this job alone (less resale)", "costs.onprem.job_usd", "USD"),
     ("Cheapest option for this job", "costs.comparison.cheapest.job_usd", "USD"),
 ]
 # Stored as fractions (0.41), shown as percentages (41 %).

@@ -17,5 +17,16 @@ class CloudOfferSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = CloudOffer
-        fields = ["id", "provider", "instance_type", "region", "availability_zone_id", "purchase", "usd_per_hour",
-                  "gpus", "gpu_model", "capacity_constrained", "observed_at"]
+        fields = [
+            "id",
+            "provider",
+            "instance_type",
+            "region",
+            "availability_zone_id",
+            "purchase",
+            "usd_per_hour",
+            "gpus",
+            "gpu_model",
+            "capacity_constrained",
+            "observed_at",
+        ]

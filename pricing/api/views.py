@@ -30,8 +30,9 @@ class PriceSnapshotViewSet(viewsets.ReadOnlyModelViewSet):
         parameters=[
             OpenApiParameter("instance_type", str),
             OpenApiParameter("region", str),
-            OpenApiParameter("purchase", str,
-                             enum=["on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block"]),
+            OpenApiParameter(
+                "purchase", str, enum=["on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block"]
+            ),
         ],
         responses={200: CloudOfferSerializer(many=True), 400: BAD, 404: NOT_FOUND},
     )

@@ -4,26 +4,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='PriceSnapshot',
+            name="PriceSnapshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('fixture', 'Recorded fixture'), ('live', 'Fetched live')], max_length=16)),
-                ('source', models.CharField(help_text='Where the prices came from (API, file, document).', max_length=255)),
-                ('fetched_at', models.DateTimeField(help_text='When the prices were observed at their source.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('content_sha256', models.CharField(blank=True, help_text='Hash of the raw inputs, to skip re-loads.', max_length=64)),
-                ('notes', models.TextField(blank=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("fixture", "Recorded fixture"), ("live", "Fetched live")], max_length=16
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(help_text="Where the prices came from (API, file, document).", max_length=255),
+                ),
+                ("fetched_at", models.DateTimeField(help_text="When the prices were observed at their source.")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "content_sha256",
+                    models.CharField(blank=True, help_text="Hash of the raw inputs, to skip re-loads.", max_length=64),
+                ),
+                ("notes", models.TextField(blank=True)),
             ],
             options={
-                'ordering': ['-fetched_at', '-pk'],
+                "ordering": ["-fetched_at", "-pk"],
             },
         ),
     ]

@@ -5,32 +5,68 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('pricing', '0001_initial'),
+        ("pricing", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CloudOffer',
+            name="CloudOffer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('provider', models.CharField(default='aws', max_length=16)),
-                ('instance_type', models.CharField(max_length=64)),
-                ('region', models.CharField(max_length=32)),
-                ('availability_zone_id', models.CharField(blank=True, help_text='Blank for regional prices.', max_length=32)),
-                ('purchase', models.CharField(choices=[('on_demand', 'On-demand'), ('spot', 'Spot'), ('reserved_1y', 'Reserved, 1 year'), ('reserved_3y', 'Reserved, 3 years'), ('capacity_block', 'Capacity Block')], max_length=16)),
-                ('usd_per_hour', models.DecimalField(decimal_places=6, help_text='USD per instance-hour.', max_digits=14)),
-                ('gpus', models.PositiveSmallIntegerField(default=0, help_text='GPUs per instance.')),
-                ('gpu_model', models.CharField(blank=True, help_text='Catalog GPU id where the catalog has it.', max_length=64)),
-                ('capacity_constrained', models.BooleanField(default=False, help_text='Spot quoted at (or above) the on-demand price: AWS has no spare capacity in this zone.')),
-                ('observed_at', models.DateTimeField(help_text='When the price was observed at its source.')),
-                ('raw', models.JSONField(blank=True, default=dict, help_text='The trimmed source item.')),
-                ('snapshot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='offers', to='pricing.pricesnapshot')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("provider", models.CharField(default="aws", max_length=16)),
+                ("instance_type", models.CharField(max_length=64)),
+                ("region", models.CharField(max_length=32)),
+                (
+                    "availability_zone_id",
+                    models.CharField(blank=True, help_text="Blank for regional prices.", max_length=32),
+                ),
+                (
+                    "purchase",
+                    models.CharField(
+                        choices=[
+                            ("on_demand", "On-demand"),
+                            ("spot", "Spot"),
+                            ("reserved_1y", "Reserved, 1 year"),
+                            ("reserved_3y", "Reserved, 3 years"),
+                            ("capacity_block", "Capacity Block"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "usd_per_hour",
+                    models.DecimalField(decimal_places=6, help_text="USD per instance-hour.", max_digits=14),
+                ),
+                ("gpus", models.PositiveSmallIntegerField(default=0, help_text="GPUs per instance.")),
+                (
+                    "gpu_model",
+                    models.CharField(blank=True, help_text="Catalog GPU id where the catalog has it.", max_length=64),
+                ),
+                (
+                    "capacity_constrained",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Spot quoted at (or above) the on-demand price: AWS has no spare capacity in this zone.",
+                    ),
+                ),
+                ("observed_at", models.DateTimeField(help_text="When the price was observed at its source.")),
+                ("raw", models.JSONField(blank=True, default=dict, help_text="The trimmed source item.")),
+                (
+                    "snapshot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="offers", to="pricing.pricesnapshot"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['instance_type', 'region', 'purchase', 'availability_zone_id'],
-                'constraints': [models.UniqueConstraint(fields=('snapshot', 'instance_type', 'region', 'availability_zone_id', 'purchase'), name='cloud_offer_unique_per_snapshot')],
+                "ordering": ["instance_type", "region", "purchase", "availability_zone_id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("snapshot", "instance_type", "region", "availability_zone_id", "purchase"),
+                        name="cloud_offer_unique_per_snapshot",
+                    )
+                ],
             },
         ),
     ]

@@ -5,36 +5,67 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('pricing', '0003_component_prices'),
+        ("pricing", "0003_component_prices"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CloudInstanceType',
+            name="CloudInstanceType",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('provider', models.CharField(default='aws', max_length=16)),
-                ('instance_type', models.CharField(max_length=64)),
-                ('gpus', models.PositiveSmallIntegerField(default=0, help_text='Whole GPUs per instance.')),
-                ('gpu_fraction', models.DecimalField(blank=True, decimal_places=4, help_text='Share of one GPU (fractional types).', max_digits=6, null=True)),
-                ('gpu_model', models.CharField(blank=True, help_text='Catalog GPU id where the catalog has it.', max_length=64)),
-                ('gpu_name', models.CharField(blank=True, max_length=64)),
-                ('gpu_manufacturer', models.CharField(blank=True, max_length=64)),
-                ('gpu_memory_mib', models.PositiveIntegerField(blank=True, help_text='Per GPU, as AWS reports it.', null=True)),
-                ('gpu_memory_gib', models.PositiveIntegerField(blank=True, help_text='Per GPU, marketing figure.', null=True)),
-                ('vcpus', models.PositiveIntegerField(blank=True, null=True)),
-                ('memory_mib', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('efa_max_interfaces', models.PositiveSmallIntegerField(default=0)),
-                ('overridden_fields', models.JSONField(blank=True, default=list, help_text="Corrections applied to AWS's data.")),
-                ('overrides_version', models.CharField(blank=True, max_length=32)),
-                ('raw', models.JSONField(blank=True, default=dict, help_text="AWS's InstanceTypeInfo, unmodified.")),
-                ('snapshot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='instance_types', to='pricing.pricesnapshot')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("provider", models.CharField(default="aws", max_length=16)),
+                ("instance_type", models.CharField(max_length=64)),
+                ("gpus", models.PositiveSmallIntegerField(default=0, help_text="Whole GPUs per instance.")),
+                (
+                    "gpu_fraction",
+                    models.DecimalField(
+                        blank=True,
+                        decimal_places=4,
+                        help_text="Share of one GPU (fractional types).",
+                        max_digits=6,
+                        null=True,
+                    ),
+                ),
+                (
+                    "gpu_model",
+                    models.CharField(blank=True, help_text="Catalog GPU id where the catalog has it.", max_length=64),
+                ),
+                ("gpu_name", models.CharField(blank=True, max_length=64)),
+                ("gpu_manufacturer", models.CharField(blank=True, max_length=64)),
+                (
+                    "gpu_memory_mib",
+                    models.PositiveIntegerField(blank=True, help_text="Per GPU, as AWS reports it.", null=True),
+                ),
+                (
+                    "gpu_memory_gib",
+                    models.PositiveIntegerField(blank=True, help_text="Per GPU, marketing figure.", null=True),
+                ),
+                ("vcpus", models.PositiveIntegerField(blank=True, null=True)),
+                ("memory_mib", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("efa_max_interfaces", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "overridden_fields",
+                    models.JSONField(blank=True, default=list, help_text="Corrections applied to AWS's data."),
+                ),
+                ("overrides_version", models.CharField(blank=True, max_length=32)),
+                ("raw", models.JSONField(blank=True, default=dict, help_text="AWS's InstanceTypeInfo, unmodified.")),
+                (
+                    "snapshot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="instance_types",
+                        to="pricing.pricesnapshot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['instance_type'],
-                'constraints': [models.UniqueConstraint(fields=('snapshot', 'instance_type'), name='cloud_instance_type_unique_per_snapshot')],
+                "ordering": ["instance_type"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("snapshot", "instance_type"), name="cloud_instance_type_unique_per_snapshot"
+                    )
+                ],
             },
         ),
     ]

@@ -71,8 +71,14 @@ def test_impossible_dates_are_400(api, when):
 def test_absurdly_nested_json_is_400_everywhere(api, alice_client, tmp_path, capsys):
     deep = "[" * 5000
     assert api.post("/api/plans/", data=deep, content_type="application/json").status_code == 400
-    form = {"workload": "training", "model_preset": "llama-3-8b", "hardware_system": "auto",
-            "training_precision": "bf16", "inference_precision": "bf16", "request_json": deep}
+    form = {
+        "workload": "training",
+        "model_preset": "llama-3-8b",
+        "hardware_system": "auto",
+        "training_precision": "bf16",
+        "inference_precision": "bf16",
+        "request_json": deep,
+    }
     errors = alice_client.post(reverse("planner:plan_create"), form).context["form"].errors
     assert "too deep" in " ".join(errors["request_json"])
     huge_int = '{"workload": "training", "x": ' + "1" * 5000 + "}"

@@ -13,8 +13,16 @@ from planner import services
 from planner.choices import RunStatus
 from planner.models import Plan, PlanRun
 
-TRAINING_KEYS = {"gpus", "days", "step_time_s", "tokens_per_s", "model_tflops_per_gpu", "mfu", "parallelism",
-                 "memory_per_gpu_gib"}
+TRAINING_KEYS = {
+    "gpus",
+    "days",
+    "step_time_s",
+    "tokens_per_s",
+    "model_tflops_per_gpu",
+    "mfu",
+    "parallelism",
+    "memory_per_gpu_gib",
+}
 CLUSTER_KEYS = {"system", "systems", "gpus", "scalable_units", "racks"}
 
 pytestmark = pytest.mark.django_db
@@ -108,8 +116,9 @@ def _stale_running(user, request_data, *, attempts: int, age_s: float) -> PlanRu
     return run
 
 
-def test_stale_run_is_requeued_once_then_completes(user, training_request, settings,
-                                                   django_capture_on_commit_callbacks):
+def test_stale_run_is_requeued_once_then_completes(
+    user, training_request, settings, django_capture_on_commit_callbacks
+):
     settings.PLANNER_RUN_STALE_AFTER_S = 60
     run = _stale_running(user, training_request, attempts=1, age_s=61)
     with django_capture_on_commit_callbacks(execute=True):

@@ -99,14 +99,22 @@ def test_form_rejects_unknown_choices(alice_client):
     [
         ("{not json", "Malformed JSON"),
         ("[1, 2]", "JSON object"),
-        ('{"workload": "training", "model": {"preset": "nope"}, "training": {"tokens": 1e12, "gpus": 8}}',
-         "model.preset"),
-        ('{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": NaN, "gpus": 8}}',
-         "NaN is not a JSON number"),
-        ('{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": "1e12", "gpus": 8}}',
-         "training.tokens"),
-        ('{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e12, "gpus": true}}',
-         "training.gpus"),
+        (
+            '{"workload": "training", "model": {"preset": "nope"}, "training": {"tokens": 1e12, "gpus": 8}}',
+            "model.preset",
+        ),
+        (
+            '{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": NaN, "gpus": 8}}',
+            "NaN is not a JSON number",
+        ),
+        (
+            '{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": "1e12", "gpus": 8}}',
+            "training.tokens",
+        ),
+        (
+            '{"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e12, "gpus": true}}',
+            "training.gpus",
+        ),
     ],
 )
 def test_form_request_json_errors(alice_client, raw, expected):
@@ -118,15 +126,22 @@ def test_form_request_json_errors(alice_client, raw, expected):
 
 
 def test_form_request_json_is_used(alice_client, django_capture_on_commit_callbacks):
-    body = {"workload": "training", "model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e12, "gpus": 64},
-            "hardware": {"system": "dgx-h100"}}
+    body = {
+        "workload": "training",
+        "model": {"preset": "llama-3-8b"},
+        "training": {"tokens": 1e12, "gpus": 64},
+        "hardware": {"system": "dgx-h100"},
+    }
     with django_capture_on_commit_callbacks(execute=True):
         response = _post(alice_client, request_json=json.dumps(body))
     assert response.status_code == 302
     plan = Plan.objects.get()
     stored = plan.request  # normalised: the body's values, the preset's shape and every default
     assert (stored["workload"], stored["model"]["preset"], stored["hardware"]["system"]) == (
-        "training", "llama-3-8b", "dgx-h100")
+        "training",
+        "llama-3-8b",
+        "dgx-h100",
+    )
     assert (stored["training"]["tokens"], stored["training"]["gpus"]) == (1e12, 64)
     assert stored["model"]["layers"] == 32 and stored["pricing"]["years"] == 3  # Llama 3 8B has 32 layers
     assert plan.result["training"]["gpus"] == 64
