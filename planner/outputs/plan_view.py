@@ -368,7 +368,9 @@ class PlanView:
         if onprem and onprem.install_usd and "services" not in capex:  # plans stored before issue 14
             capex["install"] = onprem.install_usd
         opex = onprem.opex_breakdown_usd_per_year if onprem else None
-        by_kind = {f.name: getattr(opex, f.name) for f in dataclasses.fields(opex)} if opex else {}
+        fields = dataclasses.fields(opex) if opex else ()
+        # `insurance` is absent from plans stored before issue 14
+        by_kind = {f.name: getattr(opex, f.name) for f in fields if getattr(opex, f.name) is not None}
         return CostBreakdown(capex, by_kind)
 
     @cached_property
