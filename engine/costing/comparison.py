@@ -68,8 +68,12 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
     opts = []
     days = o.job_hours / 24
     for option, label, job_usd in (
-        ("onprem_bought", "On-prem, bought for this job", o.job_usd),
-        ("onprem_shared", "On-prem, shared cluster (job GPU-hours x $/GPU-hour)", o.job_usd_shared),
+        ("onprem_bought", "On-prem, bought for this job alone (capex + running costs - resale)", o.job_usd),
+        (
+            "onprem_shared",
+            "On-prem, job cost on an owned cluster (GPU-hours x $/GPU-hour: capital charge + running costs)",
+            o.job_usd_shared,
+        ),
     ):
         if job_usd is not None:
             opts.append(Option(option, label, job_usd, days, days, start_days=onprem_start_days))
