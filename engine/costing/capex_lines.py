@@ -30,6 +30,15 @@ __all__ = ["CapexItem", "HardwareBase", "capex_items", "software_bundled"]
 # NVIDIA DGX systems ship with NVIDIA AI Enterprise (DGX H100/H200/B200/B300 datasheets, "Software" row).
 DGX_PREFIX = "dgx-"
 HUNDRED = Decimal(100)
+# Each line's input name in the explain entry of capex (the support line's part number carries its years).
+ITEM_NAMES = {
+    "SPARES-POOL": "spares_pool",
+    "SVC-INSTALL": "installation",
+    "SVC-FREIGHT": "freight",
+    "TAX-SALES-USE": "sales_use_tax",
+    "SUPPORT": "support_prepaid",
+    "SW-NVAIE": "software_licences",
+}
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,7 @@ class CapexItem:
     """One extra capex line: a part number of ours (no vendor part exists), what it is, how many of what."""
 
     part_number: str
+    name: str  # what it is, as an input name: installation, freight, spares_pool, ...
     category: str  # services | tax | spares | support | software
     description: str
     quantity: int
@@ -68,6 +78,7 @@ def _item(
     unit = cents(unit)
     return CapexItem(
         part_number=part,
+        name=ITEM_NAMES.get(part) or ITEM_NAMES[part.split("-")[0]],
         category=category,
         description=description,
         quantity=quantity,

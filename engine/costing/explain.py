@@ -17,6 +17,7 @@ from .money import r
 
 __all__ = ["costs_explain"]
 
+
 SPOT_FORMULA = (
     "instances x median-zone spot usd_per_hour x job_hours x (1 + overhead); overhead = C/tau + "
     "(tau + C)/(2M) + R/M, M = 1/(instances x lambda), lambda = -ln(1 - f)/730, tau = Daly"
@@ -44,16 +45,21 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
     )
     utilization = str(o.utilization)
     fin = on.finance
-    extras = {i.part_number: i.extended_price_usd for i in o.extras}
+    extras = {f"{i.name}_usd": i.extended_price_usd for i in o.extras}
+    finance_inputs: dict[str, Any] = {}
+    if fin is not None:
+        finance_inputs = {
+            "capital_charge_usd_per_year": fin.capital_charge_usd_per_year,
+            "levelized_opex_usd_per_year": fin.levelized_opex_usd_per_year,
+            "cost_of_capital": fin.cost_of_capital,
+            "useful_life_years": fin.useful_life_years,
+            "residual_value_usd": fin.residual_value_usd,
+        }
     entries = {
         "costs.onprem.capex_usd": _entry(
             "hardware + the capex lines beyond it (spares pool, installation, freight, sales/use tax, prepaid "
             "support, software licences), each a BOM line of its own, so the BOM total equals capex",
-            {
-                "hardware_usd": on.hardware_usd,
-                "extra_lines_usd": extras,
-                "coverage": o.coverage.basis,
-            },
+            {"hardware_usd": on.hardware_usd, **extras, "coverage": o.coverage.basis},
             hw_source + "; the percentages are the named cost parameters listed under costs.parameters",
         ),
         "costs.onprem.opex_usd_per_year": _entry(
@@ -84,12 +90,7 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
         "costs.onprem.usd_per_gpu_hour": _entry(
             "(capital charge + levelised running costs) / (gpus x 8760 x utilization); capital charge = (capex - "
             "residual x (1 + r)^-n) x r / (1 - (1 + r)^-n), r = cost of capital, n = useful life",
-            {
-                "capital_charge_usd_per_year": fin.capital_charge_usd_per_year if fin else None,
-                "levelized_opex_usd_per_year": fin.levelized_opex_usd_per_year if fin else None,
-                "gpus": job.cluster_gpus,
-                "utilization": utilization,
-            },
+            {**finance_inputs, "gpus": job.cluster_gpus, "utilization": utilization},
             "equivalent annual cost (Brealey, Myers and Allen, Principles of Corporate Finance); useful life from "
             "Amazon's 2024 Form 10-K; cost of capital and residual value as in costs.parameters",
         ),
@@ -101,7 +102,7 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
                 "capex_usd": on.capex_usd,
                 "facility_kw": job.facility_kw,
                 "job_hours": on.job_hours,
-                "residual_value_usd": fin.residual_value_usd if fin else None,
+                "residual_value_usd": fin.residual_value_usd if fin else "not computed (no hardware price)",
             },
             "the plan's training days (or one year of serving)",
         ),
@@ -183,7 +184,7 @@ def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEnt
         "costs.sensitivity": _entry(
             "each input moved alone to the low and the high end of the range of its price basis (quote, list "
             "price, public estimate, assumption); rows sorted by the swing of cloud - on-prem",
-            {"ranges": {row.input: row.range_basis for row in costs.sensitivity.rows} if costs.sensitivity else {}},
+            {row.input: row.range_basis for row in costs.sensitivity.rows} if costs.sensitivity else {},
             "AACE International Recommended Practice 18R-97, Cost Estimate Classification System (2020)",
         ),
     }

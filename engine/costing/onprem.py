@@ -16,6 +16,7 @@ vendor quote the owner uploaded, or the reference's confidence (list_price, publ
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
@@ -111,9 +112,10 @@ class PriceIndex:
         return None
 
 
-def _keyed(prices: object) -> dict[str, PartPrice]:
+def _keyed(prices: Iterable[PartPrice]) -> dict[str, PartPrice]:
+    """Prices by catalog id and by part number (a later record wins a shared key)."""
     out: dict[str, PartPrice] = {}
-    for p in prices:  # type: ignore[attr-defined]
+    for p in prices:
         for key in (p.catalog_id, p.part_number):
             if key:
                 out[key] = p
