@@ -192,11 +192,13 @@ def plan_price(
     return PricedParts(costs=priced.costs, bom=priced.bom, explain=priced.explain)
 
 
-def selection_prices_for_request(*, request: PlanRequest, system_ids: Iterable[str]) -> SelectionPrices:
+def selection_prices_for_request(
+    *, request: PlanRequest, system_ids: Iterable[str], quotes: Iterable[PartPriceRecord] = ()
+) -> SelectionPrices:
     """System prices, electricity, utilisation and years for ranking candidate systems before the plan is priced,
-    from the current on-prem references with this request's own overrides. On-prem references do not depend on
-    the cloud price snapshot, so none is read here."""
-    inputs = cost_inputs(price_references_current())
+    from the current on-prem references, the owner's quotes and this request's own overrides. On-prem references
+    do not depend on the cloud price snapshot, so none is read here."""
+    inputs = cost_inputs(price_references_current(), quotes=quotes)
     return SelectionPrices(**selection_price_data(request, inputs, system_ids))
 
 
@@ -236,7 +238,8 @@ def plan_compute(
 
     request = validate_request(request_data, catalog)
     # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
-    prices = selection_prices_for_request(request=request, system_ids=catalog.systems)
+    quotes = tuple(quotes)
+    prices = selection_prices_for_request(request=request, system_ids=catalog.systems, quotes=quotes)
     plan = run_plan(request, catalog, engine_progress, prices=prices)
     priced = plan_price(result=plan, request=request, snapshot=price_snapshot, plan_date=plan_date, quotes=quotes)
     final = with_costs(

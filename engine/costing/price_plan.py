@@ -100,16 +100,21 @@ def selection_price_data(request: PlanRequest, inputs: CostInputs, system_ids: I
     params = Params(inputs, terms)
     system_usd: dict[str, float] = {}
     overridden: list[str] = []
+    quoted: list[str] = []
     for system_id in system_ids:
         price = index.get(system_id)
         if price is not None:
             system_usd[system_id] = float(price.unit_price_usd)
             if system_id in index.overrides:
                 overridden.append(system_id)
+            elif system_id in index.quotes:
+                quoted.append(system_id)
     report = params.report()
     system_source = "system prices by catalog id from the on-prem references (fixtures/prices/components.json)"
     if overridden:
         system_source += f"; this plan's pricing.component_prices override {', '.join(overridden)}"
+    if quoted:
+        system_source += f"; its owner's vendor quotes price {', '.join(quoted)}"
     return {
         "system_usd": system_usd,
         "electricity_usd_per_kwh": float(params["electricity_usd_per_kwh"]),
