@@ -54,7 +54,10 @@ def _cells_csv(content: bytes) -> list[list[str]]:
         raise QuoteInvalid(["the file is not UTF-8 text: save the quote as CSV (UTF-8)"]) from exc
     if "\x00" in text:
         raise QuoteInvalid(["the file contains NUL characters: it is not a CSV text file"])
-    return [list(r) for r in csv.reader(io.StringIO(text))]
+    try:
+        return [list(r) for r in csv.reader(io.StringIO(text))]
+    except csv.Error as exc:  # e.g. a field past the csv module's size limit: not a quote
+        raise QuoteInvalid([f"the file is not readable CSV ({exc})"]) from exc
 
 
 def _cells_xlsx(content: bytes) -> list[list[str]]:

@@ -20,7 +20,7 @@ from .outputs.charts import plan_charts
 from .outputs.pdf import render_pdf
 from .outputs.plan_view import plan_view
 from .presenters import comparison_table, plan_diagrams, record_table, report_context
-from .quotes import QuoteInvalid
+from .quotes import MAX_QUOTE_BYTES, QuoteInvalid
 
 
 def progress_stages(workload: str) -> list[str]:
@@ -258,6 +258,8 @@ def quote_list(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             upload = form.cleaned_data["file"]
             try:
+                if upload.size > MAX_QUOTE_BYTES:  # refused before it is read into memory
+                    raise QuoteInvalid([f"the file is larger than {MAX_QUOTE_BYTES:,} bytes"])
                 services.quote_upload(
                     owner=request.user,
                     vendor=form.cleaned_data["vendor"],

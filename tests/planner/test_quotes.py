@@ -69,6 +69,8 @@ def test_missing_columns_duplicates_and_empty_files_are_refused():
         parse_quote(b"", "q.csv", _known)
     with pytest.raises(QuoteInvalid, match="not UTF-8"):
         parse_quote(b"\xff\xfe\x00", "q.csv", _known)
+    with pytest.raises(QuoteInvalid, match="not readable CSV"):
+        parse_quote(b'part_number,unit_price_usd\n"' + b"x" * 200_000 + b'",1\n', "q.csv", _known)
 
 
 def test_xlsx_needs_openpyxl_or_says_so():
