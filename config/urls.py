@@ -14,9 +14,12 @@ plan_patterns = [
     path("plans/<int:plan_id>/delete/", views.plan_delete, name="plan_delete"),
     path("plans/compare/", views.plan_compare, name="plan_compare"),
     path("plans/<int:plan_id>/bom.csv", views.plan_bom_csv, name="plan_bom_csv"),
+    path("plans/<int:plan_id>/bom.xlsx", views.plan_bom_xlsx, name="plan_bom_xlsx"),
     path("plans/<int:plan_id>/bom.pdf", views.plan_report_pdf, name="plan_report_pdf"),
     path("plans/<int:plan_id>/topology.svg", views.plan_diagram_svg, {"kind": "topology"}, name="plan_topology_svg"),
     path("plans/<int:plan_id>/racks.svg", views.plan_diagram_svg, {"kind": "racks"}, name="plan_racks_svg"),
+    path("quotes/", views.quote_list, name="quote_list"),
+    path("quotes/<int:quote_id>/active/", views.quote_active, name="quote_active"),
 ]
 
 urlpatterns = [

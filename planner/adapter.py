@@ -35,6 +35,8 @@ from engine.costing import (
     request_overrides,
     selection_price_data,
 )
+from engine.costing.onprem import EXTRA_CATEGORIES as CAPEX_EXTRA_CATEGORIES
+from engine.request.site import price_keys
 from engine.request.spec import choices_of, field_at
 from engine.request.validation import safe_text, unsafe_values
 from engine.result import (
@@ -56,10 +58,11 @@ from engine.result.codec import decode as decode_section
 from engine.result.codec import encode as encode_section
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
-from pricing.records import CloudPriceRecord, PriceBook, PriceReferences
+from pricing.records import CloudPriceRecord, PartPriceRecord, PriceBook, PriceReferences
 from pricing.selectors import price_book_for_snapshot, price_references_current
 
 __all__ = [
+    "CAPEX_EXTRA_CATEGORIES",
     "STAGES",
     "AssumptionEntry",
     "BomLine",
@@ -88,6 +91,7 @@ __all__ = [
     "load_catalog",
     "plan_compute",
     "plan_price",
+    "price_key_known",
     "provider_name",
     "request_for_editing",
     "request_validate",
@@ -110,12 +114,23 @@ def _as_engine(engine_type: type[_Engine], record: object) -> _Engine:
     return engine_type(**{f.name: getattr(record, f.name) for f in fields(engine_type)})  # type: ignore[arg-type]
 
 
+def price_key_known(key: str) -> bool:
+    """Whether a part key names something the plans price: a BOM part number or a catalog id."""
+    return key in price_keys(load_catalog())
+
+
 def cost_inputs(
-    references: PriceReferences, *, cloud_prices: Iterable[CloudPriceRecord] = (), snapshot_note: str = ""
+    references: PriceReferences,
+    *,
+    cloud_prices: Iterable[CloudPriceRecord] = (),
+    snapshot_note: str = "",
+    quotes: Iterable[PartPriceRecord] = (),
 ) -> CostInputs:
     """Costing inputs from pricing records: the on-prem `references` and, optionally, one snapshot's cloud offers
-    (`pricing.records.CloudPriceRecord`) with its note. Tests build their inputs from the fixture files with it."""
+    (`pricing.records.CloudPriceRecord`) with its note, and the plan owner's quote prices. Tests build their inputs
+    from the fixture files with it."""
     return CostInputs(
+        quotes=tuple(_as_engine(PartPrice, q) for q in quotes),
         cloud_prices=tuple(_as_engine(CloudPrice, p) for p in cloud_prices),
         parts=tuple(_as_engine(PartPrice, p) for p in references.parts),
         parameters={name: _as_engine(CostParameter, p) for name, p in references.parameters.items()},
@@ -149,7 +164,12 @@ class PricedParts:
 
 
 def plan_price(
-    *, result: PlanResult, request: PlanRequest, snapshot: PriceSnapshot | None, plan_date: str | None = None
+    *,
+    result: PlanResult,
+    request: PlanRequest,
+    snapshot: PriceSnapshot | None,
+    plan_date: str | None = None,
+    quotes: Iterable[PartPriceRecord] = (),
 ) -> PricedParts:
     """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references.
 
@@ -159,7 +179,12 @@ def plan_price(
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
     """
     today = timezone.now().date().isoformat()
-    inputs = replace(cost_inputs_for_snapshot(snapshot=snapshot), plan_date=plan_date or today, priced_on=today)
+    inputs = replace(
+        cost_inputs_for_snapshot(snapshot=snapshot),
+        plan_date=plan_date or today,
+        priced_on=today,
+        quotes=tuple(_as_engine(PartPrice, q) for q in quotes),
+    )
     part_overrides, parameter_overrides = request_overrides(request)
     if part_overrides or parameter_overrides:
         inputs = replace(
@@ -171,11 +196,13 @@ def plan_price(
     return PricedParts(costs=priced.costs, bom=priced.bom, explain=priced.explain)
 
 
-def selection_prices_for_request(*, request: PlanRequest, system_ids: Iterable[str]) -> SelectionPrices:
+def selection_prices_for_request(
+    *, request: PlanRequest, system_ids: Iterable[str], quotes: Iterable[PartPriceRecord] = ()
+) -> SelectionPrices:
     """System prices, electricity, utilisation and years for ranking candidate systems before the plan is priced,
-    from the current on-prem references with this request's own overrides. On-prem references do not depend on
-    the cloud price snapshot, so none is read here."""
-    inputs = cost_inputs(price_references_current())
+    from the current on-prem references, the owner's quotes and this request's own overrides. On-prem references
+    do not depend on the cloud price snapshot, so none is read here."""
+    inputs = cost_inputs(price_references_current(), quotes=quotes)
     return SelectionPrices(**selection_price_data(request, inputs, system_ids))
 
 
@@ -201,6 +228,7 @@ def plan_compute(
     price_snapshot: PriceSnapshot | None,
     progress: ProgressCallback | None = None,
     plan_date: str | None = None,
+    quotes: Iterable[PartPriceRecord] = (),
 ) -> EngineOutcome:
     """Validate and run the whole chain, price it, and return the plan JSON stamped with the price snapshot used
     (the catalog version is the engine's own stamp). Start dates count from `plan_date` (ISO; default today)."""
@@ -214,9 +242,10 @@ def plan_compute(
 
     request = validate_request(request_data, catalog)
     # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
-    prices = selection_prices_for_request(request=request, system_ids=catalog.systems)
+    quotes = tuple(quotes)
+    prices = selection_prices_for_request(request=request, system_ids=catalog.systems, quotes=quotes)
     plan = run_plan(request, catalog, engine_progress, prices=prices)
-    priced = plan_price(result=plan, request=request, snapshot=price_snapshot, plan_date=plan_date)
+    priced = plan_price(result=plan, request=request, snapshot=price_snapshot, plan_date=plan_date, quotes=quotes)
     final = with_costs(
         plan,
         costs=priced.costs,

@@ -280,3 +280,15 @@ class PlanForm(_RequestFields):
             for message in messages:
                 text = message if message.startswith(path) or path == "__all__" else f"{path}: {message}"
                 self.add_error(field, text)
+
+
+class QuoteUploadForm(forms.Form):
+    """A vendor or cloud quote: who quoted, its reference and date, and the file (CSV, or XLSX with openpyxl)."""
+
+    vendor = forms.CharField(max_length=200, help_text="Who quoted: vendor, reseller or cloud.")
+    reference = forms.CharField(max_length=255, help_text="The quotation's number or document title.")
+    quoted_on = forms.DateField(help_text="The date on the quotation (YYYY-MM-DD).")
+    file = forms.FileField(
+        help_text="CSV with columns part_number (or catalog_id), unit_price_usd, and optionally currency (USD) "
+        "and description."
+    )

@@ -188,3 +188,39 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}…"
+
+
+class VendorQuote(models.Model):
+    """A vendor's (or cloud's) quotation one user uploaded: its unit prices override the catalog references in that
+    user's plans, shown with the price basis "quote" and this record's who/when/source in every BOM line."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quotes")
+    vendor = models.CharField(max_length=200, help_text="Who quoted (vendor, reseller or cloud).")
+    reference = models.CharField(max_length=255, help_text="The quotation's number or document title.")
+    quoted_on = models.DateField(help_text="The date on the quotation.")
+    filename = models.CharField(max_length=255, blank=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    active = models.BooleanField(default=True, help_text="Only active quotes price new runs.")
+
+    class Meta:
+        ordering = ["-uploaded_at", "-pk"]
+        indexes = [models.Index(fields=["owner", "-uploaded_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.vendor} {self.reference} ({self.quoted_on})"
+
+
+class VendorQuoteLine(models.Model):
+    """One quoted unit price, keyed like a component price: a BOM part number or a catalog id."""
+
+    quote = models.ForeignKey(VendorQuote, on_delete=models.CASCADE, related_name="lines")
+    row = models.PositiveIntegerField(help_text="Row of the uploaded file (header = row 1).")
+    part = models.CharField(max_length=128, help_text="BOM part number or catalog id.")
+    description = models.CharField(max_length=255, blank=True)
+    unit_price_usd = models.DecimalField(max_digits=14, decimal_places=2)
+
+    class Meta:
+        ordering = ["quote", "row"]
+
+    def __str__(self) -> str:
+        return f"{self.part}: ${self.unit_price_usd}"

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from pricing.models import PriceSnapshot
+from pricing.records import PartPriceRecord
 from pricing.selectors import price_snapshot_latest
 
-from .models import ApiToken, Plan, PlanRun
+from .models import ApiToken, Plan, PlanRun, VendorQuote, VendorQuoteLine
 
 
 def plan_list(*, owner: AbstractBaseUser, search: str = "") -> QuerySet[Plan]:
@@ -50,3 +51,40 @@ def price_snapshot_current() -> PriceSnapshot | None:
 
 def api_token_exists(*, user: AbstractBaseUser) -> bool:
     return ApiToken.objects.filter(user=user).exists()
+
+
+def quotes_owned(*, owner: AbstractBaseUser) -> QuerySet[VendorQuote]:
+    """The user's uploaded quotes, newest first, with their line counts."""
+    return VendorQuote.objects.filter(owner=owner).annotate(line_count=Count("lines"))
+
+
+def quote_prices_for_owner(*, owner: AbstractBaseUser) -> tuple[PartPriceRecord, ...]:
+    """The owner's active quote prices as price records (confidence "quote"): per part, the latest upload wins.
+    Each says who quoted, the quotation's reference and date, and who uploaded it when."""
+    lines = (
+        VendorQuoteLine.objects.filter(quote__owner=owner, quote__active=True)
+        .select_related("quote", "quote__owner")
+        .order_by("quote__uploaded_at", "quote__pk", "row")
+    )
+    latest: dict[str, PartPriceRecord] = {}
+    for line in lines:  # later uploads overwrite earlier ones
+        q = line.quote
+        source = (
+            f"Quote from {q.vendor}, {q.reference}, dated {q.quoted_on.isoformat()} (uploaded by "
+            f"{q.owner.get_username()} on {q.uploaded_at.date().isoformat()}, row {line.row})"
+        )
+        latest[line.part] = PartPriceRecord(
+            part_number=line.part,
+            catalog_id=line.part,
+            unit_price_usd=line.unit_price_usd,
+            source=source,
+            as_of=q.quoted_on.isoformat(),
+            confidence="quote",
+            description=line.description,
+        )
+    return tuple(latest.values())
+
+
+def quote_get_owned(*, owner: AbstractBaseUser, quote_id: int) -> VendorQuote:
+    """One of the user's quotes; anyone else's is a 404, like a plan."""
+    return get_object_or_404(VendorQuote, pk=quote_id, owner=owner)

@@ -13,14 +13,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from . import selectors, services
 from .adapter import STAGES, RequestInvalid, request_for_editing
-from .forms import PlanForm, initial_from_request
+from .forms import PlanForm, QuoteUploadForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
+from .outputs.bom_xlsx import XLSX_AVAILABLE, XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
 from .outputs.charts import plan_charts
 from .outputs.plan_view import plan_view
 from .outputs.report_cache import report_pdf
 from .outputs.svg_http import svg_response
 from .presenters import comparison_table, plan_diagrams, record_table
+from .quotes import MAX_QUOTE_BYTES, QuoteInvalid
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 
 
@@ -107,6 +109,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "diagrams": plan_diagrams(view),
         "stages": progress_stages(plan.workload),
         "bom": view.bom,
+        "xlsx_available": XLSX_AVAILABLE,
     }
     return render(request, "planner/plan_detail.html", context)
 
@@ -115,12 +118,32 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
 @require_GET
 def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
-    lines = plan_view(plan.result).bom_lines
+    view = plan_view(plan.result)
+    lines = view.bom_lines
     if lines is None:
         raise Http404("This plan has no bill of materials yet.")
-    response = HttpResponse(bom_csv(lines), content_type="text/csv; charset=utf-8")
+    response = HttpResponse(bom_csv(lines, view.lead_times), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-bom.csv"'
     response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
+    return response
+
+
+@login_required
+@require_GET
+def plan_bom_xlsx(request: HttpRequest, plan_id: int) -> HttpResponse:
+    """The workbook (BOM, cost summary, assumptions, options); 501 with the reason where openpyxl is missing."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    view = plan_view(plan.result)
+    if view.bom_lines is None:
+        raise Http404("This plan has no bill of materials yet.")
+    if limited := _too_many(request, EXPORT):
+        return limited
+    try:
+        content = bom_xlsx(view)
+    except XlsxUnavailable as exc:
+        return HttpResponse(str(exc), status=501, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(content, content_type=XLSX_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-bom.xlsx"'
     return response
 
 
@@ -258,3 +281,44 @@ def api_token(request: HttpRequest) -> HttpResponse:
             new_key = services.api_token_issue(user=request.user)
     has_token = selectors.api_token_exists(user=request.user)
     return render(request, "planner/api_token.html", {"new_key": new_key, "has_token": has_token})
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def quote_list(request: HttpRequest) -> HttpResponse:
+    """The user's vendor quotes and the upload form. A quote's prices override the catalog's in the user's own
+    plans from their next run; every bad row and column of a file is listed, nothing is stored until all pass."""
+    form = QuoteUploadForm()
+    if request.method == "POST":
+        form = QuoteUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                if upload.size > MAX_QUOTE_BYTES:  # refused before it is read into memory
+                    raise QuoteInvalid([f"the file is larger than {MAX_QUOTE_BYTES:,} bytes"])
+                services.quote_upload(
+                    owner=request.user,
+                    vendor=form.cleaned_data["vendor"],
+                    reference=form.cleaned_data["reference"],
+                    quoted_on=form.cleaned_data["quoted_on"],
+                    filename=upload.name or "",
+                    content=upload.read(),
+                )
+            except QuoteInvalid as exc:
+                for error in exc.errors:
+                    form.add_error("file", error)
+            else:
+                messages.success(request, "Quote stored: its prices apply to your plans from their next run.")
+                return redirect("planner:quote_list")
+    quotes = selectors.quotes_owned(owner=request.user)
+    return render(request, "planner/quotes.html", {"form": form, "quotes": quotes}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def quote_active(request: HttpRequest, quote_id: int) -> HttpResponse:
+    """Switch one of the user's quotes on or off (another user's quote is a 404)."""
+    quote = selectors.quote_get_owned(owner=request.user, quote_id=quote_id)
+    services.quote_set_active(quote=quote, active=request.POST.get("active") == "1")
+    return redirect("planner:quote_list")

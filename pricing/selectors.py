@@ -160,7 +160,10 @@ def price_references_current() -> PriceReferences:
         r.name: ParameterRecord(r.name, r.value, r.unit, r.source, r.as_of, r.confidence)
         for r in param_rows
         if not r.scope
-    } or dict(files().parameters)
+    }
+    # A parameter added to the fixture after the table was loaded (issue 14's finance terms) stands in from the
+    # file until `load_prices` runs, so a plan never misses one.
+    parameters = {**files().parameters, **parameters}
     carbon = {
         r.scope: ParameterRecord(f"{r.name}.{r.scope}", r.value, r.unit, r.source, r.as_of, r.confidence)
         for r in param_rows

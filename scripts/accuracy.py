@@ -47,6 +47,7 @@ Held out: the online rows C10-C12 (throughput, TTFT and TPOT under load) and the
 mixes and TP degrees).
 """
 
+
 def main() -> int:
     catalog = load_catalog()
     lines = training_lines(catalog)
@@ -66,12 +67,21 @@ def inference_lines(catalog) -> list[str]:
     stored = {n: ASSUMPTIONS[n].default for n in FIT_NAMES}
     refit, refit_loss = fit_inference(catalog, start=NEUTRAL_START)
     results = evaluate_inference_rows(catalog)
-    lines = ["", INFERENCE_HEADER, "## Fitted constants", "",
-             "| Constant | Unit | Stored default | Refit now (from the judgement start) |", "|---|---|---|---|"]
+    lines = [
+        "",
+        INFERENCE_HEADER,
+        "## Fitted constants",
+        "",
+        "| Constant | Unit | Stored default | Refit now (from the judgement start) |",
+        "|---|---|---|---|",
+    ]
     for n in FIT_NAMES:
         lines.append(f"| `{n}` | {ASSUMPTIONS[n].unit} | {stored[n]:.4g} | {refit[n]:.4g} |")
-    lines += ["", f"Fit loss (mean abs log error over fit rows): stored {fit_loss(catalog, stored):.4f}, "
-              f"refit {refit_loss:.4f}, judgement start {fit_loss(catalog, NEUTRAL_START):.4f}."]
+    lines += [
+        "",
+        f"Fit loss (mean abs log error over fit rows): stored {fit_loss(catalog, stored):.4f}, "
+        f"refit {refit_loss:.4f}, judgement start {fit_loss(catalog, NEUTRAL_START):.4f}.",
+    ]
     stats = inference_summary(results)
     lines += ["", "## Summary (|error|)", "", "| Rows | Count | Median | Mean | Worst |", "|---|---|---|---|---|"]
     for label in ("all", "fit", "held out"):
@@ -86,25 +96,50 @@ def inference_lines(catalog) -> list[str]:
         lines.append(f"\n{label} by kind: " + "; ".join(parts) + ".")
 
     a = Assumptions()
-    lines += ["", "## Derived curves", "",
-              "Effective decode bandwidth utilisation (bytes a step reads / (step time x HBM bandwidth)) for Llama "
-              "3.1 70B BF16 (8B at TP1), 1000/1000 tokens, batch 8:", "",
-              "| GPU | TP1 (8B) | TP2 | TP4 | TP8 |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Derived curves",
+        "",
+        "Effective decode bandwidth utilisation (bytes a step reads / (step time x HBM bandwidth)) for Llama "
+        "3.1 70B BF16 (8B at TP1), 1000/1000 tokens, batch 8:",
+        "",
+        "| GPU | TP1 (8B) | TP2 | TP4 | TP8 |",
+        "|---|---|---|---|---|",
+    ]
     base = next(r for r in INFERENCE_ROWS if r.id == "C7")
     for gpu in ("a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-hgx"):
         cells = []
         for tp in (1, 2, 4, 8):
-            row = base.__class__(**{**base.__dict__, "gpu": gpu, "tp": tp, "precision": "bf16",
-                                    "model": "llama-3.1-8b" if tp == 1 else "llama-3.1-70b"})
+            row = base.__class__(
+                **{
+                    **base.__dict__,
+                    "gpu": gpu,
+                    "tp": tp,
+                    "precision": "bf16",
+                    "model": "llama-3.1-8b" if tp == 1 else "llama-3.1-70b",
+                }
+            )
             m = replica_for_row(row, catalog, a)
             read = m.weights_read_bytes(8) / m.tp + 8 * m.mean_context * m.kv_bytes_per_token_per_gpu()
             cells.append(f"{read / (m.decode_step_s(8) * m.gpu.hbm_tbps * 1e12):.0%}")
         lines.append(f"| {gpu} | " + " | ".join(cells) + " |")
-    lines += ["", "Prefill GEMM efficiency by prompt tokens (fraction of dense peak, before all-reduce and weight "
-              "reads): " + ", ".join(f"{n} tokens {a['prefill_mfu'] * n / (n + a['prefill_half_mfu_tokens']):.0%}"
-                                     for n in (128, 512, 2048, 8192)) + "."]
-    lines += ["", "## Every row", "", "| Row | Section | Role | Kind | Config | Published | Predicted | Error | Note |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Prefill GEMM efficiency by prompt tokens (fraction of dense peak, before all-reduce and weight "
+        "reads): "
+        + ", ".join(
+            f"{n} tokens {a['prefill_mfu'] * n / (n + a['prefill_half_mfu_tokens']):.0%}"
+            for n in (128, 512, 2048, 8192)
+        )
+        + ".",
+    ]
+    lines += [
+        "",
+        "## Every row",
+        "",
+        "| Row | Section | Role | Kind | Config | Published | Predicted | Error | Note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         row = r.row
         config = f"{row.model} {row.precision} {row.gpu} TP{row.tp} {row.prompt_tokens}/{row.output_tokens}"
@@ -112,24 +147,31 @@ def inference_lines(catalog) -> list[str]:
             config += f" load {row.load:g}"
         pred = "-" if r.predicted is None else f"{r.predicted:,.1f}"
         err = "-" if r.error is None else f"{r.error:+.1%}"
-        lines.append(f"| {row.id} | {row.section} | {row.role} | {row.kind} | {config} | {row.published:,.1f} "
-                     f"{row.unit} | {pred} | {err} | {r.note} |")
-    lines += ["", "## Reading the errors", "",
-              "- C8 (Llama 3.3 70B NVFP4 on one B200, TensorRT-LLM v1.0) is over-predicted by about half: one global "
-              "bandwidth utilisation carries Hopper's to Blackwell, whose FP4 kernels evidently reach less; it is the "
-              "only Blackwell row, so no per-generation constant is fitted on it.",
-              "- The effective-MBU table shows A100 lower at batch 8: the decode compute leg uses the same GEMM "
-              "efficiency ramp as prefill (efficiency at n tokens = prefill_mfu x n / (n + half)), which binds before "
-              "bandwidth on A100's smaller peak. A flat decode efficiency was tried and fitted worse (fit median "
-              "7.5 %, held out 14.1 %), so the ramp stays; light-load A100 TPOT is the least certain figure.",
-              "- The held-out TP4/TP8 Hopper grid rows with long outputs (128/2048, 2048/2048) are over-predicted by "
-              "25-75 %: the model lets the batch grow to the 2048 cap when KV allows, where the real engine's chosen "
-              "batch (not published) was evidently smaller.",
-              "- Online rows under heavy load (C10 at 12 req/s) are under-predicted: TensorRT-LLM v0.14 ran prefills "
-              "unchunked, stalling decode more than the model's averaged interleaving; vLLM's TPOT on A100 (C12) is "
-              "over-predicted at light load.",
-              f"- Rows: {len(INFERENCE_ROWS)}. `tests/sizing/test_inference_accuracy.py` fails if the fit median "
-              "exceeds 8 %, the held-out median 20 %, or the stored defaults drift from the refit.", ""]
+        lines.append(
+            f"| {row.id} | {row.section} | {row.role} | {row.kind} | {config} | {row.published:,.1f} "
+            f"{row.unit} | {pred} | {err} | {r.note} |"
+        )
+    lines += [
+        "",
+        "## Reading the errors",
+        "",
+        "- C8 (Llama 3.3 70B NVFP4 on one B200, TensorRT-LLM v1.0) is over-predicted by about half: one global "
+        "bandwidth utilisation carries Hopper's to Blackwell, whose FP4 kernels evidently reach less; it is the "
+        "only Blackwell row, so no per-generation constant is fitted on it.",
+        "- The effective-MBU table shows A100 lower at batch 8: the decode compute leg uses the same GEMM "
+        "efficiency ramp as prefill (efficiency at n tokens = prefill_mfu x n / (n + half)), which binds before "
+        "bandwidth on A100's smaller peak. A flat decode efficiency was tried and fitted worse (fit median "
+        "7.5 %, held out 14.1 %), so the ramp stays; light-load A100 TPOT is the least certain figure.",
+        "- The held-out TP4/TP8 Hopper grid rows with long outputs (128/2048, 2048/2048) are over-predicted by "
+        "25-75 %: the model lets the batch grow to the 2048 cap when KV allows, where the real engine's chosen "
+        "batch (not published) was evidently smaller.",
+        "- Online rows under heavy load (C10 at 12 req/s) are under-predicted: TensorRT-LLM v0.14 ran prefills "
+        "unchunked, stalling decode more than the model's averaged interleaving; vLLM's TPOT on A100 (C12) is "
+        "over-predicted at light load.",
+        f"- Rows: {len(INFERENCE_ROWS)}. `tests/sizing/test_inference_accuracy.py` fails if the fit median "
+        "exceeds 8 %, the held-out median 20 %, or the stored defaults drift from the refit.",
+        "",
+    ]
     return lines
 
 

@@ -23,8 +23,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
-REQUEST = {"workload": "training", "model": {"preset": "llama-3-70b"},
-           "training": {"tokens": 15e12, "deadline_days": 90}, "hardware": {"system": "auto"}}
+REQUEST = {
+    "workload": "training",
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": 15e12, "deadline_days": 90},
+    "hardware": {"system": "auto"},
+}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -69,7 +73,9 @@ def drive(port: int, token: str, method: str, path: str, body: bytes | None, sec
         worker.join()
     elapsed = time.monotonic() - started
     return {
-        "requests": len(latencies), "errors": errors[0], "seconds": round(elapsed, 2),
+        "requests": len(latencies),
+        "errors": errors[0],
+        "seconds": round(elapsed, 2),
         "requests_per_s": round(len(latencies) / elapsed, 1),
         "p50_ms": round(statistics.median(latencies) * 1000, 1),
         "p90_ms": round(percentile(latencies, 90) * 1000, 1),
@@ -87,14 +93,21 @@ def main() -> None:
 
     var = REPO / "var" / "load"
     shutil.rmtree(var, ignore_errors=True)
-    env = dict(os.environ, PLANNER_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings.base",
-               PLANNER_API_RATE="10000000/min", PLANNER_CREATE_RATE="10000000/min",
-               PLANNER_MAX_ACTIVE_RUNS_PER_USER="100000", LOG_LEVEL="WARNING")
+    env = dict(
+        os.environ,
+        PLANNER_VAR_DIR=str(var),
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        PLANNER_API_RATE="10000000/min",
+        PLANNER_CREATE_RATE="10000000/min",
+        PLANNER_MAX_ACTIVE_RUNS_PER_USER="100000",
+        LOG_LEVEL="WARNING",
+    )
     env.pop("DATABASE_URL", None)
 
     def manage(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-        return subprocess.run([PY, "manage.py", *argv], cwd=REPO, env=env, check=True, capture_output=True,
-                              text=True, **kwargs)
+        return subprocess.run(
+            [PY, "manage.py", *argv], cwd=REPO, env=env, check=True, capture_output=True, text=True, **kwargs
+        )
 
     manage("migrate", "--noinput")
     manage("load_prices")
@@ -104,9 +117,22 @@ def main() -> None:
     plan_id = json.loads(saved.stdout)["id"]
 
     server = subprocess.Popen(
-        [PY, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{args.port}", "--workers",
-         str(args.gunicorn_workers), "--log-level", "warning"],
-        cwd=REPO, env=env, start_new_session=True)
+        [
+            PY,
+            "-m",
+            "gunicorn",
+            "config.wsgi",
+            "-b",
+            f"127.0.0.1:{args.port}",
+            "--workers",
+            str(args.gunicorn_workers),
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env=env,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -127,14 +153,20 @@ def main() -> None:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=20)
-    results["setup"] = {"gunicorn_workers": args.gunicorn_workers, "client_threads": args.threads,
-                        "database": "sqlite (WAL)", "cpus": os.cpu_count()}
+    results["setup"] = {
+        "gunicorn_workers": args.gunicorn_workers,
+        "client_threads": args.threads,
+        "database": "sqlite (WAL)",
+        "cpus": os.cpu_count(),
+    }
     (var / "results.json").write_text(json.dumps(results, indent=2))
     print(f"{'operation':<12} {'req/s':>8} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7} {'requests':>9}")
     for name in ("read_plan", "create_plan"):
         r = results[name]
-        print(f"{name:<12} {r['requests_per_s']:>8} {r['p50_ms']:>8} {r['p90_ms']:>8} {r['p99_ms']:>8} "
-              f"{r['errors']:>7} {r['requests']:>9}")
+        print(
+            f"{name:<12} {r['requests_per_s']:>8} {r['p50_ms']:>8} {r['p90_ms']:>8} {r['p99_ms']:>8} "
+            f"{r['errors']:>7} {r['requests']:>9}"
+        )
 
 
 if __name__ == "__main__":

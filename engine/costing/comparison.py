@@ -71,8 +71,12 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
     opts = []
     days = o.job_hours / 24
     for option, label, job_usd in (
-        ("onprem_bought", "On-prem, bought for this job", o.job_usd),
-        ("onprem_shared", "On-prem, shared cluster (job GPU-hours x $/GPU-hour)", o.job_usd_shared),
+        ("onprem_bought", "On-prem, bought for this job alone (capex + running costs - resale)", o.job_usd),
+        (
+            "onprem_shared",
+            "On-prem, job cost on an owned cluster (GPU-hours x $/GPU-hour: capital charge + running costs)",
+            o.job_usd_shared,
+        ),
     ):
         if job_usd is not None:
             opts.append(Option(option, label, job_usd, days, days, start_days=onprem_start_days))
@@ -136,15 +140,16 @@ def work_ratio(o: OnpremCosts, job: CostJob, priced: PricedRow) -> float:
 
 
 def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
-    """Utilisation at which owning costs the same per year as renting the capacity that does the same work."""
-    assert o.depreciation_usd_per_year is not None and o.colocation_usd_per_year is not None
-    assert o.maintenance_usd_per_year is not None and o.staff_usd_per_year is not None
+    """Utilisation at which owning costs the same per year as renting the capacity that does the same work.
+
+    Owning per year = capital charge + levelised running costs (ownership.py); of these only the energy grows
+    with use, so it is split into a fixed part and the levelised energy at 100 % use times the utilisation."""
+    assert o.capital_charge_usd_per_year is not None and o.levelized_opex_usd_per_year is not None
+    assert o.energy_levelized_per_utilization is not None
     assert priced.effective_usd_per_gpu_hour is not None
     row = priced.row
-    fixed_onprem = (
-        o.depreciation_usd_per_year + o.colocation_usd_per_year + o.maintenance_usd_per_year + o.staff_usd_per_year
-    )
-    per_util_onprem = D(job.facility_kw) * HOURS_PER_YEAR * o.electricity_usd_per_kwh
+    per_util_onprem = o.energy_levelized_per_utilization
+    fixed_onprem = o.capital_charge_usd_per_year + o.levelized_opex_usd_per_year - per_util_onprem * o.utilization
     c = priced.effective_usd_per_gpu_hour
     ratio = work_ratio(o, job, priced)
     equivalent_gpus = job.cluster_gpus * ratio

@@ -15,7 +15,8 @@ from .cloud import PricedRow, cloud_rows
 from .comparison import Option, options
 from .inputs import CostInputs, CostJob, Scales
 from .obtainable import apply_rules
-from .onprem import OnpremCosts, onprem_costs
+from .onprem import OnpremCosts
+from .ownership import owned_costs
 from .parameters import Params
 
 __all__ = ["Evaluation", "evaluate"]
@@ -45,7 +46,7 @@ class Evaluation:
 
 def evaluate(job: CostJob, inputs: CostInputs, scales: Scales) -> Evaluation:
     params = Params(inputs, job.terms)
-    onprem = onprem_costs(job, inputs, params, scales)
+    onprem = owned_costs(job, inputs, params, scales)
     rows, notes = cloud_rows(job, inputs, params, scales)
     plan_date = inputs.plan_date or None
     capacity = time_to_capacity(job, plan_date)

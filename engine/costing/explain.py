@@ -15,11 +15,10 @@ from .cloud import RESERVED_YEARS
 from .evaluation import Evaluation
 from .money import r
 from .providers import provider_name
-from .sensitivity import SENSITIVITY_STEP
 
 __all__ = ["costs_explain"]
 
-SRC_PARAMS = "fixtures/prices/parameters.json (see costs.parameters for each value's source)"
+
 SPOT_FORMULA = (
     "instances x median-zone spot usd_per_hour x job_hours x (1 + overhead); overhead = C/tau + "
     "(tau + C)/(2M) + R/M, M = 1/(instances x lambda), lambda = -ln(1 - f)/730, tau = Daly"
@@ -41,24 +40,34 @@ def _entry(formula: str, inputs: dict[str, Any], source: str) -> ExplainEntry:
 def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
     o, job, p = ev.onprem, ev.job, ev.params
     hw_source = (
-        "BOM lines x fixtures/prices/components.json"
+        "every BOM line x its unit price (component price references, each with its source and date)"
         if o.coverage.basis == "bom"
-        else "cluster.systems x system price (fixtures/prices/components.json); no BOM in this plan"
+        else "cluster.systems x the system's price (component price references); no BOM in this plan"
     )
     utilization = str(o.utilization)
-    return {
+    fin = on.finance
+    extras = {f"{i.name}_usd": i.extended_price_usd for i in o.extras}
+    finance_inputs: dict[str, Any] = {}
+    if fin is not None:
+        finance_inputs = {
+            "capital_charge_usd_per_year": fin.capital_charge_usd_per_year,
+            "levelized_opex_usd_per_year": fin.levelized_opex_usd_per_year,
+            "cost_of_capital": fin.cost_of_capital,
+            "useful_life_years": fin.useful_life_years,
+            "residual_value_usd": fin.residual_value_usd,
+        }
+    entries = {
         "costs.onprem.capex_usd": _entry(
-            "hardware + hardware x install_integration_percent / 100",
-            {
-                "hardware_usd": on.hardware_usd,
-                "install_integration_percent": str(p["install_integration_percent"]),
-                "coverage": o.coverage.basis,
-            },
-            hw_source,
+            "hardware + the capex lines beyond it (spares pool, installation, freight, sales/use tax, prepaid "
+            "support, software licences), each a BOM line of its own, so the BOM total equals capex",
+            {"hardware_usd": on.hardware_usd, **extras, "coverage": o.coverage.basis},
+            hw_source + "; the percentages are the named cost parameters listed under costs.parameters",
         ),
         "costs.onprem.opex_usd_per_year": _entry(
-            "facility_kw x 8760 x utilization x electricity_usd_per_kwh + it_kw x colo_usd_per_kw_month x "
-            "12 + capex x maintenance_percent_per_year / 100 + staff_usd_per_year",
+            "first year: facility_kw x 8760 x utilization x electricity_usd_per_kwh + it_kw x colo_usd_per_kw_month "
+            "x 12 + maintenance (0 while the prepaid support runs, then capex x maintenance_percent_per_year / 100) "
+            "+ staff (staff_usd_per_year + gpus / staff_gpus_per_fte x staff_usd_per_fte_year) + capex x "
+            "insurance_percent_per_year / 100",
             {
                 "facility_kw": job.facility_kw,
                 "it_kw": job.it_kw,
@@ -66,32 +75,59 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
                 "electricity_usd_per_kwh": str(o.electricity_usd_per_kwh),
                 "colo_usd_per_kw_month": str(p["colo_usd_per_kw_month"]),
                 "maintenance_percent_per_year": str(p["maintenance_percent_per_year"]),
-                "staff_usd_per_year": str(p["staff_usd_per_year"]),
+                "support_bundled_years": str(p["support_bundled_years"]),
+                "staff_gpus_per_fte": str(p["staff_gpus_per_fte"]),
+                "staff_usd_per_fte_year": str(p["staff_usd_per_fte_year"]),
+                "insurance_percent_per_year": str(p["insurance_percent_per_year"]),
             },
-            SRC_PARAMS + "; request site block overrides electricity and colocation",
+            "EIA industrial electricity prices, CBRE North America Data Center Trends, BLS wages (costs.parameters "
+            "gives each value's source); the request's site block overrides electricity and colocation",
         ),
         "costs.onprem.tco_usd": _entry(
-            "capex + years x opex_per_year",
-            {"capex_usd": on.capex_usd, "opex_usd_per_year": on.opex_usd_per_year, "years": p.years},
-            "request pricing.years",
+            "capex + the running costs of each year of the horizon (escalated, nominal, no residual value)",
+            {"capex_usd": on.capex_usd, "years": p.years},
+            "costs.onprem.finance.cash_flows",
         ),
         "costs.onprem.usd_per_gpu_hour": _entry(
-            "tco / (gpus x 8760 x utilization x years)",
-            {"tco_usd": on.tco_usd, "gpus": job.cluster_gpus, "utilization": utilization, "years": p.years},
-            SRC_PARAMS,
+            "(capital charge + levelised running costs) / (gpus x 8760 x utilization); capital charge = (capex - "
+            "residual x (1 + r)^-n) x r / (1 - (1 + r)^-n), r = cost of capital, n = useful life",
+            {**finance_inputs, "gpus": job.cluster_gpus, "utilization": utilization},
+            "equivalent annual cost (Brealey, Myers and Allen, Principles of Corporate Finance); useful life from "
+            "Amazon's 2024 Form 10-K; cost of capital and residual value as in costs.parameters",
         ),
         "costs.onprem.job_usd": _entry(
-            "capex + facility_kw x job_hours x electricity_usd_per_kwh + (colocation + maintenance + "
-            "staff per year) x job_hours / 8760  (bought for this job; no resale value counted)",
-            {"capex_usd": on.capex_usd, "facility_kw": job.facility_kw, "job_hours": on.job_hours},
-            "plan training.days (or one year of serving)",
+            "bought for this job alone: capex + facility_kw x job_hours x electricity_usd_per_kwh + (colocation + "
+            "maintenance + staff + insurance per year) x job_hours / 8760 - residual value x (1 + r)^-(job_hours / "
+            "8760) (resold when the job ends)",
+            {
+                "capex_usd": on.capex_usd,
+                "facility_kw": job.facility_kw,
+                "job_hours": on.job_hours,
+                "residual_value_usd": fin.residual_value_usd if fin else "not computed (no hardware price)",
+            },
+            "the plan's training days (or one year of serving)",
         ),
         "costs.onprem.job_usd_shared": _entry(
-            "job_gpus x job_hours x usd_per_gpu_hour",
+            "job cost on an owned cluster: job_gpus x job_hours x usd_per_gpu_hour (the annuity capital charge "
+            "and levelised running costs per used GPU-hour)",
             {"job_gpus": job.job_gpus, "job_hours": on.job_hours, "usd_per_gpu_hour": on.usd_per_gpu_hour},
             "a shared cluster charges the job for the GPU-hours it uses",
         ),
     }
+    if fin is not None:
+        entries["costs.onprem.finance.npv_usd"] = _entry(
+            "capex + sum over the horizon of running costs_t x (1 + r)^-t - value at the horizon x (1 + r)^-H; the "
+            "value falls in a straight line from the hardware cost to the residual over the useful life",
+            {
+                "capex_usd": on.capex_usd,
+                "cost_of_capital": fin.cost_of_capital,
+                "horizon_years": fin.horizon_years,
+                "useful_life_years": fin.useful_life_years,
+                "value_at_horizon_usd": fin.value_at_horizon_usd,
+            },
+            "net present value at the cost of capital (Brealey, Myers and Allen, Principles of Corporate Finance)",
+        )
+    return entries
 
 
 def _cloud_row(row: CloudRow) -> ExplainEntry:
@@ -151,7 +187,7 @@ def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEnt
             "the on-prem and cloud figures of this plan; the obtainability rules under costs.comparison.obtainable",
         ),
         "costs.comparison.break_even": _entry(
-            "u where capex/years + colocation + maintenance + staff + facility_kw x 8760 x u x $/kWh = "
+            "u where capital charge + levelised fixed running costs + levelised energy at full use x u = "
             "gpus x work_ratio x 8760 x cloud $/GPU-hour x u (pay per use) or = gpus x work_ratio x 8760 x cloud "
             "$/GPU-hour (reserved); work_ratio = the cloud option's GPU-hours for this job / on-prem's (job GPUs x "
             "job hours), so both sides do the same work",
@@ -164,9 +200,10 @@ def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEnt
             "hardware; spot uses its expected $/GPU-hour including interruption overhead",
         ),
         "costs.sensitivity": _entry(
-            "each input moved by -20 % and +20 % alone; rows sorted by the swing of cloud - on-prem",
-            {"step": SENSITIVITY_STEP},
-            "recomputed with the same prices",
+            "each input moved alone to the low and the high end of the range of its price basis (quote, list "
+            "price, public estimate, assumption); rows sorted by the swing of cloud - on-prem",
+            {row.input: row.range_basis for row in costs.sensitivity.rows} if costs.sensitivity else {},
+            "AACE International Recommended Practice 18R-97, Cost Estimate Classification System (2020)",
         ),
     }
     if carbon.onprem is not None:

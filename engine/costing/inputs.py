@@ -67,7 +67,7 @@ class PartPrice:
     unit_price_usd: Decimal
     source: str
     as_of: str
-    confidence: str  # list_price | public_estimate | assumption | user_override
+    confidence: str  # list_price | quote | public_estimate | assumption | user_override
     description: str = ""
     category: str = ""
 
@@ -103,6 +103,7 @@ class CostInputs:
     spot_bands: Sequence[SpotBand] = ()
     part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
+    quotes: Sequence[PartPrice] = ()  # the plan owner's uploaded quotes (confidence "quote"): over the references
     snapshot_note: str = ""
     plan_date: str = ""  # ISO date the plan is made (start dates count from it); "" = dates not shown
     priced_on: str = ""  # ISO date the plan is priced on (ages of prices count from it); "" = ages not computed
@@ -114,6 +115,7 @@ class Scales:
 
     utilization: float = 1.0
     system_price: float = 1.0
+    part_price: tuple[tuple[str, float], ...] = ()  # (price basis, multiplier): each part moved by its own range
     power_price: float = 1.0
     spot_price: float = 1.0
     mfu: float = 1.0  # job time scales with 1 / mfu

@@ -1,41 +1,57 @@
-"""On-prem: price the hardware (the BOM, else the GPU systems), then capex, opex per year, TCO and the job's cost.
+"""On-prem: price the hardware (the BOM, else the GPU systems), add the capex lines beyond it, then the finance.
 
-capex = priced hardware + install/integration %; opex per year = facility kW x 8760 x utilisation x $/kWh +
-colocation $/kW-month x 12 x IT kW + maintenance % x capex + staff; TCO = capex + years x opex;
-$/GPU-hour = TCO / (GPUs x 8760 x utilisation x years); the job bought for itself pays the whole capex plus its own
-running cost, a shared cluster charges the job GPU-hours x $/GPU-hour. Every amount is rounded to the cent where
-it is produced (money.py), so capex = hardware + install and opex = its four parts exactly.
+capex = priced hardware + the extra capex lines (installation, freight, tax, spares, support, software;
+capex_lines.py), each a BOM line of its own, so the BOM total is the capex to the cent. What owning costs per year,
+its NPV and the job's cost follow in ownership.py (annuity capital charge, running costs by year, residual value).
 
 Extended-price rule (the one rule; the CSV and the page read `extended_price_usd`, never recompute it): the unit
 price is rounded to the cent first (prices are quoted and stored in cents: `ComponentPrice.unit_price_usd` has
 2 decimals), then extended price = quantity x that unit price, rounded to the cent. So a 10.005 USD override
 becomes 10.01 and 3 of them 30.03, and a reader multiplying the shown unit price by the quantity gets the shown
-extended price. The hardware total is the sum of the extended prices.
+extended price. The hardware total is the sum of the hardware lines' extended prices; capex adds the extra lines'.
+
+Price basis: every priced line says what its price rests on (`price_basis`): a user override for this plan, a
+vendor quote the owner uploaded, or the reference's confidence (list_price, public_estimate, assumption).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
-from engine.result.costs import Coverage, OnpremSection, OpexBreakdown, SystemLine, UnpricedLine
+from engine.result.costs import Coverage, SystemLine, UnpricedLine
 from engine.result.physical import BomLine
 
+from .capex_lines import CapexItem, HardwareBase, capex_items
+from .finance import YearFlow
 from .inputs import CostInputs, CostJob, PartPrice, Scales
-from .money import HOURS_PER_YEAR, D, cents, r, rate
+from .money import D, cents
 from .parameters import Params
 
-__all__ = ["OnpremCosts", "PriceIndex", "extended_price", "onprem_costs", "onprem_section", "price_index"]
+__all__ = [
+    "EXTRA_CATEGORIES",
+    "OnpremCosts",
+    "PriceIndex",
+    "extended_price",
+    "onprem_costs",
+    "price_index",
+]
 
 NO_BOM_NOTE = (
     "No BOM in this plan: capex prices the GPU systems only (cluster.systems x system price). Fabric "
     "switches, optics, cables, storage, racks, PDUs and CDUs are not included, so capex is a lower bound."
 )
+# Categories of the capex lines beyond the hardware (capex_lines.py): never part of `hardware_usd`.
+EXTRA_CATEGORIES = frozenset({"services", "tax", "spares", "support", "software"})
 
 
 @dataclass
 class OnpremCosts:
-    """On-prem figures in Decimal (money to the cent); None where the hardware has no sourced price."""
+    """On-prem figures in Decimal (money to the cent); None where the hardware has no sourced price.
+
+    `opex_usd_per_year` and its parts are the first year's running costs; `flows` every year's (ownership.py).
+    """
 
     hardware_usd: Decimal | None
     lines: list[SystemLine]
@@ -43,13 +59,23 @@ class OnpremCosts:
     bom: list[BomLine] | None
     install_usd: Decimal | None = None
     capex_usd: Decimal | None = None
+    extras: list[CapexItem] = field(default_factory=list)
     energy_usd_per_year: Decimal | None = None
     colocation_usd_per_year: Decimal | None = None
     maintenance_usd_per_year: Decimal | None = None
     staff_usd_per_year: Decimal | None = None
+    insurance_usd_per_year: Decimal | None = None
     opex_usd_per_year: Decimal | None = None
     tco_usd: Decimal | None = None
     depreciation_usd_per_year: Decimal | None = None
+    capital_charge_usd_per_year: Decimal | None = None
+    levelized_opex_usd_per_year: Decimal | None = None
+    energy_levelized_per_utilization: Decimal | None = None  # levelised energy at 100 % use (break-even slope)
+    residual_value_usd: Decimal | None = None
+    value_at_horizon_usd: Decimal | None = None
+    npv_usd: Decimal | None = None
+    lease_npv_usd: Decimal | None = None
+    flows: list[YearFlow] = field(default_factory=list)
     usd_per_gpu_hour: Decimal | None = None  # a rate: not rounded to the cent
     job_usd: Decimal | None = None
     job_usd_shared: Decimal | None = None
@@ -61,31 +87,43 @@ class OnpremCosts:
 
 @dataclass(frozen=True)
 class PriceIndex:
-    """Reference prices and this plan's overrides, each keyed by part number and by catalog id."""
+    """Reference prices, the owner's uploaded quotes and this plan's overrides, each keyed by part number and by
+    catalog id. Precedence: this plan's override, then a quote, then the reference."""
 
     references: dict[str, PartPrice]
     overrides: dict[str, PartPrice]
+    quotes: dict[str, PartPrice] = field(default_factory=dict)
+
+    def _tables(self) -> tuple[dict[str, PartPrice], ...]:
+        return (self.overrides, self.quotes, self.references)
 
     def get(self, key: str) -> PartPrice | None:
-        return self.overrides.get(key) or self.references.get(key)
+        return next((t[key] for t in self._tables() if key in t), None)
 
     def for_line(self, line: BomLine) -> PartPrice | None:
-        """A user override wins over any reference, whether it names the line's part number or its catalog id (a
-        catalog id covers every length of a cable); then the reference for the part number, then the catalog id."""
+        """An override (then a quote) wins over any reference, whether it names the line's part number or its
+        catalog id (a catalog id covers every length of a cable); then the reference for the part number, then the
+        catalog id."""
         keys = [k for k in (line.part_number, line.catalog_id) if k]
-        for table in (self.overrides, self.references):
+        for table in self._tables():
             for key in keys:
                 if key in table:
                     return table[key]
         return None
 
 
-def price_index(inputs: CostInputs) -> PriceIndex:
-    references: dict[str, PartPrice] = {}
-    for p in inputs.parts:
+def _keyed(prices: Iterable[PartPrice]) -> dict[str, PartPrice]:
+    """Prices by catalog id and by part number (a later record wins a shared key)."""
+    out: dict[str, PartPrice] = {}
+    for p in prices:
         for key in (p.catalog_id, p.part_number):
             if key:
-                references[key] = p
+                out[key] = p
+    return out
+
+
+def price_index(inputs: CostInputs) -> PriceIndex:
+    references = _keyed(inputs.parts)
     overrides: dict[str, PartPrice] = {}
     for key, value in inputs.part_overrides.items():
         known = references.get(key)
@@ -99,7 +137,7 @@ def price_index(inputs: CostInputs) -> PriceIndex:
             description=known.description if known else "",
             category=known.category if known else "",
         )
-    return PriceIndex(references=references, overrides=overrides)
+    return PriceIndex(references=references, overrides=overrides, quotes=_keyed(inputs.quotes))
 
 
 def extended_price(quantity: int | float | Decimal, unit_price_usd: Decimal) -> tuple[Decimal, Decimal]:
@@ -108,7 +146,13 @@ def extended_price(quantity: int | float | Decimal, unit_price_usd: Decimal) -> 
     return unit, cents(D(quantity) * unit)
 
 
-def _price_bom(bom: tuple[BomLine, ...], index: PriceIndex, scale: Decimal) -> OnpremCosts:
+def _price_factor(scales: Scales, confidence: str) -> Decimal:
+    """The sensitivity's multiplier for a price of this basis (1 for the plan as given)."""
+    factor = dict(scales.part_price).get(confidence, 1.0)
+    return D(scales.system_price) * D(factor)
+
+
+def _price_bom(bom: tuple[BomLine, ...], index: PriceIndex, scales: Scales) -> OnpremCosts:
     """Each BOM line priced by the one extended-price rule (unpriced lines keep null prices and are listed)."""
     priced_bom, unpriced, total = [], [], Decimal(0)
     for line in bom:
@@ -127,7 +171,9 @@ def _price_bom(bom: tuple[BomLine, ...], index: PriceIndex, scale: Decimal) -> O
             )
             unpriced.append(UnpricedLine(line.part_number, line.description, line.quantity))
             continue
-        unit, extended = extended_price(line.quantity or 0, price.unit_price_usd * scale)
+        unit, extended = extended_price(
+            line.quantity or 0, price.unit_price_usd * _price_factor(scales, price.confidence)
+        )
         total += extended
         priced_bom.append(
             replace(
@@ -137,6 +183,7 @@ def _price_bom(bom: tuple[BomLine, ...], index: PriceIndex, scale: Decimal) -> O
                 price_source=price.source,
                 price_as_of=price.as_of,
                 price_confidence=price.confidence,
+                price_basis=price.confidence,
                 priced=True,
             )
         )
@@ -156,7 +203,7 @@ def _price_bom(bom: tuple[BomLine, ...], index: PriceIndex, scale: Decimal) -> O
     return OnpremCosts(hardware_usd=hardware, lines=[], coverage=coverage, bom=priced_bom, bom_total_usd=total)
 
 
-def _price_systems(job: CostJob, index: PriceIndex, scale: Decimal) -> OnpremCosts:
+def _price_systems(job: CostJob, index: PriceIndex, scales: Scales) -> OnpremCosts:
     price = index.get(job.cluster_system)
     if price is None:
         coverage = Coverage(
@@ -166,7 +213,7 @@ def _price_systems(job: CostJob, index: PriceIndex, scale: Decimal) -> OnpremCos
             notes=(NO_BOM_NOTE, f"{job.cluster_system} has no sourced price: on-prem cost is not computed."),
         )
         return OnpremCosts(hardware_usd=None, lines=[], coverage=coverage, bom=None)
-    unit, extended = extended_price(job.cluster_systems, price.unit_price_usd * scale)
+    unit, extended = extended_price(job.cluster_systems, price.unit_price_usd * _price_factor(scales, price.confidence))
     line = SystemLine(
         catalog_id=job.cluster_system,
         part_number=price.part_number or None,
@@ -183,64 +230,78 @@ def _price_systems(job: CostJob, index: PriceIndex, scale: Decimal) -> OnpremCos
     return OnpremCosts(hardware_usd=extended, lines=[line], coverage=coverage, bom=None)
 
 
+def _extra_bom_line(item: CapexItem) -> BomLine:
+    return BomLine(
+        part_number=item.part_number,
+        manufacturer=None,
+        description=item.description,
+        category=item.category,
+        quantity=item.quantity,
+        source=f"cost parameter {item.parameter}",
+        unit_price_usd=item.unit_price_usd,
+        extended_price_usd=item.extended_price_usd,
+        price_source=item.source,
+        price_as_of=item.as_of,
+        price_confidence=item.confidence,
+        price_basis=item.confidence,
+        priced=True,
+    )
+
+
+def _extra_system_line(item: CapexItem) -> SystemLine:
+    return SystemLine(
+        catalog_id=item.parameter,
+        part_number=item.part_number,
+        description=item.description,
+        category=item.category,
+        quantity=item.quantity,
+        unit_price_usd=item.unit_price_usd,
+        extended_price_usd=item.extended_price_usd,
+        price_source=item.source,
+        price_as_of=item.as_of,
+        price_confidence=item.confidence,
+    )
+
+
+def _add_capex_lines(o: OnpremCosts, job: CostJob, params: Params) -> None:
+    """Capex = hardware + the extra lines, each appended to the BOM (or to the systems-only lines)."""
+    assert o.hardware_usd is not None
+    if o.bom is not None:
+        systems = sum((x.extended_price_usd or Decimal(0) for x in o.bom if x.category == "compute"), Decimal(0))
+    else:
+        systems = o.hardware_usd
+    names = (
+        "install_integration_percent",
+        "freight_percent",
+        "spares_percent",
+        "sales_tax_percent",
+        "maintenance_percent_per_year",
+        "support_bundled_years",
+        "software_licence_years",
+        "software_usd_per_gpu_year",
+    )
+    values = {name: params[name] for name in names}
+    report = params.report()
+    base = HardwareBase(o.hardware_usd, systems, job.cluster_system, job.cluster_gpus)
+    o.extras = capex_items(base, values, {name: report[name] for name in names})
+    install = [i.extended_price_usd for i in o.extras if i.part_number == "SVC-INSTALL"]
+    o.install_usd = install[0] if install else Decimal("0.00")
+    o.capex_usd = o.hardware_usd + sum((i.extended_price_usd for i in o.extras), Decimal(0))
+    if o.bom is not None:
+        o.bom.extend(_extra_bom_line(i) for i in o.extras)
+        o.bom_total_usd = sum((x.extended_price_usd or Decimal(0) for x in o.bom), Decimal(0))
+    else:
+        o.lines.extend(_extra_system_line(i) for i in o.extras)
+
+
 def onprem_costs(job: CostJob, inputs: CostInputs, params: Params, scales: Scales) -> OnpremCosts:
-    """Price the hardware, then every on-prem figure that follows from it (see the module docstring)."""
-    index, scale = price_index(inputs), D(scales.system_price)
-    o = _price_bom(job.bom, index, scale) if job.bom else _price_systems(job, index, scale)
+    """Price the hardware and the extra capex lines (ownership.py adds the yearly figures and the job's cost)."""
+    index = price_index(inputs)
+    o = _price_bom(job.bom, index, scales) if job.bom else _price_systems(job, index, scales)
     o.utilization = min(Decimal(1), params["utilization"] * D(scales.utilization))
     o.electricity_usd_per_kwh = params["electricity_usd_per_kwh"] * D(scales.power_price)
     o.job_hours = job.chosen.days * 24 / scales.mfu
     if o.hardware_usd is None:
         return o
-    years = params.years
-    o.install_usd = cents(o.hardware_usd * params["install_integration_percent"] / 100)
-    o.capex_usd = o.hardware_usd + o.install_usd
-    facility_kw, it_kw = D(job.facility_kw), D(job.it_kw)
-    o.energy_usd_per_year = cents(facility_kw * HOURS_PER_YEAR * o.utilization * o.electricity_usd_per_kwh)
-    o.colocation_usd_per_year = cents(it_kw * params["colo_usd_per_kw_month"] * 12)
-    o.maintenance_usd_per_year = cents(o.capex_usd * params["maintenance_percent_per_year"] / 100)
-    o.staff_usd_per_year = cents(params["staff_usd_per_year"])
-    running = o.colocation_usd_per_year + o.maintenance_usd_per_year + o.staff_usd_per_year
-    o.opex_usd_per_year = o.energy_usd_per_year + running
-    o.tco_usd = o.capex_usd + o.opex_usd_per_year * years
-    o.depreciation_usd_per_year = cents(o.capex_usd / years)
-    used_gpu_hours = D(job.cluster_gpus) * HOURS_PER_YEAR * o.utilization * years
-    o.usd_per_gpu_hour = o.tco_usd / used_gpu_hours if used_gpu_hours > 0 else None
-    hours = D(o.job_hours)
-    energy = facility_kw * hours * o.electricity_usd_per_kwh
-    o.job_usd = cents(o.capex_usd + energy + running * hours / HOURS_PER_YEAR)
-    if o.usd_per_gpu_hour is not None:
-        o.job_usd_shared = cents(D(job.job_gpus) * hours * o.usd_per_gpu_hour)
+    _add_capex_lines(o, job, params)
     return o
-
-
-def onprem_section(o: OnpremCosts, job: CostJob, years: int) -> OnpremSection:
-    """The `costs.onprem` section: amounts to the cent, the $/GPU-hour rate to at most 6 decimals."""
-    breakdown = None
-    if o.opex_usd_per_year is not None:
-        assert o.energy_usd_per_year is not None and o.colocation_usd_per_year is not None
-        assert o.maintenance_usd_per_year is not None and o.staff_usd_per_year is not None
-        breakdown = OpexBreakdown(
-            energy=o.energy_usd_per_year,
-            colocation=o.colocation_usd_per_year,
-            maintenance=o.maintenance_usd_per_year,
-            staff=o.staff_usd_per_year,
-        )
-    return OnpremSection(
-        capex_usd=o.capex_usd,
-        hardware_usd=o.hardware_usd,
-        install_usd=o.install_usd,
-        opex_usd_per_year=o.opex_usd_per_year,
-        opex_breakdown_usd_per_year=breakdown,
-        tco_usd=o.tco_usd,
-        years=years,
-        depreciation_usd_per_year=o.depreciation_usd_per_year,
-        utilization=o.utilization,
-        gpus=job.cluster_gpus,
-        usd_per_gpu_hour=rate(o.usd_per_gpu_hour),
-        job_usd=o.job_usd,
-        job_usd_shared=o.job_usd_shared,
-        job_hours=r(o.job_hours, 3),
-        job_gpus=job.job_gpus,
-        lines=tuple(o.lines),
-    )

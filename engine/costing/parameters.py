@@ -20,7 +20,9 @@ class Params:
         self.overrides: dict[str, tuple[Decimal, str]] = {
             name: (value, f"request site.{name}") for name, value in terms.site_prices.items()
         }
-        for name, value in inputs.parameter_overrides.items():
+        # The request's own pricing.parameters apply whoever calls costing (the adapter also merges them into
+        # `inputs`, with the same values).
+        for name, value in {**terms.parameter_overrides, **inputs.parameter_overrides}.items():
             self.overrides[name] = (D(value), "user override for this plan (request pricing)")
         self.years = terms.years
         self.regions = terms.regions

@@ -25,7 +25,9 @@ from .explain import costs_explain
 from .explain_verdict import verdict_explain
 from .freshness import DEFAULT_STALE_AFTER_DAYS, STALE_PARAMETER, price_warnings
 from .inputs import CostInputs, Scales, cost_job_from_result, request_terms
-from .onprem import onprem_section, price_index
+from .npv import NPV_BASIS, npv_options
+from .onprem import price_index
+from .ownership import onprem_section
 from .parameters import Params
 from .result import CostResult
 from .sensitivity import sensitivity
@@ -51,6 +53,8 @@ def _comparison(ev: Evaluation) -> Comparison:
         deadline_rule=DEADLINE_RULE,
         break_even=tuple(break_even(o, ev.job, p) for p in rows) if o.capex_usd is not None else (),
         cumulative=cumulative_series(ev),
+        npv=npv_options(ev),
+        npv_basis=NPV_BASIS if ev.onprem.npv_usd is not None else None,
     )
 
 
@@ -74,7 +78,7 @@ def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
         money_format=MONEY_FORMAT,
         coverage=ev.onprem.coverage,
         parameters=ev.params.report(),
-        onprem=onprem_section(ev.onprem, job, ev.params.years),
+        onprem=onprem_section(ev.onprem, job, ev.params),
         cloud=tuple(p.row for p in ev.rows),
         cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
         price_warnings=_price_warnings(ev, inputs),
@@ -106,16 +110,21 @@ def selection_price_data(request: PlanRequest, inputs: CostInputs, system_ids: I
     params = Params(inputs, terms)
     system_usd: dict[str, float] = {}
     overridden: list[str] = []
+    quoted: list[str] = []
     for system_id in system_ids:
         price = index.get(system_id)
         if price is not None:
             system_usd[system_id] = float(price.unit_price_usd)
             if system_id in index.overrides:
                 overridden.append(system_id)
+            elif system_id in index.quotes:
+                quoted.append(system_id)
     report = params.report()
     system_source = "system prices by catalog id from the on-prem references (fixtures/prices/components.json)"
     if overridden:
         system_source += f"; this plan's pricing.component_prices override {', '.join(overridden)}"
+    if quoted:
+        system_source += f"; its owner's vendor quotes price {', '.join(quoted)}"
     return {
         "system_usd": system_usd,
         "electricity_usd_per_kwh": float(params["electricity_usd_per_kwh"]),

@@ -1,29 +1,55 @@
-"""Sensitivity: move each input -20 % and +20 % alone and see how far "cloud minus on-prem" swings."""
+"""Sensitivity: move each input alone to the low and the high end of its own plausible range and see how far
+"cloud minus on-prem" swings.
+
+Why not a flat +/-20 %: a vendor quote is known to a few per cent, a price we assumed to a third. Each input's
+range comes from what it rests on, its price basis (quote, list_price, public_estimate, assumption; a user's own
+figure counts as a quote), through the named assumptions `price_range_<basis>_low_percent` / `_high_percent`
+(engine/data/assumptions/prices.toml, AACE 18R-97 estimate classes). The hardware row moves every priced part by
+the range of its own basis at once, so the swing reflects how much of the capex rests on firm prices.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
 
+from engine.assumptions.registry import Assumptions
 from engine.result.costs import Sensitivity, SensitivityFigures, SensitivityRow
 
 from .evaluation import Evaluation, evaluate
 from .inputs import CostInputs, Scales
+from .money import r
 
-__all__ = ["SENSITIVITY_INPUTS", "SENSITIVITY_STEP", "sensitivity"]
+__all__ = ["BASES", "SENSITIVITY_INPUTS", "SENSITIVITY_STEP", "basis_range", "sensitivity"]
 
-SENSITIVITY_STEP = 0.20
+SENSITIVITY_STEP = 0.20  # kept in the plan's `step` for readers of older plans; ranges now come by basis
+BASES = ("quote", "list_price", "public_estimate", "assumption")
+# What an input's range rests on when it is not a priced part: its cost parameter (its confidence), or a basis.
 SENSITIVITY_INPUTS = (
-    ("utilization", "On-prem utilisation"),
-    ("system_price", "GPU system / hardware price"),
-    ("power_price", "Electricity price"),
-    ("spot_price", "Spot price"),
-    ("mfu", "MFU (job time scales with 1 / MFU)"),
+    ("utilization", "On-prem utilisation", "param:utilization"),
+    ("system_price", "Hardware prices (each part by its price basis)", "parts"),
+    ("power_price", "Electricity price", "param:electricity_usd_per_kwh"),
+    ("spot_price", "Spot price", "public_estimate"),
+    ("mfu", "MFU (job time scales with 1 / MFU)", "public_estimate"),
 )
 METRIC = (
     "cloud_minus_onprem_usd = cheapest obtainable cloud job cost (each option sized for the same work) - on-prem "
     "shared job cost (positive: building is cheaper)"
 )
+
+
+def _basis(confidence: str | None) -> str:
+    """The range a price basis takes: a user's own figure or an override counts as a quote."""
+    if confidence in ("user_override", "quote"):
+        return "quote"
+    return confidence if confidence in BASES else "assumption"
+
+
+def basis_range(a: Assumptions, basis: str) -> tuple[float, float]:
+    """(low, high) multipliers of a price with this basis, from its named range assumptions."""
+    low = a[f"price_range_{basis}_low_percent"] / 100
+    high = a[f"price_range_{basis}_high_percent"] / 100
+    return 1 - low, 1 + high
 
 
 def _metrics(ev: Evaluation) -> SensitivityFigures:
@@ -38,28 +64,64 @@ def _metrics(ev: Evaluation) -> SensitivityFigures:
     )
 
 
-def _row(base: Evaluation, inputs: CostInputs, name: str, label: str) -> tuple[Decimal, SensitivityRow]:
-    lo = _metrics(evaluate(base.job, inputs, replace(Scales(), **{name: 1 - SENSITIVITY_STEP})))
-    hi = _metrics(evaluate(base.job, inputs, replace(Scales(), **{name: 1 + SENSITIVITY_STEP})))
+def _scales(base: Evaluation, a: Assumptions, name: str, how: str) -> tuple[Scales, Scales, str]:
+    """The low and high scales of one input and a sentence saying where its range comes from."""
+    if how == "parts":
+        every = (*BASES, "user_override")
+        lows = tuple((b, basis_range(a, _basis(b))[0]) for b in every)
+        highs = tuple((b, basis_range(a, _basis(b))[1]) for b in every)
+        ranges = ", ".join(
+            f"{b} -{(1 - lo) * 100:g} %/+{(hi - 1) * 100:g} %"
+            for b, (lo, hi) in ((b, basis_range(a, b)) for b in BASES)
+        )
+        why = f"each part by its price basis ({ranges}; AACE 18R-97 estimate classes)"
+        return replace(Scales(), part_price=lows), replace(Scales(), part_price=highs), why
+    if how.startswith("param:"):
+        used = base.params.report()[how.split(":", 1)[1]]
+        basis = _basis(used.confidence)
+    else:
+        basis = how
+    lo, hi = basis_range(a, basis)
+    why = f"{basis} range -{(1 - lo) * 100:g} %/+{(hi - 1) * 100:g} % (AACE 18R-97 estimate classes)"
+    return replace(Scales(), **{name: lo}), replace(Scales(), **{name: hi}), why
+
+
+def _factor(base: Evaluation, moved: Evaluation, name: str, scale: Scales) -> float:
+    """The input's effective multiplier: the hardware total's for the parts row, else the scale itself."""
+    if name == "system_price":
+        b, m = base.onprem.hardware_usd, moved.onprem.hardware_usd
+        return r(float(m / b), 4) if b and m else 1.0
+    return float(getattr(scale, name))
+
+
+def _row(
+    base: Evaluation, inputs: CostInputs, a: Assumptions, spec: tuple[str, str, str]
+) -> tuple[Decimal, SensitivityRow]:
+    name, label, how = spec
+    low_scale, high_scale, why = _scales(base, a, name, how)
+    low_ev, high_ev = evaluate(base.job, inputs, low_scale), evaluate(base.job, inputs, high_scale)
+    lo, hi = _metrics(low_ev), _metrics(high_ev)
     swing = None
     if lo.cloud_minus_onprem_usd is not None and hi.cloud_minus_onprem_usd is not None:
         swing = abs(hi.cloud_minus_onprem_usd - lo.cloud_minus_onprem_usd)
     row = SensitivityRow(
         input=name,
         label=label,
-        low_factor=1 - SENSITIVITY_STEP,
-        high_factor=1 + SENSITIVITY_STEP,
+        low_factor=_factor(base, low_ev, name, low_scale),
+        high_factor=_factor(base, high_ev, name, high_scale),
         low=lo,
         high=hi,
         swing_usd=swing,
+        range_basis=why,
     )
     return (swing if swing is not None else Decimal(-1)), row
 
 
 def sensitivity(base: Evaluation, inputs: CostInputs) -> Sensitivity:
     """Rows sorted by swing, largest first (ties by input name); rows without a swing last."""
+    a = Assumptions(overrides=dict(base.job.assumption_overrides))
     ranked = sorted(
-        (_row(base, inputs, name, label) for name, label in SENSITIVITY_INPUTS),
+        (_row(base, inputs, a, spec) for spec in SENSITIVITY_INPUTS),
         key=lambda item: (-item[0], item[1].input),
     )
     rows = tuple(row for _swing, row in ranked)

@@ -11,28 +11,24 @@ from .cloud import PURCHASE_ORDER, PricedRow
 from .comparison import work_ratio
 from .evaluation import Evaluation
 from .money import HOURS_PER_YEAR, D, cents
+from .onprem import OnpremCosts
 from .providers import provider_name
 
-__all__ = ["cumulative_series"]
+__all__ = ["cumulative_series", "rented_capacity"]
 
 BASIS = (
     "cumulative cost of keeping the cluster's capacity for the horizon at the utilisation shown: on-prem pays "
-    "capex up front and opex monthly; each cloud option rents the GPUs that do the same work (the cluster's GPUs "
+    "capex up front and each year's running costs (escalated) over its months; each cloud option rents the GPUs "
+    "that do the same work (the cluster's GPUs "
     "x the option's work ratio, its GPU-hours for this job over on-prem's) and pays for the used hours, reserved "
     "terms for every hour; only obtainable options are drawn"
 )
 
 
-def cumulative_series(ev: Evaluation) -> Cumulative | None:
-    """On-prem capex + opex x months/12, and per purchase option the cheapest row's capacity cost (None without
-    an on-prem price)."""
+def rented_capacity(ev: Evaluation) -> list[tuple[PricedRow, Decimal]]:
+    """Per purchase option (in PURCHASE_ORDER), the obtainable row that rents the owned cluster's work most cheaply,
+    with what that capacity costs per year (used hours at the plan's utilisation; reserved terms every hour)."""
     o = ev.onprem
-    if o.capex_usd is None or o.opex_usd_per_year is None:
-        return None
-    capex, opex = o.capex_usd, o.opex_usd_per_year
-    months = tuple(range(0, ev.params.years * 12 + 1))
-    u = o.utilization
-    series = [CumulativeSeries("On-prem (capex + opex)", "onprem", tuple(cents(capex + opex * m / 12) for m in months))]
     best: dict[str, tuple[Decimal, PricedRow]] = {}
     for priced in ev.rows:
         if not priced.usable or not ev.row_obtainable(priced):
@@ -42,13 +38,40 @@ def cumulative_series(ev: Evaluation) -> Cumulative | None:
         work_rate = priced.effective_usd_per_gpu_hour * D(work_ratio(o, ev.job, priced))
         if k not in best or work_rate < best[k][0]:
             best[k] = (work_rate, priced)
+    out = []
     for purchase in PURCHASE_ORDER:
-        if purchase not in best:
-            continue
-        work_rate, chosen = best[purchase]
+        if purchase in best:
+            work_rate, chosen = best[purchase]
+            per_year = D(ev.job.cluster_gpus) * HOURS_PER_YEAR * work_rate
+            out.append((chosen, per_year if chosen.fixed else per_year * o.utilization))
+    return out
+
+
+def _onprem_months(o: OnpremCosts, months: tuple[int, ...]) -> tuple[Decimal, ...]:
+    """Capex at month 0, then each year's running costs spread evenly over its months."""
+    assert o.capex_usd is not None
+    out = []
+    for m in months:
+        whole, part = divmod(m, 12)
+        spent = sum((f.total_usd for f in o.flows[:whole]), Decimal(0))
+        if part and whole < len(o.flows):
+            spent += o.flows[whole].total_usd * part / 12
+        out.append(cents(o.capex_usd + spent))
+    return tuple(out)
+
+
+def cumulative_series(ev: Evaluation) -> Cumulative | None:
+    """On-prem capex + the running costs month by month, and per purchase option the cheapest row's capacity cost
+    (None without an on-prem price)."""
+    o = ev.onprem
+    if o.capex_usd is None or not o.flows:
+        return None
+    months = tuple(range(0, ev.params.years * 12 + 1))
+    series = [CumulativeSeries("On-prem (capex + opex)", "onprem", _onprem_months(o, months))]
+    for chosen, per_year in rented_capacity(ev):
         row = chosen.row
-        per_year = D(ev.job.cluster_gpus) * HOURS_PER_YEAR * work_rate
-        per_year = per_year if chosen.fixed else per_year * u
-        label = f"{provider_name(row.provider)} {purchase} ({row.instance_type}, {row.region})"
-        series.append(CumulativeSeries(label, purchase, tuple(cents(per_year * m / 12) for m in months)))
-    return Cumulative(months=months, utilization=u, gpus=ev.job.cluster_gpus, basis=BASIS, series=tuple(series))
+        label = f"{provider_name(row.provider)} {row.purchase} ({row.instance_type}, {row.region})"
+        series.append(CumulativeSeries(label, row.purchase, tuple(cents(per_year * m / 12) for m in months)))
+    return Cumulative(
+        months=months, utilization=o.utilization, gpus=ev.job.cluster_gpus, basis=BASIS, series=tuple(series)
+    )

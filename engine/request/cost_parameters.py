@@ -23,12 +23,14 @@ PARAMETER_TWINS = {
 
 
 class CostParameterLimit(NamedTuple):
-    """What a request may set a named cost parameter to: minimum..maximum (minimum excluded if exclusive)."""
+    """What a request may set a named cost parameter to: minimum..maximum (minimum excluded if exclusive), a
+    whole number when `integer` (years)."""
 
     minimum: float
     maximum: float
     unit: str
     minimum_exclusive: bool = False
+    integer: bool = False
 
 
 @functools.lru_cache(maxsize=4)
@@ -39,7 +41,11 @@ def cost_parameter_limits(path: Path | None = None) -> Mapping[str, CostParamete
     return MappingProxyType(
         {
             r["name"]: CostParameterLimit(
-                float(r["minimum"]), float(r["maximum"]), str(r.get("unit", "")), bool(r.get("minimum_exclusive"))
+                float(r["minimum"]),
+                float(r["maximum"]),
+                str(r.get("unit", "")),
+                bool(r.get("minimum_exclusive")),
+                bool(r.get("integer")),
             )
             for r in records
         }

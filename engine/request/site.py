@@ -170,11 +170,18 @@ class PricingSpec(Section):
             lower = {"gt": limit.minimum} if limit.minimum_exclusive else {"ge": limit.minimum}
             number, messages = check_number(given, le=limit.maximum, **lower)
             problems.extend(((name,), message, given) for message in messages)
-            if number is not None:
+            if number is not None and limit.integer and not float(number).is_integer():
+                problems.append(((name,), "must be a whole number", given))
+            elif number is not None:
                 cleaned[name] = float(number)
         if problems:
             raise_problems(problems)
         return cleaned
+
+
+def price_keys(catalog: Catalog) -> set[str]:
+    """Every key a price may name (a component price override or a vendor quote's row)."""
+    return _price_keys(catalog)
 
 
 def _price_keys(catalog: Catalog) -> set[str]:

@@ -257,8 +257,10 @@ class TrainingSpec(Section):
 
     tokens: JsonFloat = Field(gt=0, le=1e16, description="Training tokens (e.g. 1.5e13).")
     deadline_days: JsonFloat | None = Field(
-        None, ge=0.01, le=3650, description="Finish within this many days (at least 0.01, about 15 minutes); give this "
-        "or gpus, not both."
+        None,
+        ge=0.01,
+        le=3650,
+        description="Finish within this many days (at least 0.01, about 15 minutes); give this or gpus, not both.",
     )
     gpus: Annotated[StrictInt, Field(gt=0, le=1_000_000), WHOLE] | None = Field(
         None, description="Train on exactly this many GPUs; give this or deadline_days."

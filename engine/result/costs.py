@@ -20,6 +20,7 @@ __all__ = [
     "CarbonCloud",
     "CarbonOnprem",
     "CarbonSection",
+    "CashFlowYear",
     "CloudRow",
     "Comparison",
     "ComparisonOption",
@@ -27,9 +28,11 @@ __all__ = [
     "Coverage",
     "Cumulative",
     "CumulativeSeries",
+    "Finance",
     "FlipsAt",
     "FloatPercentiles",
     "LeadTime",
+    "NpvOption",
     "OnpremSection",
     "OpexBreakdown",
     "ParameterUsed",
@@ -97,10 +100,50 @@ class SystemLine:
 
 @dataclass(frozen=True)
 class OpexBreakdown:
+    """The first year's running costs by kind (`finance.cash_flows` has every year's)."""
+
     energy: Decimal
     colocation: Decimal
     maintenance: Decimal
     staff: Decimal
+    insurance: Decimal | None = field(default=None, metadata=OMIT)  # absent from plans stored before issue 14
+
+
+@dataclass(frozen=True)
+class CashFlowYear:
+    """One year's running costs of the owned cluster, paid at the year's end, and that year's discount factor."""
+
+    year: int
+    energy_usd: Decimal
+    colocation_usd: Decimal
+    maintenance_usd: Decimal
+    staff_usd: Decimal
+    insurance_usd: Decimal
+    total_usd: Decimal
+    discount_factor: float
+
+
+@dataclass(frozen=True)
+class Finance:
+    """`costs.onprem.finance`: owning as finance computes it (engine/costing/finance.py): the annuity capital charge
+    over the useful life net of the residual value, levelised running costs, the NPV over the analysis horizon and,
+    when a lease rate is given, the NPV of leasing instead."""
+
+    cost_of_capital: Decimal
+    useful_life_years: int
+    horizon_years: int
+    residual_value_fraction: Decimal
+    residual_value_usd: Decimal
+    annuity_factor: float
+    capital_charge_usd_per_year: Decimal
+    levelized_opex_usd_per_year: Decimal
+    annual_cost_usd: Decimal
+    value_at_horizon_usd: Decimal
+    npv_usd: Decimal
+    cash_flows: tuple[CashFlowYear, ...]
+    note: str
+    lease_npv_usd: Decimal | None = field(default=None, metadata=OMIT)
+    lease_vs_buy: str | None = field(default=None, metadata=OMIT)  # lease | buy, when a lease rate is given
 
 
 @dataclass(frozen=True)
@@ -123,6 +166,8 @@ class OnpremSection:
     job_hours: float
     job_gpus: int
     lines: tuple[SystemLine, ...]
+    # Issue 14 (absent from plans stored before it):
+    finance: Finance | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -334,6 +379,16 @@ class Cumulative:
 
 
 @dataclass(frozen=True)
+class NpvOption:
+    """One option's cost over the analysis horizon in today's money: owning (or leasing) the cluster, or renting
+    the capacity that does the same work."""
+
+    option: str
+    label: str
+    npv_usd: Decimal
+
+
+@dataclass(frozen=True)
 class Comparison:
     options: tuple[ComparisonOption, ...]
     cheapest: ComparisonOption | None
@@ -344,6 +399,8 @@ class Comparison:
     deadline_rule: str
     break_even: tuple[BreakEven, ...]
     cumulative: Cumulative | None
+    npv: tuple[NpvOption, ...] | None = field(default=None, metadata=OMIT)  # issue 14
+    npv_basis: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -362,6 +419,7 @@ class SensitivityRow:
     low: SensitivityFigures
     high: SensitivityFigures
     swing_usd: Decimal | None
+    range_basis: str | None = field(default=None, metadata=OMIT)  # issue 14: why this input moves this far
 
 
 @dataclass(frozen=True)

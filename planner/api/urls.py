@@ -16,6 +16,7 @@ router.register("prices/snapshots", PriceSnapshotViewSet, basename="price-snapsh
 exports = [
     path("plans/<int:pk>/bom.json", PlanViewSet.as_view({"get": "bom_json"}), name="plan-bom-json"),
     path("plans/<int:pk>/bom.csv", PlanViewSet.as_view({"get": "bom_csv"}), name="plan-bom-csv"),
+    path("plans/<int:pk>/bom.xlsx", PlanViewSet.as_view({"get": "bom_xlsx"}), name="plan-bom-xlsx"),
     path("plans/<int:pk>/bom.pdf", PlanViewSet.as_view({"get": "bom_pdf"}), name="plan-bom-pdf"),
     path("plans/<int:pk>/topology.json", PlanViewSet.as_view({"get": "topology_json"}), name="plan-topology-json"),
     path("plans/<int:pk>/topology.svg", PlanViewSet.as_view({"get": "topology_svg"}), name="plan-topology-svg"),

@@ -11,7 +11,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import UserRateThrottle
@@ -21,6 +21,7 @@ from planner import selectors, services
 from planner.adapter import PlanRequest, default_catalog_dir, load_catalog
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
+from planner.outputs.bom_xlsx import XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
 from planner.outputs.plan_view import plan_view
 from planner.outputs.report_cache import report_pdf
 from planner.outputs.svg_http import svg_response
@@ -35,6 +36,14 @@ from .serializers import (
     PlanDetailSerializer,
     PlanSummarySerializer,
 )
+
+
+class NotImplementedExport(APIException):
+    """An export this server cannot produce (a missing optional package): 501, with the reason."""
+
+    status_code = 501
+    default_code = "not_implemented"
+
 
 ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="Invalid request: every problem, by field path."),
@@ -67,7 +76,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         # Plan creation and PDF reports count against the same per-user allowances as the web pages.
         if self.action == "create":
             return [UserRateThrottle(), ScopedThrottle(PLAN_CREATE)]
-        if self.action == "bom_pdf":
+        if self.action in ("bom_pdf", "bom_xlsx"):
             return [UserRateThrottle(), ScopedThrottle(EXPORT)]
         return super().get_throttles()
 
@@ -144,10 +153,23 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR, **{k: ERRORS[k] for k in (401, 404, 429)}})
     def bom_csv(self, request: Request, pk: str) -> HttpResponse:
-        lines = plan_view(self._plan_with_bom().result).bom_lines or ()  # the typed lines of the stored plan
-        response = HttpResponse(bom_csv(lines), content_type="text/csv; charset=utf-8")
+        view = plan_view(self._plan_with_bom().result)
+        lines = view.bom_lines or ()  # the typed lines of the stored plan
+        response = HttpResponse(bom_csv(lines, view.lead_times), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="plan-{pk}-bom.csv"'
         response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
+        return response
+
+    @extend_schema(responses={(200, XLSX_CONTENT_TYPE): OpenApiTypes.BINARY, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def bom_xlsx(self, request: Request, pk: str) -> HttpResponse:
+        """The plan as a workbook: sheets BOM, Cost summary, Assumptions and Options (501 without openpyxl)."""
+        view = plan_view(self._plan_with_bom().result)
+        try:
+            content = bom_xlsx(view)
+        except XlsxUnavailable as exc:
+            raise NotImplementedExport(str(exc)) from exc
+        response = HttpResponse(content, content_type=XLSX_CONTENT_TYPE)
+        response["Content-Disposition"] = f'attachment; filename="plan-{pk}-bom.xlsx"'
         return response
 
     @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY, **{k: ERRORS[k] for k in (401, 404, 429)}})

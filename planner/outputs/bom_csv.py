@@ -1,7 +1,8 @@
 """The BOM as CSV for spreadsheets and ERP imports.
 
-Stable, versioned column order; dot decimals with no thousands separators; text cells that a
-spreadsheet would run as a formula are escaped (OWASP ASVS 1.2.10).
+Stable, versioned column order (version 2 adds the price basis, the price's source and date, the lead time and
+the catalog's spec source); dot decimals with no thousands separators; text cells that a spreadsheet would run as
+a formula are escaped (OWASP ASVS 1.2.10).
 
 Prices are the plan's stored figures, never recomputed here: `unit_price_usd` and
 `extended_price_usd` were set by costing's one extended-price rule (`engine.costing.onprem`:
@@ -14,14 +15,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: the lines come from the typed plan (planner.outputs.plan_view)
     from planner.adapter import BomLine
 
-BOM_CSV_VERSION = "1"
+BOM_CSV_VERSION = "2"
 COLUMNS = [
     "line_no",
     "part_number",
@@ -35,9 +36,12 @@ COLUMNS = [
     "unit_price",
     "currency",
     "extended_price",
+    "price_basis",
+    "source",
+    "as_of",
     "lead_time_days",
     "min_order_qty",
-    "source",
+    "spec_source",
     "notes",
 ]
 TEXT_COLUMNS = {
@@ -49,7 +53,10 @@ TEXT_COLUMNS = {
     "category",
     "uom",
     "currency",
+    "price_basis",
     "source",
+    "as_of",
+    "spec_source",
     "notes",
 }
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -65,12 +72,21 @@ def _plain(value: Decimal | None) -> str:
     return "" if value is None else f"{value:f}"
 
 
-def bom_rows(lines: Iterable[BomLine]) -> list[dict[str, str]]:
+def _days(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def bom_rows(lines: Iterable[BomLine], lead_times: Mapping[str, float] | None = None) -> list[dict[str, str]]:
     """The plan's typed BOM lines -> CSV rows (strings), numbered from 1 in the plan's order.
 
-    The plan does not carry a vendor, lead time, minimum order or notes for a part yet; their columns stay (empty)
-    so the version 1 layout is stable for importers. The manufacturer's part number is the catalog's part number.
+    `price_basis` says what the price rests on (list_price, quote, public_estimate, assumption, user_override);
+    `source` and `as_of` are the price's primary source and its date; `spec_source` the catalog's source for the
+    part itself. `lead_time_days` is the plan's named lead time for the line's part class (`lead_times`, by BOM
+    category; empty where the plan has none). The plan does not carry a vendor, minimum order or notes for a part
+    yet; their columns stay (empty) so importers see a stable layout. The manufacturer's part number is the
+    catalog's part number.
     """
+    lead_times = lead_times or {}
     rows = []
     for number, line in enumerate(lines, start=1):
         part_number = line.part_number or ""
@@ -79,7 +95,7 @@ def bom_rows(lines: Iterable[BomLine]) -> list[dict[str, str]]:
             "line_no": str(number),
             "part_number": part_number,
             "manufacturer": line.manufacturer or "",
-            "manufacturer_part_number": part_number,
+            "manufacturer_part_number": part_number if line.manufacturer else "",
             "description": line.description or "",
             "vendor": "",
             "category": line.category,
@@ -88,18 +104,21 @@ def bom_rows(lines: Iterable[BomLine]) -> list[dict[str, str]]:
             "unit_price": _plain(line.unit_price_usd),
             "currency": "USD" if priced else "",
             "extended_price": _plain(line.extended_price_usd),
-            "lead_time_days": "",
+            "price_basis": (line.price_basis or line.price_confidence or "") if priced else "",
+            "source": line.price_source or "",
+            "as_of": line.price_as_of or "",
+            "lead_time_days": _days(lead_times.get(line.category)),
             "min_order_qty": "",
-            "source": line.source or "",
+            "spec_source": line.source or "",
             "notes": "",
         }
         rows.append({key: escape_cell(value) if key in TEXT_COLUMNS else value for key, value in row.items()})
     return rows
 
 
-def bom_csv(lines: Iterable[BomLine]) -> str:
+def bom_csv(lines: Iterable[BomLine], lead_times: Mapping[str, float] | None = None) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writeheader()
-    writer.writerows(bom_rows(lines))
+    writer.writerows(bom_rows(lines, lead_times))
     return buffer.getvalue()

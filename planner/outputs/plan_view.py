@@ -17,7 +17,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from planner.adapter import PlanResult, encode_section, to_json
+from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, to_json
 
 from .stored_plan import Decoded, decode_stored, lookup, read_section, typed_figure
 from .view_models import (
@@ -76,9 +76,11 @@ HEADLINES: list[tuple[str, str, str]] = [
     ("IT power", "power.it_kw", "kW"),
     ("Facility power", "power.facility_kw", "kW"),
     ("Cooling", "cooling.method", ""),
-    ("Capex", "costs.onprem.capex_usd", "USD"),
-    ("TCO", "costs.onprem.tco_usd", "USD"),
-    ("This job on a shared cluster", "costs.onprem.job_usd_shared", "USD"),
+    ("Capex (BOM total)", "costs.onprem.capex_usd", "USD"),
+    ("TCO over the horizon (capex + running costs, nominal)", "costs.onprem.tco_usd", "USD"),
+    ("NPV of owning over the horizon", "costs.onprem.finance.npv_usd", "USD"),
+    ("Job cost on the owned cluster (capital charge + running costs)", "costs.onprem.job_usd_shared", "USD"),
+    ("Job cost if bought for this job alone (less resale)", "costs.onprem.job_usd", "USD"),
     ("Cheapest option for this job", "costs.comparison.cheapest.job_usd", "USD"),
 ]
 # Stored as fractions (0.41), shown as percentages (41 %).
@@ -228,6 +230,19 @@ class PlanView:
         """The stored BOM lines (the CSV writes them), or None when the plan has no BOM."""
         return self.result.bom if self.result else None
 
+    @cached_property
+    def lead_times(self) -> dict[str, float]:
+        """Lead time in days by BOM category, from the plan's time to capacity: the GPU systems' part class for
+        compute lines, the fabric's for network, optics and cabling (the categories it covers); none otherwise."""
+        capacity = self.costs.time_to_capacity if self.costs else None
+        out: dict[str, float] = {}
+        for part in capacity.parts if capacity else ():
+            if part.assumption == "lead_time_network_days":
+                out.update(dict.fromkeys(("network", "optics", "cabling"), part.days))
+            else:
+                out["compute"] = part.days
+        return out
+
     @property
     def _onprem(self) -> OnpremSection | None:
         costs = self.costs
@@ -271,7 +286,11 @@ class PlanView:
     def bom(self) -> BomView:
         """BOM lines grouped by category with the stored extended prices, their subtotals and the plan's total."""
         onprem = self._onprem
-        return bom_view(self.bom_lines, onprem.hardware_usd if onprem else None)
+        lines = self.bom_lines
+        # Since issue 14 the BOM carries the capex lines beyond the hardware, and its total is the capex.
+        with_extras = any(line.category in CAPEX_EXTRA_CATEGORIES for line in lines or ())
+        total = (onprem.capex_usd if with_extras else onprem.hardware_usd) if onprem else None
+        return bom_view(lines, total)
 
     # ---------------------------------------------------------------------------------- diagrams
 
@@ -346,10 +365,12 @@ class PlanView:
             if priced:
                 capex[group.category] = sum(priced, Decimal(0))
         onprem = self._onprem
-        if onprem and onprem.install_usd:
+        if onprem and onprem.install_usd and "services" not in capex:  # plans stored before issue 14
             capex["install"] = onprem.install_usd
         opex = onprem.opex_breakdown_usd_per_year if onprem else None
-        by_kind = {f.name: getattr(opex, f.name) for f in dataclasses.fields(opex)} if opex else {}
+        fields = dataclasses.fields(opex) if opex else ()
+        # `insurance` is absent from plans stored before issue 14
+        by_kind = {f.name: getattr(opex, f.name) for f in fields if getattr(opex, f.name) is not None}
         return CostBreakdown(capex, by_kind)
 
     @cached_property
@@ -374,7 +395,8 @@ def plan_view(stored: Mapping[str, Any] | PlanResult | PlanView | None) -> PlanV
 def bom_view(lines: Sequence[StoredBomLine] | None, hardware_usd: Decimal | None) -> BomView:
     """BOM lines grouped by category (first-seen order) with their subtotals.
 
-    The total is the plan's own hardware figure (`costs.onprem.hardware_usd`, priced from these lines); a plan
+    The total is the plan's own figure priced from these lines (`costs.onprem.capex_usd` when the BOM carries the
+    capex lines beyond the hardware, else `hardware_usd`); a plan
     stored without costs shows the exact sum of its stored extended prices. A group or total with an unpriced line
     has none: a partial sum would understate the build.
     """

@@ -144,11 +144,24 @@ def test_list_filters(api, user, training_request, inference_request):
 
 def test_bom_exports(api, user, training_request):
     lines = [
-        {"part_number": "DGXH-G640F+P2CMI36", "manufacturer": "NVIDIA", "description": "DGX H100", "category":
-         "compute", "quantity": 4, "unit_price_usd": "289000.10", "extended_price_usd": "1156000.40",
-         "source": "vendor quote"},
-        {"part_number": "=HYPERLINK(\"x\")", "manufacturer": "@evil", "description": "-cable", "category": "cable",
-         "quantity": 3, "source": "catalog"},
+        {
+            "part_number": "DGXH-G640F+P2CMI36",
+            "manufacturer": "NVIDIA",
+            "description": "DGX H100",
+            "category": "compute",
+            "quantity": 4,
+            "unit_price_usd": "289000.10",
+            "extended_price_usd": "1156000.40",
+            "source": "vendor quote",
+        },
+        {
+            "part_number": '=HYPERLINK("x")',
+            "manufacturer": "@evil",
+            "description": "-cable",
+            "category": "cable",
+            "quantity": 3,
+            "source": "catalog",
+        },
     ]
     plan = Plan.objects.create(
         owner=user, name="b", workload="training", request=training_request, result={"bom": lines, "cluster": {}}
@@ -284,12 +297,18 @@ def test_token_page_makes_replaces_and_revokes(alice_client, user):
 
 
 @pytest.mark.parametrize("plans", [2, 12])
-def test_list_costs_the_same_queries_for_2_or_12_plans(api, user, training_request, django_assert_max_num_queries,
-                                                       plans):
+def test_list_costs_the_same_queries_for_2_or_12_plans(
+    api, user, training_request, django_assert_max_num_queries, plans
+):
     """No query per plan: token, count, page of plans, their runs (one prefetch) = 4, whatever the page size."""
     for number in range(plans):
-        plan = Plan.objects.create(owner=user, name=f"p{number}", workload="training", request=training_request,
-                                   result={"cluster": {"system": "dgx-h100", "gpus": 8}})
+        plan = Plan.objects.create(
+            owner=user,
+            name=f"p{number}",
+            workload="training",
+            request=training_request,
+            result={"cluster": {"system": "dgx-h100", "gpus": 8}},
+        )
         PlanRun.objects.create(plan=plan, status="succeeded")
         PlanRun.objects.create(plan=plan, status="queued")  # the newer run is the one listed
     with django_assert_max_num_queries(4):
@@ -298,11 +317,18 @@ def test_list_costs_the_same_queries_for_2_or_12_plans(api, user, training_reque
     assert {p["status"] for p in body["results"]} == {"queued"} and {p["gpus"] for p in body["results"]} == {8}
 
 
-@pytest.mark.parametrize(("params", "field", "message"), [
-    ({"workload": ""}, "workload", "must be training or inference"),
-    ({"system": ""}, "system", "must not be empty"),
-    ({"created_before": "2024-13-01"}, "created_before", "must be an ISO 8601 date or date-time between 1970 and 9999"),
-])
+@pytest.mark.parametrize(
+    ("params", "field", "message"),
+    [
+        ({"workload": ""}, "workload", "must be training or inference"),
+        ({"system": ""}, "system", "must not be empty"),
+        (
+            {"created_before": "2024-13-01"},
+            "created_before",
+            "must be an ISO 8601 date or date-time between 1970 and 9999",
+        ),
+    ],
+)
 def test_list_filter_given_empty_or_malformed_is_400_by_name(api, params, field, message):
     response = api.get(PLANS, params)
     assert response.status_code == 400 and response.json()["errors"] == {field: [message]}

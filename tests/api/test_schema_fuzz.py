@@ -33,15 +33,23 @@ def keep_db_connection():
 @pytest.fixture
 def token(db, django_user_model, keep_db_connection) -> str:
     user = django_user_model.objects.create_user(username="fuzz", password="correct-horse-battery")
-    Plan.objects.create(owner=user, name="fuzz plan", workload="training", request=TRAINING_REQUEST,
-                        result={"bom": [], "cluster": {"system": "dgx-h100", "gpus": 8}})
+    Plan.objects.create(
+        owner=user,
+        name="fuzz plan",
+        workload="training",
+        request=TRAINING_REQUEST,
+        result={"bom": [], "cluster": {"system": "dgx-h100", "gpus": 8}},
+    )
     return services.api_token_issue(user=user)
 
 
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.filter_too_much])
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 def test_api_conforms_to_its_schema(case, token):
     case.call_and_validate(
         headers={"Authorization": f"Token {token}"},

@@ -43,7 +43,8 @@ def test_downloads_and_compare(logged_in, live_server, shot):
     # Extended price is quantity x unit price, to the cent, on every priced line.
     for row in priced:
         assert Decimal(row["extended_price"]) == (Decimal(row["quantity"]) * Decimal(row["unit_price"])).quantize(
-            Decimal("0.01"))
+            Decimal("0.01")
+        )
 
     with page.expect_download() as pdf_download:
         page.get_by_role("link", name="Report (PDF)").click()

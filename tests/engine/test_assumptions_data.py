@@ -24,8 +24,10 @@ def test_records_load_with_their_types():
     # defined in both Python registries before (the build one silently won); it is now defined once, with the
     # values the plans reported.
     # issue 13: layouts (6), batch tolerance, whole run (7), GEMM tiles (2), fabrics (2), MoE (2), TP overlap;
-    # issue 14: procurement lead times, build, burn-in, the spot and on-demand fleet caps (7)
-    assert len(ASSUMPTIONS) == 98
+    # issue 14: procurement lead times, build, burn-in, the spot and on-demand fleet caps (7); the price ranges by
+    # basis (8)
+    assert len(ASSUMPTIONS) == 106
+    assert ASSUMPTIONS["price_range_assumption_high_percent"].default == 35  # AACE 18R-97 Class 4: +20 to +50 %
     checkpoint = ASSUMPTIONS["checkpoint_bytes_per_param"]
     assert (checkpoint.default, checkpoint.minimum, checkpoint.stages) == (14.0, 1.0, ("training", "inference"))
     assert ASSUMPTIONS["max_tensor_parallel"].integer and type(ASSUMPTIONS["max_tensor_parallel"].default) is int

@@ -32,14 +32,34 @@ HAND = {
 }
 
 
-def _replica(catalog, preset_shape, gpu_id: str, tp: int, pp: int = 1, prompt: int = 1000, output: int = 1000,
-             bytes_per_param: float = 2.0, kv_bytes: float = 2.0, overrides: dict | None = None) -> ReplicaModel:
+def _replica(
+    catalog,
+    preset_shape,
+    gpu_id: str,
+    tp: int,
+    pp: int = 1,
+    prompt: int = 1000,
+    output: int = 1000,
+    bytes_per_param: float = 2.0,
+    kv_bytes: float = 2.0,
+    overrides: dict | None = None,
+) -> ReplicaModel:
     work = analyse_model(preset_shape)
     gpu = catalog.gpus[gpu_id]
     a = Assumptions(overrides=dict(overrides if overrides is not None else HAND))
     peak = gpu.bf16_dense_tflops if bytes_per_param >= 2 else gpu.fp8_dense_tflops
-    return ReplicaModel(work, gpu, tp, pp, prompt, output, bytes_per_param, work.kv_bytes_per_token(kv_bytes),
-                        peak * 1e12, constants_from(a))
+    return ReplicaModel(
+        work,
+        gpu,
+        tp,
+        pp,
+        prompt,
+        output,
+        bytes_per_param,
+        work.kv_bytes_per_token(kv_bytes),
+        peak * 1e12,
+        constants_from(a),
+    )
 
 
 def test_kv_bytes_per_token_llama(shape_of):
@@ -97,8 +117,14 @@ def test_hand_worked_plan_llama8b(plan):
         {
             "workload": "inference",
             "model": {"preset": "llama-3-8b"},
-            "inference": {"requests_per_s": 10, "prompt_tokens": 1000, "output_tokens": 1000, "ttft_ms": 1000,
-                          "tpot_ms": 40, "parallelism": {"tp": 1}},
+            "inference": {
+                "requests_per_s": 10,
+                "prompt_tokens": 1000,
+                "output_tokens": 1000,
+                "ttft_ms": 1000,
+                "tpot_ms": 40,
+                "parallelism": {"tp": 1},
+            },
             "hardware": {"system": "dgx-h100"},
             "assumptions": HAND,
         }
@@ -125,9 +151,14 @@ def test_hand_worked_plan_llama8b(plan):
 
 
 def test_curve_rises_in_throughput_and_latency(plan):
-    p = plan({"workload": "inference", "model": {"preset": "llama-3-70b"},
-              "inference": {"requests_per_s": 5, "prompt_tokens": 1000, "output_tokens": 500},
-              "hardware": {"system": "dgx-h200"}})
+    p = plan(
+        {
+            "workload": "inference",
+            "model": {"preset": "llama-3-70b"},
+            "inference": {"requests_per_s": 5, "prompt_tokens": 1000, "output_tokens": 500},
+            "hardware": {"system": "dgx-h200"},
+        }
+    )
     curve = p["inference"]["curve"]
     assert [c["batch"] for c in curve][:4] == [1, 2, 4, 8]
     assert all(b["tokens_per_s_per_gpu"] > a["tokens_per_s_per_gpu"] for a, b in itertools.pairwise(curve))
@@ -136,18 +167,35 @@ def test_curve_rises_in_throughput_and_latency(plan):
 
 
 SYSTEMS = ["dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"]
-CASES = [("llama-3-8b", "bf16"), ("llama-3-70b", "bf16"), ("llama-3-70b", "fp8"), ("llama-3-70b", "int4"),
-         ("mixtral-8x7b", "bf16"), ("llama-3-405b", "fp8")]
+CASES = [
+    ("llama-3-8b", "bf16"),
+    ("llama-3-70b", "bf16"),
+    ("llama-3-70b", "fp8"),
+    ("llama-3-70b", "int4"),
+    ("mixtral-8x7b", "bf16"),
+    ("llama-3-405b", "fp8"),
+]
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
 @pytest.mark.parametrize(("preset", "precision"), CASES)
 def test_physical_limits_hold(plan, catalog, system, preset, precision):
     """TPOT >= weight bytes / (TP x HBM bandwidth); tokens/s per GPU <= peak / (2 x active params)."""
-    p = plan({"workload": "inference", "model": {"preset": preset},
-              "inference": {"requests_per_s": 3, "prompt_tokens": 2000, "output_tokens": 400, "tpot_ms": 200,
-                            "ttft_ms": 5000, "precision": precision},
-              "hardware": {"system": system}})
+    p = plan(
+        {
+            "workload": "inference",
+            "model": {"preset": preset},
+            "inference": {
+                "requests_per_s": 3,
+                "prompt_tokens": 2000,
+                "output_tokens": 400,
+                "tpot_ms": 200,
+                "ttft_ms": 5000,
+                "precision": precision,
+            },
+            "hardware": {"system": system},
+        }
+    )
     if not p["feasible"]:
         assert p["problems"]
         return
@@ -158,8 +206,11 @@ def test_physical_limits_hold(plan, catalog, system, preset, precision):
     # MoE reads at least the dense part plus the active experts' share; params x active/total is a lower bound.
     weights = model["params"] * bytes_per_param * (model["active_params"] / model["params"])
     floor_ms = weights / (tp * gpu.hbm_tbps * 1e12) * 1000
-    peak = {"bf16": gpu.bf16_dense_tflops, "fp8": gpu.fp8_dense_tflops or gpu.bf16_dense_tflops,
-            "int4": gpu.bf16_dense_tflops}[precision] * 1e12
+    peak = {
+        "bf16": gpu.bf16_dense_tflops,
+        "fp8": gpu.fp8_dense_tflops or gpu.bf16_dense_tflops,
+        "int4": gpu.bf16_dense_tflops,
+    }[precision] * 1e12
     roofline = peak / (2 * model["compute_params_active"])
     for point in [{"tpot_ms": inf["tpot_ms"], "tokens_per_s_per_gpu": inf["tokens_per_s_per_gpu"]}, *inf["curve"]]:
         assert point["tpot_ms"] >= floor_ms
@@ -172,10 +223,20 @@ def test_physical_limits_hold(plan, catalog, system, preset, precision):
 def test_70b_bf16_never_fits_one_80gb_gpu(plan):
     # 70.6e9 params x 2 B = 141 GB > 80 GB before any KV cache.
     for system in ("dgx-h100", "dgx-a100-80gb"):
-        p = plan({"workload": "inference", "model": {"preset": "llama-3-70b"},
-                  "inference": {"requests_per_s": 1, "prompt_tokens": 100, "output_tokens": 100,
-                                "parallelism": {"tp": 1, "pp": 1}},
-                  "hardware": {"system": system}, "assumptions": {"inference_memory_utilization": 1.0}})
+        p = plan(
+            {
+                "workload": "inference",
+                "model": {"preset": "llama-3-70b"},
+                "inference": {
+                    "requests_per_s": 1,
+                    "prompt_tokens": 100,
+                    "output_tokens": 100,
+                    "parallelism": {"tp": 1, "pp": 1},
+                },
+                "hardware": {"system": system},
+                "assumptions": {"inference_memory_utilization": 1.0},
+            }
+        )
         assert p["feasible"] is False
         cand = p["candidates"][0]
         assert cand["limit"] == "memory" and "memory" in cand["reason"]
@@ -185,34 +246,58 @@ def test_70b_bf16_never_fits_one_80gb_gpu(plan):
 
 def test_pipeline_only_when_tp_domain_cannot_hold_the_model(plan):
     # 405B BF16 = 812 GB; over 8 x 80 GB H100 (640 GB) it cannot fit at TP 8, so PP 2 (16 GPUs, two systems).
-    p = plan({"workload": "inference", "model": {"preset": "llama-3-405b"},
-              "inference": {"requests_per_s": 1, "prompt_tokens": 1000, "output_tokens": 200, "tpot_ms": 200},
-              "hardware": {"system": "dgx-h100"}})
+    p = plan(
+        {
+            "workload": "inference",
+            "model": {"preset": "llama-3-405b"},
+            "inference": {"requests_per_s": 1, "prompt_tokens": 1000, "output_tokens": 200, "tpot_ms": 200},
+            "hardware": {"system": "dgx-h100"},
+        }
+    )
     assert p["feasible"], p["problems"]
     inf = p["inference"]
     assert inf["parallelism"]["pp"] >= 2 and inf["gpus_per_replica"] >= 16
     assert inf["spans_systems"] is True and inf["needs_scaleout_fabric"] is True
     # 70B FP8 fits at TP <= 8 on H100, so no pipeline stage is proposed.
-    q = plan({"workload": "inference", "model": {"preset": "llama-3-70b"},
-              "inference": {"requests_per_s": 1, "prompt_tokens": 1000, "output_tokens": 200, "precision": "fp8"},
-              "hardware": {"system": "dgx-h100"}})
+    q = plan(
+        {
+            "workload": "inference",
+            "model": {"preset": "llama-3-70b"},
+            "inference": {"requests_per_s": 1, "prompt_tokens": 1000, "output_tokens": 200, "precision": "fp8"},
+            "hardware": {"system": "dgx-h100"},
+        }
+    )
     assert q["inference"]["parallelism"]["pp"] == 1
 
 
 def test_pinned_shape_is_respected(plan):
-    p = plan({"workload": "inference", "model": {"preset": "llama-3-70b"},
-              "inference": {"requests_per_s": 4, "prompt_tokens": 1000, "output_tokens": 200,
-                            "parallelism": {"tp": 8, "pp": 1}},
-              "hardware": {"system": "dgx-h100"}})
+    p = plan(
+        {
+            "workload": "inference",
+            "model": {"preset": "llama-3-70b"},
+            "inference": {
+                "requests_per_s": 4,
+                "prompt_tokens": 1000,
+                "output_tokens": 200,
+                "parallelism": {"tp": 8, "pp": 1},
+            },
+            "hardware": {"system": "dgx-h100"},
+        }
+    )
     assert p["inference"]["parallelism"] == {"tp": 8, "pp": 1} and p["inference"]["gpus"] % 8 == 0
 
 
 def test_tpot_target_too_tight_names_bandwidth_and_closest(plan):
     # Llama 3 8B BF16 on H100, best case TP 8: 16.06 GB / 8 / 3.35 TB/s = 0.60 ms even at 100 % bandwidth,
     # so a 0.5 ms target is physically impossible.
-    p = plan({"workload": "inference", "model": {"preset": "llama-3-8b"},
-              "inference": {"requests_per_s": 1, "prompt_tokens": 100, "output_tokens": 100, "tpot_ms": 0.5},
-              "hardware": {"system": "dgx-h100"}})
+    p = plan(
+        {
+            "workload": "inference",
+            "model": {"preset": "llama-3-8b"},
+            "inference": {"requests_per_s": 1, "prompt_tokens": 100, "output_tokens": 100, "tpot_ms": 0.5},
+            "hardware": {"system": "dgx-h100"},
+        }
+    )
     assert p["feasible"] is False and "inference" not in p
     text = " ".join(p["problems"])
     assert "TPOT" in text and "bandwidth" in text
@@ -223,18 +308,26 @@ def test_tpot_target_too_tight_names_bandwidth_and_closest(plan):
 
 def test_ttft_target_too_tight_names_compute(plan):
     # 100k-token prompt on 70B: 2 x 69.5e9 x 1e5 = 1.4e16 FLOPs / (8 x 989e12) = 1.8 s even at 100 % of peak.
-    p = plan({"workload": "inference", "model": {"preset": "llama-3-70b"},
-              "inference": {"requests_per_s": 1, "prompt_tokens": 100000, "output_tokens": 100, "ttft_ms": 10},
-              "hardware": {"system": "dgx-h200"}})
+    p = plan(
+        {
+            "workload": "inference",
+            "model": {"preset": "llama-3-70b"},
+            "inference": {"requests_per_s": 1, "prompt_tokens": 100000, "output_tokens": 100, "ttft_ms": 10},
+            "hardware": {"system": "dgx-h200"},
+        }
+    )
     assert not p["feasible"]
     cand = p["candidates"][0]
     assert "TTFT" in cand["limit"] and cand["closest"]["ttft_ms"] > 1800
 
 
 def test_fp8_halves_weight_memory_and_kv(plan):
-    body = {"workload": "inference", "model": {"preset": "llama-3-70b"},
-            "inference": {"requests_per_s": 2, "prompt_tokens": 1000, "output_tokens": 500, "parallelism": {"tp": 4}},
-            "hardware": {"system": "dgx-h100"}}
+    body = {
+        "workload": "inference",
+        "model": {"preset": "llama-3-70b"},
+        "inference": {"requests_per_s": 2, "prompt_tokens": 1000, "output_tokens": 500, "parallelism": {"tp": 4}},
+        "hardware": {"system": "dgx-h100"},
+    }
     bf16 = plan(body)["inference"]
     fp8 = plan({**body, "inference": {**body["inference"], "precision": "fp8"}})
     assert fp8["inference"]["weights_gib_per_gpu"] == pytest.approx(bf16["weights_gib_per_gpu"] / 2)
@@ -245,9 +338,11 @@ def test_fp8_halves_weight_memory_and_kv(plan):
 
 def test_moe_memory_for_all_experts_decode_for_touched(plan):
     # Mixtral 8x7B: memory holds all 46.7B params, but at batch ~1 decode reads ~2/8 of the experts.
-    body = {"inference": {"requests_per_s": 0.01, "prompt_tokens": 100, "output_tokens": 100,
-                          "parallelism": {"tp": 2}},
-            "workload": "inference", "hardware": {"system": "dgx-h100"}}
+    body = {
+        "inference": {"requests_per_s": 0.01, "prompt_tokens": 100, "output_tokens": 100, "parallelism": {"tp": 2}},
+        "workload": "inference",
+        "hardware": {"system": "dgx-h100"},
+    }
     moe = plan({**body, "model": {"preset": "mixtral-8x7b"}})["inference"]
     dense = plan({**body, "model": {"preset": "mixtral-8x7b", "moe": {"experts": 8, "active": 8}}})["inference"]
     assert moe["weights_gib_per_gpu"] == pytest.approx(dense["weights_gib_per_gpu"])

@@ -31,13 +31,24 @@ MIXTRAL_8X7B_DENSE_PARAMS = 46_702_792_704 - MIXTRAL_8X7B_EXPERT_PARAMS
 # Dense requests of different shapes, systems and modes: none of them may ever be given ep > 1.
 DENSE_REQUESTS = {
     "sample_70b_auto": copy.deepcopy(TRAINING_REQUEST),
-    "405b_16k_auto": {"workload": "training", "model": {"preset": "llama-3-405b"},
-                      "training": {"tokens": 15e12, "gpus": 16384, "global_batch_tokens": 16 * 2**20},
-                      "hardware": {"system": "auto"}},
-    "8b_h100_64": {"workload": "training", "model": {"preset": "llama-3-8b"},
-                   "training": {"tokens": 1e12, "gpus": 64}, "hardware": {"system": "dgx-h100"}},
-    "70b_nvl72_deadline": {"workload": "training", "model": {"preset": "llama-3-70b"},
-                           "training": {"tokens": 15e12, "deadline_days": 60}, "hardware": {"system": "gb200-nvl72"}},
+    "405b_16k_auto": {
+        "workload": "training",
+        "model": {"preset": "llama-3-405b"},
+        "training": {"tokens": 15e12, "gpus": 16384, "global_batch_tokens": 16 * 2**20},
+        "hardware": {"system": "auto"},
+    },
+    "8b_h100_64": {
+        "workload": "training",
+        "model": {"preset": "llama-3-8b"},
+        "training": {"tokens": 1e12, "gpus": 64},
+        "hardware": {"system": "dgx-h100"},
+    },
+    "70b_nvl72_deadline": {
+        "workload": "training",
+        "model": {"preset": "llama-3-70b"},
+        "training": {"tokens": 15e12, "deadline_days": 60},
+        "hardware": {"system": "gb200-nvl72"},
+    },
 }
 
 
@@ -47,8 +58,12 @@ def _mixtral(gpus: int | None = 1024, system: str = "dgx-h100", **parallelism) -
         training["deadline_days"] = 30
     else:
         training["gpus"] = gpus
-    return {"workload": "training", "model": {"preset": "mixtral-8x7b", "seq_len": 4096},
-            "training": training, "hardware": {"system": system}}
+    return {
+        "workload": "training",
+        "model": {"preset": "mixtral-8x7b", "seq_len": 4096},
+        "training": training,
+        "hardware": {"system": system},
+    }
 
 
 def _errors(catalog, body: dict) -> dict[str, list[str]]:
@@ -65,8 +80,9 @@ def test_ep_is_never_chosen_for_dense_models(plan, catalog):
         assert all(point["parallelism"]["ep"] == 1 for point in t["frontier"])
     request = validate_request(copy.deepcopy(DENSE_REQUESTS["8b_h100_64"]), catalog)
     system = catalog.systems["dgx-h100"]
-    search = TrainingSearch(analyse_model(request.model), request.training, system, catalog.gpu_of(system),
-                            Assumptions())
+    search = TrainingSearch(
+        analyse_model(request.model), request.training, system, catalog.gpu_of(system), Assumptions()
+    )
     assert search.ep_options() == [1]
     assert set(search.layouts.ep.tolist()) == {1.0}
 
@@ -122,8 +138,16 @@ def test_mixtral_8x7b_expert_weights_split_over_ep8(shape_of):
     assert expert_params_per_gpu(work, 1, 1, 8) == 5_637_144_576
     assert params_per_gpu(work, 1, 1, 8) == MIXTRAL_8X7B_DENSE_PARAMS + 5_637_144_576
     assert params_per_gpu(work, 1, 1, 1) == MIXTRAL_8X7B_DENSE_PARAMS + MIXTRAL_8X7B_EXPERT_PARAMS
-    common = {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1, "micro_batches": 8, "recompute": "full",
-              "hbm_gib": 80.0, "reserve_fraction": 0.0}
+    common = {
+        "tp": 1,
+        "pp": 1,
+        "dp": 8,
+        "micro_batch": 1,
+        "micro_batches": 8,
+        "recompute": "full",
+        "hbm_gib": 80.0,
+        "reserve_fraction": 0.0,
+    }
     ep8 = training_memory(work, ep=8, **common)
     ep1 = training_memory(work, ep=1, **common)
     assert ep8.weights_gib * GIB == pytest.approx(2 * (MIXTRAL_8X7B_DENSE_PARAMS + 5_637_144_576), rel=1e-12)
@@ -182,18 +206,32 @@ def test_ep_expert_state_shrinks_memory_without_zero(plan):
 @pytest.mark.parametrize(
     ("model", "training", "message"),
     [
-        ({"preset": "mixtral-8x7b"}, {"gpus": 64, "parallelism": {"ep": 3}},
-         "training.parallelism.ep (3) must divide model.moe.experts (8)"),
-        ({"preset": "llama-3-8b"}, {"gpus": 64, "parallelism": {"ep": 2}},
-         "training.parallelism.ep (2) needs a mixture-of-experts model (model.moe); dense models use ep = 1"),
-        ({"preset": "mixtral-8x7b"}, {"gpus": 64, "parallelism": {"ep": 4, "dp": 6, "tp": 2, "pp": 1}},
-         "training.parallelism.ep (4) must divide training.parallelism.dp (6): expert groups are carved out of dp"),
-        ({"preset": "mixtral-8x7b"}, {"gpus": 96, "parallelism": {"ep": 8, "tp": 8}},
-         "training.parallelism.ep (8) must divide the data-parallel degree, so tp x cp x pp x ep (64) must divide "
-         "training.gpus (96)"),
-        ({"preset": "mixtral-8x7b", "moe": {"experts": 256, "active": 8}}, {"gpus": 4096,
-                                                                             "parallelism": {"ep": 256, "tp": 4}},
-         "training.parallelism.ep x tp (1024) must be at most 512 GPUs per expert group"),
+        (
+            {"preset": "mixtral-8x7b"},
+            {"gpus": 64, "parallelism": {"ep": 3}},
+            "training.parallelism.ep (3) must divide model.moe.experts (8)",
+        ),
+        (
+            {"preset": "llama-3-8b"},
+            {"gpus": 64, "parallelism": {"ep": 2}},
+            "training.parallelism.ep (2) needs a mixture-of-experts model (model.moe); dense models use ep = 1",
+        ),
+        (
+            {"preset": "mixtral-8x7b"},
+            {"gpus": 64, "parallelism": {"ep": 4, "dp": 6, "tp": 2, "pp": 1}},
+            "training.parallelism.ep (4) must divide training.parallelism.dp (6): expert groups are carved out of dp",
+        ),
+        (
+            {"preset": "mixtral-8x7b"},
+            {"gpus": 96, "parallelism": {"ep": 8, "tp": 8}},
+            "training.parallelism.ep (8) must divide the data-parallel degree, so tp x cp x pp x ep (64) must divide "
+            "training.gpus (96)",
+        ),
+        (
+            {"preset": "mixtral-8x7b", "moe": {"experts": 256, "active": 8}},
+            {"gpus": 4096, "parallelism": {"ep": 256, "tp": 4}},
+            "training.parallelism.ep x tp (1024) must be at most 512 GPUs per expert group",
+        ),
     ],
 )
 def test_bad_ep_is_a_field_error(catalog, model, training, message):

@@ -162,4 +162,3 @@ def test_site_pue_is_used(plan):
     p = plan({**TRAINING, "hardware": {"system": "dgx-h100"}, "site": {"pue": 1.1}})
     assert p["power"]["pue"] == 1.1
     assert p["power"]["facility_kw"] == pytest.approx(p["power"]["it_kw"] * 1.1)
-

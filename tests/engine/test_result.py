@@ -104,10 +104,11 @@ def test_priced_plan_round_trips_typed_costs(catalog):
     stored = json.loads(json.dumps(to_json(priced)))
     assert from_json(stored) == priced
     _assert_costs_typed(priced, stored)
-    # the BOM total, the hardware figure and the capex components agree to the cent, as Decimals
+    # the BOM total is capex; its hardware lines are the hardware figure; to the cent, as Decimals
     on = priced.costs.onprem
-    assert sum(line.extended_price_usd for line in priced.bom) == on.hardware_usd == parts.bom_total_usd
-    assert on.hardware_usd + on.install_usd == on.capex_usd
+    extra = {"services", "tax", "spares", "support", "software"}
+    assert sum(line.extended_price_usd for line in priced.bom) == on.capex_usd == parts.bom_total_usd
+    assert sum(line.extended_price_usd for line in priced.bom if line.category not in extra) == on.hardware_usd
     assert stored["costs"]["onprem"]["capex_usd"] == str(on.capex_usd)
 
 

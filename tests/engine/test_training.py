@@ -62,8 +62,16 @@ def test_goodput_matches_young_daly_by_hand(plan):
     efficiency = goodput * 0.683 * 0.97 / (1 + 0.003 * 7)
     assert t["days"] == pytest.approx(t["days_ideal"] / efficiency, rel=3e-4)
     assert 0.9 < goodput < 1.0 and t["days"] > t["days_ideal"]
-    for key in ("training.days", "training.days_ideal", "training.goodput", "training.gpus", "training.step_time_s",
-                "training.mfu", "training.memory_per_gpu_gib", "training.gpu_hours"):
+    for key in (
+        "training.days",
+        "training.days_ideal",
+        "training.goodput",
+        "training.gpus",
+        "training.step_time_s",
+        "training.mfu",
+        "training.memory_per_gpu_gib",
+        "training.gpu_hours",
+    ):
         assert p["explain"][key]["formula"], key
 
 

@@ -10,6 +10,11 @@ Re-captured for issue 13, which changes training answers on purpose (layouts, re
 the batch rule); the INTENDED entries below record issue 12's differences from the plans captured before it.
 Re-captured for issue 14's market: cloud rows of Azure, Google Cloud, neoclouds and contracts are added on purpose,
 every row names its provider, source and confidence, and AWS rows carry their own source's date (money unchanged).
+Re-captured for issue 14's finance (on purpose): capex gains its BOM lines beyond the hardware (spares, install,
+freight, prepaid support, licences), the on-prem $/GPU-hour and job cost use the annuity capital charge over the
+useful life net of residual value, running costs escalate and add staff and insurance, the sensitivity ranges
+follow each price's basis, and the component prices public figures contradict are corrected (DGX B200, DGX B300,
+GB200 NVL72, QM9700, Q3400), which moves some auto choices from GB200 NVL72 to DGX B200.
 """
 
 from __future__ import annotations

@@ -93,12 +93,26 @@ def test_save_needs_a_known_user(tmp_path, capsys, training_request):
 def test_real_process_exit_status(training_request):
     """The exit status a shell script sees, from a real `python manage.py plan` process."""
     env = subprocess_env()
-    ok = subprocess.run([sys.executable, "manage.py", "plan", "--input", "-", "--indent", "0"], cwd=REPO, env=env,
-                        input=json.dumps(training_request), capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [sys.executable, "manage.py", "plan", "--input", "-", "--indent", "0"],
+        cwd=REPO,
+        env=env,
+        input=json.dumps(training_request),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["cluster"]["gpus"] > 0
-    bad = subprocess.run([sys.executable, "manage.py", "plan", "--input", "-"], cwd=REPO, env=env,
-                         input='{"workload": "training"}', capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "manage.py", "plan", "--input", "-"],
+        cwd=REPO,
+        env=env,
+        input='{"workload": "training"}',
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "model" in bad.stderr and bad.stdout == ""
 
 

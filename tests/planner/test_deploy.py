@@ -20,13 +20,15 @@ PRODUCTION_ENV = {
 
 
 def _manage(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_deploy_is_clean(tmp_path):
-    result = _manage("check", "--deploy", "--fail-level", "WARNING", env={**PRODUCTION_ENV,
-                                                                          "PLANNER_VAR_DIR": str(tmp_path)})
+    result = _manage(
+        "check", "--deploy", "--fail-level", "WARNING", env={**PRODUCTION_ENV, "PLANNER_VAR_DIR": str(tmp_path)}
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
@@ -41,7 +43,8 @@ def test_missing_production_variable_fails_fast(tmp_path):
 def test_json_log_lines():
     from config.logging import JsonFormatter
 
-    record = logging.makeLogRecord({"name": "planner", "levelname": "INFO", "msg": "run %s done", "args": (7,),
-                                    "run_id": 7})
+    record = logging.makeLogRecord(
+        {"name": "planner", "levelname": "INFO", "msg": "run %s done", "args": (7,), "run_id": 7}
+    )
     line = json.loads(JsonFormatter().format(record))
     assert line["message"] == "run 7 done" and line["run_id"] == 7 and line["level"] == "INFO"

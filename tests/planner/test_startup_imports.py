@@ -33,7 +33,12 @@ def test_plan_command_imports_only_what_it_uses(tmp_path):
     path.write_text(json.dumps(TRAINING_REQUEST))
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "manage.py", "plan", "--input", str(path)],
-        cwd=REPO, env=subprocess_env(), capture_output=True, text=True, timeout=120, check=False,
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["cluster"]["gpus"] > 0
@@ -52,7 +57,12 @@ def test_worker_start_imports_only_what_it_uses():
     )
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", script],
-        cwd=REPO, env=subprocess_env(), capture_output=True, text=True, timeout=120, check=False,
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert _unused_in(_imported(done.stderr)) == []

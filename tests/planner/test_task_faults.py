@@ -98,6 +98,7 @@ def test_two_deliveries_at_once_give_one_result(user, training_request):
     for thread in threads:
         thread.join()
     assert sorted(outcomes) == sorted([RunStatus.SUCCEEDED, "skipped:running"]) or sorted(outcomes) == sorted(
-        [RunStatus.SUCCEEDED, "skipped:succeeded"])
+        [RunStatus.SUCCEEDED, "skipped:succeeded"]
+    )
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED and run.attempts == 1

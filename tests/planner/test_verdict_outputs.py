@@ -53,3 +53,29 @@ def test_verdict_is_identical_in_page_pdf_and_api(alice_client, user, priced_pla
     pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
     text = _words(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))
     assert _words(sentence) in text
+
+
+def test_onprem_job_cost_tco_and_npv_are_one_labelled_figure_everywhere(alice_client, user, priced_plan):
+    """Issue 14: the page once said the on-prem job cost one figure and the PDF another (shared cluster vs bought
+    outright). Both now show both, labelled, with the stored figures the API serves."""
+    api = APIClient()
+    api.force_authenticate(user)
+    onprem = api.get(f"/api/plans/{priced_plan.pk}/").json()["result"]["costs"]["onprem"]
+    shared, bought = Decimal(onprem["job_usd_shared"]), Decimal(onprem["job_usd"])
+    tco, npv = Decimal(onprem["tco_usd"]), Decimal(onprem["finance"]["npv_usd"])
+    assert bought > shared  # buying for one job pays the capex less resale; the owned cluster charges its share
+
+    page = _words(html.unescape(alice_client.get(priced_plan.get_absolute_url()).content.decode()))
+    for label, value in (
+        ("Job cost on the owned cluster", shared),
+        ("Bought for this job alone", bought),
+        ("(nominal)", tco),
+    ):
+        assert re.search(re.escape(label) + r".{0,200}?\$" + re.escape(f"{value:,.0f}"), page), label
+    assert f"NPV of owning over {onprem['years']} years: ${npv:,.0f}" in page
+
+    pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
+    text = _words(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))
+    assert "job cost on the owned cluster" in text and f"{shared:,.0f}" in text
+    assert "bought for this job alone" in text and f"{bought:,.0f}" in text
+    assert f"TCO over {onprem['years']} years {tco:,.0f} USD" in text and f"NPV {npv:,.0f} USD" in text

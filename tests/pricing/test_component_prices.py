@@ -16,7 +16,7 @@ from engine.costing import CostInputs, plan_request, request_overrides
 from engine.request.validation import RequestInvalid, cost_parameter_limits
 from planner.adapter import cost_inputs
 from pricing.references import CONFIDENCE_LABELS, price_references_load
-from tests.pricing.test_costing import priced, training_plan, with_pricing
+from tests.pricing.test_costing import NEUTRAL_FINANCE, priced, training_plan, with_pricing
 
 CATALOG_DIR = default_catalog_dir()
 REFS = cost_inputs(price_references_load())  # the on-prem references as costing inputs
@@ -101,16 +101,17 @@ def test_cable_prices_follow_the_length_rule():
 def test_default_plan_bom_is_fully_priced():
     plan, result = _priced(DEFAULT_REQUEST)
     bom = result.bom
-    assert bom and len(bom) == len(plan["bom"])
+    hardware_lines = [line for line in bom if line["category"] not in EXTRA]
+    assert bom and len(hardware_lines) == len(plan["bom"]) and len(hardware_lines) < len(bom)
     coverage = result.costs["coverage"]
     assert coverage["basis"] == "bom"
-    assert coverage["priced_lines"] == len(bom) and coverage["unpriced_lines"] == []
+    assert coverage["priced_lines"] == len(hardware_lines) and coverage["unpriced_lines"] == []
     assert coverage["notes"] == []  # no "lower bound" caveat
     for line in bom:
         assert line["unit_price_usd"] is not None and line["price_confidence"] in CONFIDENCE_LABELS, line
-    total = sum(Decimal(line["extended_price_usd"]) for line in bom)
+    total = sum(Decimal(line["extended_price_usd"]) for line in hardware_lines)
     assert Decimal(result.costs["onprem"]["hardware_usd"]) == total
-    assert result.costs["onprem"]["capex_usd"] is not None
+    assert Decimal(result.costs["onprem"]["capex_usd"]) == sum(Decimal(line["extended_price_usd"]) for line in bom)
 
 
 @pytest.mark.parametrize("system", sorted(r["id"] for r in _records("systems.json") if r.get("auto_candidate", True)))
@@ -132,6 +133,14 @@ HAND_BOM = [
 ]
 
 
+def neutral(plan: PlanResult, **parameters: float) -> PlanResult:
+    """The plan under the plain finance terms these hand checks were worked for (test_costing.NEUTRAL_FINANCE)."""
+    return with_pricing(plan, parameters={**NEUTRAL_FINANCE, **parameters})
+
+
+EXTRA = {"services", "tax", "spares", "support", "software"}  # capex lines beyond the hardware
+
+
 def _changed(before: dict, after: dict, prefix: str = "") -> set[str]:
     """Dotted paths of the leaves that differ between two JSON-like values."""
     if isinstance(before, dict) and isinstance(after, dict):
@@ -148,15 +157,15 @@ def _changed(before: dict, after: dict, prefix: str = "") -> set[str]:
 
 
 def test_component_price_override_by_catalog_id_moves_exactly_the_hardware_dependent_figures():
-    base_plan = training_plan(bom=[dict(line) for line in HAND_BOM])
-    over_plan = with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"qm9700": 40000})
+    base_plan = neutral(training_plan(bom=[dict(line) for line in HAND_BOM]))
+    over_plan = with_pricing(base_plan, component_prices={"qm9700": 40000})
     base = priced(base_plan, _inputs())
     over = priced(over_plan, _inputs(part_overrides=_overrides(over_plan)[0]))
-    # reference: 16 x 270,000 + 4 x 36,000 + 10 x 81 (7 m: 60 + 3 x 7) + 10 x 105 (15 m: 60 + 3 x 15)
-    #   = 4,320,000 + 144,000 + 810 + 1,050 = 4,465,860
-    assert base.costs["onprem"]["hardware_usd"] == "4465860.00"
+    # reference: 16 x 270,000 + 4 x 50,000 + 10 x 81 (7 m: 60 + 3 x 7) + 10 x 105 (15 m: 60 + 3 x 15)
+    #   = 4,320,000 + 200,000 + 810 + 1,050 = 4,521,860
+    assert base.costs["onprem"]["hardware_usd"] == "4521860.00"
     # override: the QM9700 line (matched by catalog id, though its part number has a reference) at 40,000:
-    #   4,465,860 + 4 x 4,000 = 4,481,860; capex = x 1.05 = 4,705,953; maintenance = 10 % = 470,595.30
+    #   4,521,860 - 4 x 10,000 = 4,481,860; capex = x 1.05 = 4,705,953; maintenance = 10 % = 470,595.30
     on = over.costs["onprem"]
     assert on["hardware_usd"] == "4481860.00"
     assert on["capex_usd"] == "4705953.00"
@@ -165,7 +174,7 @@ def test_component_price_override_by_catalog_id_moves_exactly_the_hardware_depen
     assert line["unit_price_usd"] == "40000.00" and line["price_confidence"] == "user_override"
     # energy and colocation do not depend on part prices; neither does any cloud row or the carbon figures
     changed = _changed(base.costs["onprem"], on)
-    assert {p.split("[")[0] for p in changed} == {
+    assert {p.split("[")[0] for p in changed if not p.startswith("finance.")} == {
         "hardware_usd",
         "install_usd",
         "capex_usd",
@@ -177,16 +186,21 @@ def test_component_price_override_by_catalog_id_moves_exactly_the_hardware_depen
         "job_usd",
         "job_usd_shared",
     }
+    # the finance terms stay; the money built on capex moves
+    assert {"finance.capital_charge_usd_per_year", "finance.npv_usd"} <= changed
+    assert not any(p.startswith(("finance.cost_of_capital", "finance.useful_life")) for p in changed)
     assert base.costs["cloud"] == over.costs["cloud"] and base.costs["carbon"] == over.costs["carbon"]
 
 
 def test_component_price_override_of_a_cable_family_covers_every_length():
-    plan = with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"fibre-mmf-mpo12": 100})
+    plan = with_pricing(
+        neutral(training_plan(bom=[dict(line) for line in HAND_BOM])), component_prices={"fibre-mmf-mpo12": 100}
+    )
     result = priced(plan, _inputs(part_overrides=_overrides(plan)[0]))
     lines = {ln["part_number"]: ln for ln in result.bom}
     assert lines["MFP7E10-N007"]["unit_price_usd"] == lines["MFP7E10-N015"]["unit_price_usd"] == "100.00"
-    # 4,320,000 + 144,000 + 20 x 100 = 4,466,000
-    assert result.costs["onprem"]["hardware_usd"] == "4466000.00"
+    # 4,320,000 + 200,000 + 20 x 100 = 4,522,000
+    assert result.costs["onprem"]["hardware_usd"] == "4522000.00"
     # an override by part number names one length only
     plan = with_pricing(training_plan(bom=[dict(line) for line in HAND_BOM]), component_prices={"MFP7E10-N015": 1})
     lines = {ln["part_number"]: ln for ln in priced(plan, _inputs(part_overrides={"MFP7E10-N015": 1})).bom}
@@ -194,10 +208,10 @@ def test_component_price_override_of_a_cable_family_covers_every_length():
 
 
 def test_utilization_override_moves_energy_and_per_hour_figures_only():
-    base_plan = training_plan()
-    over_plan = with_pricing(training_plan(), utilization=0.5)
+    base_plan = neutral(training_plan())
+    over_plan = with_pricing(base_plan, utilization=0.5)
     parts, params = _overrides(over_plan)
-    assert parts == {} and params == {"utilization": Decimal("0.5")}
+    assert parts == {} and params["utilization"] == Decimal("0.5")
     base = priced(base_plan, _inputs()).costs
     over = priced(over_plan, _inputs(parameter_overrides=params)).costs
     on = over["onprem"]
@@ -219,7 +233,7 @@ def test_utilization_override_moves_energy_and_per_hour_figures_only():
 
 
 def test_named_parameter_override_moves_its_dependents():
-    plan = with_pricing(training_plan(), parameters={"install_integration_percent": 10})
+    plan = neutral(training_plan(), install_integration_percent=10)
     _parts, params = _overrides(plan)
     on = priced(plan, _inputs(parameter_overrides=params)).costs["onprem"]
     # capex = 4,320,000 x 1.10 = 4,752,000; install = 432,000; maintenance = 475,200
@@ -334,17 +348,20 @@ def test_validator_takes_another_parameter_table():
 def test_plan_price_applies_the_request_overrides_to_this_plan_only():
     from planner.adapter import plan_compute
 
-    base = plan_compute(request_data=DEFAULT_REQUEST, price_snapshot=None).result
-    body = {**DEFAULT_REQUEST, "pricing": {"component_prices": {"qm9700": 40000}, "utilization": 0.5}}
+    # the system pinned: utilisation also ranks the candidate systems, and this test is about the prices
+    pinned = {**DEFAULT_REQUEST, "hardware": {"system": "dgx-b200"}}
+    base = plan_compute(request_data=pinned, price_snapshot=None).result
+    body = {**pinned, "pricing": {"component_prices": {"qm9700": 40000}, "utilization": 0.5}}
     over = plan_compute(request_data=body, price_snapshot=None).result
     qm = {ln["part_number"]: ln for ln in over["bom"]}["MQM9700-NS2F"]
     assert qm["unit_price_usd"] == "40000.00" and qm["price_confidence"] == "user_override"
-    # hardware rises by quantity x (40,000 - 36,000)
+    assert qm["price_basis"] == "user_override"
+    # hardware falls by quantity x (50,000 - 40,000): the NVIDIA-branded QM9700 reference is $50k (FS.com sheet)
     delta = Decimal(over["costs"]["onprem"]["hardware_usd"]) - Decimal(base["costs"]["onprem"]["hardware_usd"])
-    assert delta == qm["quantity"] * Decimal(4000)
+    assert delta == qm["quantity"] * Decimal(-10000)
     utilization = (Decimal(r["costs"]["onprem"]["utilization"]) for r in (over, base))
     assert tuple(utilization) == (Decimal("0.5"), Decimal("0.8"))
-    again = plan_compute(request_data=DEFAULT_REQUEST, price_snapshot=None).result  # nothing leaked
+    again = plan_compute(request_data=pinned, price_snapshot=None).result  # nothing leaked
     assert again["costs"]["onprem"] == base["costs"]["onprem"]
 
 
@@ -357,7 +374,8 @@ def test_fractional_cent_override_gives_one_extended_price_in_costs_csv_and_tota
     from planner.presenters import bom_summary
 
     bom = [
-        {"part_number": "DGX H100", "catalog_id": "dgx-h100", "description": "DGX H100", "quantity": 16},
+        {"part_number": "DGX H100", "catalog_id": "dgx-h100", "description": "DGX H100", "quantity": 16}
+        | {"category": "compute"},
         {"part_number": "MQM9700-NS2F", "catalog_id": "qm9700", "description": "QM9700", "quantity": 3},
     ]
     plan = with_pricing(training_plan(bom=bom), component_prices={"MQM9700-NS2F": 10.005})
@@ -366,25 +384,37 @@ def test_fractional_cent_override_gives_one_extended_price_in_costs_csv_and_tota
     assert (line["unit_price_usd"], line["extended_price_usd"]) == ("10.01", "30.03")
     (csv_row,) = [row for row in bom_rows(result.typed.bom) if row["part_number"] == "MQM9700-NS2F"]
     assert (csv_row["unit_price"], csv_row["extended_price"]) == ("10.01", "30.03")
-    # hardware = 16 x 270,000 + 30.03 = 4,320,030.03, in costs, the CSV's sum and the page's BOM total alike
+    # hardware = 16 x 270,000 + 30.03 = 4,320,030.03; with the default capex lines (DGX: no licence line)
+    #   spares 3 % of the systems 4,320,000 = 129,600.00; install 5 % of 4,320,030.03 = 216,001.5015 -> 216,001.50;
+    #   freight 1 % = 43,200.3003 -> 43,200.30; support 3 years x 10 % = 3 x 432,003.003 -> 3 x 432,003.00
+    #   = 1,296,009.00; capex = 4,320,030.03 + 129,600 + 216,001.50 + 43,200.30 + 1,296,009 = 6,004,840.83
     assert result.costs["onprem"]["hardware_usd"] == "4320030.03"
-    assert sum(Decimal(row["extended_price"]) for row in bom_rows(result.typed.bom)) == Decimal("4320030.03")
+    assert result.costs["onprem"]["capex_usd"] == "6004840.83"
+    rows = bom_rows(result.typed.bom)
+    hardware_rows = [row for row in rows if row["category"] not in EXTRA]
+    assert sum(Decimal(row["extended_price"]) for row in hardware_rows) == Decimal("4320030.03")
+    assert sum(Decimal(row["extended_price"]) for row in rows) == Decimal("6004840.83")
     page_total = bom_summary({"bom": result.bom, "costs": result.costs}).total_usd
-    assert page_total == Decimal("4320030.03") == result.bom_total_usd
+    assert page_total == Decimal("6004840.83") == result.bom_total_usd
 
 
 def _assert_totals_agree(result) -> None:
-    """BOM total = hardware; hardware + install = capex; opex = its parts; TCO = capex + years x opex; the
-    cumulative series starts at capex and ends at TCO; every figure to the cent, as strings and as Decimals."""
+    """BOM total = capex (hardware lines = hardware, the extra lines the rest); first-year opex = its parts; TCO =
+    capex + each year's running costs; the cumulative series starts at capex and ends at TCO; every figure to the
+    cent, as strings and as Decimals."""
     on = result.costs["onprem"]
     money = {k: Decimal(v) for k, v in on.items() if k.endswith("_usd") and v is not None}
+    lines = result.bom if result.bom is not None else on["lines"]
+    hardware = [Decimal(line["extended_price_usd"]) for line in lines if line["category"] not in EXTRA]
+    extra = [Decimal(line["extended_price_usd"]) for line in lines if line["category"] in EXTRA]
+    assert extra, "the default terms add capex lines beyond the hardware"
+    assert sum(hardware) == money["hardware_usd"] and money["hardware_usd"] + sum(extra) == money["capex_usd"]
     if result.bom is not None:
-        assert sum(Decimal(line["extended_price_usd"]) for line in result.bom) == money["hardware_usd"]
-        assert result.bom_total_usd == money["hardware_usd"]
-    assert money["hardware_usd"] + money["install_usd"] == money["capex_usd"]
+        assert result.bom_total_usd == money["capex_usd"]
     parts = on["opex_breakdown_usd_per_year"]
     assert sum(Decimal(v) for v in parts.values()) == Decimal(on["opex_usd_per_year"])
-    assert money["capex_usd"] + on["years"] * Decimal(on["opex_usd_per_year"]) == money["tco_usd"]
+    flows = on["finance"]["cash_flows"][: on["years"]]
+    assert money["capex_usd"] + sum(Decimal(f["total_usd"]) for f in flows) == money["tco_usd"]
     series = result.costs["comparison"]["cumulative"]["series"][0]["usd"]
     assert (Decimal(series[0]), Decimal(series[-1])) == (money["capex_usd"], money["tco_usd"])
     typed = result.onprem
@@ -408,7 +438,8 @@ def test_bom_total_capex_components_and_totals_agree_to_the_cent():
     _assert_totals_agree(result)
     hand = priced(training_plan(bom=[dict(line) for line in HAND_BOM], years=5), _inputs())
     _assert_totals_agree(hand)
-    # 118,945.38 + 320,080.90 + 10 % x 4,689,153 (468,915.30) + 0 = 907,941.58; TCO = 4,689,153 + 5 x that
-    assert hand.costs["onprem"]["capex_usd"] == "4689153.00"  # 4,465,860 x 1.05
-    assert hand.costs["onprem"]["opex_usd_per_year"] == "907941.58"
-    assert hand.costs["onprem"]["tco_usd"] == "9228860.90"
+    neutral_hand = priced(neutral(training_plan(bom=[dict(line) for line in HAND_BOM], years=5)), _inputs())
+    # 118,945.38 + 320,080.90 + 10 % x 4,747,953 (474,795.30) + 0 = 913,821.58; TCO = 4,747,953 + 5 x that
+    assert neutral_hand.costs["onprem"]["capex_usd"] == "4747953.00"  # 4,521,860 x 1.05
+    assert neutral_hand.costs["onprem"]["opex_usd_per_year"] == "913821.58"
+    assert neutral_hand.costs["onprem"]["tco_usd"] == "9317060.90"

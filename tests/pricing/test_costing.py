@@ -84,6 +84,24 @@ def bom_line(line: dict[str, Any]) -> BomLine:
     )
 
 
+# Issue 14's finance terms set so the model reduces to the plain one these hand checks were worked for: no extra
+# capex lines but installation, no cost of capital, no residual, a life equal to the 3-year horizon, maintenance from
+# year one, no staff, insurance or escalators. Then capital charge = capex / 3 and every figure below must hold.
+NEUTRAL_FINANCE = {
+    "spares_percent": 0,
+    "freight_percent": 0,
+    "support_bundled_years": 0,
+    "software_licence_years": 0,
+    "insurance_percent_per_year": 0,
+    "staff_usd_per_fte_year": 0,
+    "power_escalator_percent_per_year": 0,
+    "colo_escalator_percent_per_year": 0,
+    "cost_of_capital": 0,
+    "residual_value_fraction": 0,
+    "useful_life_years": 3,
+}
+
+
 def with_pricing(plan: PlanResult, **pricing: Any) -> PlanResult:
     """The plan with these keys added to its request's `pricing` block (the request echo)."""
     request = {**plan.request, "pricing": {**plan.request["pricing"], **pricing}}
@@ -425,7 +443,7 @@ def test_onprem_systems_only_by_hand():
     # shared job = 128 x 240 x 2.6806711 = 30,720 x 2.6806711 = 82,350.22
     # bought for the job = capex + 212.16 x 240 x 0.08 + (320,080.90 + 453,600) x 240 / 8760
     #                    = 4,536,000 + 4,073.47 + 21,196.74 = 4,561,270.21
-    result = priced(training_plan(), inputs())
+    result = priced(with_pricing(training_plan(), parameters=NEUTRAL_FINANCE), inputs())
     costs = result.costs
     on = costs["onprem"]
     assert (on["hardware_usd"], on["install_usd"], on["capex_usd"]) == ("4320000.00", "216000.00", "4536000.00")
@@ -438,6 +456,7 @@ def test_onprem_systems_only_by_hand():
         "colocation": "320080.90",
         "maintenance": "453600.00",
         "staff": "0.00",
+        "insurance": "0.00",
     }
     assert on["opex_usd_per_year"] == "892626.28"
     assert on["tco_usd"] == "7213878.84"
@@ -487,15 +506,15 @@ def test_onprem_prices_the_bom_and_lists_unpriced_lines():
         },
     ]
     result = priced(training_plan(bom=bom), inputs())
-    # 16 x 270,000 + 4 x 36,000 = 4,320,000 + 144,000 = 4,464,000
-    assert result.costs["onprem"]["hardware_usd"] == "4464000.00"
+    # 16 x 270,000 + 4 x 50,000 (NVIDIA-branded QM9700, FS.com price sheet) = 4,320,000 + 200,000 = 4,520,000
+    assert result.costs["onprem"]["hardware_usd"] == "4520000.00"
     # costing returns typed priced BOM lines: the engine's lines with the price fields filled
     typed_lines = {line.part_number: line for line in result.typed.bom or ()}
-    assert typed_lines["MQM9700-NS2F"].extended_price_usd == Decimal("144000.00") and typed_lines["MQM9700-NS2F"].priced
+    assert typed_lines["MQM9700-NS2F"].extended_price_usd == Decimal("200000.00") and typed_lines["MQM9700-NS2F"].priced
     assert typed_lines["NO-SUCH-PART"].unit_price_usd is None and typed_lines["NO-SUCH-PART"].priced
     lines = {line["part_number"]: line for line in result.bom}
-    assert lines["MQM9700-NS2F"]["unit_price_usd"] == "36000.00"
-    assert lines["MQM9700-NS2F"]["extended_price_usd"] == "144000.00"
+    assert lines["MQM9700-NS2F"]["unit_price_usd"] == "50000.00"
+    assert lines["MQM9700-NS2F"]["extended_price_usd"] == "200000.00"
     assert lines["MQM9700-NS2F"]["price_confidence"] == "public_estimate" and lines["MQM9700-NS2F"]["price_source"]
     assert lines["MQM9700-NS2F"]["source"] == "spec"  # the line's own (spec) source is kept
     assert lines["NO-SUCH-PART"]["unit_price_usd"] is None
@@ -529,7 +548,8 @@ def test_break_even_utilisation_by_hand():
     #   = 2,285,680.90; B = 212.16 x 8760 x 0.08 = 148,681.73
     # on-demand: 128 GPUs x 8760 x 6.88 $/GPU-h x u = 7,714,406.40 u
     # u* = A / (7,714,406.40 - 148,681.73) = 2,285,680.90 / 7,565,724.67 = 0.3021
-    be = priced(training_plan(), inputs()).costs["comparison"]["break_even"]
+    plan = with_pricing(training_plan(), parameters=NEUTRAL_FINANCE)
+    be = priced(plan, inputs()).costs["comparison"]["break_even"]
     od = next(b for b in be if b["purchase"] == "on_demand")
     assert od["break_even_utilization"] == pytest.approx(0.3021, abs=1e-4)
     assert od["onprem_cheaper"] == "above"
@@ -555,7 +575,7 @@ def test_cheapest_options_and_deadline():
 
 
 def test_cumulative_series_shape():
-    cum = priced(training_plan(), inputs()).costs["comparison"]["cumulative"]
+    cum = priced(with_pricing(training_plan(), parameters=NEUTRAL_FINANCE), inputs()).costs["comparison"]["cumulative"]
     assert cum["months"] == list(range(37))
     onprem = cum["series"][0]
     assert onprem["usd"][0] == "4536000.00"  # capex at month 0

@@ -12,7 +12,16 @@ from decimal import Decimal
 import pytest
 
 from engine.result import Candidate
-from tests.pricing.test_costing import P5, base_plan, inputs, price, priced, training_plan
+from tests.pricing.test_costing import (
+    NEUTRAL_FINANCE,
+    P5,
+    base_plan,
+    inputs,
+    price,
+    priced,
+    training_plan,
+    with_pricing,
+)
 
 PLAN_DATE = "2026-11-26"
 
@@ -32,7 +41,8 @@ def test_break_even_compares_the_same_work_not_the_same_gpus():
     # p4de on-demand 27.44705 $/h / 8 = 3.43088125 $/GPU-h; per year 384 x 8760 x 3.43088125 = 11,540,935.58
     # u* = A / (11,540,935.58 - B) = 2,285,680.90 / 11,392,253.85 = 0.2006
     # (comparing the same 128 GPUs would give 2,285,680.90 / (3,846,978.53 - 148,681.73) = 0.618)
-    plan = training_plan()
+    # (the plain finance terms of test_costing.NEUTRAL_FINANCE, under which A is capex / 3 + colocation + maintenance)
+    plan = with_pricing(training_plan(), parameters=NEUTRAL_FINANCE)
     a100 = Candidate(
         "dgx-a100-80gb",
         "a100-80gb-sxm",
