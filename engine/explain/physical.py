@@ -32,11 +32,13 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
     site = pb.site
     out: dict[str, Entry] = {
         "fabric.compute.leaf": _entry(
-            "SUs x rails x ceil(su_systems / systems per leaf) x planes; SUs = ceil((systems + systems displaced by "
-            "UFM) / su_systems); the full SU is built even when partly populated",
+            "SUs x rails x leaves per rail per SU x planes; a non-blocking leaf has radix / 2 ports down at the link "
+            "speed, so one leaf per rail takes an SU of (radix / 2) / NICs per rail systems (NVL72 spine-leaf "
+            "groups: one leaf per rack per rail); SUs = ceil((systems + systems displaced by UFM) / su_systems); "
+            "planes = NIC line rate / link speed; the full SU is built even when partly populated",
             {
                 "systems": build.systems,
-                "su_systems": system.su_systems,
+                "su_systems": pb.fabric.su_systems,
                 "scalable_units": pb.fabric.scalable_units,
                 "displaced_by_ufm": pb.fabric.displaced_systems,
                 "radix": c.radix,

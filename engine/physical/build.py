@@ -99,9 +99,8 @@ def build_physical(
     needed = compute_fabric_needed(build.job_gpus, gpus_per_replica, system)
     sus = math.ceil(build.systems / system.su_systems)
     storage, appliance = size_storage(sus, params, training_tokens, weight_bytes_per_param, parts, a)
-    racks_per_su = math.ceil(system.su_systems / max(1, build.systems_per_rack))
     fabric = size_fabrics(
-        system, build.systems, racks_per_su, appliance, storage.appliances, hardware_fabric, needed, parts, a
+        system, build.systems, build.systems_per_rack, appliance, storage.appliances, hardware_fabric, needed, parts, a
     )
     site_spec = request.site if request is not None else SiteSpec()
     site = size_site(build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a)

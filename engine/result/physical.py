@@ -133,6 +133,8 @@ class FabricSummary:
     management_servers: int
     systems_displaced_by_ufm: int
     compute_fabric_needed: bool
+    # Systems per scalable unit of the compute fabric (from the switch radix); 0 in plans stored before it.
+    su_systems: int = 0
 
 
 @dataclass(frozen=True)

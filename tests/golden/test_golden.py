@@ -10,6 +10,11 @@ Re-captured for issue 13, which changes training answers on purpose (layouts, re
 the batch rule); the INTENDED entries below record issue 12's differences from the plans captured before it.
 Re-captured for issue 14's market: cloud rows of Azure, Google Cloud, neoclouds and contracts are added on purpose,
 every row names its provider, source and confidence, and AWS rows carry their own source's date (money unchanged).
+Re-captured for issue 17 (fabric SU from the switch radix): two plans whose leaves were half empty moved on purpose.
+train-70b-dgx-a100-80gb: QM9700 at 200G has 128 ports, so a non-blocking leaf takes 64 A100s, not the HDR design's
+20 (13 SUs of 20 -> 5 of 64: leaves 104 -> 40, spines 20 -> 32 by even spreading, UFM now displaces one system).
+train-70b-site-overrides (H100 on roce-400g): SN5600 at 400G has 128 ports -> 64 systems per SU, not 32 (leaves
+32 -> 16). Network power, racks, cables and money follow.
 """
 
 from __future__ import annotations
