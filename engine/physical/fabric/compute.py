@@ -9,16 +9,17 @@ spare leaf ports or, where leaves have none, the slot of one system.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
 from engine.catalog.parts import Part, PartsCatalog, SystemPhysical
 from engine.physical.clos import Clos, LeafType, clos
+from engine.physical.fabric.planes import beyond_three_tiers, plane_options
 from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
-from engine.physical.fabric.types import FABRIC_LINK_GBPS, FABRIC_SWITCH, Fabric, Geometry, LinkGroup, empty_fabric
+from engine.physical.fabric.types import FABRIC_SWITCH, Fabric, Geometry, LinkGroup, empty_fabric
 
-__all__ = ["ComputeSizing", "compute_fabric", "compute_link_groups", "link_and_planes"]
+__all__ = ["ComputeSizing", "compute_fabric", "compute_link_groups"]
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,6 @@ class _ComputeShape:
     down_used: int
     uplinks: int
     spare_ports_per_su: int
-
-
-def link_and_planes(system: System, fabric_id: str) -> tuple[float, int]:
-    """(link Gb/s, planes): a NIC faster than the fabric's link splits its line rate over that many planes, each
-    its own Clos (a ConnectX-8 800G runs as 2 x 400G on 400G Spectrum-X, as one 800G link on XDR)."""
-    link_gbps = min(FABRIC_LINK_GBPS[fabric_id], system.compute_nic_gbps)
-    return link_gbps, max(1, round(system.compute_nic_gbps / link_gbps))
 
 
 def _compute_shape(
@@ -112,8 +106,11 @@ def compute_fabric(
     parts: PartsCatalog,
     a: Assumptions,
     needed: bool,
+    look_for_alternatives: bool = True,
 ) -> ComputeSizing:
-    """The compute fabric of `systems` systems on the `fabric_id` technology, or an empty one with the reason."""
+    """The compute fabric of `systems` systems on the `fabric_id` technology: the reference plane split first,
+    more planes only when one plane would need a fourth tier; or an empty fabric with the plain reason (which
+    names the catalog fabrics that would connect the cluster)."""
     sus_plain = math.ceil(systems / system.su_systems)
     if not needed:
         note = (
@@ -122,7 +119,42 @@ def compute_fabric(
         )
         return ComputeSizing(empty_fabric("compute", note), sus_plain, 0, 0, system.su_systems)
     switch = parts[FABRIC_SWITCH[fabric_id]]
-    link_gbps, planes = link_and_planes(system, fabric_id)
+    options = plane_options(system, phys, fabric_id, switch)
+    for link_gbps, planes in options:
+        sized = _planes_fabric(system, phys, systems, fabric_id, switch, link_gbps, planes, a)
+        if sized is not None:
+            if planes > options[0][1] and not sized.problems:
+                base_link, base_planes = options[0]
+                note = (
+                    f"Multi-plane: {base_planes} plane(s) at {base_link:g}G would need more than three tiers, so "
+                    f"each NIC's {system.compute_nic_gbps:g}G splits over {planes} planes of {link_gbps:g}G, each its "
+                    "own Clos of higher radix."
+                )
+                sized = replace(sized, fabric=replace(sized.fabric, notes=(*sized.fabric.notes, note)))
+            return sized
+    alternatives = []
+    if look_for_alternatives:
+        alternatives = [
+            other
+            for other in FABRIC_SWITCH
+            if other != fabric_id
+            and compute_fabric(system, phys, systems, other, parts, a, needed, False).fabric.leaf > 0
+        ]
+    problem = beyond_three_tiers(system, phys, systems, switch, options, alternatives)
+    return ComputeSizing(empty_fabric("compute", "beyond three tiers"), sus_plain, 0, 0, system.su_systems, [problem])
+
+
+def _planes_fabric(
+    system: System,
+    phys: SystemPhysical,
+    systems: int,
+    fabric_id: str,
+    switch: Part,
+    link_gbps: float,
+    planes: int,
+    a: Assumptions,
+) -> ComputeSizing | None:
+    """One identical Clos per plane at `link_gbps`; None when one plane needs more than three tiers."""
     radix = switch_radix(switch, link_gbps)
     shape, nics_per_rail = _compute_shape(system, phys, radix, a["compute_oversubscription"])
     if shape is None:
@@ -130,7 +162,8 @@ def compute_fabric(
             f"fabric: a {switch.part_number} leaf ({radix} ports at {link_gbps:g}G) cannot take one {system.id}'s "
             f"{nics_per_rail} rail ports."
         )
-        return ComputeSizing(empty_fabric("compute", "no leaf fits"), sus_plain, 0, 0, system.su_systems, [problem])
+        empty = empty_fabric("compute", "no leaf fits")
+        return ComputeSizing(empty, math.ceil(systems / system.su_systems), 0, 0, system.su_systems, [problem])
     ufm_links, displaced = _ufm(switch, shape, phys, nics_per_rail, a)
     sus = math.ceil((systems + displaced) / shape.su_systems)
     rails_shared = phys.spine_groups == "shared"
@@ -139,14 +172,7 @@ def compute_fabric(
     max_up = radix - shape.down_used
     tree = clos(sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix)
     if tree is None:
-        problem = (
-            f"fabric: {systems} x {system.id} on {switch.part_number} ({radix} ports at {link_gbps:g}G) need more "
-            f"than a three-tier fat tree (about {radix**3 // 4} endpoints per plane); a fourth tier is not "
-            "modelled. Choose a higher-radix fabric (hardware.fabric) or a smaller cluster."
-        )
-        return ComputeSizing(
-            empty_fabric("compute", "beyond three tiers"), sus, ufm_links, displaced, shape.su_systems, [problem]
-        )
+        return None
     notes = _notes(system, phys, sus, shape, tree, link_gbps, radix, planes)
     if displaced:
         notes.append(f"UFM takes {ufm_links} leaf ports in SU 1, displacing {displaced} system slot(s).")
