@@ -15,6 +15,12 @@ train-70b-dgx-a100-80gb: QM9700 at 200G has 128 ports, so a non-blocking leaf ta
 20 (13 SUs of 20 -> 5 of 64: leaves 104 -> 40, spines 20 -> 32 by even spreading, UFM now displaces one system).
 train-70b-site-overrides (H100 on roce-400g): SN5600 at 400G has 128 ports -> 64 systems per SU, not 32 (leaves
 32 -> 16). Network power, racks, cables and money follow.
+Re-captured again for issue 17's optics power: every plan with a physical build moved on purpose. Link groups'
+optics_w were always 0 (the media stage read module watts from the wrong field); they now carry the LinkX watts, and
+IT power gains power.optics_kw (the modules no device's figure covers: GPU-system, storage and server ends, and the
+OOB switches' uplinks; QM9700/SN5600/SN4600C figures already include their optics). IT power rises 0.1-0.8 %
+(train-16k-gpus: 24,194 -> 24,352 kW); facility power, cooling, energy, carbon, opex and break-even utilisations
+follow; no chosen system or verdict changes. The catalog version moves with the new catalog fields.
 """
 
 from __future__ import annotations
@@ -49,10 +55,6 @@ VOLATILE_PATHS = (
 
 # path regex -> why the value changed on purpose (the note of issue 12 lists these).
 INTENDED: dict[str, str] = {
-    r"^catalog_version: ": (
-        "the catalog's content hash moves with any catalog edit (issue 17 added each system's compute NIC plane "
-        "limit with its source); the answers themselves are compared figure by figure"
-    ),
     r"^(\S*\.)?(\w*source|formula|rule|why|justification)(\[\d+\])?: ": (
         "wording of an explanation or a source, not a figure"
     ),
