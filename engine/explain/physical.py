@@ -68,11 +68,13 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "link counts per the DGX SuperPOD Reference Architectures",
         ),
         "storage.read_gbps": _entry(
-            "storage_read_gbps_per_su x scalable units",
+            "storage_read_gbps_per_su x SUs of the reference architecture's size (ceil(systems / su_systems); "
+            "the guidance is per published SU, whatever SU the compute fabric's switch gives)",
             {
                 "read_gbps_per_su": st.read_gbps_per_su,
                 "tier": st.tier,
-                "scalable_units": round(st.read_gbps / st.read_gbps_per_su),
+                "reference_sus": round(st.read_gbps / st.read_gbps_per_su),
+                "su_systems": system.su_systems,
             },
             "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) Table 6 storage performance guidance; "
             "GB200 SuperPOD RA (RA-11338-001) Table 5.2",

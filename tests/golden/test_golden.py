@@ -20,7 +20,9 @@ optics_w were always 0 (the media stage read module watts from the wrong field);
 IT power gains power.optics_kw (the modules no device's figure covers: GPU-system, storage and server ends, and the
 OOB switches' uplinks; QM9700/SN5600/SN4600C figures already include their optics). IT power rises 0.1-0.8 %
 (train-16k-gpus: 24,194 -> 24,352 kW); facility power, cooling, energy, carbon, opex and break-even utilisations
-follow; no chosen system or verdict changes. The catalog version moves with the new catalog fields.
+follow; no chosen system or verdict changes. The catalog version moves with the new catalog fields. The storage
+explain names its SU count reference_sus (SUs of the published size), since cluster.scalable_units now counts the
+fabric's SUs.
 """
 
 from __future__ import annotations
