@@ -16,7 +16,7 @@ from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
-from engine.physical.build import PhysicalBuild, physical_for_plan
+from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
 from engine.physical.cluster import ClusterBuild, build_cluster
 from engine.physical.facility import FacilityResult, size_facility
 from engine.request.spec import DEFAULT_GLOBAL_BATCH_TOKENS, PlanRequest
@@ -277,6 +277,8 @@ def run_plan(
             assert cand.sizing is not None
             cand.build, problems = build_cluster(cand.system, cand.sizing.gpus, request.hardware, a, catalog.parts)
             cand.problems.extend(problems)
+            if cand.build is not None:  # never a cluster without a network: no compute fabric, no plan
+                cand.problems.extend(fabric_problems(request, cand.system, cand.build, cand.sizing, catalog, a))
     report("build")
 
     for cand in cands:

@@ -65,6 +65,7 @@ class SystemPhysical:
     power_redundancy: str  # "n+1" (one spare feed) or "n+n" (every feed duplicated)
     compute_rails: int
     compute_planes: int
+    compute_nic_max_planes: int  # most planes one compute NIC splits over (ConnectX-8: 2 x 400G; CX-7: 1)
     compute_port_type: str
     compute_fabric: str
     spine_groups: str  # "shared" (spines serve every rail) or "per_rail" (NVL72 spine-leaf groups)
@@ -137,6 +138,7 @@ def _physical(system_id: str, rec: dict[str, Any]) -> SystemPhysical:
         power_redundancy=rec["power_redundancy"],
         compute_rails=int(rec["compute_rails"]),
         compute_planes=int(rec["compute_planes"]),
+        compute_nic_max_planes=int(rec["compute_nic_max_planes"]),
         compute_port_type=rec["compute_port_type"],
         compute_fabric=rec["compute_fabric"],
         spine_groups=rec["spine_groups"],

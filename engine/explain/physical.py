@@ -32,11 +32,13 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
     site = pb.site
     out: dict[str, Entry] = {
         "fabric.compute.leaf": _entry(
-            "SUs x rails x ceil(su_systems / systems per leaf) x planes; SUs = ceil((systems + systems displaced by "
-            "UFM) / su_systems); the full SU is built even when partly populated",
+            "SUs x rails x leaves per rail per SU x planes; a non-blocking leaf has radix / 2 ports down at the link "
+            "speed, so one leaf per rail takes an SU of (radix / 2) / NICs per rail systems (NVL72 spine-leaf "
+            "groups: one leaf per rack per rail); SUs = ceil((systems + systems displaced by UFM) / su_systems); "
+            "planes = NIC line rate / link speed; the full SU is built even when partly populated",
             {
                 "systems": build.systems,
-                "su_systems": system.su_systems,
+                "su_systems": pb.fabric.su_systems,
                 "scalable_units": pb.fabric.scalable_units,
                 "displaced_by_ufm": pb.fabric.displaced_systems,
                 "radix": c.radix,
@@ -66,11 +68,13 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "link counts per the DGX SuperPOD Reference Architectures",
         ),
         "storage.read_gbps": _entry(
-            "storage_read_gbps_per_su x scalable units",
+            "storage_read_gbps_per_su x SUs of the reference architecture's size (ceil(systems / su_systems); "
+            "the guidance is per published SU, whatever SU the compute fabric's switch gives)",
             {
                 "read_gbps_per_su": st.read_gbps_per_su,
                 "tier": st.tier,
-                "scalable_units": round(st.read_gbps / st.read_gbps_per_su),
+                "reference_sus": round(st.read_gbps / st.read_gbps_per_su),
+                "su_systems": system.su_systems,
             },
             "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) Table 6 storage performance guidance; "
             "GB200 SuperPOD RA (RA-11338-001) Table 5.2",

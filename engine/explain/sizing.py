@@ -432,15 +432,19 @@ def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -
     power = fac.power
     if power.laid_out:
         it_kw = _entry(
-            "systems + switches (maximum, with optics) + storage + management servers/UFM, all at maximum draw",
+            "systems + switches (maximum, with optics where the datasheet says so) + transceivers no device's "
+            "figure covers (GPU-system, storage and server ends; switches without an optics figure) + storage + "
+            "management servers/UFM, all at maximum draw",
             {
                 "systems_kw": power.systems_kw,
                 "network_kw": power.network_kw,
+                "optics_kw": power.optics_kw,
                 "storage_kw": power.storage_kw,
                 "management_kw": power.management_kw,
             },
             "Maximum power of each part from its NVIDIA user guide or datasheet (switches with every port "
-            "populated with optics); NVIDIA 'DGX SuperPOD Data Center Design featuring DGX H100 Systems'",
+            "populated with optics); transceiver watts from the NVIDIA LinkX cables and transceivers data sheets; "
+            "NVIDIA 'DGX SuperPOD Data Center Design featuring DGX H100 Systems'",
         )
     else:
         it_kw = _entry(

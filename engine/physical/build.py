@@ -15,6 +15,7 @@ from engine.catalog.hardware import Catalog, System
 from engine.physical.bom import BomLine, build_bom
 from engine.physical.cluster import ClusterBuild
 from engine.physical.fabric import FabricPlan, size_fabrics
+from engine.physical.fabric.compute import compute_fabric
 from engine.physical.facility import SiteResult, size_site
 from engine.physical.storage import StorageResult, size_storage
 from engine.physical.topology import build_topology
@@ -22,7 +23,14 @@ from engine.request.spec import PlanRequest, SiteSpec
 from engine.result import physical as parts
 from engine.result.codec import decode
 
-__all__ = ["PhysicalBuild", "PhysicalParts", "build_physical", "compute_fabric_needed", "physical_for_plan"]
+__all__ = [
+    "PhysicalBuild",
+    "PhysicalParts",
+    "build_physical",
+    "compute_fabric_needed",
+    "fabric_problems",
+    "physical_for_plan",
+]
 
 
 @dataclass(frozen=True)
@@ -99,15 +107,34 @@ def build_physical(
     needed = compute_fabric_needed(build.job_gpus, gpus_per_replica, system)
     sus = math.ceil(build.systems / system.su_systems)
     storage, appliance = size_storage(sus, params, training_tokens, weight_bytes_per_param, parts, a)
-    racks_per_su = math.ceil(system.su_systems / max(1, build.systems_per_rack))
     fabric = size_fabrics(
-        system, build.systems, racks_per_su, appliance, storage.appliances, hardware_fabric, needed, parts, a
+        system, build.systems, build.systems_per_rack, appliance, storage.appliances, hardware_fabric, needed, parts, a
     )
     site_spec = request.site if request is not None else SiteSpec()
     site = size_site(build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a)
     bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts)
     topology = build_topology(system, build.systems, fabric, storage.appliances)
     return PhysicalBuild(storage, fabric, site, bom, topology)
+
+
+def _gpus_per_replica(request: PlanRequest, sizing: object) -> int | None:
+    """A serving replica's GPUs (replicas never talk to each other); None for training (the whole job talks)."""
+    shape = getattr(sizing, "shape", None)
+    return getattr(shape, "gpus", None) if request.inference is not None else None
+
+
+def fabric_problems(
+    request: PlanRequest, system: System, build: ClusterBuild, sizing: object, catalog: Catalog, a: Assumptions
+) -> list[str]:
+    """Why the candidate's compute fabric cannot be built (none when it can, or when the system has no physical
+    data): the chain checks this for every candidate before choosing, so no plan is feasible without a network."""
+    parts = catalog.parts
+    if parts is None or system.id not in parts.systems:
+        return []
+    phys = parts.systems[system.id]
+    fabric_id = phys.compute_fabric if request.hardware.fabric == "auto" else request.hardware.fabric
+    needed = compute_fabric_needed(build.job_gpus, _gpus_per_replica(request, sizing), system)
+    return compute_fabric(system, phys, build.systems, fabric_id, parts, a, needed).problems
 
 
 def physical_for_plan(
@@ -122,8 +149,6 @@ def physical_for_plan(
     """The physical build of the chosen system with the request's fabric, cooling and site (the chain calls this
     once); None when the catalog has no physical data for the system."""
     training_tokens = request.training.tokens if request.training is not None else None
-    shape = getattr(sizing, "shape", None)
-    gpus_per_replica = getattr(shape, "gpus", None) if request.inference is not None else None
     weight_bytes = float(getattr(sizing, "weight_bytes_per_param", 0.0) or 2.0)
     return build_physical(
         system,
@@ -133,7 +158,7 @@ def physical_for_plan(
         params=params,
         training_tokens=training_tokens,
         weight_bytes_per_param=weight_bytes,
-        gpus_per_replica=gpus_per_replica,
+        gpus_per_replica=_gpus_per_replica(request, sizing),
         hardware_fabric=request.hardware.fabric,
         requested_cooling=request.hardware.cooling,
         request=request,

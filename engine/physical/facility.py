@@ -1,6 +1,6 @@
 """Facility stage: IT and facility power, rack load, cooling method and heat split; then the rack layout.
 
-One power model (`FacilityPower`): it_kw = systems_kw + network_kw + storage_kw + management_kw and
+One power model (`FacilityPower`): it_kw = systems_kw + network_kw + optics_kw + storage_kw + management_kw and
 facility_kw = it_kw x PUE, every part at maximum rated draw because circuits and cooling are sized for peak.
 `size_facility` knows the GPU systems only (every candidate system is ranked on it); `size_site` lays out the
 chosen system's racks and fills in the network, storage and management parts.
@@ -16,6 +16,7 @@ from engine.catalog.parts import Part, PartsCatalog
 from engine.physical.cluster import ClusterBuild
 from engine.physical.cooling import KW_PER_TON, airflow_cfm, choose_cdus, coolant_lpm, cooling_method_for
 from engine.physical.fabric import FabricPlan
+from engine.physical.fabric.optics import uncovered_optics_w
 from engine.physical.rack_devices import RackDevice
 from engine.physical.racks import Rack, lay_out_racks
 from engine.request.spec import SiteSpec
@@ -37,10 +38,11 @@ class FacilityPower:
     storage_kw: float = 0.0
     management_kw: float = 0.0
     laid_out: bool = False
+    optics_kw: float = 0.0  # transceivers no device's power figure covers (engine.physical.fabric.optics)
 
     @property
     def it_kw(self) -> float:
-        return self.systems_kw + self.network_kw + self.storage_kw + self.management_kw
+        return self.systems_kw + self.network_kw + self.optics_kw + self.storage_kw + self.management_kw
 
     @property
     def facility_kw(self) -> float:
@@ -147,6 +149,10 @@ class SiteResult:
         return self.power.network_kw
 
     @property
+    def optics_kw(self) -> float:
+        return self.power.optics_kw
+
+    @property
     def storage_kw(self) -> float:
         return self.power.storage_kw
 
@@ -164,6 +170,7 @@ class SiteResult:
             pue=fac.pue,
             systems_kw=round(self.systems_kw, 3),
             network_kw=round(self.network_kw, 3),
+            optics_kw=round(self.optics_kw, 3),
             storage_kw=round(self.storage_kw, 3),
             management_kw=round(self.management_kw, 3),
             usable_feed_kw=round(self.usable_feed_kw, 3),
@@ -241,6 +248,7 @@ def size_site(
         storage_kw=kw_of({storage_part.id}) if storage_part is not None else 0.0,
         management_kw=kw_of({"ufm-3.1", "mgmt-server-2s"}),
         laid_out=True,
+        optics_kw=uncovered_optics_w(fabric.fabrics(), parts) / 1e3,
     )
     it_kw = power.it_kw
     liquid_kw = sum(r.kw for r in racks if r.cooling == "liquid") * (1.0 - assumptions["liquid_residual_air_fraction"])

@@ -166,7 +166,7 @@ def lay_out_racks(
     remaining = build.systems
     tiers = fabric.switch_tiers()
     for row in range(1, rows + 1):
-        in_row = min(remaining, system.su_systems) if row < rows else remaining
+        in_row = min(remaining, fabric.su_systems) if row < rows else remaining
         remaining -= in_row
         packer.compute_row(row, in_row, build.systems_per_rack)
         # Leaf switches spread evenly over the rows, the first rows taking the remainder.

@@ -46,7 +46,8 @@ class ClusterSummary:
 
 @dataclass(frozen=True)
 class PowerSummary:
-    """One facility power: it_kw = systems_kw + network_kw + storage_kw + management_kw, facility_kw = it_kw x pue.
+    """One facility power: it_kw = systems_kw + network_kw + optics_kw + storage_kw + management_kw,
+    facility_kw = it_kw x pue.
 
     Without a physical layout only the GPU systems are counted (the other parts are absent, and the plan's notes
     say so). The feed figures exist only with the rack layout.
@@ -65,6 +66,7 @@ class PowerSummary:
     rack_pdus: int | None = field(default=None, metadata=OMIT)
     worst_feed_after_failure_kw: float | None = field(default=None, metadata=OMIT)
     power_not_published: tuple[str, ...] | None = field(default=None, metadata=OMIT)
+    optics_kw: float | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,8 @@ class FabricSummary:
     management_servers: int
     systems_displaced_by_ufm: int
     compute_fabric_needed: bool
+    # Systems per scalable unit of the compute fabric (from the switch radix); 0 in plans stored before it.
+    su_systems: int = 0
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from engine.physical.fabric import size_fabrics
 def compute(catalog, system_id, systems, **overrides):
     system = catalog.systems[system_id]
     storage = catalog.parts["ddn-ai400x2"]
-    plan = size_fabrics(system, systems, 8, storage, 1, "auto", True, catalog.parts, Assumptions(overrides=overrides))
+    a = Assumptions(overrides=overrides)
+    plan = size_fabrics(system, systems, system.systems_per_rack, storage, 1, "auto", True, catalog.parts, a)
     assert plan.problems == []
     c = plan.compute
     return plan, (c.leaf, c.spine, c.core, c.node_links, c.leaf_spine_links, c.spine_core_links)
@@ -166,3 +167,90 @@ def test_fabric_package_keeps_its_public_names():
 
     assert {"Fabric", "FabricPlan", "LinkGroup", "SwitchTier", "size_fabrics", "FABRIC_SWITCH"} <= set(fabric.__all__)
     assert fabric.FABRIC_SWITCH["infiniband-ndr"] == "qm9700"
+
+
+# The radix rule (issue 17): a non-blocking leaf has radix/2 ports down at the link speed; with one NIC per rail,
+# that is the SU's systems per rail, and spines and cores follow from the Clos rules. Worked by hand for each switch
+# generation in the catalog (ports from hardware.md section 3), UFM links left out (idealised, as Table 3 above).
+def fabric_on(catalog, system_id, systems, fabric_id, **overrides):
+    system = catalog.systems[system_id]
+    storage = catalog.parts["ddn-ai400x2"]
+    a = Assumptions(overrides=overrides)
+    plan = size_fabrics(system, systems, system.systems_per_rack, storage, 1, fabric_id, True, catalog.parts, a)
+    assert plan.problems == []
+    return plan
+
+
+# DGX B300 on Q3400 XDR: the CX-8 runs one 800G link (one plane); k = 144 -> 72 down / 72 up, 72 systems per SU,
+# 8 leaves per SU. Two tiers: spines >= 8 x SUs x 72 / 144 = 4 x SUs, and must divide 72 (even spreading):
+# 1 SU -> 4, 2 -> 8, 3 -> 12, 4 -> 16 does not divide 72 -> 18, 8 -> 32 -> 36, 18 SU -> 72 (k^2/2 = 10,368 ports).
+@pytest.mark.parametrize(
+    ("sus", "leaf", "spine"),
+    [(1, 8, 4), (2, 16, 8), (3, 24, 12), (4, 32, 18), (8, 64, 36), (18, 144, 72)],
+)
+def test_b300_on_xdr_follows_the_radix(catalog, sus, leaf, spine):
+    plan = fabric_on(catalog, "dgx-b300", sus * 72, "infiniband-xdr", ufm_links=0)
+    c = plan.compute
+    assert (c.link_gbps, c.radix, c.planes, c.tiers) == (800.0, 144, 1, 2)
+    assert (c.leaf, c.spine, c.core) == (leaf, spine, 0)
+    assert c.node_links == sus * 72 * 8 == c.leaf_spine_links  # non-blocking: every node link has an uplink
+    assert plan.scalable_units == sus and plan.su_systems == 72
+
+
+def test_b300_on_xdr_third_tier(catalog):
+    # 19 SU: 152 leaves cannot all reach 72-uplink spines -> SU-local spines: 8 leaves x 72 up over spines with
+    # 72 down -> 8 per SU (9 links per leaf), each 72 up. Cores per group: 19 x 72 / 144 = 9.5 -> 10, 11 do not
+    # divide 72 -> 12 per group, 8 groups -> 96 cores. Links: 152 x 72 = 10,944 at each tier.
+    plan = fabric_on(catalog, "dgx-b300", 19 * 72, "infiniband-xdr", ufm_links=0)
+    c = plan.compute
+    assert (c.tiers, c.leaf, c.spine, c.core) == (3, 152, 152, 96)
+    assert c.node_links == c.leaf_spine_links == c.spine_core_links == 10944
+
+
+def test_b300_on_xdr_ufm_displaces_one_system(catalog):
+    # A 72-down leaf has no spare port, so the 4 UFM links take one system's slot (as H100 RA Table 4): SU 1 holds
+    # 71 systems; node + UFM links = 71 x 8 + 4 = 572; leaf-spine = 8 x 72 = 576.
+    plan = fabric_on(catalog, "dgx-b300", 71, "infiniband-xdr")
+    c = plan.compute
+    assert (c.leaf, c.spine, c.node_links, c.leaf_spine_links) == (8, 4, 572, 576)
+    assert plan.displaced_systems == 1 and plan.scalable_units == 1
+
+
+@pytest.mark.parametrize(
+    ("system_id", "fabric_id", "link_gbps", "planes", "su", "spine"),
+    [
+        # SN5600 at 800G (roce-800g), B300 single plane: k = 64 -> 32 systems per SU; 8 x 32 / 64 = 4 spines.
+        ("dgx-b300", "roce-800g", 800.0, 1, 32, 4),
+        # SN5600 at 400G, B300 twin-plane (the RA's Spectrum-X design): k = 128 -> 64 per SU; per plane
+        # 8 x 64 / 128 = 4 spines, 2 planes -> 8 (Table 3 above, 1 SU).
+        ("dgx-b300", "roce-400g", 400.0, 2, 64, 8),
+        # SN5600 at 400G, H100 (400G NIC, one plane): 64 per SU, 4 spines.
+        ("dgx-h100", "roce-400g", 400.0, 1, 64, 4),
+        # Q3400 split to 400G, H100: k = 288 -> 144 per SU; 8 x 144 / 288 = 4 spines (4 divides 144).
+        ("dgx-h100", "infiniband-xdr", 400.0, 1, 144, 4),
+        # QM9700 at 400G, H100: k = 64 -> 32 per SU (the RA's SU); 8 x 32 / 64 = 4 spines.
+        ("dgx-h100", "infiniband-ndr", 400.0, 1, 32, 4),
+    ],
+)
+def test_one_su_on_every_switch_generation(catalog, system_id, fabric_id, link_gbps, planes, su, spine):
+    plan = fabric_on(catalog, system_id, su, fabric_id, ufm_links=0)
+    c = plan.compute
+    assert (c.link_gbps, c.planes, plan.su_systems) == (link_gbps, planes, su)
+    assert (c.leaf, c.spine, c.core) == (8 * planes, spine, 0)
+    assert c.node_links == su * 8 * planes
+
+
+@pytest.mark.parametrize("system_id", ["dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "hgx-h100-oem", "gb300-nvl72"])
+def test_published_designs_fall_out_of_the_rule(catalog, system_id):
+    # On each system's reference fabric the rule gives the catalog's published SU (H100/H200/B200 RA: 32 nodes;
+    # B300 RA Spectrum-X: 64; NVL72: the RA's 8 racks) and plane count (B300/GB300: CX-8 800G as 2 x 400G).
+    plan = fabric_on(catalog, system_id, catalog.systems[system_id].su_systems, "auto", ufm_links=0)
+    phys = catalog.parts.systems[system_id]
+    assert (plan.su_systems, plan.compute.planes) == (catalog.systems[system_id].su_systems, phys.compute_planes)
+
+
+def test_a100_on_the_catalogs_ndr_switch(catalog):
+    # The DGX A100 RA's 20-node SU comes from the 40-port HDR QM8790 (40 / 2 = 20), which the catalog does not
+    # carry; on its QM9700 split to 200G (k = 128) the rule gives 64 systems per SU and 8 leaves for 64 systems.
+    plan = fabric_on(catalog, "dgx-a100-80gb", 64, "auto", ufm_links=0)
+    assert (plan.compute.link_gbps, plan.compute.radix, plan.su_systems, plan.compute.leaf) == (200.0, 128, 64, 8)

@@ -88,8 +88,10 @@ def test_it_power_adds_network_storage_management(catalog):
     assert site.systems_kw == pytest.approx(127 * 10.2)
     # Compute fabric alone: (32 leaves + 16 spines) QM9700 at 1,720 W = 82.56 kW; other fabrics add more.
     assert site.network_kw > 48 * 1.72
+    # Node-side optics no device figure covers: at least 127 DGX x 4 twin-port SR4 x 15 W = 7.62 kW.
+    assert site.optics_kw >= 127 * 4 * 15 / 1000
     assert site.facility.it_kw == pytest.approx(
-        site.systems_kw + site.network_kw + site.storage_kw + site.management_kw
+        site.systems_kw + site.network_kw + site.optics_kw + site.storage_kw + site.management_kw
     )
     assert site.facility.facility_kw == pytest.approx(site.facility.it_kw * site.facility.pue)
 

@@ -181,7 +181,7 @@ def test_not_modelled_and_notes_are_computed(plan):
 def test_one_facility_power_with_named_parts(plan):
     p = plan(H100_70B)
     power, chosen = p["power"], next(c for c in p["candidates"] if c["chosen"])
-    parts = power["systems_kw"] + power["network_kw"] + power["storage_kw"] + power["management_kw"]
+    parts = sum(power[k] for k in ("systems_kw", "network_kw", "optics_kw", "storage_kw", "management_kw"))
     assert power["it_kw"] == pytest.approx(parts, abs=2e-3)  # parts are shown rounded to the watt
     assert power["facility_kw"] == pytest.approx(power["it_kw"] * power["pue"])
     # The candidate is ranked on its GPU systems alone (10.2 kW per DGX H100), named as such.

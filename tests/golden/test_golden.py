@@ -15,6 +15,19 @@ freight, prepaid support, licences), the on-prem $/GPU-hour and job cost use the
 useful life net of residual value, running costs escalate and add staff and insurance, the sensitivity ranges
 follow each price's basis, and the component prices public figures contradict are corrected (DGX B200, DGX B300,
 GB200 NVL72, QM9700, Q3400), which moves some auto choices from GB200 NVL72 to DGX B200.
+Re-captured for issue 17 (fabric SU from the switch radix): two plans whose leaves were half empty moved on purpose.
+train-70b-dgx-a100-80gb: QM9700 at 200G has 128 ports, so a non-blocking leaf takes 64 A100s, not the HDR design's
+20 (13 SUs of 20 -> 5 of 64: leaves 104 -> 40, spines 20 -> 32 by even spreading, UFM now displaces one system).
+train-70b-site-overrides (H100 on roce-400g): SN5600 at 400G has 128 ports -> 64 systems per SU, not 32 (leaves
+32 -> 16). Network power, racks, cables and money follow.
+Re-captured again for issue 17's optics power: every plan with a physical build moved on purpose. Link groups'
+optics_w were always 0 (the media stage read module watts from the wrong field); they now carry the LinkX watts, and
+IT power gains power.optics_kw (the modules no device's figure covers: GPU-system, storage and server ends, and the
+OOB switches' uplinks; QM9700/SN5600/SN4600C figures already include their optics). IT power rises 0.1-0.8 %
+(train-16k-gpus: 24,194 -> 24,352 kW); facility power, cooling, energy, carbon, opex and break-even utilisations
+follow; no chosen system or verdict changes. The catalog version moves with the new catalog fields. The storage
+explain names its SU count reference_sus (SUs of the published size), since cluster.scalable_units now counts the
+fabric's SUs.
 """
 
 from __future__ import annotations

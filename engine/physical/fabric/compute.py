@@ -9,14 +9,15 @@ spare leaf ports or, where leaves have none, the slot of one system.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
 from engine.catalog.parts import Part, PartsCatalog, SystemPhysical
 from engine.physical.clos import Clos, LeafType, clos
+from engine.physical.fabric.planes import beyond_three_tiers, plane_options
 from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
-from engine.physical.fabric.types import FABRIC_LINK_GBPS, FABRIC_SWITCH, Fabric, Geometry, LinkGroup, empty_fabric
+from engine.physical.fabric.types import FABRIC_SWITCH, Fabric, Geometry, LinkGroup, empty_fabric
 
 __all__ = ["ComputeSizing", "compute_fabric", "compute_link_groups"]
 
@@ -29,11 +30,13 @@ class ComputeSizing:
     scalable_units: int
     ufm_links: int
     displaced_systems: int
+    su_systems: int
     problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class _ComputeShape:
+    su_systems: int
     systems_per_leaf: int
     leaves_per_rail_per_su: int
     down_used: int
@@ -44,16 +47,25 @@ class _ComputeShape:
 def _compute_shape(
     system: System, phys: SystemPhysical, radix: int, ratio: float
 ) -> tuple[_ComputeShape, int] | tuple[None, int]:
+    """The SU from the switch: a non-blocking leaf has radix/2 ports down at the link speed, and with rails
+    shared by the spines one leaf per rail takes a whole SU, so systems per SU = (radix / 2) / NICs per rail.
+    NVL72 spine-leaf groups (per-rail spines) are sized to the rack instead: a leaf takes whole racks' trays
+    and the SU is the reference architecture's rack count. Oversubscription only trims a leaf's uplinks."""
     nics_per_rail = system.compute_nic_count // phys.compute_rails  # per plane as well: every NIC splits over planes
     down_max = leaf_down_ports(radix, ratio)
-    per_leaf = min(system.su_systems, down_max // nics_per_rail)
+    if phys.spine_groups == "shared":
+        per_leaf = leaf_down_ports(radix, 1.0) // nics_per_rail
+        su_systems = per_leaf
+    else:
+        per_leaf = min(system.su_systems, down_max // nics_per_rail)
+        su_systems = system.su_systems
     if per_leaf < 1:
         return None, nics_per_rail
-    leaves_per_rail = math.ceil(system.su_systems / per_leaf)
+    leaves_per_rail = math.ceil(su_systems / per_leaf)
     down_used = per_leaf * nics_per_rail
-    spare = (leaves_per_rail * down_max - system.su_systems * nics_per_rail) * phys.compute_rails
+    spare = (leaves_per_rail * down_max - su_systems * nics_per_rail) * phys.compute_rails
     uplinks = math.ceil(down_used / ratio - 1e-9)
-    return _ComputeShape(per_leaf, leaves_per_rail, down_used, uplinks, spare), nics_per_rail
+    return _ComputeShape(su_systems, per_leaf, leaves_per_rail, down_used, uplinks, spare), nics_per_rail
 
 
 def _ufm(
@@ -68,12 +80,19 @@ def _ufm(
 
 
 def _notes(
-    system: System, phys: SystemPhysical, sus: int, shape: _ComputeShape, tree: Clos, link_gbps: float, radix: int
+    system: System,
+    phys: SystemPhysical,
+    sus: int,
+    shape: _ComputeShape,
+    tree: Clos,
+    link_gbps: float,
+    radix: int,
+    planes: int,
 ) -> list[str]:
     return [
-        f"{sus} SU x {system.su_systems} {system.id}; {shape.systems_per_leaf} systems per leaf per rail, "
+        f"{sus} SU x {shape.su_systems} {system.id}; {shape.systems_per_leaf} systems per leaf per rail, "
         f"{shape.leaves_per_rail_per_su} leaf per rail per SU, {phys.compute_rails} rails, "
-        f"{phys.compute_planes} plane(s).",
+        f"{planes} plane(s).",
         f"{tree.tiers}-tier: each leaf {shape.down_used} down / {tree.leaf_uplinks[0]} up at {link_gbps:g}G "
         f"(radix {radix}).",
     ]
@@ -87,18 +106,55 @@ def compute_fabric(
     parts: PartsCatalog,
     a: Assumptions,
     needed: bool,
+    look_for_alternatives: bool = True,
 ) -> ComputeSizing:
-    """The compute fabric of `systems` systems on the `fabric_id` technology, or an empty one with the reason."""
+    """The compute fabric of `systems` systems on the `fabric_id` technology: the reference plane split first,
+    more planes only when one plane would need a fourth tier; or an empty fabric with the plain reason (which
+    names the catalog fabrics that would connect the cluster)."""
     sus_plain = math.ceil(systems / system.su_systems)
     if not needed:
         note = (
             "No scale-out compute fabric: each replica (or the whole job) fits inside one NVLink domain, so "
             "systems talk only over the storage and in-band networks."
         )
-        return ComputeSizing(empty_fabric("compute", note), sus_plain, 0, 0)
+        return ComputeSizing(empty_fabric("compute", note), sus_plain, 0, 0, system.su_systems)
     switch = parts[FABRIC_SWITCH[fabric_id]]
-    planes = phys.compute_planes
-    link_gbps = min(FABRIC_LINK_GBPS[fabric_id], system.compute_nic_gbps / planes)
+    options = plane_options(system, phys, fabric_id, switch)
+    for link_gbps, planes in options:
+        sized = _planes_fabric(system, phys, systems, fabric_id, switch, link_gbps, planes, a)
+        if sized is not None:
+            if planes > options[0][1] and not sized.problems:
+                base_link, base_planes = options[0]
+                note = (
+                    f"Multi-plane: {base_planes} plane(s) at {base_link:g}G would need more than three tiers, so "
+                    f"each NIC's {system.compute_nic_gbps:g}G splits over {planes} planes of {link_gbps:g}G, each its "
+                    "own Clos of higher radix."
+                )
+                sized = replace(sized, fabric=replace(sized.fabric, notes=(*sized.fabric.notes, note)))
+            return sized
+    alternatives = []
+    if look_for_alternatives:
+        alternatives = [
+            other
+            for other in FABRIC_SWITCH
+            if other != fabric_id
+            and compute_fabric(system, phys, systems, other, parts, a, needed, False).fabric.leaf > 0
+        ]
+    problem = beyond_three_tiers(system, phys, systems, switch, options, alternatives)
+    return ComputeSizing(empty_fabric("compute", "beyond three tiers"), sus_plain, 0, 0, system.su_systems, [problem])
+
+
+def _planes_fabric(
+    system: System,
+    phys: SystemPhysical,
+    systems: int,
+    fabric_id: str,
+    switch: Part,
+    link_gbps: float,
+    planes: int,
+    a: Assumptions,
+) -> ComputeSizing | None:
+    """One identical Clos per plane at `link_gbps`; None when one plane needs more than three tiers."""
     radix = switch_radix(switch, link_gbps)
     shape, nics_per_rail = _compute_shape(system, phys, radix, a["compute_oversubscription"])
     if shape is None:
@@ -106,22 +162,18 @@ def compute_fabric(
             f"fabric: a {switch.part_number} leaf ({radix} ports at {link_gbps:g}G) cannot take one {system.id}'s "
             f"{nics_per_rail} rail ports."
         )
-        return ComputeSizing(empty_fabric("compute", "no leaf fits"), sus_plain, 0, 0, [problem])
+        empty = empty_fabric("compute", "no leaf fits")
+        return ComputeSizing(empty, math.ceil(systems / system.su_systems), 0, 0, system.su_systems, [problem])
     ufm_links, displaced = _ufm(switch, shape, phys, nics_per_rail, a)
-    sus = math.ceil((systems + displaced) / system.su_systems)
+    sus = math.ceil((systems + displaced) / shape.su_systems)
     rails_shared = phys.spine_groups == "shared"
     leaves_per_su_group = shape.leaves_per_rail_per_su * (phys.compute_rails if rails_shared else 1)
     groups = 1 if rails_shared else phys.compute_rails
     max_up = radix - shape.down_used
     tree = clos(sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix)
     if tree is None:
-        problem = (
-            f"fabric: {systems} x {system.id} on {switch.part_number} ({radix} ports at {link_gbps:g}G) need more "
-            f"than a three-tier fat tree (about {radix**3 // 4} endpoints per plane); a fourth tier is not "
-            "modelled. Choose a higher-radix fabric (hardware.fabric) or a smaller cluster."
-        )
-        return ComputeSizing(empty_fabric("compute", "beyond three tiers"), sus, ufm_links, displaced, [problem])
-    notes = _notes(system, phys, sus, shape, tree, link_gbps, radix)
+        return None
+    notes = _notes(system, phys, sus, shape, tree, link_gbps, radix, planes)
     if displaced:
         notes.append(f"UFM takes {ufm_links} leaf ports in SU 1, displacing {displaced} system slot(s).")
     fab = Fabric(
@@ -141,7 +193,7 @@ def compute_fabric(
         switches=switch_tiers("compute", switch.id, tree, planes),
         notes=tuple(notes),
     )
-    return ComputeSizing(fab, sus, ufm_links, displaced)
+    return ComputeSizing(fab, sus, ufm_links, displaced, shape.su_systems)
 
 
 def compute_link_groups(

@@ -61,7 +61,7 @@ def choose_media(group: LinkGroup, parts: PartsCatalog) -> LinkGroup:
             if found:
                 part, length = found
                 count = math.ceil(group.links / part.num("links_per_cable", 1))
-                power = count * part.num("power_max_w") * 2
+                power = count * (part.power_max_w or 0.0)  # the whole cable's watts (both ends)
                 return replace(
                     group, medium=medium, cable_part=part.id, cable_length_m=length, cables=count, optics_w=power
                 )
@@ -73,7 +73,7 @@ def choose_media(group: LinkGroup, parts: PartsCatalog) -> LinkGroup:
             continue
         a_n = _modules(group.a_devices, group.links, group.link_gbps, a_mod)
         b_n = _modules(group.b_devices, group.links, group.link_gbps, b_mod)
-        power = a_n * a_mod.num("power_max_w") + b_n * b_mod.num("power_max_w")
+        power = a_n * (a_mod.power_max_w or 0.0) + b_n * (b_mod.power_max_w or 0.0)
         return replace(
             group,
             medium=medium,

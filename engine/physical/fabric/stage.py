@@ -3,6 +3,7 @@ network is sized from what the previous ones need."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from engine.assumptions.registry import Assumptions
@@ -20,7 +21,7 @@ __all__ = ["size_fabrics"]
 def size_fabrics(
     system: System,
     systems: int,
-    racks_per_su: int,
+    systems_per_rack: int,
     storage_part: Part | None,
     storage_units: int,
     hardware_fabric: str,
@@ -28,8 +29,8 @@ def size_fabrics(
     parts: PartsCatalog,
     a: Assumptions,
 ) -> FabricPlan:
-    """All four fabrics for `systems` systems. `racks_per_su` sets the row length for cable lengths;
-    storage appliances come from the storage stage."""
+    """All four fabrics for `systems` systems. The compute fabric's SU (systems per rail-leaf) over
+    `systems_per_rack` sets the row length for cable lengths; storage appliances come from the storage stage."""
     phys = parts.systems[system.id]
     fabric_id = phys.compute_fabric if hardware_fabric == "auto" else hardware_fabric
     sized = compute_fabric(system, phys, systems, fabric_id, parts, a, needed)
@@ -39,7 +40,7 @@ def size_fabrics(
     rack = parts.of_kind("rack")[0]
     geo = Geometry(
         rows=max(1, sized.scalable_units),
-        racks_per_row=racks_per_su + 1,
+        racks_per_row=math.ceil(sized.su_systems / max(1, systems_per_rack)) + 1,
         rack_width_m=rack.num("width_mm") / 1000.0,
         row_pitch_m=a["row_pitch_m"],
         slack_m=a["cable_slack_m"],
@@ -67,6 +68,7 @@ def size_fabrics(
         ufm_appliances=ufm_count,
         management_servers=devices.mgmt_servers,
         scalable_units=sized.scalable_units,
+        su_systems=sized.su_systems,
         displaced_systems=sized.displaced_systems,
         compute_needed=needed,
         problems=problems,

@@ -184,6 +184,7 @@ class FabricPlan:
     ufm_appliances: int
     management_servers: int
     scalable_units: int
+    su_systems: int
     displaced_systems: int
     compute_needed: bool
     problems: list[str] = field(default_factory=list)
@@ -197,6 +198,7 @@ class FabricPlan:
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {f.name: f.as_dict() for f in self.fabrics()}
         out["scalable_units"] = self.scalable_units
+        out["su_systems"] = self.su_systems
         out["ufm_appliances"] = self.ufm_appliances
         out["management_servers"] = self.management_servers
         out["systems_displaced_by_ufm"] = self.displaced_systems
