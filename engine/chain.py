@@ -117,12 +117,17 @@ def _assumptions(request: PlanRequest) -> Assumptions:
     return Assumptions(overrides=dict(request.assumptions), request_defaults=defaults)
 
 
-def _size(request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions, catalog: Catalog) -> None:
+def _size(
+    request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions, catalog: Catalog, frontier: bool = True
+) -> None:
+    """Size the candidate's job; `frontier=False` skips the training frontier (read only for plan candidates)."""
     if request.training is not None:
         preset = catalog.models.get(request.model.preset or "")
         extra = (preset.extra or {}) if preset is not None else {}
         ramp = extra.get("batch_ramp")
-        cand.sizing = size_training(work, request.training, cand.system, cand.gpu, a, batch_ramp=ramp)
+        cand.sizing = size_training(
+            work, request.training, cand.system, cand.gpu, a, batch_ramp=ramp, frontier=frontier
+        )
         cand.sizing.batch_source = _batch_source(request.training.global_batch_tokens, extra)
     else:
         assert request.inference is not None
@@ -321,13 +326,14 @@ def _cloud_sizings(
     """The job sized on every rented system (a cloud instance type planned as a system) with the same search as
     the candidates: the GPUs that meet the deadline, or the days at the request's GPU count; for serving, the
     replicas that meet the rate within the SLOs. Costing prices each instance type for this work, not for the
-    chosen system's GPU count. Systems already sized as candidates are not repeated."""
+    chosen system's GPU count. Systems already sized as candidates are not repeated. Only the sizing's summary
+    row is kept (costing reads its GPUs, days, power and reason), so no frontier is computed."""
     out = []
     for system_id, system in catalog.systems.items():
         if not system.rented or system_id in exclude:
             continue
         cand = _Candidate(system, catalog.gpu_of(system))
-        _size(request, work, cand, a, catalog)
+        _size(request, work, cand, a, catalog, frontier=False)
         row = cand.summary(chosen=False)
         feasible = not cand.problems and row.gpus is not None
         systems_kw = (row.gpus or 0) / system.gpus_per_system * system.max_power_kw if feasible else None

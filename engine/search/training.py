@@ -356,11 +356,14 @@ def size_training(
     gpu: Gpu,
     assumptions: Assumptions,
     batch_ramp: Mapping[str, Any] | None = None,
+    frontier: bool = True,
 ) -> TrainingResult:
     """Size one training job on one system: search the layout, then GPU count (deadline) or days (GPU count).
 
     `batch_ramp` is the model preset's published batch schedule `{start_tokens, ramp_tokens}`, if any: the whole
-    run (and the deadline search, which meets the whole run's p50) pays for its smaller early batches."""
+    run (and the deadline search, which meets the whole run's p50) pays for its smaller early batches.
+    `frontier=False` leaves the time-vs-GPUs frontier out (empty): a rented system's sizing is read for its GPU
+    count and days only, and the frontier's eight GPU-count searches are most of a sizing's cost."""
     if gpu.dense_tflops(spec.precision) is None:
         return TrainingResult(
             False, [f"{gpu.name} has no {spec.precision.upper()} tensor cores; train in bf16 or pick a newer GPU."]
@@ -390,7 +393,8 @@ def size_training(
         result.search = stats
         return result
     result = _result(work, spec, system, gpu, plan, search, stats, assumptions)
-    result.frontier = _frontier(work, spec, system, search, plan.gpus, assumptions)
+    if frontier:
+        result.frontier = _frontier(work, spec, system, search, plan.gpus, assumptions)
     return result
 
 
