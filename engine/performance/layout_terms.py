@@ -31,6 +31,7 @@ __all__ = [
     "POS_EXTRA",
     "POS_INDEX",
     "activation_floor",
+    "interleave_factor",
     "kv_replica_terms",
     "offload_time_s",
     "pack_positions",
@@ -156,7 +157,7 @@ def activation_floor(work: Workload, hw: Hardware, eff: Efficiency, g, need_m, f
     _t, _p, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
     per_layer, act_none, _replay = position_activations(work, eff, tokens, tp, sp, rc, fp8_activations, kv_acts)
     in_flight = np.minimum(np.maximum(pp[:, None] - index, 0.0), need_m[:, None])
-    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    ileave = interleave_factor(pp, v)
     logits = 8.0 * tokens * float(work.shape.vocab) / tp
     extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + head * logits[:, None]
     return (counts * (per_layer * ileave)[:, None] * in_flight + extra).max(axis=1)
@@ -197,24 +198,28 @@ def _state_tables() -> np.ndarray:
 STATE_BYTES = _state_tables()
 
 
-def stage_memory(pos, pp, v, layer_params, zero, dpc, edp, offload, m):
+def interleave_factor(pp, v):
+    """Narayanan's (1 + (p - 1) / (p v)): the activations an interleaved 1F1B schedule holds over plain 1F1B."""
+    return np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+
+
+def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
     """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
 
     `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
     (experts over edp) from `STATE_BYTES` (weights 2, gradients 2, optimizer 12, sharded from ZeRO-3, -2, -1; one
     gathered layer at 4 B/param under ZeRO-3; offloaded parts 0). Stage i holds min(pp - i, m) micro-batches'
-    activations under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with interleaving); the four positions are
+    activations under 1F1B (times `ileave`, `interleave_factor`, with interleaving); the four positions are
     evaluated and the fullest wins. Per-candidate coefficients are formed first so only a handful of operations
     run over the four positions (the search calls this thousands of times on small batches).
     """
     parts = STATE_BYTES[zero, offload.astype(np.int64)]  # (n, 3, 2)
     per_part_d = parts[:, :, 0] + parts[:, :, 1] / dpc[:, None]  # (n, 3) bytes per dense parameter
     dense, experts = pos[:, :, POS_DENSE], pos[:, :, POS_EXPERTS]
-    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
     acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
     acts += pos[:, :, POS_EXTRA]
     total = dense * per_part_d.sum(axis=1)[:, None] + acts
-    has_experts = bool(np.any(experts))
+    has_experts = bool(experts.any())
     if has_experts:
         per_part_e = parts[:, :, 0] + parts[:, :, 1] / edp[:, None]
         total += experts * per_part_e.sum(axis=1)[:, None]

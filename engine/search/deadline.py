@@ -267,7 +267,7 @@ def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np
         mid = (lo[active] + hi[active]) // 2
         good = np.zeros(len(active), dtype=bool)
         run = mid >= floor[active]
-        if np.any(run):
+        if run.any():
             fits, days, _ = evaluate(mid[run], sel[active[run]])
             good[run] = fits & (days <= limit)
         hi[active] = np.where(good, mid, hi[active])

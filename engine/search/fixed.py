@@ -99,7 +99,7 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
         st.reject("memory", np.count_nonzero(done[lo:hi] & ~fits[lo:hi]))
         st.reject("slower_bound", np.count_nonzero(~done[lo:hi]))
         st.feasible = int(np.count_nonzero(fits[lo:hi]))
-        if not np.any(fits[lo:hi]):
+        if not fits[lo:hi].any():
             if hi > lo:  # every candidate was scored (the bound prunes only once one fits)
                 k = int(lo + np.argmin(mem[lo:hi]))
                 miss.min_memory_gib = float(mem[k]) / GIB
@@ -107,7 +107,7 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
             out.append((None, st, miss))
             continue
         best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
-        scored = next((c_, int(np.nonzero(take == best)[0][0])) for take, c_ in chunks if np.any(take == best))
+        scored = next((c_, int(np.nonzero(take == best)[0][0])) for take, c_ in chunks if (take == best).any())
         out.append((s.plan(lay, idx, zero, dp, best, nearest, scored), st, miss))
     return out
 
