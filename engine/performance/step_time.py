@@ -22,8 +22,9 @@ papers, not from another tool's code.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -105,6 +106,9 @@ class LayoutCosts:
     dp_chunks: np.ndarray | None = None  # chunks the DP gradient reduction overlaps in (one stays exposed)
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
+    # Figures the searches derive from these costs alone (and the request inputs in their key), kept with the
+    # costs so every search sharing them (`search/layout_cache.py`) reuses them; read-only once stored.
+    derived: dict[Hashable, Any] = field(default_factory=dict)
 
 
 class _LayerForward(NamedTuple):

@@ -53,6 +53,31 @@ class _Grid(NamedTuple):
 
 
 def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool, miss: Infeasibility) -> _Grid:
+    """`_build_grid`, remembered with the layout costs: it depends on them, the system's GPUs per system, the
+    cluster cap, the batch and the pins, never on the deadline or the token count, so a search sharing the costs
+    (another system with the same hardware, the request planned again) reuses it. Its counts (candidates,
+    rejections, whether no layout takes the batch exactly) are added to this search's as if it had been built."""
+    pin = s.spec.parallelism
+    key = ("deadline_grid", nearest, s.system.gpus_per_system, s.max_gpus, s.batch_sequences, pin.dp,
+           tuple(s._zero_options()))  # fmt: skip
+    cached = lay.derived.get(key)
+    if cached is None:
+        own_stats, own_miss = SearchStats(), Infeasibility()
+        grid = _build_grid(s, lay, own_stats, nearest, own_miss)
+        for array in grid[:-2]:
+            array.setflags(write=False)
+        cached = (grid, own_stats.candidates_evaluated, dict(own_stats.rejected_by_reason), own_miss.no_exact_batch)
+        lay.derived[key] = cached
+    grid, candidates, rejected, no_exact_batch = cached
+    stats.candidates_evaluated = candidates
+    for reason, count in rejected.items():
+        stats.reject(reason, count)
+    if not nearest:
+        miss.no_exact_batch = no_exact_batch
+    return grid
+
+
+def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool, miss: Infeasibility) -> _Grid:
     """Each candidate's dp step and largest allowed multiple; candidates with no room at all are counted as
     rejected (under batch_not_exact, global_batch or cluster_cap) and dropped. Worked out per layout (none of it
     depends on the ZeRO stage), then expanded over the ZeRO stages."""

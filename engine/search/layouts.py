@@ -108,7 +108,6 @@ class TrainingSearch:
         pinned = spec.memory.offload
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
-        self._keys: dict[int, tuple[LayoutCosts, LayoutKeys]] = {}
         self.layout_seconds = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ grid
@@ -235,12 +234,14 @@ class TrainingSearch:
         return np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
 
     def layout_keys(self, lay: LayoutCosts) -> LayoutKeys:
-        """The per-layout figures every query filters and bounds on (`grid.LayoutKeys`), once per grid."""
-        cached = self._keys.get(id(lay))
-        if cached is None or cached[0] is not lay:
-            cached = (lay, layout_keys(lay, self.group(lay, slice(None)), self.min_m_per_stage))
-            self._keys[id(lay)] = cached
-        return cached[1]
+        """The per-layout figures every query filters and bounds on (`grid.LayoutKeys`), once per grid (kept with
+        the layout costs, so a search sharing them reuses them)."""
+        key = ("layout_keys", self.min_m_per_stage)
+        keys = lay.derived.get(key)
+        if keys is None:
+            keys = layout_keys(lay, self.group(lay, slice(None)), self.min_m_per_stage)
+            lay.derived[key] = keys
+        return keys
 
     def ep_of(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
         assert lay.ep is not None
