@@ -110,6 +110,13 @@ class TrainingSearch:
         self._offload_layouts: LayoutCosts | None = None
         self.layout_seconds = time.perf_counter() - t0
 
+    def inputs_key(self) -> tuple[object, ...]:
+        """Everything the search's answers depend on (`search/shared.py`): two searches with equal keys give the
+        same plans, statistics and misses. Read when queried, as the chain may set a batch ramp on `run` first."""
+        return (self.work, self.spec, self.hw, self.eff, self.memory, self.run, self.system.gpus_per_system,
+                self.system.nvlink_domain_gpus, self.max_gpus, self.max_tp, self.min_cp_chunk, self.min_m_per_stage,
+                self.batch_tolerance)  # fmt: skip
+
     # ------------------------------------------------------------------ grid
     def tp_options(self) -> list[int]:
         """TP degrees inside the NVLink domain (and max_tensor_parallel) that split the heads evenly and either

@@ -21,6 +21,7 @@ from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, 
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
+from engine.search.shared import SearchMemo
 from engine.workload.model import Workload
 
 __all__ = [
@@ -357,13 +358,15 @@ def size_training(
     assumptions: Assumptions,
     batch_ramp: Mapping[str, Any] | None = None,
     frontier: bool = True,
+    memo: SearchMemo | None = None,
 ) -> TrainingResult:
     """Size one training job on one system: search the layout, then GPU count (deadline) or days (GPU count).
 
     `batch_ramp` is the model preset's published batch schedule `{start_tokens, ramp_tokens}`, if any: the whole
     run (and the deadline search, which meets the whole run's p50) pays for its smaller early batches.
     `frontier=False` leaves the time-vs-GPUs frontier out (empty): a rented system's sizing is read for its GPU
-    count and days only, and the frontier's eight GPU-count searches are most of a sizing's cost."""
+    count and days only, and the frontier's eight GPU-count searches are most of a sizing's cost. `memo` (one per
+    plan, `search/shared.py`) hands a system the search answers of an earlier system with equal search inputs."""
     if gpu.dense_tflops(spec.precision) is None:
         return TrainingResult(
             False, [f"{gpu.name} has no {spec.precision.upper()} tensor cores; train in bf16 or pick a newer GPU."]
@@ -381,11 +384,15 @@ def size_training(
                 f"divide kv_heads={work.shape.kv_heads} or be a multiple of it."
             ],
         )
+    memo = memo if memo is not None else SearchMemo()
+    key = search.inputs_key()
     if spec.gpus is not None:
-        plan, stats, miss = search.fastest(spec.gpus)
+        gpus = spec.gpus
+        plan, stats, miss = memo.answer((key, "gpus", gpus), lambda: search.fastest(gpus))
     else:
-        assert spec.deadline_days is not None
-        plan, stats, miss = search.smallest_for_deadline(spec.deadline_days)
+        deadline = spec.deadline_days
+        assert deadline is not None
+        plan, stats, miss = memo.answer((key, "deadline", deadline), lambda: search.smallest_for_deadline(deadline))
     stats.seconds += search.layout_seconds
     if plan is None:
         problems = _explain_failure(work, spec, system, gpu, miss, stats, max_gpus=assumptions["max_cluster_gpus"])
@@ -394,7 +401,10 @@ def size_training(
         return result
     result = _result(work, spec, system, gpu, plan, search, stats, assumptions)
     if frontier:
-        result.frontier = _frontier(work, spec, system, search, plan.gpus, assumptions)
+        n = plan.gpus
+        result.frontier = memo.answer(
+            (key, "frontier", n), lambda: _frontier(work, spec, system, search, n, assumptions)
+        )
     return result
 
 

@@ -13,7 +13,8 @@ from engine.catalog.hardware import load_catalog
 from engine.request.spec import PlanRequest
 from engine.search.grid import _layout_grid
 from engine.search.layout_cache import LAYOUTS
-from engine.search.training import size_training
+from engine.search.shared import SearchMemo
+from engine.search.training import TrainingResult, size_training
 from engine.workload.model import analyse_model
 
 
@@ -62,3 +63,31 @@ def test_a_search_reusing_derived_figures_answers_and_counts_as_a_fresh_one(firs
     reused = _size(*second)  # the first search's layout costs and derived figures are in place
     assert reused == fresh
     assert fresh["stats"]["candidates_evaluated"] > 0
+
+
+def _size_with(memo: SearchMemo, system_id: str) -> TrainingResult:
+    catalog = load_catalog()
+    request = PlanRequest.model_validate({"workload": "training", "model": {"preset": "llama-3-70b"},
+                                          "training": {"tokens": 15e12, "deadline_days": 90}})  # fmt: skip
+    assert request.training is not None
+    system = catalog.systems[system_id]
+    return size_training(analyse_model(request.model), request.training, system, catalog.gpu_of(system),
+                         Assumptions(), memo=memo)  # fmt: skip
+
+
+def test_systems_with_equal_search_inputs_share_one_search_per_plan():
+    """The OEM HGX H100 is the DGX H100 to the step model: sized after it with the plan's memo, it takes the DGX's
+    search answers (deadline search and frontier) and reports what its own search reports; its goodput record is
+    its own system's. A system with another fabric (AWS p5, EFA) searches for itself."""
+    memo = SearchMemo()
+    _size_with(memo, "dgx-h100")
+    shared = _size_with(memo, "hgx-h100-oem")
+    assert memo.hits == 2  # the deadline search and the frontier
+    alone = _size_with(SearchMemo(), "hgx-h100-oem")
+    for name in ("gpus", "days", "days_ideal", "step_time_s", "mfu", "layout", "frontier", "goodput", "whole_run"):
+        assert getattr(shared, name) == getattr(alone, name), name
+    assert shared.search is not None and alone.search is not None
+    assert {**shared.search.as_dict(), "seconds": 0, "configs_per_s": 0} == {
+        **alone.search.as_dict(), "seconds": 0, "configs_per_s": 0}  # fmt: skip
+    _size_with(memo, "aws-p5")
+    assert memo.hits == 2
