@@ -14,26 +14,45 @@ answers.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
-__all__ = ["SearchMemo"]
+from engine.search.results import Infeasibility, Plan, SearchStats
+
+__all__ = ["Outcome", "SearchMemo", "copy_outcome", "copy_points"]
 
 T = TypeVar("T")
+Outcome = tuple[Plan | None, SearchStats, Infeasibility]
 
 
 class SearchMemo:
-    """Answers of training searches by (inputs key, query); each caller gets its own copy (callers add to the
-    statistics they are handed)."""
+    """Answers of training searches by (inputs key, query). The memo keeps its own copy and hands each caller
+    another (`copy`: callers add to the statistics they are handed)."""
 
     def __init__(self) -> None:
         self._answers: dict[Hashable, object] = {}
         self.hits = 0
 
-    def answer(self, key: Hashable, compute: Callable[[], T]) -> T:
+    def answer(self, key: Hashable, compute: Callable[[], T], copy: Callable[[T], T]) -> T:
         if key in self._answers:
             self.hits += 1
-        else:
-            self._answers[key] = compute()
-        return copy.deepcopy(self._answers[key])  # type: ignore[return-value]
+            return copy(self._answers[key])  # type: ignore[arg-type]
+        value = compute()
+        self._answers[key] = copy(value)
+        return value
+
+
+def copy_outcome(outcome: Outcome) -> Outcome:
+    """A search's (plan, statistics, misses) with its mutable parts copied (a `Plan` is frozen)."""
+    plan, stats, miss = outcome
+    return (
+        plan,
+        dataclasses.replace(stats, rejected_by_reason=dict(stats.rejected_by_reason)),
+        dataclasses.replace(miss),
+    )
+
+
+def copy_points(points: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Frontier points (plain dicts of numbers with one nested `parallelism` dict), copied."""
+    return [{**p, "parallelism": dict(p["parallelism"])} for p in points]  # type: ignore[call-overload]

@@ -21,7 +21,7 @@ from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, 
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
-from engine.search.shared import SearchMemo
+from engine.search.shared import SearchMemo, copy_outcome, copy_points
 from engine.workload.model import Workload
 
 __all__ = [
@@ -388,11 +388,13 @@ def size_training(
     key = search.inputs_key()
     if spec.gpus is not None:
         gpus = spec.gpus
-        plan, stats, miss = memo.answer((key, "gpus", gpus), lambda: search.fastest(gpus))
+        plan, stats, miss = memo.answer((key, "gpus", gpus), lambda: search.fastest(gpus), copy_outcome)
     else:
         deadline = spec.deadline_days
         assert deadline is not None
-        plan, stats, miss = memo.answer((key, "deadline", deadline), lambda: search.smallest_for_deadline(deadline))
+        plan, stats, miss = memo.answer(
+            (key, "deadline", deadline), lambda: search.smallest_for_deadline(deadline), copy_outcome
+        )
     stats.seconds += search.layout_seconds
     if plan is None:
         problems = _explain_failure(work, spec, system, gpu, miss, stats, max_gpus=assumptions["max_cluster_gpus"])
@@ -403,7 +405,7 @@ def size_training(
     if frontier:
         n = plan.gpus
         result.frontier = memo.answer(
-            (key, "frontier", n), lambda: _frontier(work, spec, system, search, n, assumptions)
+            (key, "frontier", n), lambda: _frontier(work, spec, system, search, n, assumptions), copy_points
         )
     return result
 
