@@ -79,25 +79,31 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
 
 def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool, miss: Infeasibility) -> _Grid:
     """Each candidate's dp step and largest allowed multiple; candidates with no room at all are counted as
-    rejected (under batch_not_exact, global_batch or cluster_cap) and dropped. Worked out per layout (none of it
-    depends on the ZeRO stage), then expanded over the ZeRO stages."""
+    rejected (under batch_not_exact, global_batch or cluster_cap) and dropped. None of it depends on the ZeRO
+    stage, and all of it depends on a layout's (group, ep, micro_batch, pp) quad alone (`grid.LayoutKeys`), so it
+    is worked out once per quad (a few hundred for thousands of layouts), then read per layout and expanded over
+    the ZeRO stages; rejections count every layout of a quad."""
     zeros = np.array(s._zero_options(), dtype=np.int64)
     nz = len(zeros)
     stats.candidates_evaluated = len(lay.tp) * nz
-    idx = np.arange(len(lay.tp))
     keys = s.layout_keys(lay)
-    group, ep, mb, need = keys.group, keys.ep, keys.micro_batch, keys.need_m
+    first, sizes = keys.quad_first, keys.quad_layouts
+    group, ep, mb, need = keys.group[first], keys.ep[first], keys.micro_batch[first], keys.need_m[first]
+
+    def layouts(quads: np.ndarray) -> int:
+        return int(sizes[quads].sum())
+
     gps = s.system.gpus_per_system
     pin_dp = s.spec.parallelism.dp
     b = s.batch_sequences
     if pin_dp is not None:  # a pinned dp fixes the size: one evaluation per candidate, whole systems not enforced
         bad = pin_dp % ep != 0
-        stats.reject("ep_not_dividing_dp", np.count_nonzero(bad) * nz)
+        stats.reject("ep_not_dividing_dp", layouts(bad) * nz)
         q = np.full_like(group, pin_dp)
         n_seq = np.where(b % (pin_dp * mb) == 0, b // (pin_dp * mb), 0)
         k_cap_batch = np.where(pin_dp * mb * need <= b, 1, 0)
     else:  # dp granularity: whole systems, and a multiple of ep (expert groups are carved out of dp)
-        bad = np.zeros(len(idx), dtype=bool)
+        bad = np.zeros(len(first), dtype=bool)
         q = np.lcm(gps // np.gcd(gps, group), ep)
         if not nearest:  # exact batch impossible on whole systems (e.g. 72-GPU racks, 2^k sequences): spare GPUs
             q = np.where(b % (mb * q) == 0, q, ep)
@@ -106,12 +112,12 @@ def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest
     unit = group * q
     k_cap_cluster = s.max_gpus // unit
     table = None
-    rows = np.zeros(len(idx), dtype=np.int64)
+    rows = np.zeros(len(first), dtype=np.int64)
     if nearest:
         j_hi = np.minimum(k_cap_batch, k_cap_cluster) if pin_dp is None else np.ones_like(group)
     else:
         inexact = ~bad & (n_seq == 0)
-        stats.reject("batch_not_exact", np.count_nonzero(inexact) * nz)
+        stats.reject("batch_not_exact", layouts(inexact) * nz)
         miss.no_exact_batch = bool(np.any(~bad)) and not np.any(~bad & ~inexact)
         bad |= inexact
         table = DivisorTable(n_seq if pin_dp is None else np.ones(1, dtype=np.int64))
@@ -123,15 +129,13 @@ def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest
     lowest = 1 if table is None else 0
     no_room = ~bad & (j_hi < lowest)
     by_batch = no_room & (k_cap_batch < 1)
-    stats.reject("global_batch", np.count_nonzero(by_batch) * nz)
-    stats.reject("cluster_cap", np.count_nonzero(no_room & ~by_batch) * nz)
-    keep = np.nonzero(~bad & ~no_room)[0]
+    stats.reject("global_batch", layouts(by_batch) * nz)
+    stats.reject("cluster_cap", layouts(no_room & ~by_batch) * nz)
+    keep = np.nonzero((~bad & ~no_room)[keys.quad])[0]  # layouts, in grid order
+    of_kept = np.repeat(keys.quad[keep], nz)  # each candidate's quad
 
-    def expand(x: np.ndarray) -> np.ndarray:
-        return np.repeat(x[keep], nz)
-
-    return _Grid(expand(idx), np.tile(zeros, len(keep)), expand(q), expand(unit), expand(rows), expand(j_hi),
-                 expand(k_cap_batch), expand(k_cap_cluster), table, nz)  # fmt: skip
+    return _Grid(np.repeat(keep, nz), np.tile(zeros, len(keep)), q[of_kept], unit[of_kept], rows[of_kept],
+                 j_hi[of_kept], k_cap_batch[of_kept], k_cap_cluster[of_kept], table, nz)  # fmt: skip
 
 
 def _miss(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, fits_hi, days_hi, mem_hi, miss: Infeasibility) -> None:
