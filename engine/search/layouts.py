@@ -264,9 +264,12 @@ class TrainingSearch:
 
     def goodput(self, gpus: np.ndarray, costs: StepCosts | None = None) -> np.ndarray:
         """Vectorised whole-run efficiency (whole_run.run_efficiency): expected days = ideal days / this. With the
-        layouts' step costs it also counts the model's batch ramp-up (none without a ramp)."""
+        layouts' step costs it also counts the model's batch ramp-up (none without a ramp). Without a ramp it
+        depends on the GPU count alone, and a search's thousands of candidates share a few dozen counts: it is
+        worked out once per distinct count (the same values, element by element)."""
         if costs is None or self.run.ramp_excess <= 0:
-            return run_efficiency(gpus, self.run)
+            counts, each = np.unique(gpus, return_inverse=True)
+            return np.asarray(run_efficiency(counts, self.run))[each.reshape(np.shape(gpus))]
         share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)
 
