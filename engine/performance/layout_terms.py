@@ -58,6 +58,12 @@ def _kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.maximum(kv_heads / tp, 1.0) * head_dim, kv_heads * head_dim / tp
 
 
+def _kv_extra_columns(work: Workload, tp: np.ndarray) -> np.ndarray:
+    """K and V columns a TP rank holds beyond its share because KV heads are copied (0 when tp <= kv_heads)."""
+    rep, plain = _kv_width_per_gpu(work, tp)
+    return 2.0 * (rep - plain)
+
+
 def kv_replica_terms(work: Workload, tokens: np.ndarray, tp: np.ndarray, hw: Hardware, eff: Efficiency):
     """What replicating KV heads adds per layer and GPU when tp > kv_heads: forward GEMM time of the extra K/V
     columns, parameters, and stored activation bytes (K and V, 2 B each). All zero when tp <= kv_heads.
@@ -66,8 +72,7 @@ def kv_replica_terms(work: Workload, tokens: np.ndarray, tp: np.ndarray, hw: Har
     QKV projection): 2 x (width with replication - width without) columns of a (tokens x hidden) GEMM.
     """
     h = float(work.shape.hidden)
-    rep, plain = _kv_width_per_gpu(work, tp)
-    extra_cols = 2.0 * (rep - plain)
+    extra_cols = _kv_extra_columns(work, tp)
     time = np.where(extra_cols > 0, gemm_time(tokens, h, extra_cols, hw, eff) - eff.kernel_overhead_s, 0.0)
     return time, h * extra_cols, tokens * 2.0 * extra_cols
 
@@ -127,14 +132,14 @@ def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head,
     return dense, experts
 
 
-def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activations: bool, kv_extra_bytes):
+def position_activations(work, flash_attention: bool, tokens, tp, sp, rc, fp8_activations: bool, kv_extra_bytes):
     """Per-layer stored activation bytes for one micro-batch (Korthikanti terms, `memory.activation_terms`),
     adjusted for what the model adds: selective recompute with fused attention also recomputes the cheap ops
     (`memory.cheap_recompute_bytes`); FP8 recipes keep GEMM inputs in 1 byte; KV copies when tp > kv_heads.
     Returns (per layer by the layout's recompute mode, one layer without recompute, cheap-op replay bytes)."""
-    full, sel, none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
+    full, sel, none = activation_terms(work, tokens, tp, sp, flash_attention)
     saved, replay = cheap_recompute_bytes(work, tokens, tp, sp)
-    cheap = (rc == 1) & eff.flash_attention
+    cheap = (rc == 1) & flash_attention
     sel = sel + kv_extra_bytes - np.where(cheap, saved, 0.0)
     none = none + kv_extra_bytes
     if fp8_activations:
@@ -144,18 +149,23 @@ def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activati
     return per_layer, none, np.where(cheap, replay, 0.0)
 
 
-def activation_floor(work: Workload, hw: Hardware, eff: Efficiency, g, need_m, fp8_activations: bool) -> np.ndarray:
+def activation_floor(
+    work: Workload, g, need_m, fp8_activations: bool, flash_attention: bool, sequence_parallel: bool
+) -> np.ndarray:
     """Per layout of the grid `g` (arrays tp, pp, micro_batch, interleave, recompute, cp, first, last): the
     activation bytes of the fullest stage with the fewest micro-batches in flight a step can have (`need_m`), the
     same terms `step_time.layout_costs` keeps. No dp, ZeRO stage or offload lowers it, so a layout whose floor
-    exceeds HBM can be dropped before its step costs are computed."""
+    exceeds HBM can be dropped before its step costs are computed. It depends on the model, the grid and these
+    three switches alone (no hardware figure), so systems with different GPUs or fabrics share it."""
     tp, pp, v = g["tp"].astype(float), g["pp"].astype(float), g["interleave"].astype(float)
     cp, rc = g["cp"].astype(float), g["recompute"]
     tokens = g["micro_batch"] * float(work.shape.seq_len) / cp
-    sp = tp if eff.sequence_parallel else np.ones_like(tp)
+    sp = tp if sequence_parallel else np.ones_like(tp)
     counts, index, _emb, head, _valid = stage_positions(work.shape.layers, pp, g["first"], g["last"])
-    _t, _p, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
-    per_layer, act_none, _replay = position_activations(work, eff, tokens, tp, sp, rc, fp8_activations, kv_acts)
+    kv_acts = tokens * 2.0 * _kv_extra_columns(work, tp)  # kv_replica_terms' activation bytes
+    per_layer, act_none, _replay = position_activations(
+        work, flash_attention, tokens, tp, sp, rc, fp8_activations, kv_acts
+    )
     in_flight = np.minimum(np.maximum(pp[:, None] - index, 0.0), need_m[:, None])
     ileave = interleave_factor(pp, v)
     logits = 8.0 * tokens * float(work.shape.vocab) / tp

@@ -238,7 +238,7 @@ def layout_costs(
     kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
     cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
     per_layer_acts, act_none, replay_bytes = position_activations(
-        work, eff, tokens, tp, sp, rc, memory.fp8_activations, kv_acts
+        work, eff.flash_attention, tokens, tp, sp, rc, memory.fp8_activations, kv_acts
     )
     fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f
     bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b

@@ -57,7 +57,7 @@ from engine.search.grid import (
     layout_grid,
     layout_keys,
 )
-from engine.search.layout_cache import LAYOUTS
+from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 from engine.search.package import package_plan
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
@@ -193,20 +193,23 @@ class TrainingSearch:
         n = len(g["tp"])
         if n == 0:
             return None
-        g = self._prune_memory(g)
+        g = self._prune_memory(g, opt)
         off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
         g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
         return layout_costs(self.work, self.hw, self.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
                             g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, self.memory)  # fmt: skip
 
-    def _prune_memory(self, g: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _prune_memory(self, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:
         """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
         the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit. Done before the step costs, which
         are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
-        still name the closest miss."""
+        still name the closest miss. The activation floor of the grid (`layout_terms.activation_floor`) depends on
+        no hardware figure, so every system with the same grid shares it (`ACTIVATION_FLOORS`)."""
         pp = g["pp"].astype(float)
         need_m = np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
-        acts = activation_floor(self.work, self.hw, self.eff, g, need_m, self.memory.fp8_activations)
+        fp8, flash, sp = self.memory.fp8_activations, self.eff.flash_attention, self.eff.sequence_parallel
+        key = (self.work, opt, self.min_m_per_stage, fp8, flash, sp)
+        acts = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(self.work, g, need_m, fp8, flash, sp))
         reserve = self.memory.reserve_bytes if self.memory.reserve_bytes is not None else 0.0
         keep = acts + reserve <= self.hw.hbm_bytes
         if not np.any(keep):

@@ -12,7 +12,7 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import load_catalog
 from engine.request.spec import PlanRequest
 from engine.search.grid import _layout_grid
-from engine.search.layout_cache import LAYOUTS
+from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 from engine.search.shared import SearchMemo
 from engine.search.training import TrainingResult, size_training
 from engine.workload.model import analyse_model
@@ -35,6 +35,7 @@ def _size(system_id: str, training: dict) -> dict:
 
 def _cold(system_id: str, training: dict) -> dict:
     LAYOUTS.clear()
+    ACTIVATION_FLOORS.clear()
     _layout_grid.cache_clear()
     return _size(system_id, training)
 
