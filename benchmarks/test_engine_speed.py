@@ -75,11 +75,13 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
 
 
 def _forget_layouts() -> None:
-    """Empty the caches a repeated request hits (layout costs, layout grids), so a round plans from scratch."""
+    """Empty the caches a repeated request hits (layout costs and what is derived from them, activation floors,
+    layout grids), so a round plans from scratch."""
     from engine.search.grid import _layout_grid
-    from engine.search.layout_cache import LAYOUTS
+    from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 
     LAYOUTS.clear()
+    ACTIVATION_FLOORS.clear()
     _layout_grid.cache_clear()
 
 

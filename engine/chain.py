@@ -25,6 +25,7 @@ from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE, RENTED_NOTE, PlanResult,
 from engine.result.sizing import Candidate, Selection
 from engine.search.selection import SelectionPrices, inference_selection_usd, training_selection_usd
 from engine.search.serving import InferenceResult, size_inference
+from engine.search.shared import SearchMemo
 from engine.search.training import TrainingResult, size_training
 from engine.workload.model import Workload, analyse_model
 
@@ -117,12 +118,24 @@ def _assumptions(request: PlanRequest) -> Assumptions:
     return Assumptions(overrides=dict(request.assumptions), request_defaults=defaults)
 
 
-def _size(request: PlanRequest, work: Workload, cand: _Candidate, a: Assumptions, catalog: Catalog) -> None:
+def _size(
+    request: PlanRequest,
+    work: Workload,
+    cand: _Candidate,
+    a: Assumptions,
+    catalog: Catalog,
+    memo: SearchMemo,
+    frontier: bool = True,
+) -> None:
+    """Size the candidate's job; `frontier=False` skips the training frontier (read only for plan candidates);
+    `memo` is the plan's shared search answers (`search/shared.py`)."""
     if request.training is not None:
         preset = catalog.models.get(request.model.preset or "")
         extra = (preset.extra or {}) if preset is not None else {}
         ramp = extra.get("batch_ramp")
-        cand.sizing = size_training(work, request.training, cand.system, cand.gpu, a, batch_ramp=ramp)
+        cand.sizing = size_training(
+            work, request.training, cand.system, cand.gpu, a, batch_ramp=ramp, frontier=frontier, memo=memo
+        )
         cand.sizing.batch_source = _batch_source(request.training.global_batch_tokens, extra)
     else:
         assert request.inference is not None
@@ -268,8 +281,9 @@ def run_plan(
 
     system_ids = catalog.auto_systems() if request.hardware.system == "auto" else [request.hardware.system]
     cands = [_Candidate(catalog.systems[i], catalog.gpu_of(catalog.systems[i])) for i in system_ids]
+    memo = SearchMemo()  # systems with equal search inputs share one search's answers, within this plan
     for cand in cands:
-        _size(request, work, cand, a, catalog)
+        _size(request, work, cand, a, catalog, memo)
     report(request.workload)
 
     for cand in cands:
@@ -286,7 +300,7 @@ def run_plan(
             cand.facility = size_facility(cand.build, cand.system, request.hardware.cooling, request.site, a)
     chosen = _select(cands, prices)
     selection, selection_explain = _selection(request, cands, chosen, prices)
-    rented = _cloud_sizings(request, work, a, catalog, exclude=set(system_ids)) if chosen is not None else ()
+    rented = _cloud_sizings(request, work, a, catalog, set(system_ids), memo) if chosen is not None else ()
     physical = None
     if chosen is not None:
         assert chosen.build is not None
@@ -318,18 +332,19 @@ def run_plan(
 
 
 def _cloud_sizings(
-    request: PlanRequest, work: Workload, a: Assumptions, catalog: Catalog, exclude: set[str]
+    request: PlanRequest, work: Workload, a: Assumptions, catalog: Catalog, exclude: set[str], memo: SearchMemo
 ) -> tuple[Candidate, ...]:
     """The job sized on every rented system (a cloud instance type planned as a system) with the same search as
     the candidates: the GPUs that meet the deadline, or the days at the request's GPU count; for serving, the
     replicas that meet the rate within the SLOs. Costing prices each instance type for this work, not for the
-    chosen system's GPU count. Systems already sized as candidates are not repeated."""
+    chosen system's GPU count. Systems already sized as candidates are not repeated. Only the sizing's summary
+    row is kept (costing reads its GPUs, days, power and reason), so no frontier is computed."""
     out = []
     for system_id, system in catalog.systems.items():
         if not system.rented or system_id in exclude:
             continue
         cand = _Candidate(system, catalog.gpu_of(system))
-        _size(request, work, cand, a, catalog)
+        _size(request, work, cand, a, catalog, memo, frontier=False)
         row = cand.summary(chosen=False)
         feasible = not cand.problems and row.gpus is not None
         systems_kw = (row.gpus or 0) / system.gpus_per_system * system.max_power_kw if feasible else None

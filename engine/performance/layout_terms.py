@@ -31,6 +31,7 @@ __all__ = [
     "POS_EXTRA",
     "POS_INDEX",
     "activation_floor",
+    "interleave_factor",
     "kv_replica_terms",
     "offload_time_s",
     "pack_positions",
@@ -57,6 +58,12 @@ def _kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.maximum(kv_heads / tp, 1.0) * head_dim, kv_heads * head_dim / tp
 
 
+def _kv_extra_columns(work: Workload, tp: np.ndarray) -> np.ndarray:
+    """K and V columns a TP rank holds beyond its share because KV heads are copied (0 when tp <= kv_heads)."""
+    rep, plain = _kv_width_per_gpu(work, tp)
+    return 2.0 * (rep - plain)
+
+
 def kv_replica_terms(work: Workload, tokens: np.ndarray, tp: np.ndarray, hw: Hardware, eff: Efficiency):
     """What replicating KV heads adds per layer and GPU when tp > kv_heads: forward GEMM time of the extra K/V
     columns, parameters, and stored activation bytes (K and V, 2 B each). All zero when tp <= kv_heads.
@@ -65,8 +72,7 @@ def kv_replica_terms(work: Workload, tokens: np.ndarray, tp: np.ndarray, hw: Har
     QKV projection): 2 x (width with replication - width without) columns of a (tokens x hidden) GEMM.
     """
     h = float(work.shape.hidden)
-    rep, plain = _kv_width_per_gpu(work, tp)
-    extra_cols = 2.0 * (rep - plain)
+    extra_cols = _kv_extra_columns(work, tp)
     time = np.where(extra_cols > 0, gemm_time(tokens, h, extra_cols, hw, eff) - eff.kernel_overhead_s, 0.0)
     return time, h * extra_cols, tokens * 2.0 * extra_cols
 
@@ -126,14 +132,14 @@ def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head,
     return dense, experts
 
 
-def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activations: bool, kv_extra_bytes):
+def position_activations(work, flash_attention: bool, tokens, tp, sp, rc, fp8_activations: bool, kv_extra_bytes):
     """Per-layer stored activation bytes for one micro-batch (Korthikanti terms, `memory.activation_terms`),
     adjusted for what the model adds: selective recompute with fused attention also recomputes the cheap ops
     (`memory.cheap_recompute_bytes`); FP8 recipes keep GEMM inputs in 1 byte; KV copies when tp > kv_heads.
     Returns (per layer by the layout's recompute mode, one layer without recompute, cheap-op replay bytes)."""
-    full, sel, none = activation_terms(work, tokens, tp, sp, eff.flash_attention)
+    full, sel, none = activation_terms(work, tokens, tp, sp, flash_attention)
     saved, replay = cheap_recompute_bytes(work, tokens, tp, sp)
-    cheap = (rc == 1) & eff.flash_attention
+    cheap = (rc == 1) & flash_attention
     sel = sel + kv_extra_bytes - np.where(cheap, saved, 0.0)
     none = none + kv_extra_bytes
     if fp8_activations:
@@ -143,20 +149,25 @@ def position_activations(work, eff: Efficiency, tokens, tp, sp, rc, fp8_activati
     return per_layer, none, np.where(cheap, replay, 0.0)
 
 
-def activation_floor(work: Workload, hw: Hardware, eff: Efficiency, g, need_m, fp8_activations: bool) -> np.ndarray:
+def activation_floor(
+    work: Workload, g, need_m, fp8_activations: bool, flash_attention: bool, sequence_parallel: bool
+) -> np.ndarray:
     """Per layout of the grid `g` (arrays tp, pp, micro_batch, interleave, recompute, cp, first, last): the
     activation bytes of the fullest stage with the fewest micro-batches in flight a step can have (`need_m`), the
     same terms `step_time.layout_costs` keeps. No dp, ZeRO stage or offload lowers it, so a layout whose floor
-    exceeds HBM can be dropped before its step costs are computed."""
+    exceeds HBM can be dropped before its step costs are computed. It depends on the model, the grid and these
+    three switches alone (no hardware figure), so systems with different GPUs or fabrics share it."""
     tp, pp, v = g["tp"].astype(float), g["pp"].astype(float), g["interleave"].astype(float)
     cp, rc = g["cp"].astype(float), g["recompute"]
     tokens = g["micro_batch"] * float(work.shape.seq_len) / cp
-    sp = tp if eff.sequence_parallel else np.ones_like(tp)
+    sp = tp if sequence_parallel else np.ones_like(tp)
     counts, index, _emb, head, _valid = stage_positions(work.shape.layers, pp, g["first"], g["last"])
-    _t, _p, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
-    per_layer, act_none, _replay = position_activations(work, eff, tokens, tp, sp, rc, fp8_activations, kv_acts)
+    kv_acts = tokens * 2.0 * _kv_extra_columns(work, tp)  # kv_replica_terms' activation bytes
+    per_layer, act_none, _replay = position_activations(
+        work, flash_attention, tokens, tp, sp, rc, fp8_activations, kv_acts
+    )
     in_flight = np.minimum(np.maximum(pp[:, None] - index, 0.0), need_m[:, None])
-    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    ileave = interleave_factor(pp, v)
     logits = 8.0 * tokens * float(work.shape.vocab) / tp
     extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + head * logits[:, None]
     return (counts * (per_layer * ileave)[:, None] * in_flight + extra).max(axis=1)
@@ -197,24 +208,28 @@ def _state_tables() -> np.ndarray:
 STATE_BYTES = _state_tables()
 
 
-def stage_memory(pos, pp, v, layer_params, zero, dpc, edp, offload, m):
+def interleave_factor(pp, v):
+    """Narayanan's (1 + (p - 1) / (p v)): the activations an interleaved 1F1B schedule holds over plain 1F1B."""
+    return np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+
+
+def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
     """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
 
     `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
     (experts over edp) from `STATE_BYTES` (weights 2, gradients 2, optimizer 12, sharded from ZeRO-3, -2, -1; one
     gathered layer at 4 B/param under ZeRO-3; offloaded parts 0). Stage i holds min(pp - i, m) micro-batches'
-    activations under 1F1B (times Narayanan's (1 + (p - 1)/(p v)) with interleaving); the four positions are
+    activations under 1F1B (times `ileave`, `interleave_factor`, with interleaving); the four positions are
     evaluated and the fullest wins. Per-candidate coefficients are formed first so only a handful of operations
     run over the four positions (the search calls this thousands of times on small batches).
     """
     parts = STATE_BYTES[zero, offload.astype(np.int64)]  # (n, 3, 2)
     per_part_d = parts[:, :, 0] + parts[:, :, 1] / dpc[:, None]  # (n, 3) bytes per dense parameter
     dense, experts = pos[:, :, POS_DENSE], pos[:, :, POS_EXPERTS]
-    ileave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
     acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
     acts += pos[:, :, POS_EXTRA]
     total = dense * per_part_d.sum(axis=1)[:, None] + acts
-    has_experts = bool(np.any(experts))
+    has_experts = bool(experts.any())
     if has_experts:
         per_part_e = parts[:, :, 0] + parts[:, :, 1] / edp[:, None]
         total += experts * per_part_e.sum(axis=1)[:, None]

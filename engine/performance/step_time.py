@@ -22,19 +22,19 @@ papers, not from another tool's code.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from engine.performance.dp_step import StepCosts, step_costs
 from engine.performance.layout_terms import (
     kv_replica_terms,
-    offload_time_s,
     pack_positions,
     position_activations,
     position_params,
     ring_attention_time,
-    stage_memory,
 )
 from engine.performance.memory import MemoryOptions
 from engine.performance.moe_terms import attention_gemms, dense_ffn_gemms, expert_alltoall_time, moe_ffn_gemms
@@ -42,7 +42,6 @@ from engine.performance.roofline import (
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
     FLASH_BACKWARD_RATIO,
-    OPTIMIZER_BYTES_PER_PARAM,
     RECOMPUTE_CODES,
     RECOMPUTE_NAMES,
     SOFTMAX_BYTES_PER_SCORE,
@@ -107,6 +106,9 @@ class LayoutCosts:
     dp_chunks: np.ndarray | None = None  # chunks the DP gradient reduction overlaps in (one stays exposed)
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
+    # Figures the searches derive from these costs alone (and the request inputs in their key), kept with the
+    # costs so every search sharing them (`search/layout_cache.py`) reuses them; read-only once stored.
+    derived: dict[Hashable, Any] = field(default_factory=dict)
 
 
 class _LayerForward(NamedTuple):
@@ -236,7 +238,7 @@ def layout_costs(
     kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
     cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
     per_layer_acts, act_none, replay_bytes = position_activations(
-        work, eff, tokens, tp, sp, rc, memory.fp8_activations, kv_acts
+        work, eff.flash_attention, tokens, tp, sp, rc, memory.fp8_activations, kv_acts
     )
     fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f
     bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b
@@ -286,141 +288,3 @@ def layout_costs(
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
         dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),
     )  # fmt: skip
-
-
-# The per-layout columns `step_costs` gathers at once, and the value of an absent (None) one.
-_COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
-            "params_per_gpu", "expert_params_per_gpu", "ep", "cp", "layer_params_per_gpu", "offload",
-            "dp_chunks")  # fmt: skip
-_COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0}
-
-
-@dataclass
-class StepCosts:
-    """Per-candidate arrays after choosing dp and ZeRO stage."""
-
-    micro_batches: np.ndarray
-    step_time_s: np.ndarray
-    pipeline_time_s: np.ndarray
-    bubble_time_s: np.ndarray
-    dp_exposed_time_s: np.ndarray
-    optimizer_time_s: np.ndarray
-    tokens_per_step: np.ndarray
-    weights_bytes: np.ndarray
-    gradients_bytes: np.ndarray
-    optimizer_bytes: np.ndarray
-    activations_bytes: np.ndarray
-    reserve_bytes: float
-    memory_bytes: np.ndarray
-    batch_exact: np.ndarray | None = None  # dp x micro_batch x m == the requested global batch
-    fullest_stage: np.ndarray | None = None  # stage index that sets the memory need
-    offload_time_s: np.ndarray | None = None  # exposed host-link transfers of offloaded state
-
-
-def step_costs(
-    lay: LayoutCosts,
-    idx: np.ndarray,
-    dp: np.ndarray,
-    zero: np.ndarray,
-    batch_sequences: int,
-    seq_len: int,
-    hw: Hardware,
-    eff: Efficiency,
-    nearest_batch: bool = False,
-) -> StepCosts:
-    """Broadcast layout costs (rows `idx`) over data parallelism `dp` and ZeRO stage `zero` (0-3).
-
-    m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
-    `batch_exact` says so) or, with `nearest_batch`, the nearest whole number. A 1F1B pipeline takes
-    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over dp x cp (weights
-    are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
-    micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
-    forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
-    HBM bound over the parameters a GPU updates, or runs on the host with offload (`layout_terms.offload_time_s`).
-
-    With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
-    over dp x cp / ep ranks, so its gradient collectives and ZeRO sharding run over those.
-
-    About 80 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
-    same indexed arrays; the fullest stage's memory is apart in `layout_terms.stage_memory`.
-    """
-    dp = np.asarray(dp, dtype=float)
-    zero = np.asarray(zero)
-    # One gather of the per-layout columns (numpy's per-call cost dominates on the search's small batches).
-    if lay.columns is None:
-        lay.columns = np.stack([np.broadcast_to(np.asarray(getattr(lay, k), dtype=float), lay.tp.shape)
-                                if getattr(lay, k) is not None else np.full(lay.tp.shape, _COLUMN_DEFAULTS[k])
-                                for k in _COLUMNS], axis=1)  # fmt: skip
-    cols = lay.columns[idx]
-    tp, pp, mb, v, t_stage, t_body, p2p, params, experts, ep, cp, layer_params, offload, chunks = cols.T
-    dpc = dp * cp  # ranks holding the same weights
-    edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
-    has_experts = experts > 0
-
-    ratio = batch_sequences / (dp * mb)
-    m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
-    m_eff = np.maximum(m, 1.0)
-    bubble = (pp - 1.0) / v * t_body
-    pipeline = m_eff * (t_stage + p2p) + bubble
-
-    # DP groups stay inside a system only when the whole job does; otherwise they cross the compute fabric.
-    inside = tp * cp * pp * dp <= hw.gpus_per_system
-    bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
-    link_eff = np.where(inside, eff.nvlink, eff.scaleout)
-    dense = params - experts
-    grad_bytes = dense * eff.grad_reduce_bytes_per_param
-    expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
-    lat = eff.collective_latency_s
-
-    any_experts = bool(np.any(has_experts))
-
-    def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray | float:
-        if not any_experts:  # dense model (or ep = 1 everywhere): no separate expert collectives
-            return 0.0
-        return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
-
-    all_reduce = ring_time(grad_bytes, dpc, 2.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 2.0)
-    reduce_scatter = ring_time(grad_bytes, dpc, 1.0, bw, link_eff, lat) + expert_ring(expert_grad_bytes, 1.0)
-    gather = ring_time(dense * 2.0, dpc, 1.0, bw, link_eff, lat) + expert_ring(experts * 2.0, 1.0)
-    backward_last = t_stage * (2.0 / 3.0)
-    hide = eff.dp_overlap
-    # The reduction runs in chunks (a layer each; with pipelining, a virtual stage's layers each) that start as
-    # the backward produces them, so at least the last chunk is exposed (Megatron Bridge, 'Communication
-    # Overlap'); ZeRO-3 likewise cannot hide the first chunk's parameter gather.
-    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hide * backward_last)
-    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hide * backward_last) + gather
-    exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
-    dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
-
-    updated = dense / np.where(zero >= 1, dpc, 1.0) + experts / np.where(zero >= 1, edp, 1.0)
-    optimizer_time = updated * (OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
-    if np.any(offload):  # the optimizer step moves to the host; its transfers cost host-link time instead
-        optimizer_time = np.where(offload > 0, 0.0, optimizer_time)
-        offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
-    else:
-        offload_time = np.zeros_like(dp)
-    step = pipeline + dp_exposed + optimizer_time + offload_time
-
-    assert lay.positions is not None
-    weights, grads, optim, acts, total, fullest = stage_memory(
-        lay.positions[idx], pp, v, layer_params, zero, dpc, edp, offload, m_eff
-    )
-    reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
-    return StepCosts(
-        micro_batches=m,
-        step_time_s=step,
-        pipeline_time_s=pipeline,
-        bubble_time_s=bubble,
-        dp_exposed_time_s=dp_exposed,
-        optimizer_time_s=optimizer_time,
-        tokens_per_step=dp * mb * m * seq_len,
-        weights_bytes=weights,
-        gradients_bytes=grads,
-        optimizer_bytes=optim,
-        activations_bytes=acts,
-        reserve_bytes=reserve,
-        memory_bytes=total + reserve,
-        batch_exact=dp * mb * m == batch_sequences,
-        fullest_stage=fullest,
-        offload_time_s=offload_time,
-    )

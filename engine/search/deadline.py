@@ -53,26 +53,57 @@ class _Grid(NamedTuple):
 
 
 def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool, miss: Infeasibility) -> _Grid:
+    """`_build_grid`, remembered with the layout costs: it depends on them, the system's GPUs per system, the
+    cluster cap, the batch and the pins, never on the deadline or the token count, so a search sharing the costs
+    (another system with the same hardware, the request planned again) reuses it. Its counts (candidates,
+    rejections, whether no layout takes the batch exactly) are added to this search's as if it had been built."""
+    pin = s.spec.parallelism
+    key = ("deadline_grid", nearest, s.system.gpus_per_system, s.max_gpus, s.batch_sequences, pin.dp,
+           tuple(s._zero_options()))  # fmt: skip
+    cached = lay.derived.get(key)
+    if cached is None:
+        own_stats, own_miss = SearchStats(), Infeasibility()
+        grid = _build_grid(s, lay, own_stats, nearest, own_miss)
+        for array in grid[:-2]:
+            array.setflags(write=False)
+        cached = (grid, own_stats.candidates_evaluated, dict(own_stats.rejected_by_reason), own_miss.no_exact_batch)
+        lay.derived[key] = cached
+    grid, candidates, rejected, no_exact_batch = cached
+    stats.candidates_evaluated = candidates
+    for reason, count in rejected.items():
+        stats.reject(reason, count)
+    if not nearest:
+        miss.no_exact_batch = no_exact_batch
+    return grid
+
+
+def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool, miss: Infeasibility) -> _Grid:
     """Each candidate's dp step and largest allowed multiple; candidates with no room at all are counted as
-    rejected (under batch_not_exact, global_batch or cluster_cap) and dropped. Worked out per layout (none of it
-    depends on the ZeRO stage), then expanded over the ZeRO stages."""
+    rejected (under batch_not_exact, global_batch or cluster_cap) and dropped. None of it depends on the ZeRO
+    stage, and all of it depends on a layout's (group, ep, micro_batch, pp) quad alone (`grid.LayoutKeys`), so it
+    is worked out once per quad (a few hundred for thousands of layouts), then read per layout and expanded over
+    the ZeRO stages; rejections count every layout of a quad."""
     zeros = np.array(s._zero_options(), dtype=np.int64)
     nz = len(zeros)
     stats.candidates_evaluated = len(lay.tp) * nz
-    idx = np.arange(len(lay.tp))
     keys = s.layout_keys(lay)
-    group, ep, mb, need = keys.group, keys.ep, keys.micro_batch, keys.need_m
+    first, sizes = keys.quad_first, keys.quad_layouts
+    group, ep, mb, need = keys.group[first], keys.ep[first], keys.micro_batch[first], keys.need_m[first]
+
+    def layouts(quads: np.ndarray) -> int:
+        return int(sizes[quads].sum())
+
     gps = s.system.gpus_per_system
     pin_dp = s.spec.parallelism.dp
     b = s.batch_sequences
     if pin_dp is not None:  # a pinned dp fixes the size: one evaluation per candidate, whole systems not enforced
         bad = pin_dp % ep != 0
-        stats.reject("ep_not_dividing_dp", np.count_nonzero(bad) * nz)
+        stats.reject("ep_not_dividing_dp", layouts(bad) * nz)
         q = np.full_like(group, pin_dp)
         n_seq = np.where(b % (pin_dp * mb) == 0, b // (pin_dp * mb), 0)
         k_cap_batch = np.where(pin_dp * mb * need <= b, 1, 0)
     else:  # dp granularity: whole systems, and a multiple of ep (expert groups are carved out of dp)
-        bad = np.zeros(len(idx), dtype=bool)
+        bad = np.zeros(len(first), dtype=bool)
         q = np.lcm(gps // np.gcd(gps, group), ep)
         if not nearest:  # exact batch impossible on whole systems (e.g. 72-GPU racks, 2^k sequences): spare GPUs
             q = np.where(b % (mb * q) == 0, q, ep)
@@ -81,12 +112,12 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
     unit = group * q
     k_cap_cluster = s.max_gpus // unit
     table = None
-    rows = np.zeros(len(idx), dtype=np.int64)
+    rows = np.zeros(len(first), dtype=np.int64)
     if nearest:
         j_hi = np.minimum(k_cap_batch, k_cap_cluster) if pin_dp is None else np.ones_like(group)
     else:
         inexact = ~bad & (n_seq == 0)
-        stats.reject("batch_not_exact", np.count_nonzero(inexact) * nz)
+        stats.reject("batch_not_exact", layouts(inexact) * nz)
         miss.no_exact_batch = bool(np.any(~bad)) and not np.any(~bad & ~inexact)
         bad |= inexact
         table = DivisorTable(n_seq if pin_dp is None else np.ones(1, dtype=np.int64))
@@ -98,15 +129,13 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
     lowest = 1 if table is None else 0
     no_room = ~bad & (j_hi < lowest)
     by_batch = no_room & (k_cap_batch < 1)
-    stats.reject("global_batch", np.count_nonzero(by_batch) * nz)
-    stats.reject("cluster_cap", np.count_nonzero(no_room & ~by_batch) * nz)
-    keep = np.nonzero(~bad & ~no_room)[0]
+    stats.reject("global_batch", layouts(by_batch) * nz)
+    stats.reject("cluster_cap", layouts(no_room & ~by_batch) * nz)
+    keep = np.nonzero((~bad & ~no_room)[keys.quad])[0]  # layouts, in grid order
+    of_kept = np.repeat(keys.quad[keep], nz)  # each candidate's quad
 
-    def expand(x: np.ndarray) -> np.ndarray:
-        return np.repeat(x[keep], nz)
-
-    return _Grid(expand(idx), np.tile(zeros, len(keep)), expand(q), expand(unit), expand(rows), expand(j_hi),
-                 expand(k_cap_batch), expand(k_cap_cluster), table, nz)  # fmt: skip
+    return _Grid(np.repeat(keep, nz), np.tile(zeros, len(keep)), q[of_kept], unit[of_kept], rows[of_kept],
+                 j_hi[of_kept], k_cap_batch[of_kept], k_cap_cluster[of_kept], table, nz)  # fmt: skip
 
 
 def _miss(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, fits_hi, days_hi, mem_hi, miss: Infeasibility) -> None:
@@ -267,7 +296,7 @@ def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np
         mid = (lo[active] + hi[active]) // 2
         good = np.zeros(len(active), dtype=bool)
         run = mid >= floor[active]
-        if np.any(run):
+        if run.any():
             fits, days, _ = evaluate(mid[run], sel[active[run]])
             good[run] = fits & (days <= limit)
         hi[active] = np.where(good, mid, hi[active])

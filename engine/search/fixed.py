@@ -99,7 +99,7 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
         st.reject("memory", np.count_nonzero(done[lo:hi] & ~fits[lo:hi]))
         st.reject("slower_bound", np.count_nonzero(~done[lo:hi]))
         st.feasible = int(np.count_nonzero(fits[lo:hi]))
-        if not np.any(fits[lo:hi]):
+        if not fits[lo:hi].any():
             if hi > lo:  # every candidate was scored (the bound prunes only once one fits)
                 k = int(lo + np.argmin(mem[lo:hi]))
                 miss.min_memory_gib = float(mem[k]) / GIB
@@ -107,7 +107,7 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
             out.append((None, st, miss))
             continue
         best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
-        scored = next((c_, int(np.nonzero(take == best)[0][0])) for take, c_ in chunks if np.any(take == best))
+        scored = next((c_, int(np.nonzero(take == best)[0][0])) for take, c_ in chunks if (take == best).any())
         out.append((s.plan(lay, idx, zero, dp, best, nearest, scored), st, miss))
     return out
 
@@ -121,16 +121,17 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
     days, mem = np.full(n, np.inf), np.full(n, np.inf)
     chunks: list[tuple[np.ndarray, StepCosts]] = []
     best = np.full(n_counts, np.inf)
-    bounds = np.searchsorted(ci, np.arange(n_counts + 1))
     limit = BOUND_CHUNK
     while True:
+        # Every count's unscored candidates within its best so far, at once (ascending, so grouped by count).
+        pending_all = np.nonzero(~np.isfinite(mem) & (days_lb <= best[ci]))[0]
+        cuts = np.searchsorted(ci[pending_all], np.arange(n_counts + 1))
         parts = []
         for c in range(n_counts):
-            lo, hi = bounds[c], bounds[c + 1]
-            pending = np.nonzero(~np.isfinite(mem[lo:hi]) & (days_lb[lo:hi] <= best[c]))[0]
+            pending = pending_all[cuts[c] : cuts[c + 1]]
             if len(pending) > limit:
-                pending = pending[np.argpartition(days_lb[lo:hi][pending], limit - 1)[:limit]]
-            parts.append(pending + lo)
+                pending = pending[np.argpartition(days_lb[pending], limit - 1)[:limit]]
+            parts.append(pending)
         take = np.concatenate(parts)
         if len(take) == 0:
             return days, mem, chunks

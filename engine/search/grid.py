@@ -133,6 +133,11 @@ class LayoutKeys(NamedTuple):
     triple_ep: np.ndarray
     triple_micro_batch: np.ndarray
     triple_layouts: np.ndarray  # layouts per triple
+    # The distinct (group, ep, micro_batch, pp) quads: a layout's whole-system dp step and batch and cluster caps
+    # in deadline mode depend on these alone (pp through need_m), so they are worked out once per quad.
+    quad: np.ndarray  # each layout's quad
+    quad_first: np.ndarray  # a layout of each quad
+    quad_layouts: np.ndarray  # layouts per quad
 
 
 def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> LayoutKeys:
@@ -141,6 +146,9 @@ def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> 
     ep, mb = lay.ep.astype(np.int64), lay.micro_batch.astype(np.int64)
     code = (group * (int(ep.max(initial=1)) + 1) + ep) * (int(mb.max(initial=1)) + 1) + mb
     _codes, first, triple, sizes = np.unique(code, return_index=True, return_inverse=True, return_counts=True)
+    pp = lay.pp.astype(np.int64)
+    quad_code = triple.ravel() * (int(pp.max(initial=1)) + 1) + pp
+    _q, quad_first, quad, quad_sizes = np.unique(quad_code, return_index=True, return_inverse=True, return_counts=True)
     return LayoutKeys(
         group=group,
         ep=ep,
@@ -154,6 +162,9 @@ def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> 
         triple_ep=ep[first],
         triple_micro_batch=mb[first],
         triple_layouts=sizes,
+        quad=quad.ravel(),
+        quad_first=quad_first,
+        quad_layouts=quad_sizes,
     )
 
 

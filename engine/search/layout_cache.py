@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
-__all__ = ["LAYOUTS", "MAX_ENTRIES", "LruCache"]
+__all__ = ["ACTIVATION_FLOORS", "LAYOUTS", "MAX_ENTRIES", "LruCache"]
 
 MAX_ENTRIES = 18  # two auto plans' systems
 T = TypeVar("T")
@@ -56,3 +56,7 @@ class LruCache(Generic[T]):
 
 
 LAYOUTS: LruCache[object] = LruCache(MAX_ENTRIES)
+# The activation floor of a layout grid (`layouts.TrainingSearch._prune_memory`), before any system's layout costs
+# are built: it depends on the model, the grid and three switches, not on the hardware, so an auto plan's systems
+# share one or two (an array of a few thousand floats each).
+ACTIVATION_FLOORS: LruCache[object] = LruCache(8)

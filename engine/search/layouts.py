@@ -57,7 +57,7 @@ from engine.search.grid import (
     layout_grid,
     layout_keys,
 )
-from engine.search.layout_cache import LAYOUTS
+from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 from engine.search.package import package_plan
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
@@ -108,8 +108,14 @@ class TrainingSearch:
         pinned = spec.memory.offload
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
-        self._keys: dict[int, tuple[LayoutCosts, LayoutKeys]] = {}
         self.layout_seconds = time.perf_counter() - t0
+
+    def inputs_key(self) -> tuple[object, ...]:
+        """Everything the search's answers depend on (`search/shared.py`): two searches with equal keys give the
+        same plans, statistics and misses. Read when queried, as the chain may set a batch ramp on `run` first."""
+        return (self.work, self.spec, self.hw, self.eff, self.memory, self.run, self.system.gpus_per_system,
+                self.system.nvlink_domain_gpus, self.max_gpus, self.max_tp, self.min_cp_chunk, self.min_m_per_stage,
+                self.batch_tolerance)  # fmt: skip
 
     # ------------------------------------------------------------------ grid
     def tp_options(self) -> list[int]:
@@ -187,20 +193,23 @@ class TrainingSearch:
         n = len(g["tp"])
         if n == 0:
             return None
-        g = self._prune_memory(g)
+        g = self._prune_memory(g, opt)
         off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
         g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
         return layout_costs(self.work, self.hw, self.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
                             g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, self.memory)  # fmt: skip
 
-    def _prune_memory(self, g: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _prune_memory(self, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:
         """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
         the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit. Done before the step costs, which
         are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
-        still name the closest miss."""
+        still name the closest miss. The activation floor of the grid (`layout_terms.activation_floor`) depends on
+        no hardware figure, so every system with the same grid shares it (`ACTIVATION_FLOORS`)."""
         pp = g["pp"].astype(float)
         need_m = np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
-        acts = activation_floor(self.work, self.hw, self.eff, g, need_m, self.memory.fp8_activations)
+        fp8, flash, sp = self.memory.fp8_activations, self.eff.flash_attention, self.eff.sequence_parallel
+        key = (self.work, opt, self.min_m_per_stage, fp8, flash, sp)
+        acts = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(self.work, g, need_m, fp8, flash, sp))
         reserve = self.memory.reserve_bytes if self.memory.reserve_bytes is not None else 0.0
         keep = acts + reserve <= self.hw.hbm_bytes
         if not np.any(keep):
@@ -235,12 +244,14 @@ class TrainingSearch:
         return np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
 
     def layout_keys(self, lay: LayoutCosts) -> LayoutKeys:
-        """The per-layout figures every query filters and bounds on (`grid.LayoutKeys`), once per grid."""
-        cached = self._keys.get(id(lay))
-        if cached is None or cached[0] is not lay:
-            cached = (lay, layout_keys(lay, self.group(lay, slice(None)), self.min_m_per_stage))
-            self._keys[id(lay)] = cached
-        return cached[1]
+        """The per-layout figures every query filters and bounds on (`grid.LayoutKeys`), once per grid (kept with
+        the layout costs, so a search sharing them reuses them)."""
+        key = ("layout_keys", self.min_m_per_stage)
+        keys = lay.derived.get(key)
+        if keys is None:
+            keys = layout_keys(lay, self.group(lay, slice(None)), self.min_m_per_stage)
+            lay.derived[key] = keys
+        return keys
 
     def ep_of(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
         assert lay.ep is not None
@@ -256,9 +267,12 @@ class TrainingSearch:
 
     def goodput(self, gpus: np.ndarray, costs: StepCosts | None = None) -> np.ndarray:
         """Vectorised whole-run efficiency (whole_run.run_efficiency): expected days = ideal days / this. With the
-        layouts' step costs it also counts the model's batch ramp-up (none without a ramp)."""
+        layouts' step costs it also counts the model's batch ramp-up (none without a ramp). Without a ramp it
+        depends on the GPU count alone, and a search's thousands of candidates share a few dozen counts: it is
+        worked out once per distinct count (the same values, element by element)."""
         if costs is None or self.run.ramp_excess <= 0:
-            return run_efficiency(gpus, self.run)
+            counts, each = np.unique(gpus, return_inverse=True)
+            return np.asarray(run_efficiency(counts, self.run))[each.reshape(np.shape(gpus))]
         share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)
 

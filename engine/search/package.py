@@ -31,43 +31,38 @@ def package_plan(
     nearest: bool,
     scored: tuple[StepCosts, int] | None = None,
 ) -> Plan:
-    """Package candidate i: from its already computed costs (`scored`: the StepCosts holding it and its row)
-    or re-evaluated alone."""
+    """Package candidate i: from its already computed costs (`scored`: the StepCosts holding it and its row,
+    read in place) or re-evaluated alone."""
     sl = slice(i, i + 1)
-    if scored is None:
-        c = s.step(lay, idx[sl], dp[sl], zero[sl], nearest)
-    else:
-        row = scored[1]
-        c = StepCosts(**{k: (v[row : row + 1] if isinstance(v, np.ndarray) else v)
-                         for k, v in vars(scored[0]).items()})  # fmt: skip
+    c, row = (s.step(lay, idx[sl], dp[sl], zero[sl], nearest), 0) if scored is None else scored
     j = int(idx[i])
     assert lay.cp is not None and lay.first_layers is not None and lay.last_layers is not None
     tp, pp, cp, d = int(lay.tp[j]), int(lay.pp[j]), int(lay.cp[j]), int(dp[i])
     first, last = int(lay.first_layers[j]), int(lay.last_layers[j])
-    m = float(max(c.micro_batches[0], 1))
+    m = float(max(c.micro_batches[row], 1))
     per_step = {k: float(getattr(lay, k)[j]) * m for k in ("tp_comm_time_s", "p2p_time_s", "ep_comm_time_s")}
     return Plan(
         tp=tp, pp=pp, dp=d, micro_batch=int(lay.micro_batch[j]), interleave=int(lay.interleave[j]),
         recompute=RECOMPUTE_NAMES[int(lay.recompute[j])], zero_stage=int(zero[i]), gpus=tp * cp * pp * d,
-        micro_batches=int(c.micro_batches[0]), step_time_s=float(c.step_time_s[0]),
-        tokens_per_step=float(c.tokens_per_step[0]), days_ideal=float(s.days(c)[0]),
-        stage_time_s=float(lay.stage_time_s[j]), pipeline_time_s=float(c.pipeline_time_s[0]),
-        bubble_time_s=float(c.bubble_time_s[0]), dp_exposed_time_s=float(c.dp_exposed_time_s[0]),
-        optimizer_time_s=float(c.optimizer_time_s[0]),
+        micro_batches=int(c.micro_batches[row]), step_time_s=float(c.step_time_s[row]),
+        tokens_per_step=float(c.tokens_per_step[row]), days_ideal=float(s.days(c)[row]),
+        stage_time_s=float(lay.stage_time_s[j]), pipeline_time_s=float(c.pipeline_time_s[row]),
+        bubble_time_s=float(c.bubble_time_s[row]), dp_exposed_time_s=float(c.dp_exposed_time_s[row]),
+        optimizer_time_s=float(c.optimizer_time_s[row]),
         memory=MemoryBreakdown(
-            weights_gib=float(c.weights_bytes[0]) / GIB,
-            gradients_gib=float(c.gradients_bytes[0]) / GIB,
-            optimizer_gib=float(c.optimizer_bytes[0]) / GIB,
-            activations_gib=float(c.activations_bytes[0]) / GIB,
+            weights_gib=float(c.weights_bytes[row]) / GIB,
+            gradients_gib=float(c.gradients_bytes[row]) / GIB,
+            optimizer_gib=float(c.optimizer_bytes[row]) / GIB,
+            activations_gib=float(c.activations_bytes[row]) / GIB,
             reserve_gib=float(c.reserve_bytes) / GIB,
         ),
         ep=int(s.ep_of(lay, idx[sl])[0]), cp=cp,
         stage_layers=tuple(stage_layer_counts(s.work.shape.layers, pp, first, last)),
         offload=OFFLOAD_NAMES[int(lay.offload[j]) if lay.offload is not None else 0],
-        batch_exact=bool(c.batch_exact[0]) if c.batch_exact is not None else True,
-        global_batch_sequences=d * int(lay.micro_batch[j]) * int(c.micro_batches[0]),
-        fullest_stage=int(c.fullest_stage[0]) if c.fullest_stage is not None else 0,
+        batch_exact=bool(c.batch_exact[row]) if c.batch_exact is not None else True,
+        global_batch_sequences=d * int(lay.micro_batch[j]) * int(c.micro_batches[row]),
+        fullest_stage=int(c.fullest_stage[row]) if c.fullest_stage is not None else 0,
         cp_comm_time_s=float(lay.cp_comm_time_s[j]) * m if lay.cp_comm_time_s is not None else 0.0,
-        offload_time_s=float(c.offload_time_s[0]) if c.offload_time_s is not None else 0.0,
+        offload_time_s=float(c.offload_time_s[row]) if c.offload_time_s is not None else 0.0,
         **per_step,
     )  # fmt: skip

@@ -19,8 +19,10 @@ from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
 from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_runs
 from engine.request.spec import TrainingSpec
-from engine.search.layouts import Infeasibility, Plan, SearchStats, TrainingSearch
+from engine.search.layouts import Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
+from engine.search.shared import SearchMemo, copy_outcome, copy_points
+from engine.search.training_failure import explain_failure
 from engine.workload.model import Workload
 
 __all__ = [
@@ -356,11 +358,16 @@ def size_training(
     gpu: Gpu,
     assumptions: Assumptions,
     batch_ramp: Mapping[str, Any] | None = None,
+    frontier: bool = True,
+    memo: SearchMemo | None = None,
 ) -> TrainingResult:
     """Size one training job on one system: search the layout, then GPU count (deadline) or days (GPU count).
 
     `batch_ramp` is the model preset's published batch schedule `{start_tokens, ramp_tokens}`, if any: the whole
-    run (and the deadline search, which meets the whole run's p50) pays for its smaller early batches."""
+    run (and the deadline search, which meets the whole run's p50) pays for its smaller early batches.
+    `frontier=False` leaves the time-vs-GPUs frontier out (empty): a rented system's sizing is read for its GPU
+    count and days only, and the frontier's eight GPU-count searches are most of a sizing's cost. `memo` (one per
+    plan, `search/shared.py`) hands a system the search answers of an earlier system with equal search inputs."""
     if gpu.dense_tflops(spec.precision) is None:
         return TrainingResult(
             False, [f"{gpu.name} has no {spec.precision.upper()} tensor cores; train in bf16 or pick a newer GPU."]
@@ -378,80 +385,27 @@ def size_training(
                 f"divide kv_heads={work.shape.kv_heads} or be a multiple of it."
             ],
         )
+    memo = memo if memo is not None else SearchMemo()
+    key = search.inputs_key()
     if spec.gpus is not None:
-        plan, stats, miss = search.fastest(spec.gpus)
+        gpus = spec.gpus
+        plan, stats, miss = memo.answer((key, "gpus", gpus), lambda: search.fastest(gpus), copy_outcome)
     else:
-        assert spec.deadline_days is not None
-        plan, stats, miss = search.smallest_for_deadline(spec.deadline_days)
+        deadline = spec.deadline_days
+        assert deadline is not None
+        plan, stats, miss = memo.answer(
+            (key, "deadline", deadline), lambda: search.smallest_for_deadline(deadline), copy_outcome
+        )
     stats.seconds += search.layout_seconds
     if plan is None:
-        problems = _explain_failure(work, spec, system, gpu, miss, stats, max_gpus=assumptions["max_cluster_gpus"])
+        problems = explain_failure(work, spec, system, gpu, miss, stats, max_gpus=assumptions["max_cluster_gpus"])
         result = TrainingResult(False, problems)
         result.search = stats
         return result
     result = _result(work, spec, system, gpu, plan, search, stats, assumptions)
-    result.frontier = _frontier(work, spec, system, search, plan.gpus, assumptions)
+    if frontier:
+        n = plan.gpus
+        result.frontier = memo.answer(
+            (key, "frontier", n), lambda: _frontier(work, spec, system, search, n, assumptions), copy_points
+        )
     return result
-
-
-def _explain_failure(
-    work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, miss: Infeasibility, stats: SearchStats, max_gpus: int
-) -> list[str]:
-    """Name the limit that binds, with the closest achievable figure."""
-    pin = spec.parallelism
-    rejected = {k: v for k, v in stats.rejected_by_reason.items() if v}
-    problems: list[str] = []
-    if miss.min_memory_gib is not None and miss.best_days is None:
-        tp, pp = miss.min_memory_layout or (0, 0)
-        problems.append(
-            f"memory: the model does not fit {gpu.name} ({gpu.hbm_gib:g} GiB HBM): the leanest layout tried "
-            f"(tp={tp}, pp={pp}) needs {miss.min_memory_gib:.1f} GiB per GPU for weights, gradients, optimizer state, "
-            f"activations and reserve."
-        )
-        if any(v is not None for v in (pin.tp, pin.pp, pin.zero_stage, pin.recompute)):
-            problems.append("the pinned parallelism rules out leaner layouts; unpin tp/pp/zero_stage/recompute.")
-        if spec.gpus is not None:
-            problems.append(
-                f"only layouts whose tp x pp divides {spec.gpus} GPUs were tried; more GPUs shard the state further."
-            )
-        return problems
-    sequences = max(1, spec.global_batch_tokens // work.shape.seq_len)
-    if miss.best_days is not None and spec.deadline_days is not None:
-        needed = math.ceil((miss.best_days_gpus or 0) * miss.best_days / spec.deadline_days)
-        if miss.best_days_limit == "global batch":
-            problems.append(
-                f"global batch: the deadline needs about {needed} GPUs, but {spec.global_batch_tokens} tokens = "
-                f"{sequences} sequences caps data parallelism at {miss.batch_cap_gpus} GPUs; the shortest achievable "
-                f"time is {miss.best_days:.1f} days (deadline {spec.deadline_days:g} days). Raise "
-                f"training.global_batch_tokens."
-            )
-        else:
-            problems.append(
-                f"cluster size: the deadline needs about {needed} GPUs, above max_cluster_gpus={max_gpus}; with "
-                f"{miss.best_days_gpus} GPUs the shortest achievable time is {miss.best_days:.1f} days (deadline "
-                f"{spec.deadline_days:g} days)."
-            )
-        return problems
-    if rejected.get("global_batch") and spec.gpus is not None:
-        cap = f" (at most {miss.batch_cap_gpus} GPUs with a layout that fits)" if miss.batch_cap_gpus else ""
-        problems.append(
-            f"global batch: {spec.global_batch_tokens} tokens = {sequences} sequences cannot feed the data "
-            f"parallelism {spec.gpus} GPUs need{cap}; raise training.global_batch_tokens or use fewer GPUs."
-        )
-    elif rejected.get("global_batch"):
-        problems.append(
-            f"global batch: {sequences} sequences per step cannot fill any layout's pipeline; raise "
-            f"training.global_batch_tokens."
-        )
-    if not problems and rejected.get("gpus_not_divisible") and spec.gpus is not None:
-        problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus} GPUs.")
-    if not problems and rejected.get("ep_not_dividing_dp") and not stats.feasible and pin.ep is not None:
-        problems.append(
-            f"layout: pinned ep={pin.ep} must divide the data-parallel degree dp = GPUs / (tp x pp); no layout "
-            f"that fits gives such a dp."
-        )
-    if not problems and pin.dp is not None:
-        problems.append(f"pinned dp={pin.dp} gives no layout that fits memory and the batch on {system.id}.")
-    if not problems:
-        problems.append(f"no parallel layout satisfies the request on {system.id} (rejected: {rejected}).")
-    return problems

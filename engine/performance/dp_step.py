@@ -1,0 +1,191 @@
+"""The step model's second stage: layout costs broadcast over data parallelism and ZeRO stage (`step_costs`).
+
+Why a module of its own: the search calls `step_costs` about a hundred times per plan on batches of a few hundred
+to a few thousand candidates, so its cost is numpy's per-operation cost times the operations per candidate. Every
+figure that depends on the layout alone (the bubble, the pipeline time per micro-batch, the GPUs per data-parallel
+rank, the dense parameters and their 16-bit bytes, the last micro-batch's backward, the interleaving factor of the
+activations) is worked out once per layout into `LayoutCosts.columns` and gathered with the rest; the three
+data-parallel collectives share their ring fraction (ranks - 1) / ranks. Each figure is the same floating-point
+expression, in the same order, as when it was worked out per candidate, so every result is bit for bit the same
+(only the work per candidate falls).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.performance.layout_terms import interleave_factor, offload_time_s, stage_memory
+from engine.performance.roofline import OPTIMIZER_BYTES_PER_PARAM, Efficiency, Hardware, ring_time
+
+if TYPE_CHECKING:
+    from engine.performance.step_time import LayoutCosts
+
+__all__ = ["StepCosts", "step_costs"]
+
+# The per-layout columns `step_costs` gathers at once (`_columns`), in this order.
+_COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
+            "params_per_gpu", "expert_params_per_gpu", "ep", "cp", "layer_params_per_gpu", "offload",
+            "dp_chunks")  # fmt: skip
+# The value of a column the layout costs leave absent (None).
+_COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0}
+
+
+@dataclass
+class StepCosts:
+    """Per-candidate arrays after choosing dp and ZeRO stage."""
+
+    micro_batches: np.ndarray
+    step_time_s: np.ndarray
+    pipeline_time_s: np.ndarray
+    bubble_time_s: np.ndarray
+    dp_exposed_time_s: np.ndarray
+    optimizer_time_s: np.ndarray
+    tokens_per_step: np.ndarray
+    weights_bytes: np.ndarray
+    gradients_bytes: np.ndarray
+    optimizer_bytes: np.ndarray
+    activations_bytes: np.ndarray
+    reserve_bytes: float
+    memory_bytes: np.ndarray
+    batch_exact: np.ndarray | None = None  # dp x micro_batch x m == the requested global batch
+    fullest_stage: np.ndarray | None = None  # stage index that sets the memory need
+    offload_time_s: np.ndarray | None = None  # exposed host-link transfers of offloaded state
+
+
+def _columns(lay: LayoutCosts) -> np.ndarray:
+    """The layout's per-layout columns, stacked once (and kept on the layout costs): `_COLUMNS`, then the figures
+    that depend on the layout alone, each written exactly as `step_costs` once wrote it per candidate."""
+    if lay.columns is None:
+        base = [np.broadcast_to(np.asarray(getattr(lay, k), dtype=float), lay.tp.shape)
+                if getattr(lay, k) is not None else np.full(lay.tp.shape, _COLUMN_DEFAULTS[k])
+                for k in _COLUMNS]  # fmt: skip
+        tp, pp, _mb, v, t_stage, t_body, p2p, params, experts, _ep, cp = base[:11]
+        dense = params - experts
+        derived = [
+            (pp - 1.0) / v * t_body,  # the 1F1B bubble (Narayanan 2021)
+            t_stage + p2p,  # pipeline time per micro-batch
+            tp * cp * pp,  # GPUs per data-parallel rank
+            dense,
+            dense * 2.0,  # 16-bit dense weights, the ZeRO-3 parameter gather
+            experts * 2.0,
+            t_stage * (2.0 / 3.0),  # the last micro-batch's backward, which the gradient reduction overlaps
+            interleave_factor(pp, v),  # interleaving's activation factor
+        ]
+        lay.columns = np.stack(base + derived, axis=1)
+    return lay.columns
+
+
+def step_costs(
+    lay: LayoutCosts,
+    idx: np.ndarray,
+    dp: np.ndarray,
+    zero: np.ndarray,
+    batch_sequences: int,
+    seq_len: int,
+    hw: Hardware,
+    eff: Efficiency,
+    nearest_batch: bool = False,
+) -> StepCosts:
+    """Broadcast layout costs (rows `idx`) over data parallelism `dp` and ZeRO stage `zero` (0-3).
+
+    m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
+    `batch_exact` says so) or, with `nearest_batch`, the nearest whole number. A 1F1B pipeline takes
+    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over dp x cp (weights
+    are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
+    micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
+    forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
+    HBM bound over the parameters a GPU updates, or runs on the host with offload (`layout_terms.offload_time_s`).
+
+    With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
+    over dp x cp / ep ranks, so its gradient collectives and ZeRO sharding run over those.
+
+    About 80 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
+    same indexed arrays; the fullest stage's memory is apart in `layout_terms.stage_memory`.
+    """
+    dp = np.asarray(dp, dtype=float)
+    zero = np.asarray(zero)
+    cols = _columns(lay)[idx]  # one gather (numpy's per-call cost dominates on the search's small batches)
+    (_tp, _pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, layer_params, offload, chunks,
+     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, ileave) = cols.T  # fmt: skip
+    dpc = dp * cp  # ranks holding the same weights
+    edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
+    any_experts = bool(experts.any())
+
+    ratio = batch_sequences / (dp * mb)
+    m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
+    m_eff = np.maximum(m, 1.0)
+    pipeline = m_eff * per_micro_batch + bubble
+
+    # DP groups stay inside a system only when the whole job does; otherwise they cross the compute fabric.
+    inside = group * dp <= hw.gpus_per_system
+    bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
+    link_eff = np.where(inside, eff.nvlink, eff.scaleout)
+    grad_bytes = dense * eff.grad_reduce_bytes_per_param
+    lat = eff.collective_latency_s
+    # roofline.ring_time over dpc ranks, its (ranks - 1) / ranks and bandwidth shared by the three collectives
+    # (2 x that fraction is exactly (2 (ranks - 1)) / ranks: doubling is exact in floating point).
+    several = dpc > 1
+    fraction = (dpc - 1.0) / np.maximum(dpc, 1.0)
+    bandwidth = bw * link_eff
+    all_reduce = np.where(several, lat + 2.0 * fraction * grad_bytes / bandwidth, 0.0)
+    reduce_scatter = np.where(several, lat + fraction * grad_bytes / bandwidth, 0.0)
+    gather = np.where(several, lat + fraction * dense_16bit / bandwidth, 0.0)
+    if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
+        has_experts = experts > 0
+        expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
+
+        def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
+            return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
+
+        all_reduce = all_reduce + expert_ring(expert_grad_bytes, 2.0)
+        reduce_scatter = reduce_scatter + expert_ring(expert_grad_bytes, 1.0)
+        gather = gather + expert_ring(experts_16bit, 1.0)
+    hide = eff.dp_overlap
+    # The reduction runs in chunks (a layer each; with pipelining, a virtual stage's layers each) that start as
+    # the backward produces them, so at least the last chunk is exposed (Megatron Bridge, 'Communication
+    # Overlap'); ZeRO-3 likewise cannot hide the first chunk's parameter gather.
+    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hide * backward_last)
+    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hide * backward_last) + gather
+    exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
+    dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
+
+    sharded = zero >= 1
+    updated = dense / np.where(sharded, dpc, 1.0)
+    if any_experts:
+        updated = updated + experts / np.where(sharded, edp, 1.0)
+    optimizer_time = updated * (OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
+    step = pipeline + dp_exposed
+    if offload.any():  # the optimizer step moves to the host; its transfers cost host-link time instead
+        optimizer_time = np.where(offload > 0, 0.0, optimizer_time)
+        offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
+        step = step + optimizer_time + offload_time
+    else:
+        offload_time = np.zeros_like(dp)
+        step = step + optimizer_time
+
+    assert lay.positions is not None
+    weights, grads, optim, acts, total, fullest = stage_memory(
+        lay.positions[idx], ileave, layer_params, zero, dpc, edp, offload, m_eff
+    )
+    reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
+    return StepCosts(
+        micro_batches=m,
+        step_time_s=step,
+        pipeline_time_s=pipeline,
+        bubble_time_s=bubble,
+        dp_exposed_time_s=dp_exposed,
+        optimizer_time_s=optimizer_time,
+        tokens_per_step=dp * mb * m * seq_len,
+        weights_bytes=weights,
+        gradients_bytes=grads,
+        optimizer_bytes=optim,
+        activations_bytes=acts,
+        reserve_bytes=reserve,
+        memory_bytes=total + reserve,
+        batch_exact=dp * mb * m == batch_sequences,
+        fullest_stage=fullest,
+        offload_time_s=offload_time,
+    )

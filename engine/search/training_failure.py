@@ -1,0 +1,79 @@
+"""Why a training search found no plan: the limit that binds (memory, global batch, cluster size, layout pins),
+in words with the closest achievable figure, for the plan's `problems`.
+
+Apart from `training.py` (which sizes the job) because it only reads the search's statistics and closest misses.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.catalog.hardware import Gpu, System
+from engine.request.spec import TrainingSpec
+from engine.search.results import Infeasibility, SearchStats
+from engine.workload.model import Workload
+
+__all__ = ["explain_failure"]
+
+
+def explain_failure(
+    work: Workload, spec: TrainingSpec, system: System, gpu: Gpu, miss: Infeasibility, stats: SearchStats, max_gpus: int
+) -> list[str]:
+    """Name the limit that binds, with the closest achievable figure."""
+    pin = spec.parallelism
+    rejected = {k: v for k, v in stats.rejected_by_reason.items() if v}
+    problems: list[str] = []
+    if miss.min_memory_gib is not None and miss.best_days is None:
+        tp, pp = miss.min_memory_layout or (0, 0)
+        problems.append(
+            f"memory: the model does not fit {gpu.name} ({gpu.hbm_gib:g} GiB HBM): the leanest layout tried "
+            f"(tp={tp}, pp={pp}) needs {miss.min_memory_gib:.1f} GiB per GPU for weights, gradients, optimizer state, "
+            f"activations and reserve."
+        )
+        if any(v is not None for v in (pin.tp, pin.pp, pin.zero_stage, pin.recompute)):
+            problems.append("the pinned parallelism rules out leaner layouts; unpin tp/pp/zero_stage/recompute.")
+        if spec.gpus is not None:
+            problems.append(
+                f"only layouts whose tp x pp divides {spec.gpus} GPUs were tried; more GPUs shard the state further."
+            )
+        return problems
+    sequences = max(1, spec.global_batch_tokens // work.shape.seq_len)
+    if miss.best_days is not None and spec.deadline_days is not None:
+        needed = math.ceil((miss.best_days_gpus or 0) * miss.best_days / spec.deadline_days)
+        if miss.best_days_limit == "global batch":
+            problems.append(
+                f"global batch: the deadline needs about {needed} GPUs, but {spec.global_batch_tokens} tokens = "
+                f"{sequences} sequences caps data parallelism at {miss.batch_cap_gpus} GPUs; the shortest achievable "
+                f"time is {miss.best_days:.1f} days (deadline {spec.deadline_days:g} days). Raise "
+                f"training.global_batch_tokens."
+            )
+        else:
+            problems.append(
+                f"cluster size: the deadline needs about {needed} GPUs, above max_cluster_gpus={max_gpus}; with "
+                f"{miss.best_days_gpus} GPUs the shortest achievable time is {miss.best_days:.1f} days (deadline "
+                f"{spec.deadline_days:g} days)."
+            )
+        return problems
+    if rejected.get("global_batch") and spec.gpus is not None:
+        cap = f" (at most {miss.batch_cap_gpus} GPUs with a layout that fits)" if miss.batch_cap_gpus else ""
+        problems.append(
+            f"global batch: {spec.global_batch_tokens} tokens = {sequences} sequences cannot feed the data "
+            f"parallelism {spec.gpus} GPUs need{cap}; raise training.global_batch_tokens or use fewer GPUs."
+        )
+    elif rejected.get("global_batch"):
+        problems.append(
+            f"global batch: {sequences} sequences per step cannot fill any layout's pipeline; raise "
+            f"training.global_batch_tokens."
+        )
+    if not problems and rejected.get("gpus_not_divisible") and spec.gpus is not None:
+        problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus} GPUs.")
+    if not problems and rejected.get("ep_not_dividing_dp") and not stats.feasible and pin.ep is not None:
+        problems.append(
+            f"layout: pinned ep={pin.ep} must divide the data-parallel degree dp = GPUs / (tp x pp); no layout "
+            f"that fits gives such a dp."
+        )
+    if not problems and pin.dp is not None:
+        problems.append(f"pinned dp={pin.dp} gives no layout that fits memory and the batch on {system.id}.")
+    if not problems:
+        problems.append(f"no parallel layout satisfies the request on {system.id} (rejected: {rejected}).")
+    return problems
