@@ -24,18 +24,49 @@ def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
     return {"formula": formula, "inputs": inputs, "source": source}
 
 
-def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
-    """Every headline figure of the physical build (fabric, storage, power, cooling, BOM). Long because it is one
-    table, one entry per figure; splitting it would scatter a single table over several functions."""
+RAIL_ONLY_SRC = (
+    "Wang et al., 'Rail-only: A Low-Cost High-Performance Network for Training LLMs with Trillion Parameters' "
+    "(arXiv:2307.12169, 2023) for one-tier rail switches below a scalable unit; NVIDIA Quantum-2 QM9700 series "
+    "data sheet (on-board subnet manager for up to 2,000 nodes)"
+)
+
+
+def _compute_formula(pb: PhysicalBuild) -> tuple[str, str]:
+    """(leaf formula, spine formula) of the design the compute fabric used."""
     c = pb.fabric.compute
-    st = pb.storage
-    site = pb.site
-    out: dict[str, Entry] = {
+    if not c.leaf:
+        return ("no compute switch: every communicating group fits one NVLink domain", "no spine tier")
+    if c.tiers == 1:
+        return (
+            "below one scalable unit, one tier: switches = rails / rails per switch, rails per switch the largest "
+            "share of the rails (a divisor of the rail count) whose ports (systems x NICs per rail each) fit one "
+            "switch's radix; x planes",
+            "no spine tier: every rail's ports meet on one switch",
+        )
+    if pb.fabric.compute_design == "below_su":
+        return (
+            "below one scalable unit, two tiers: leaves per rail = ceil(rail ports / (radix / 2)), each leaf's GPU "
+            "ports = ceil(rail ports / leaves per rail), uplinks equal to them (non-blocking); x rails x planes",
+            "fewest spines that divide each leaf's uplinks and offer a port for every uplink "
+            "(spines x radix >= leaves x uplinks)",
+        )
+    return (
+        "SUs x rails x leaves per rail per SU x planes; a non-blocking leaf has radix / 2 ports down at the link "
+        "speed, so one leaf per rail takes an SU of (radix / 2) / NICs per rail systems (NVL72 spine-leaf "
+        "groups: one leaf per rack per rail); SUs = ceil((systems + systems displaced by UFM) / su_systems); "
+        "planes = NIC line rate / link speed; the full SU is built even when partly populated",
+        "two tiers: fewest spines that divide each leaf's uplinks and offer a port for every uplink "
+        "(spines x radix >= leaves x uplinks); otherwise three tiers with pod-local spines (half ports down, "
+        "half up) and core groups, cores per group the fewest that divide each spine's uplinks",
+    )
+
+
+def _fabric_entries(pb: PhysicalBuild, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
+    c = pb.fabric.compute
+    leaf_formula, spine_formula = _compute_formula(pb)
+    return {
         "fabric.compute.leaf": _entry(
-            "SUs x rails x leaves per rail per SU x planes; a non-blocking leaf has radix / 2 ports down at the link "
-            "speed, so one leaf per rail takes an SU of (radix / 2) / NICs per rail systems (NVL72 spine-leaf "
-            "groups: one leaf per rack per rail); SUs = ceil((systems + systems displaced by UFM) / su_systems); "
-            "planes = NIC line rate / link speed; the full SU is built even when partly populated",
+            leaf_formula,
             {
                 "systems": build.systems,
                 "su_systems": pb.fabric.su_systems,
@@ -45,15 +76,25 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
                 "link_gbps": c.link_gbps,
                 "planes": c.planes,
             },
-            FABRIC_SRC,
+            FABRIC_SRC + "; " + RAIL_ONLY_SRC,
         ),
         "fabric.compute.spine": _entry(
-            "two tiers: fewest spines that divide each leaf's uplinks and offer a port for every uplink "
-            "(spines x radix >= leaves x uplinks); otherwise three tiers with pod-local spines (half ports down, "
-            "half up) and core groups, cores per group the fewest that divide each spine's uplinks",
+            spine_formula,
             {"tiers": c.tiers, "leaf": c.leaf, "spine": c.spine, "core": c.core, "radix": c.radix},
             FABRIC_SRC + "; Al-Fares, Loukissas and Vahdat, 'A Scalable, Commodity Data Center Network Architecture' "
             "(SIGCOMM 2008) for fat-tree capacity",
+        ),
+        "fabric.tiers": _entry(
+            "no compute switch when every communicating group fits one NVLink domain; one tier while a switch (or "
+            "an MLAG pair) takes the ports; two tiers only when one tier's ports run out; three only when two "
+            "tiers' ports run out",
+            {
+                "compute": c.reason,
+                "storage": pb.fabric.storage.reason,
+                "in-band": pb.fabric.inband.reason,
+                "out-of-band": pb.fabric.oob.reason,
+            },
+            FABRIC_SRC + "; NVIDIA DGX BasePOD Reference Architecture (RA-11127-001 V5, 2025-08-06); " + RAIL_ONLY_SRC,
         ),
         "fabric.compute.cables": _entry(
             "per link group: links x link speed / native port speed; media by run length (DAC <= 2 m, ACC <= 5 m, "
@@ -67,17 +108,61 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "NVIDIA LinkX cables and transceivers product pages (reach of DAC, ACC, multimode and single-mode links); "
             "link counts per the DGX SuperPOD Reference Architectures",
         ),
+    }
+
+
+def _storage_read_formula(pb: PhysicalBuild, system: System, build: ClusterBuild) -> str:
+    if build.systems < system.su_systems:
+        return (
+            "below one scalable unit: max(single-node read guidance, storage_read_gbps_per_su x systems / "
+            "su_systems), the SU's guidance shared by the systems present"
+        )
+    return (
+        "storage_read_gbps_per_su x SUs of the reference architecture's size (ceil(systems / su_systems); "
+        "the guidance is per published SU, whatever SU the compute fabric's switch gives)"
+    )
+
+
+def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
+    """Every headline figure of the physical build (fabric, storage, power, cooling, BOM). Long because it is one
+    table, one entry per figure; splitting it would scatter a single table over several functions."""
+    st = pb.storage
+    site = pb.site
+    out: dict[str, Entry] = {
+        **_fabric_entries(pb, build, a),
         "storage.read_gbps": _entry(
-            "storage_read_gbps_per_su x SUs of the reference architecture's size (ceil(systems / su_systems); "
-            "the guidance is per published SU, whatever SU the compute fabric's switch gives)",
+            _storage_read_formula(pb, system, build),
             {
                 "read_gbps_per_su": st.read_gbps_per_su,
                 "tier": st.tier,
                 "reference_sus": round(st.read_gbps / st.read_gbps_per_su),
                 "su_systems": system.su_systems,
+                "systems": build.systems,
             },
-            "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) Table 6 storage performance guidance; "
-            "GB200 SuperPOD RA (RA-11338-001) Table 5.2",
+            "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) Table 6 storage performance guidance "
+            "(per scalable unit and single node); GB200 SuperPOD RA (RA-11338-001) Table 5.2",
+        ),
+        "storage.appliances": _entry(
+            "one NFS server on the in-band network when the cluster is below one scalable unit and one server "
+            "meets the read, write and capacity needed; otherwise parallel-file-system appliances = max over read, "
+            "write and capacity of ceil(need / per-appliance figure)",
+            {"choice": st.reason, "appliance": st.appliance, "appliances": st.appliances},
+            "NVIDIA DGX BasePOD Reference Architecture (RA-11127-001 V5, 2025-08-06): storage on the Ethernet "
+            "management and storage fabric below SuperPOD scale; NVIDIA DGX SuperPOD Reference Architecture, DGX H100 "
+            "(RA-11333-001): a parallel file system on its own storage fabric",
+        ),
+        "management_servers": _entry(
+            "1 head node for one system; an HA pair of head nodes from two systems up to one scalable unit; the "
+            "reference design's five servers (two head nodes plus three service servers) from one scalable unit",
+            {
+                "systems": build.systems,
+                "su_systems": system.su_systems,
+                "servers": pb.fabric.management_servers,
+                "why": pb.fabric.management_reason,
+            },
+            "NVIDIA DGX BasePOD Reference Architecture (RA-11127-001 V5, 2025-08-06) and NVIDIA DGX SuperPOD "
+            "Reference Architecture, DGX H100 (RA-11333-001) Table 7: five management servers, two of them Base "
+            "Command Manager head nodes in a high-availability pair",
         ),
         "storage.write_gbps": _entry(
             "max(read x storage_write_to_read_ratio, checkpoint_tb / checkpoint_stall_s)",

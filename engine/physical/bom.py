@@ -52,9 +52,16 @@ class BomLine:
 
 
 def build_bom(
-    system: System, systems: int, fabric: FabricPlan, site: SiteResult, storage_units: int, parts: PartsCatalog
+    system: System,
+    systems: int,
+    fabric: FabricPlan,
+    site: SiteResult,
+    storage_units: int,
+    parts: PartsCatalog,
+    storage_part: str | None = None,
 ) -> list[BomLine]:
-    """Lines in a stable order: compute, network, optics, cabling, storage, management, facility."""
+    """Lines in a stable order: compute, network, optics, cabling, storage, management, facility. The storage
+    line is `storage_part` (the storage stage's choice; the catalog's first storage part when not given)."""
     # Keyed by part number: two catalog records may name the same orderable module (one line per part number).
     counts: dict[str, int] = {}
     first_id: dict[str, str] = {}
@@ -78,9 +85,9 @@ def build_bom(
                 add(group.a_module_part, group.a_modules)
             if group.b_module_part:
                 add(group.b_module_part, group.b_modules)
-    storage = [r for r in parts.of_kind("storage")]
+    storage = storage_part or next((r.id for r in parts.of_kind("storage")), None)
     if storage and storage_units:
-        add(storage[0].id, storage_units)
+        add(storage, storage_units)
     add(parts.of_kind("rack")[0].id, len(site.racks))
     add(parts.of_kind("pdu")[0].id, site.rack_pdus)
     if site.cdu_part:

@@ -106,13 +106,22 @@ def build_physical(
         return None
     needed = compute_fabric_needed(build.job_gpus, gpus_per_replica, system)
     sus = math.ceil(build.systems / system.su_systems)
-    storage, appliance = size_storage(sus, params, training_tokens, weight_bytes_per_param, parts, a)
+    storage, appliance = size_storage(
+        sus,
+        params,
+        training_tokens,
+        weight_bytes_per_param,
+        parts,
+        a,
+        systems=build.systems,
+        su_systems=system.su_systems,
+    )
     fabric = size_fabrics(
         system, build.systems, build.systems_per_rack, appliance, storage.appliances, hardware_fabric, needed, parts, a
     )
     site_spec = request.site if request is not None else SiteSpec()
     site = size_site(build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a)
-    bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts)
+    bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts, storage_part=appliance.id)
     topology = build_topology(system, build.systems, fabric, storage.appliances)
     return PhysicalBuild(storage, fabric, site, bom, topology)
 

@@ -1,9 +1,14 @@
 """Storage stage: capacity and bandwidth the cluster needs, sized to whole appliances from the catalog.
 
-Bandwidth follows the SuperPOD guidance per scalable unit (good / better / best, facility.md section 8), with
-write planned at half of read (GB200 RA), raised when a synchronous checkpoint would otherwise stall training
-longer than allowed. Capacity holds the dataset plus the retained checkpoints, with headroom.
+Bandwidth follows the SuperPOD guidance per scalable unit (good / better / best: NVIDIA DGX SuperPOD RA, DGX H100,
+Table 6), with write planned at half of read (GB200 RA), raised when a synchronous checkpoint would otherwise stall
+training longer than allowed. Capacity holds the dataset plus the retained checkpoints, with headroom.
 appliances = max(ceil(read / read per appliance), ceil(write / write per appliance), ceil(TB / TB per appliance)).
+
+Below one scalable unit the per-SU guidance is shared by the systems present (read = per-SU read x systems / SU
+systems, at least the single-node figure of the same table), and one NFS server on the in-band network serves the
+cluster when it meets read, write and capacity (as NVIDIA's DGX BasePOD runs storage on its Ethernet fabric);
+otherwise the parallel file system's appliances, as many as the need.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class StorageResult:
     appliance: str
     appliances: int
     binding: str
+    reason: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -50,6 +56,7 @@ class StorageResult:
             "appliance": self.appliance,
             "appliances": self.appliances,
             "binding": self.binding,
+            "reason": self.reason,
         }
 
 
@@ -60,6 +67,26 @@ def _tier_name(read_per_su: float) -> str:
     return "custom"
 
 
+def _below_nfs_limit(systems: int | None, su_systems: int | None, a: Assumptions) -> bool:
+    """Whether the cluster is small enough for one NFS server (a share of one scalable unit)."""
+    if systems is None or su_systems is None:
+        return False
+    return systems < su_systems * a["nfs_max_systems_fraction_of_su"]
+
+
+def _units(read: float, write: float, capacity: float, part: Part) -> dict[str, int]:
+    return {
+        "read": math.ceil(read / part.num("read_gbyte_s") - 1e-9),
+        "write": math.ceil(write / part.num("write_gbyte_s") - 1e-9),
+        "capacity": math.ceil(capacity / part.num("usable_tb") - 1e-9),
+    }
+
+
+def _need_text(read: float, write: float, capacity: float, ckpt_write: float) -> str:
+    why_write = " (a checkpoint in the allowed stall)" if ckpt_write >= write - 1e-9 and ckpt_write > 0 else ""
+    return f"{read:.3g} GB/s read, {write:.3g} GB/s write{why_write} and {capacity:,.0f} TB"
+
+
 def size_storage(
     scalable_units: int,
     params: float,
@@ -67,10 +94,19 @@ def size_storage(
     weight_bytes_per_param: float,
     parts: PartsCatalog,
     a: Assumptions,
+    *,
+    systems: int | None = None,
+    su_systems: int | None = None,
 ) -> tuple[StorageResult, Part]:
-    """Training: checkpoints are full optimizer state; inference: the served weights (one copy per version)."""
+    """Training: checkpoints are full optimizer state; inference: the served weights (one copy per version).
+    With `systems` and `su_systems` given, a cluster below one SU gets its share of the SU's bandwidth and an NFS
+    server when one serves it."""
     read_per_su = a["storage_read_gbps_per_su"]
-    read = read_per_su * scalable_units
+    small = systems is not None and su_systems is not None and systems < su_systems
+    if small:
+        read = max(a["storage_single_node_read_gbps"], read_per_su * systems / su_systems)
+    else:
+        read = read_per_su * scalable_units
     write = read * a["storage_write_to_read_ratio"]
     retained = a["checkpoints_retained"]
     if training_tokens is not None:
@@ -83,14 +119,30 @@ def size_storage(
         ckpt_write = 0.0
     write = max(write, ckpt_write)
     capacity = (dataset_tb + retained * checkpoint_tb) * (1.0 + a["storage_headroom_fraction"])
-    appliance = parts.of_kind("storage")[0]
-    needs = {
-        "read": math.ceil(read / appliance.num("read_gbyte_s") - 1e-9),
-        "write": math.ceil(write / appliance.num("write_gbyte_s") - 1e-9),
-        "capacity": math.ceil(capacity / appliance.num("usable_tb") - 1e-9),
-    }
-    binding = max(needs, key=lambda k: (needs[k], k))
-    units = max(1, needs[binding])
+    need = _need_text(read, write, capacity, ckpt_write)
+    pfs = next(p for p in parts.of_kind("storage") if p.text("attach") != "inband")
+    nfs = next((p for p in parts.of_kind("storage") if p.text("attach") == "inband"), None)
+    nfs_ok = small and nfs is not None and _below_nfs_limit(systems, su_systems, a)
+    if nfs_ok and nfs is not None and max(_units(read, write, capacity, nfs).values()) <= 1:
+        appliance, units, binding = nfs, 1, "nfs"
+        reason = (
+            f"One NFS server on the in-band network: below one scalable unit the cluster needs {need}, within one "
+            f"server's {nfs.num('read_gbyte_s'):g} GB/s read, {nfs.num('write_gbyte_s'):g} GB/s write and "
+            f"{nfs.num('usable_tb'):g} TB, so no parallel file system is needed."
+        )
+    else:
+        appliance = pfs
+        needs = _units(read, write, capacity, pfs)
+        binding = max(needs, key=lambda k: (needs[k], k))
+        units = max(1, needs[binding])
+        if small and nfs is not None:
+            lead = f"Parallel file system: one NFS server cannot give the {need} the cluster needs"
+        else:
+            lead = (
+                f"Parallel file system, as NVIDIA's DGX SuperPOD designs ({read_per_su:g} GB/s read per scalable "
+                f"unit): the cluster needs {need}"
+            )
+        reason = f"{lead}; {units} {pfs.part_number} appliance(s), set by {binding}."
     result = StorageResult(
         capacity_tb=capacity,
         read_gbps=read,
@@ -103,5 +155,6 @@ def size_storage(
         appliance=appliance.id,
         appliances=units,
         binding=binding,
+        reason=reason,
     )
     return result, appliance

@@ -36,6 +36,8 @@ def build_topology(system: System, systems: int, fabric: FabricPlan, storage_uni
                 }
             )
         for group in fab.links:
+            if group.a == group.b:  # an MLAG pair's peer link stays inside its switch node
+                continue
             source = endpoint.get(group.a, f"{fab.name}.{group.a}")
             links.append(
                 {

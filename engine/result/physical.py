@@ -122,6 +122,8 @@ class FabricNetwork:
     optics_w: float
     link_groups: tuple[LinkGroup, ...]
     notes: tuple[str, ...]
+    # Why this many tiers (or no switch), in one line for users; "" in plans stored before it.
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,8 @@ class FabricSummary:
     compute_fabric_needed: bool
     # Systems per scalable unit of the compute fabric (from the switch radix); 0 in plans stored before it.
     su_systems: int = 0
+    # Why this many management servers, in one line for users; "" in plans stored before it.
+    management_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,8 @@ class StorageSummary:
     appliance: str | None
     appliances: int
     binding: str
+    # Why this storage (NFS server or parallel file system, and how many), in one line; "" in older plans.
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from engine.catalog.parts import Part, PartsCatalog, SystemPhysical
 from engine.physical.clos import Clos, LeafType, clos
 from engine.physical.fabric.planes import beyond_three_tiers, plane_options
 from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
+from engine.physical.fabric.small import small_compute_fabric
 from engine.physical.fabric.types import FABRIC_SWITCH, Fabric, Geometry, LinkGroup, empty_fabric
 
 __all__ = ["ComputeSizing", "compute_fabric", "compute_link_groups"]
@@ -32,6 +33,7 @@ class ComputeSizing:
     displaced_systems: int
     su_systems: int
     problems: list[str] = field(default_factory=list)
+    design: str = "reference"  # "none", "below_su" or "reference" (whole SUs of the published design)
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,51 @@ def _notes(
     ]
 
 
+def _no_fabric_reason(system: System, systems: int) -> str:
+    """Why no compute switch is built, for users."""
+    if systems == 1:
+        return (
+            f"No compute switch: a single {system.name}; its {system.gpus_per_system} GPUs talk over NVLink inside "
+            "the system."
+        )
+    return (
+        f"No compute switch: each serving replica (or the whole job) fits inside one {system.name}'s NVLink domain "
+        f"of {system.nvlink_domain_gpus} GPUs, and replicas do not talk to each other."
+    )
+
+
+def _reference_reason(
+    system: System, slots: int, sus: int, shape: _ComputeShape, tree: Clos, switch: Part, radix: int, shared: bool
+) -> str:
+    """Why the reference design's tier count, for users; says why the last SU's leaves are part-filled."""
+    name = switch.id.upper()
+    if not shared:
+        why = (
+            f"Three tiers, as NVIDIA's GB200 SuperPOD design: one spine-leaf group per rail per scalable unit of "
+            f"{shape.su_systems} racks, each rack's trays on one leaf per rail ({shape.down_used} of {radix} ports; "
+            "a rack holds no more trays), joined by core switches."
+        )
+    elif tree.tiers == 2:
+        why = (
+            f"Two tiers, as NVIDIA's DGX SuperPOD design: {sus} scalable unit(s) of {shape.su_systems} systems, one "
+            f"leaf per rail per unit, uplinks spread evenly over {tree.spines} spines; two tiers of {radix}-port "
+            f"{name} switches reach up to {radix * radix // 2:,} ports."
+        )
+    else:
+        why = (
+            f"Three tiers, as NVIDIA's DGX SuperPOD design: {sus} scalable units need more leaves than two tiers "
+            f"of {radix}-port {name} switches connect ({radix * radix // 2:,} ports at most), so each unit gets its "
+            "own spines and a core tier joins the units."
+        )
+    last = slots - (sus - 1) * shape.su_systems
+    if 0 < last < shape.su_systems:
+        why += (
+            f" The last unit holds {last} of its {shape.su_systems} system slots; its leaves and uplinks are built in "
+            "full, as the reference design does, so routing stays balanced and the unit can be filled later."
+        )
+    return why
+
+
 def compute_fabric(
     system: System,
     phys: SystemPhysical,
@@ -117,7 +164,8 @@ def compute_fabric(
             "No scale-out compute fabric: each replica (or the whole job) fits inside one NVLink domain, so "
             "systems talk only over the storage and in-band networks."
         )
-        return ComputeSizing(empty_fabric("compute", note), sus_plain, 0, 0, system.su_systems)
+        empty = empty_fabric("compute", note, _no_fabric_reason(system, systems))
+        return ComputeSizing(empty, sus_plain, 0, 0, system.su_systems, design="none")
     switch = parts[FABRIC_SWITCH[fabric_id]]
     options = plane_options(system, phys, fabric_id, switch)
     for link_gbps, planes in options:
@@ -165,6 +213,10 @@ def _planes_fabric(
         empty = empty_fabric("compute", "no leaf fits")
         return ComputeSizing(empty, math.ceil(systems / system.su_systems), 0, 0, system.su_systems, [problem])
     ufm_links, displaced = _ufm(switch, shape, phys, nics_per_rail, a)
+    if systems + displaced < shape.su_systems:  # below one SU, even counting the UFM's slot: smallest design
+        ratio = a["compute_oversubscription"]
+        small = small_compute_fabric(system, phys, systems, fabric_id, switch, link_gbps, radix, planes, ratio)
+        return None if small is None else ComputeSizing(small.fabric, 1, 0, 0, shape.su_systems, design="below_su")
     sus = math.ceil((systems + displaced) / shape.su_systems)
     rails_shared = phys.spine_groups == "shared"
     leaves_per_su_group = shape.leaves_per_rail_per_su * (phys.compute_rails if rails_shared else 1)
@@ -192,6 +244,7 @@ def _planes_fabric(
         spine_core_links=tree.spine_core_links * planes,
         switches=switch_tiers("compute", switch.id, tree, planes),
         notes=tuple(notes),
+        reason=_reference_reason(system, systems + displaced, sus, shape, tree, switch, radix, rails_shared),
     )
     return ComputeSizing(fab, sus, ufm_links, displaced, shape.su_systems)
 

@@ -17,7 +17,14 @@ from engine.physical.clos import LeafType, clos
 from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
 from engine.physical.fabric.types import Fabric, Geometry, LinkGroup, SwitchTier, empty_fabric
 
-__all__ = ["EdgeDevices", "edge_fabric", "edge_link_groups", "north_south_fabrics", "north_south_link_groups"]
+__all__ = [
+    "EdgeDevices",
+    "edge_fabric",
+    "edge_link_groups",
+    "north_south_fabrics",
+    "north_south_link_groups",
+    "storage_on_inband",
+]
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,56 @@ class EdgeDevices:
         return self.mgmt_servers * int(self.mgmt.num("inband_ports"))
 
 
+# Ports each switch of an Ethernet MLAG pair gives to the peer link (the DGX BasePOD deployment guide's in-band
+# SN4600 pair bonds two ports, swp57-58, as its peerlink).
+PEER_LINK_PORTS = 2
+
+
+def _one_tier(
+    name: str, switch: Part, link_gbps: float, radix: int, node_ports: int, target_ports: int, dual_homed: bool
+) -> Fabric | None:
+    """One switch, or an MLAG pair when each system's two Ethernet ports go to two switches; None when they
+    do not fit (then leaves and spines)."""
+    ethernet = switch.text("technology") == "ethernet"
+    label = switch.id.upper()
+    if dual_homed and ethernet:
+        per_switch = math.ceil(node_ports / 2) + math.ceil(target_ports / 2) + PEER_LINK_PORTS
+        if per_switch > radix:
+            return None
+        count = 2
+        reason = (
+            f"One tier: an MLAG pair of {label} switches takes all {node_ports} system ports and {target_ports} "
+            f"storage and server ports ({per_switch} of {radix} ports each, with the peer link), each system's two "
+            "ports split over the two switches so one can fail; no spine tier is needed."
+        )
+    elif node_ports + target_ports <= radix:
+        count = 1
+        reason = (
+            f"One tier: one {label} takes all {node_ports} system ports and {target_ports} storage and server "
+            f"ports ({node_ports + target_ports} of {radix}); no spine tier is needed."
+        )
+    else:
+        return None
+    return Fabric(
+        name,
+        switch.text("technology"),
+        switch.id,
+        link_gbps,
+        radix,
+        1,
+        1,
+        count,
+        0,
+        0,
+        node_ports + target_ports,
+        0,
+        0,
+        switches=(SwitchTier(name, "leaf", switch.id, count, "central"),),
+        notes=(f"one tier: {count} switch(es), radix {radix} at {link_gbps:g}G.",),
+        reason=reason,
+    )
+
+
 def edge_fabric(
     name: str,
     switch: Part,
@@ -45,31 +102,18 @@ def edge_fabric(
     node_ports: int,
     node_ratio: float,
     target_ports: int,
+    dual_homed: bool = True,
 ) -> Fabric:
-    """Two leaf kinds: node-facing leaves at `node_ratio`, target-facing (storage) leaves at 1:1."""
+    """One switch (or an MLAG pair) when the ports fit; else two leaf kinds, node-facing leaves at `node_ratio`
+    and target-facing (storage) leaves at 1:1, under spines (a core tier only when two tiers cannot reach)."""
     radix = switch_radix(switch, link_gbps)
+    small = _one_tier(name, switch, link_gbps, radix, node_ports, target_ports, dual_homed)
+    if small is not None:
+        return small
     node_down = leaf_down_ports(radix, node_ratio)
     target_down = radix // 2
     node_leaves = math.ceil(node_ports / node_down) if node_ports else 0
     target_leaves = math.ceil(target_ports / target_down) if target_ports else 0
-    if node_leaves + target_leaves == 1 and node_ports + target_ports <= radix:
-        fab = Fabric(
-            name,
-            switch.text("technology"),
-            switch.id,
-            link_gbps,
-            radix,
-            1,
-            1,
-            1,
-            0,
-            0,
-            node_ports,
-            0,
-            0,
-            switches=(SwitchTier(name, "leaf", switch.id, 1, "central"),),
-        )
-        return fab
     # Bonded/dual-homed ports go to a leaf pair, so node leaves come in pairs.
     node_leaves += node_leaves % 2
     node_used = math.ceil(node_ports / node_leaves) if node_leaves else 0
@@ -92,6 +136,13 @@ def edge_fabric(
             allow_two_tier=False,
         )
     assert tree is not None, "edge fabrics always fit three tiers at the sizes the planner allows"
+    tiers = "Two tiers" if tree.tiers == 2 else "Three tiers (leaves cannot reach enough spines for two)"
+    cores = f" and {tree.cores} cores" if tree.cores else ""
+    reason = (
+        f"{tiers}: {node_ports} system ports and {target_ports} storage and server ports are more than a pair of "
+        f"{radix}-port {switch.id.upper()} switches takes, so {node_leaves} system leaves ({node_ratio:.3g}:1) "
+        f"and {target_leaves} storage leaves (1:1) share {tree.spines} spines{cores}."
+    )
     fab = Fabric(
         name=name,
         technology=switch.text("technology"),
@@ -111,14 +162,23 @@ def edge_fabric(
             f"node leaves {node_leaves} ({node_used} ports used, {node_ratio:.3g}:1), target leaves "
             f"{target_leaves} ({target_used} ports, 1:1), {tree.tiers} tier(s), radix {radix} at {link_gbps:g}G.",
         ),
+        reason=reason,
     )
     return fab
+
+
+def storage_on_inband(phys: SystemPhysical, devices: EdgeDevices) -> bool:
+    """An NFS server rides the in-band Ethernet network; a parallel file system gets its own storage fabric
+    (converged designs carry both on one fabric anyway)."""
+    part = devices.storage_part
+    return phys.north_south == "separate" and part is not None and part.text("attach") == "inband"
 
 
 def north_south_fabrics(
     phys: SystemPhysical, systems: int, devices: EdgeDevices, parts: PartsCatalog, a: Assumptions
 ) -> tuple[Fabric, Fabric]:
-    """(storage, in-band): one converged Ethernet fabric (in-band rides it) or two separate fabrics."""
+    """(storage, in-band): one converged Ethernet fabric (in-band rides it), two separate fabrics, or only the
+    in-band fabric when an NFS server serves the storage over it."""
     switch = parts[phys.storage_switch]
     if phys.north_south == "converged":
         storage = edge_fabric(
@@ -130,7 +190,23 @@ def north_south_fabrics(
             devices.storage_ports + devices.mgmt_links,
         )
         note = "Converged: in-band management rides the storage Ethernet fabric (VXLAN segments), as in the GB200 RA."
-        return storage, empty_fabric("inband", note)
+        return storage, empty_fabric("inband", note, "No separate in-band switches: " + note)
+    nfs = storage_on_inband(phys, devices)
+    inband = edge_fabric(
+        "inband",
+        parts[phys.inband_switch],
+        phys.inband_gbps,
+        systems * phys.inband_ports,
+        a["inband_fabric_oversubscription"],
+        devices.mgmt_links + (devices.storage_ports if nfs else 0),
+    )
+    if nfs:
+        note = "No storage fabric: the NFS server is reached over the in-band Ethernet network."
+        reason = (
+            "No storage switches: the NFS server and the systems share the in-band Ethernet network, as NVIDIA's "
+            "DGX BasePOD runs storage and management on one Ethernet fabric."
+        )
+        return empty_fabric("storage", note, reason), inband
     storage = edge_fabric(
         "storage",
         switch,
@@ -138,14 +214,6 @@ def north_south_fabrics(
         systems * phys.storage_ports,
         a["storage_fabric_node_oversubscription"],
         devices.storage_ports,
-    )
-    inband = edge_fabric(
-        "inband",
-        parts[phys.inband_switch],
-        phys.inband_gbps,
-        systems * phys.inband_ports,
-        a["inband_fabric_oversubscription"],
-        devices.mgmt_links,
     )
     return storage, inband
 
@@ -208,6 +276,9 @@ def edge_link_groups(
                     geo.in_centre_m(2),
                 )
             )
+    if fab.tiers == 1 and fab.leaf == 2 and fab.technology == "ethernet":  # the MLAG pair's peer link
+        peer = (name, "peer-link", "leaf", "leaf", PEER_LINK_PORTS, native, 1, 1, port, port, native)
+        groups.append(LinkGroup(*peer, "in_network_row", geo.in_centre_m(1)))
     if fab.spine:
         groups.append(
             LinkGroup(
@@ -278,6 +349,21 @@ def north_south_link_groups(
             parts,
         )
         return {"storage": groups, "inband": []}
+    if storage_on_inband(phys, devices):
+        inband_targets = [*storage_targets, mgmt_target]
+        return {
+            "storage": [],
+            "inband": edge_link_groups(
+                inband,
+                systems,
+                phys.inband_port_type,
+                systems * phys.inband_ports,
+                phys.inband_gbps,
+                inband_targets,
+                geo,
+                parts,
+            ),
+        }
     return {
         "storage": edge_link_groups(
             storage,

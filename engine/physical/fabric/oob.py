@@ -60,6 +60,14 @@ def oob_fabric(
     row_oob, central_oob = _oob_ports(system, phys, systems, switched, ufm_count, devices, rows)
     oob_sw = parts[OOB_SWITCH]
     oob_ports_per = int(oob_sw.num("ports"))
+    oob_ports_total = rows * row_oob + central_oob
+    if oob_ports_total <= oob_ports_per:  # every management port on one switch: no aggregation tier
+        reason = (
+            f"One tier: one {OOB_SWITCH.upper()} takes all {oob_ports_total} management ports (of "
+            f"{oob_ports_per}); no aggregation switches are needed."
+        )
+        single = _one_switch(oob_sw.id, oob_ports_per, oob_ports_total, reason)
+        return single, _oob_link_groups(single, geo)
     oob_leaves = rows * math.ceil(row_oob / oob_ports_per) + math.ceil(central_oob / oob_ports_per)
     agg = parts[OOB_AGGREGATION_SWITCH]
     agg_tree = clos(
@@ -71,7 +79,6 @@ def oob_fabric(
         first_pod_units=int(agg.num("ports")) // 2,
     )
     assert agg_tree is not None
-    oob_ports_total = rows * row_oob + central_oob
     oob_switches = [SwitchTier("oob", "leaf", OOB_SWITCH, oob_leaves, "row")]
     if agg_tree.spines:
         oob_switches.append(SwitchTier("oob", "spine", OOB_AGGREGATION_SWITCH, agg_tree.spines, "central"))
@@ -96,8 +103,37 @@ def oob_fabric(
             f"{oob_ports_total} management ports (BMCs, switch, PDU, UFM, server and storage "
             f"management) on {oob_sw.part_number} leaves.",
         ),
+        reason=(
+            f"Two tiers: {oob_ports_total} management ports need {oob_leaves} {OOB_SWITCH.upper()} switches (one "
+            f"set per row, {oob_ports_per} ports each), joined by {agg_tree.spines} aggregation switch(es)"
+            + (f" and {agg_tree.cores} core(s)." if agg_tree.cores else ".")
+        ),
     )
     return oob, _oob_link_groups(oob, geo)
+
+
+def _one_switch(part_id: str, ports: int, used: int, reason: str) -> Fabric:
+    """The out-of-band network of a small cluster: one 1G switch, every management port on it."""
+    switches = (SwitchTier("oob", "leaf", part_id, 1, "row"),)
+    note = f"{used} management ports (BMCs, switch, PDU, server and storage management) on one switch."
+    return Fabric(
+        "oob",
+        "ethernet-1g",
+        part_id,
+        1.0,
+        ports,
+        1,
+        1,
+        1,
+        0,
+        0,
+        used,
+        0,
+        0,
+        switches=switches,
+        notes=(note,),
+        reason=reason,
+    )
 
 
 def _oob_link_groups(oob: Fabric, geo: Geometry) -> list[LinkGroup]:

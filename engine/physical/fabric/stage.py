@@ -14,6 +14,7 @@ from engine.physical.fabric.edge import EdgeDevices, north_south_fabrics, north_
 from engine.physical.fabric.media import choose_media
 from engine.physical.fabric.oob import oob_fabric
 from engine.physical.fabric.types import Fabric, FabricPlan, Geometry
+from engine.physical.management import management_servers
 
 __all__ = ["size_fabrics"]
 
@@ -45,10 +46,13 @@ def size_fabrics(
         row_pitch_m=a["row_pitch_m"],
         slack_m=a["cable_slack_m"],
     )
-    devices = EdgeDevices(storage_part, storage_units, parts["mgmt-server-2s"], a["management_servers"])
+    mgmt_servers, mgmt_reason = management_servers(system, systems, a)
+    devices = EdgeDevices(storage_part, storage_units, parts["mgmt-server-2s"], mgmt_servers)
     storage, inband = north_south_fabrics(phys, systems, devices, parts, a)
-    ib_compute = compute.switch is not None and parts[compute.switch].text("technology") == "infiniband"
-    ib_storage = parts[phys.storage_switch].text("technology") == "infiniband"
+    # A UFM pair per InfiniBand fabric that needs one: a compute fabric with UFM links (whole SUs) and a storage
+    # fabric of more than one switch; a single managed switch runs its own subnet manager.
+    ib_compute = sized.ufm_links > 0
+    ib_storage = storage.switch is not None and storage.tiers > 1 and _infiniband(parts[storage.switch])
     ufm_count = a["ufm_appliances_per_ib_fabric"] * (int(ib_compute) + int(ib_storage))
 
     groups = {"compute": compute_link_groups(system, phys, systems, sized, geo, parts, a)}
@@ -72,9 +76,15 @@ def size_fabrics(
         displaced_systems=sized.displaced_systems,
         compute_needed=needed,
         problems=problems,
+        management_reason=mgmt_reason,
+        compute_design=sized.design,
     )
     for fab in result.fabrics():
         for g in fab.links:
             if g.medium == "unavailable":
                 problems.append(f"fabric: no catalog medium spans {g.length_m:.0f} m for {fab.name} {g.tier} links.")
     return result
+
+
+def _infiniband(switch: Part) -> bool:
+    return switch.text("technology") == "infiniband"

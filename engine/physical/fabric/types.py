@@ -113,6 +113,7 @@ class Fabric:
     switches: tuple[SwitchTier, ...] = ()
     links: tuple[LinkGroup, ...] = ()
     notes: tuple[str, ...] = ()
+    reason: str = ""  # one line for users: why this many tiers (or no switch at all)
 
     @property
     def cables(self) -> int:
@@ -145,6 +146,7 @@ class Fabric:
             "optics_w": round(self.optics_w, 1),
             "link_groups": [g.as_dict() for g in self.links],
             "notes": list(self.notes),
+            "reason": self.reason,
         }
 
 
@@ -188,6 +190,8 @@ class FabricPlan:
     displaced_systems: int
     compute_needed: bool
     problems: list[str] = field(default_factory=list)
+    management_reason: str = ""
+    compute_design: str = "reference"  # "none", "below_su" (smallest design) or "reference" (whole SUs)
 
     def fabrics(self) -> list[Fabric]:
         return [self.compute, self.storage, self.inband, self.oob]
@@ -203,9 +207,11 @@ class FabricPlan:
         out["management_servers"] = self.management_servers
         out["systems_displaced_by_ufm"] = self.displaced_systems
         out["compute_fabric_needed"] = self.compute_needed
+        out["management_reason"] = self.management_reason
         return out
 
 
-def empty_fabric(name: str, note: str) -> Fabric:
-    """A network that is not built (no compute fabric needed, converged in-band, or no feasible design)."""
-    return Fabric(name, "none", None, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, notes=(note,))
+def empty_fabric(name: str, note: str, reason: str = "") -> Fabric:
+    """A network that is not built (no compute fabric needed, converged in-band, or no feasible design); the
+    reason for users defaults to the note."""
+    return Fabric(name, "none", None, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, notes=(note,), reason=reason or note)
