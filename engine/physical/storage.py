@@ -84,7 +84,8 @@ def _units(read: float, write: float, capacity: float, part: Part) -> dict[str, 
 
 def _need_text(read: float, write: float, capacity: float, ckpt_write: float) -> str:
     why_write = " (a checkpoint in the allowed stall)" if ckpt_write >= write - 1e-9 and ckpt_write > 0 else ""
-    return f"{read:.3g} GB/s read, {write:.3g} GB/s write{why_write} and {capacity:,.0f} TB"
+    tb = f"{capacity:.1f}" if capacity < 10 else f"{capacity:,.0f}"
+    return f"{read:.3g} GB/s read, {write:.3g} GB/s write{why_write} and {tb} TB"
 
 
 def size_storage(

@@ -306,6 +306,8 @@ def compute_link_groups(
                 eor,
             )
         )
+    if not compute.spine:  # one tier below an SU: only the node links
+        return groups
     groups.append(
         LinkGroup(
             "compute",

@@ -64,7 +64,7 @@ def _one_tier(
         count = 2
         reason = (
             f"One tier: an MLAG pair of {label} switches takes all {node_ports} system ports and {target_ports} "
-            f"storage and server ports ({per_switch} of {radix} ports each, with the peer link), each system's two "
+            f"storage and server ports ({per_switch} of {radix} ports each, with the peer link), each system's "
             "ports split over the two switches so one can fail; no spine tier is needed."
         )
     elif node_ports + target_ports <= radix:
@@ -137,11 +137,13 @@ def edge_fabric(
         )
     assert tree is not None, "edge fabrics always fit three tiers at the sizes the planner allows"
     tiers = "Two tiers" if tree.tiers == 2 else "Three tiers (leaves cannot reach enough spines for two)"
-    cores = f" and {tree.cores} cores" if tree.cores else ""
+    cores = f" and {tree.cores} core switch(es)" if tree.cores else ""
+    one = "an MLAG pair of" if switch.text("technology") == "ethernet" and dual_homed else "one"
     reason = (
-        f"{tiers}: {node_ports} system ports and {target_ports} storage and server ports are more than a pair of "
-        f"{radix}-port {switch.id.upper()} switches takes, so {node_leaves} system leaves ({node_ratio:.3g}:1) "
-        f"and {target_leaves} storage leaves (1:1) share {tree.spines} spines{cores}."
+        f"{tiers}: {node_ports} system ports and {target_ports} storage and server ports are more than {one} "
+        f"{radix}-port {switch.id.upper()} switch(es) can take, so {node_leaves} system leaf switch(es) "
+        f"({node_ratio:.3g}:1) and {target_leaves} storage and server leaf switch(es) (1:1) share {tree.spines} "
+        f"spine(s){cores}."
     )
     fab = Fabric(
         name=name,
@@ -190,7 +192,11 @@ def north_south_fabrics(
             devices.storage_ports + devices.mgmt_links,
         )
         note = "Converged: in-band management rides the storage Ethernet fabric (VXLAN segments), as in the GB200 RA."
-        return storage, empty_fabric("inband", note, "No separate in-band switches: " + note)
+        reason = (
+            "No separate in-band switches: in-band management rides the storage Ethernet network, as NVIDIA's "
+            "GB200 SuperPOD design converges them."
+        )
+        return storage, empty_fabric("inband", note, reason)
     nfs = storage_on_inband(phys, devices)
     inband = edge_fabric(
         "inband",
