@@ -146,7 +146,7 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "one NFS server on the in-band network when the cluster is below one scalable unit and one server "
             "meets the read, write and capacity needed; otherwise parallel-file-system appliances = max over read, "
             "write and capacity of ceil(need / per-appliance figure)",
-            {"choice": st.reason, "appliance": st.appliance, "appliances": st.appliances},
+            {"choice": st.reason, "appliances": st.appliances, "binding": st.binding},
             "NVIDIA DGX BasePOD Reference Architecture (RA-11127-001 V5, 2025-08-06): storage on the Ethernet "
             "management and storage fabric below SuperPOD scale; NVIDIA DGX SuperPOD Reference Architecture, DGX H100 "
             "(RA-11333-001): a parallel file system on its own storage fabric",

@@ -45,7 +45,7 @@ in-band, OOB), storage, management/UFM and capex:
   capex $7.12M -> $6.40M; verdict rent -> build.
 - 8 systems (train-8b-auto-30d, train-8b-fp8-b200, train-mixtral-8x7b-auto, train-explicit-shape): compute 12 -> 1
   (64 GPU ports on one switch), storage 4 -> 0 (NFS on in-band), in-band 4 -> 2, OOB 3 -> 1, management 5 -> 2,
-  UFM 4 -> 0; capex -$2.4-2.5M (B200 $7.41M -> $4.86M).
+  UFM 4 -> 0; capex falls by $2.44-2.55M (B200 $7.41M -> $4.86M).
 - train-gpt3-auto-30d (24 B200): compute 12 -> 4 (2 rails per switch), storage 4 -> 1, in-band 4 -> 2, management
   2, UFM 0 (AI400X2 kept: the 175B checkpoint's write needs more than one NFS server); capex $16.37M -> $14.44M.
 - train-70b-dgx-b300 (32 B300, half the 64-system Spectrum-X SU): compute 24 -> 4, storage 4 -> 2, in-band 4 -> 2,

@@ -114,9 +114,17 @@ def _no_fabric_reason(system: System, systems: int) -> str:
 
 
 def _reference_reason(
-    system: System, slots: int, sus: int, shape: _ComputeShape, tree: Clos, switch: Part, radix: int, shared: bool
+    system: System,
+    slots: tuple[int, int],
+    sus: int,
+    shape: _ComputeShape,
+    tree: Clos,
+    switch: Part,
+    shared: bool,
+    radix: int,
 ) -> str:
-    """Why the reference design's tier count, for users; says why the last SU's leaves are part-filled."""
+    """Why the reference design's tier count, for users; says why the last SU's leaves are part-filled.
+    `slots` = (systems, system slots given up to the UFM appliances)."""
     name = switch.id.upper()
     if not shared:
         why = (
@@ -136,11 +144,18 @@ def _reference_reason(
             f"of {radix}-port {name} switches connect ({radix * radix // 2:,} ports at most), so each unit gets its "
             "own spines and a core tier joins the units."
         )
-    last = slots - (sus - 1) * shape.su_systems
+    systems, displaced = slots
+    last = systems + displaced - (sus - 1) * shape.su_systems
     if 0 < last < shape.su_systems:
+        ufm = (
+            f" The UFM fabric managers take {displaced} system slot(s) of leaf ports in the first unit, so "
+            f"{systems} systems need {systems + displaced} slots."
+            if displaced
+            else ""
+        )
         why += (
-            f" The last unit holds {last} of its {shape.su_systems} system slots; its leaves and uplinks are built in "
-            "full, as the reference design does, so routing stays balanced and the unit can be filled later."
+            f"{ufm} The last unit holds {last} of its {shape.su_systems} system slots; its leaves and uplinks are "
+            "built in full, as the reference design does, so routing stays balanced and the unit can be filled later."
         )
     return why
 
@@ -244,7 +259,7 @@ def _planes_fabric(
         spine_core_links=tree.spine_core_links * planes,
         switches=switch_tiers("compute", switch.id, tree, planes),
         notes=tuple(notes),
-        reason=_reference_reason(system, systems + displaced, sus, shape, tree, switch, radix, rails_shared),
+        reason=_reference_reason(system, (systems, displaced), sus, shape, tree, switch, rails_shared, radix),
     )
     return ComputeSizing(fab, sus, ufm_links, displaced, shape.su_systems)
 
