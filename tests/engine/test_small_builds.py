@@ -200,3 +200,18 @@ def test_small_storage_shares_the_su_guidance(catalog):
     st, part = size_storage(1, 8e9, 1e11, 2.0, catalog.parts, Assumptions(), systems=16, su_systems=32)
     assert (st.read_gbps, st.write_gbps, st.appliances, part.id) == (20.0, 10.0, 1, "ddn-ai400x2")
     assert st.reason.startswith("Parallel file system: one NFS server cannot")
+
+
+def test_13_nvl72_racks_leave_out_leaves_of_absent_racks(catalog):
+    """13 GB200 NVL72 racks (936 GPUs, the issue's 130-switch case) on QM9700 (k = 64): 13 >= 8 racks, so the
+    GB200 SuperPOD design, 2 SUs. Per spine-leaf group (one per rail per SU): 8 leaves x 18 uplinks = 144 over
+    spines with 32 ports down -> at least 5, dividing 18 -> 6; 2 SUs x 4 rails x 6 = 48 spines, each 24 down / 24
+    up. Core group j takes spine j of all 8 groups: 8 x 24 = 192 / 64 = 3 (divides 24) -> 6 groups x 3 = 18 cores.
+    Leaves: one per rack per rail for the 13 racks present = 52 (the second SU's 3 absent racks would have had 12
+    leaves serving nothing): 52 + 48 + 18 = 118 switches, was 130. Links: 52 x 18 = 936 leaf-spine (one per tray
+    port); spines and cores stay cabled for the full SU: 48 x 24 = 1,152 spine-core."""
+    plan = fabrics(catalog, "gb200-nvl72", 13)
+    c = plan.compute
+    assert counts(c) == (3, 52, 48, 18)
+    assert (c.leaf_spine_links, c.spine_core_links) == (936, 1152)
+    assert "5 of its 8 racks" in c.reason

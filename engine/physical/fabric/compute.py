@@ -146,7 +146,13 @@ def _reference_reason(
         )
     systems, displaced = slots
     last = systems + displaced - (sus - 1) * shape.su_systems
-    if 0 < last < shape.su_systems:
+    if 0 < last < shape.su_systems and not shared:
+        why += (
+            f" The last unit holds {last} of its {shape.su_systems} racks: its spines and cores are built in full, "
+            "so racks can be added later without recabling, and leaves only for the racks present (a leaf serves "
+            "one rack's trays)."
+        )
+    elif 0 < last < shape.su_systems:
         ufm = (
             f" The UFM fabric managers take {displaced} system slot(s) of leaf ports in the first unit, so "
             f"{systems} systems need {systems + displaced} slots."
@@ -240,6 +246,13 @@ def _planes_fabric(
     tree = clos(sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix)
     if tree is None:
         return None
+    if not rails_shared:  # a leaf serves whole racks only: leave out the last SU's leaves that would serve none
+        empty_leaves = (sus * shape.su_systems - systems - displaced) // shape.systems_per_leaf * phys.compute_rails
+        tree = replace(
+            tree,
+            leaves=tree.leaves - empty_leaves,
+            leaf_spine_links=tree.leaf_spine_links - empty_leaves * tree.leaf_uplinks[0],
+        )
     notes = _notes(system, phys, sus, shape, tree, link_gbps, radix, planes)
     if displaced:
         notes.append(f"UFM takes {ufm_links} leaf ports in SU 1, displacing {displaced} system slot(s).")

@@ -41,7 +41,7 @@ def size_fabrics(
     rack = parts.of_kind("rack")[0]
     geo = Geometry(
         rows=max(1, sized.scalable_units),
-        racks_per_row=math.ceil(sized.su_systems / max(1, systems_per_rack)) + 1,
+        racks_per_row=math.ceil(min(systems, sized.su_systems) / max(1, systems_per_rack)) + 1,  # racks present
         rack_width_m=rack.num("width_mm") / 1000.0,
         row_pitch_m=a["row_pitch_m"],
         slack_m=a["cable_slack_m"],
