@@ -16,6 +16,7 @@ cables and transceivers from the parts catalog.
 
 Modules, one job each: `types` (the result: Fabric, LinkGroup, SwitchTier, FabricPlan, and the row Geometry),
 `ports` (radix and leaf port arithmetic shared by every fabric), `compute` (the rail-optimised compute fabric),
+`small` (the compute fabric below one SU: one tier of rail switches, two only when a rail outgrows a switch),
 `edge` (storage and in-band, separate or converged), `oob` (out-of-band management), `media` (cable and
 transceiver choice per link group), `stage` (`size_fabrics`, which runs them in order).
 """

@@ -3,7 +3,10 @@ management servers on the other), separate or converged into one Ethernet fabric
 
 NVIDIA DGX SuperPOD reference architectures: 8-GPU DGX designs build a storage fabric (node side about 4:3,
 storage side non-blocking) and an in-band Ethernet fabric; GB200/GB300 NVL72 designs converge both on one
-Ethernet fabric (node side 5:3) with in-band traffic in VXLAN segments.
+Ethernet fabric (node side 5:3) with in-band traffic in VXLAN segments. Sized to the ports: one switch, or an
+Ethernet MLAG pair for dual-homed systems (the DGX BasePOD in-band pair), while the ports fit; leaves and spines
+only beyond that. An NFS server (a storage part attached "inband") rides the in-band fabric, so no storage fabric
+is built for it.
 """
 
 from __future__ import annotations
