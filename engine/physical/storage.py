@@ -136,8 +136,10 @@ def size_storage(
         needs = _units(read, write, capacity, pfs)
         binding = max(needs, key=lambda k: (needs[k], k))
         units = max(1, needs[binding])
-        if small and nfs is not None:
+        if nfs_ok:
             lead = f"Parallel file system: one NFS server cannot give the {need} the cluster needs"
+        elif small:
+            lead = f"Parallel file system (this plan's assumptions rule out an NFS server): the cluster needs {need}"
         else:
             lead = (
                 f"Parallel file system, as NVIDIA's DGX SuperPOD designs ({read_per_su:g} GB/s read per scalable "

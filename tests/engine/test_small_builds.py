@@ -215,3 +215,17 @@ def test_13_nvl72_racks_leave_out_leaves_of_absent_racks(catalog):
     assert counts(c) == (3, 52, 48, 18)
     assert (c.leaf_spine_links, c.spine_core_links) == (936, 1152)
     assert "5 of its 8 racks" in c.reason
+
+
+def test_nfs_can_be_ruled_out_and_head_nodes_set(catalog):
+    """With nfs_max_systems_fraction_of_su = 0 even 2 systems get the parallel file system (read max(8, 40 x 2 /
+    32 = 2.5) = 8 GB/s -> ceil(8 / 90) = 1 AI400X2), and the reason says the assumption ruled NFS out. An override
+    of management_servers sets the count at every size."""
+    a = Assumptions(overrides={"nfs_max_systems_fraction_of_su": 0.0})
+    st, part = size_storage(1, 8e9, None, 2.0, catalog.parts, a, systems=2, su_systems=32)
+    assert (st.read_gbps, st.appliances, part.id) == (8.0, 1, "ddn-ai400x2")
+    assert "rule out an NFS server" in st.reason
+    plan = fabrics(catalog, "dgx-h100", 2, management_servers=3)
+    assert plan.management_servers == 3 and "assumptions" in plan.management_reason
+    assert fabrics(catalog, "dgx-h100", 2).management_servers == 2
+    assert fabrics(catalog, "dgx-h100", 1).management_servers == 1
