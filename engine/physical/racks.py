@@ -160,11 +160,19 @@ def lay_out_racks(
     assumptions: Assumptions,
 ) -> RackLayout:
     """Compute rows (systems per rack from the build, then the row's share of leaf switches), a central row of
-    spine/core switches, and management racks for UFM, head nodes and storage; every rack with feeds and cooling."""
+    spine/core switches, and management racks for UFM, head nodes and storage; every rack with feeds and cooling.
+    Below one scalable unit one row holds it all: the compute racks, then network racks shared by every switch,
+    server and storage device."""
     packer = _Packer(system, parts, assumptions)
     rows = max(1, fabric.scalable_units)
     remaining = build.systems
     tiers = fabric.switch_tiers()
+    management = _management_items(packer, fabric, storage_part, storage_units)
+    if rows == 1 and build.systems < system.su_systems:
+        # Below one SU: every switch, server and storage device shares the row's network racks (no central row).
+        packer.compute_row(1, build.systems, build.systems_per_rack)
+        packer.pack(1, "n", "network", [packer.item(t.part, t.count) for t in tiers] + management)
+        return _layout(packer, system, parts)
     for row in range(1, rows + 1):
         in_row = min(remaining, fabric.su_systems) if row < rows else remaining
         remaining -= in_row
@@ -178,6 +186,14 @@ def lay_out_racks(
         packer.pack(row, "n", "network", leaves)
     central_row = rows + 1
     packer.pack(central_row, "n", "network", [packer.item(t.part, t.count) for t in tiers if t.placement == "central"])
+    packer.pack(central_row, "m", "management", management)
+    return _layout(packer, system, parts)
+
+
+def _management_items(
+    packer: _Packer, fabric: FabricPlan, storage_part: Part | None, storage_units: int
+) -> list[tuple[str, int, int, float, float]]:
+    """UFM appliances, head nodes and storage, as packing items."""
     management = []
     if fabric.ufm_appliances:
         management.append(packer.item("ufm-3.1", fabric.ufm_appliances))
@@ -185,7 +201,10 @@ def lay_out_racks(
         management.append(packer.item("mgmt-server-2s", fabric.management_servers))
     if storage_part is not None and storage_units:
         management.append(packer.item(storage_part.id, storage_units))
-    packer.pack(central_row, "m", "management", management)
+    return management
+
+
+def _layout(packer: _Packer, system: System, parts: PartsCatalog) -> RackLayout:
     racks = tuple(packer.racks)
     return RackLayout(
         racks=racks,
