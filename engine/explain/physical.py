@@ -61,23 +61,22 @@ def _compute_formula(pb: PhysicalBuild) -> tuple[str, str]:
     )
 
 
-def _fabric_entries(pb: PhysicalBuild, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
+def _fabric_entries(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
     c = pb.fabric.compute
     leaf_formula, spine_formula = _compute_formula(pb)
+    leaf_inputs: dict[str, object] = {
+        "systems": build.systems,
+        "su_systems": pb.fabric.su_systems,
+        "scalable_units": pb.fabric.scalable_units,
+        "displaced_by_ufm": pb.fabric.displaced_systems,
+        "radix": c.radix,
+        "link_gbps": c.link_gbps,
+        "planes": c.planes,
+    }
+    if not c.leaf:
+        leaf_inputs = {"systems": build.systems, "GPUs per NVLink domain": system.nvlink_domain_gpus}
     return {
-        "fabric.compute.leaf": _entry(
-            leaf_formula,
-            {
-                "systems": build.systems,
-                "su_systems": pb.fabric.su_systems,
-                "scalable_units": pb.fabric.scalable_units,
-                "displaced_by_ufm": pb.fabric.displaced_systems,
-                "radix": c.radix,
-                "link_gbps": c.link_gbps,
-                "planes": c.planes,
-            },
-            FABRIC_SRC + "; " + RAIL_ONLY_SRC,
-        ),
+        "fabric.compute.leaf": _entry(leaf_formula, leaf_inputs, FABRIC_SRC + "; " + RAIL_ONLY_SRC),
         "fabric.compute.spine": _entry(
             spine_formula,
             {"tiers": c.tiers, "leaf": c.leaf, "spine": c.spine, "core": c.core, "radix": c.radix},
@@ -111,6 +110,13 @@ def _fabric_entries(pb: PhysicalBuild, build: ClusterBuild, a: Assumptions) -> d
     }
 
 
+def _su_inputs(read_gbps: float, per_su: float, system: System, build: ClusterBuild) -> dict[str, object]:
+    """The SU figures behind the read bandwidth: whole reference SUs, or the systems' share of one."""
+    if build.systems < system.su_systems:
+        return {"systems": build.systems, "su_systems": system.su_systems}
+    return {"reference_sus": round(read_gbps / per_su), "su_systems": system.su_systems}
+
+
 def _storage_read_formula(pb: PhysicalBuild, system: System, build: ClusterBuild) -> str:
     if build.systems < system.su_systems:
         return (
@@ -129,15 +135,13 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
     st = pb.storage
     site = pb.site
     out: dict[str, Entry] = {
-        **_fabric_entries(pb, build, a),
+        **_fabric_entries(pb, system, build, a),
         "storage.read_gbps": _entry(
             _storage_read_formula(pb, system, build),
             {
                 "read_gbps_per_su": st.read_gbps_per_su,
                 "tier": st.tier,
-                "reference_sus": round(st.read_gbps / st.read_gbps_per_su),
-                "su_systems": system.su_systems,
-                "systems": build.systems,
+                **_su_inputs(st.read_gbps, st.read_gbps_per_su, system, build),
             },
             "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) Table 6 storage performance guidance "
             "(per scalable unit and single node); GB200 SuperPOD RA (RA-11338-001) Table 5.2",

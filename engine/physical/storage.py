@@ -82,6 +82,16 @@ def _units(read: float, write: float, capacity: float, part: Part) -> dict[str, 
     }
 
 
+def _tightest(read: float, write: float, capacity: float, part: Part) -> str:
+    """Which need comes closest to one appliance's figure (what would outgrow it first)."""
+    shares = {
+        "read": read / part.num("read_gbyte_s"),
+        "write": write / part.num("write_gbyte_s"),
+        "capacity": capacity / part.num("usable_tb"),
+    }
+    return max(shares, key=lambda k: (shares[k], k))
+
+
 def _need_text(read: float, write: float, capacity: float, ckpt_write: float) -> str:
     why_write = " (a checkpoint in the allowed stall)" if ckpt_write >= write - 1e-9 and ckpt_write > 0 else ""
     tb = f"{capacity:.1f}" if capacity < 10 else f"{capacity:,.0f}"
@@ -125,7 +135,8 @@ def size_storage(
     nfs = next((p for p in parts.of_kind("storage") if p.text("attach") == "inband"), None)
     nfs_ok = small and nfs is not None and _below_nfs_limit(systems, su_systems, a)
     if nfs_ok and nfs is not None and max(_units(read, write, capacity, nfs).values()) <= 1:
-        appliance, units, binding = nfs, 1, "nfs"
+        appliance, units = nfs, 1
+        binding = _tightest(read, write, capacity, nfs)
         reason = (
             f"One NFS server on the in-band network: below one scalable unit the cluster needs {need}, within one "
             f"server's {nfs.num('read_gbyte_s'):g} GB/s read, {nfs.num('write_gbyte_s'):g} GB/s write and "
