@@ -34,26 +34,30 @@ rail switches (two only when a rail outgrows a switch, as for 4 NVL72 racks), wi
 the subnet manager); storage and in-band networks are one switch or an MLAG pair when the ports fit (at any size);
 one NFS server on the in-band network replaces the parallel file system when it meets read, write and capacity
 (the per-SU read guidance is shared by the systems present, at least 8 GB/s); head nodes 1 for one system, an HA
-pair below one SU, 5 from one SU; the OOB network is one SN2201 when its ports fit. Switches (compute, storage,
-in-band, OOB), storage, management/UFM and capex:
+pair below one SU, 5 from one SU; the OOB network is one SN2201 when its ports fit; every switch, server and storage
+device shares the row's network racks (no central row); cable lengths count the racks present. NVL72 spine-leaf
+groups leave out the leaves of racks a part-filled last SU does not have. Switches (compute, storage, in-band,
+OOB), storage, management/UFM and capex:
 - 1-4-system serving (serve-70b-pinned-tp4, serve-8b-h100, serve-8b-b300-small, serve-70b-fp8-h200,
   serve-405b-int4-b200, serve-70b-regions, serve-8b-a100-fp4-refused-or-planned, serve-70b-auto): switches
   0/4/4/3 -> 0/0/2/1, one AI400X2 -> one NFS server, management 5 -> 1 (one system) or 2, UFM 2 -> 0; capex falls
-  by $0.96-1.08M (e.g. serve-8b-h100 $1.65M -> $0.63M); the verdict of serve-8b-h100, serve-70b-auto and
+  by $0.99-1.12M (e.g. serve-8b-h100 $1.65M -> $0.60M); the verdict of serve-8b-h100, serve-70b-auto and
   serve-405b-int4-b200 moves from rent to build.
 - serve-mixtral-8x22b-gb200 (1 NVL72): converged storage 4 -> 2 (MLAG pair), OOB 3 -> 1, NFS, management 1;
-  capex $7.12M -> $6.40M; verdict rent -> build.
+  capex $7.12M -> $6.37M; verdict rent -> build.
 - 8 systems (train-8b-auto-30d, train-8b-fp8-b200, train-mixtral-8x7b-auto, train-explicit-shape): compute 12 -> 1
   (64 GPU ports on one switch), storage 4 -> 0 (NFS on in-band), in-band 4 -> 2, OOB 3 -> 1, management 5 -> 2,
-  UFM 4 -> 0; capex falls by $2.44-2.55M (B200 $7.41M -> $4.86M).
+  UFM 4 -> 0; capex falls by $2.47-2.58M (B200 $7.41M -> $4.83M).
 - train-gpt3-auto-30d (24 B200): compute 12 -> 4 (2 rails per switch), storage 4 -> 1, in-band 4 -> 2, management
-  2, UFM 0 (AI400X2 kept: the 175B checkpoint's write needs more than one NFS server); capex $16.37M -> $14.44M.
+  2, UFM 0 (AI400X2 kept: the 175B checkpoint's write needs more than one NFS server); capex $16.37M -> $14.40M.
 - train-70b-dgx-b300 (32 B300, half the 64-system Spectrum-X SU): compute 24 -> 4, storage 4 -> 2, in-band 4 -> 2,
-  management 2; capex $25.88M -> $21.94M.
+  management 2; capex $25.88M -> $21.90M.
 - train-70b-gb200-nvl72 / gb300-nvl72 (4 racks): compute 68 -> 18 (two tiers: 12 leaves, 6 spines) / 60 -> 8 (one
-  tier per plane), converged 4 -> 2, OOB -> 1, management 2; capex $33.47M -> $27.57M / $36.62M -> $27.42M.
+  tier per plane), converged 4 -> 2, OOB -> 1, management 2; capex $33.47M -> $27.53M / $36.62M -> $27.39M.
 - train-70b-dgx-b200 and train-mixtral-8x7b-ep (32 systems, one SU): compute unchanged (RA), storage 4 -> 1 (one
   InfiniBand switch, so one UFM pair fewer), in-band -> 2; capex -$0.56-0.62M.
+- train-405b-auto-120d (86 NVL72 racks: 10 full SUs and 6 of 8 racks): compute 760 -> 752 switches (the 2 absent
+  racks' 8 leaves), capex $609.53M -> $608.68M.
 - Larger plans: no count or money moves; every plan gains the reason fields and explain entries (fabric.tiers,
   storage.appliances, management_servers), and the catalog version moves with the NFS server part.
 """
