@@ -14,6 +14,8 @@ from typing import Any
 
 from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
+from engine.costing.inputs import CostInputs
+from engine.envelope.plan import run_capacity
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
@@ -262,13 +264,18 @@ def _selection(
 
 
 def run_plan(
-    request: PlanRequest, catalog: Catalog, progress: Progress | None = None, prices: SelectionPrices | None = None
+    request: PlanRequest,
+    catalog: Catalog,
+    progress: Progress | None = None,
+    prices: SelectionPrices | None = None,
+    cost_inputs: CostInputs | None = None,
 ) -> PlanResult:
     """Run the chain and return the typed plan (`engine.result.to_json` gives its JSON). Infeasible targets give
     feasible=false with the binding limit per system in `problems`.
 
     `prices` (optional plain data) makes the auto choice cost-aware (engine/search/selection.py); without it the
-    choice is by energy.
+    choice is by energy. `cost_inputs` (the costing's price inputs) let an envelope's capex limit be checked.
+    A capacity request (the largest cluster inside an envelope) takes its own path, `engine/envelope/plan.py`.
     """
 
     def report(stage: str) -> None:
@@ -276,6 +283,9 @@ def run_plan(
             progress(stage, _PERCENT[stage])
 
     a = _assumptions(request)
+    if request.workload == "capacity":
+        meta: dict[str, object] = {"engine_version": ENGINE_VERSION, "catalog_version": catalog.version}
+        return run_capacity(request, catalog, a, cost_inputs, meta, report)
     work = analyse_model(request.model)
     report("workload")
 
