@@ -16,6 +16,7 @@ from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
 from engine.costing.inputs import CostInputs
 from engine.envelope.plan import run_capacity
+from engine.envelope.workload import EnvelopeCap, capped, envelope_caps, envelope_problem, plan_envelope, rename_cap
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
@@ -23,6 +24,7 @@ from engine.physical.cluster import ClusterBuild, build_cluster
 from engine.physical.facility import FacilityResult, size_facility
 from engine.request.spec import DEFAULT_GLOBAL_BATCH_TOKENS, PlanRequest
 from engine.result import assemble
+from engine.result.envelope import EnvelopeSummary
 from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE, RENTED_NOTE, PlanResult, not_modelled
 from engine.result.sizing import Candidate, Selection
 from engine.search.selection import SelectionPrices, inference_selection_usd, training_selection_usd
@@ -292,8 +294,13 @@ def run_plan(
     system_ids = catalog.auto_systems() if request.hardware.system == "auto" else [request.hardware.system]
     cands = [_Candidate(catalog.systems[i], catalog.gpu_of(catalog.systems[i])) for i in system_ids]
     memo = SearchMemo()  # systems with equal search inputs share one search's answers, within this plan
+    caps = (
+        envelope_caps(request, [c.system for c in cands], catalog, a, cost_inputs, work.params)
+        if request.envelope is not None
+        else {}
+    )
     for cand in cands:
-        _size(request, work, cand, a, catalog, memo)
+        _size_within(request, work, cand, a, catalog, memo, caps.get(cand.system.id))
     report(request.workload)
 
     for cand in cands:
@@ -335,10 +342,58 @@ def run_plan(
         explain=assemble.explain_entries(explain),
         assumptions=assemble.assumptions_report(a),
         cloud_sizings=rented,
+        envelope=_envelope(request, caps, catalog, chosen, physical),
         **sections,
     )
     report("done")
     return result
+
+
+def _size_within(
+    request: PlanRequest,
+    work: Workload,
+    cand: _Candidate,
+    a: Assumptions,
+    catalog: Catalog,
+    memo: SearchMemo,
+    cap: EnvelopeCap | None,
+) -> None:
+    """Size the candidate, its GPU count capped at the largest cluster inside the request's envelope (none: no
+    cap); a target that needs more is infeasible with the envelope's binding limit (engine/envelope/workload.py).
+    A pinned training.gpus above the cap is sized at the cap instead, so the plan can say how long that takes."""
+    if cap is None:
+        _size(request, work, cand, a, catalog, memo)
+        return
+    if cap.gpus == 0:
+        cand.problems.append(envelope_problem(request, cap))
+        return
+    asked = request.training.gpus if request.training is not None else None
+    if request.training is not None and asked is not None and asked > cap.gpus:
+        smaller = request.model_copy(update={"training": request.training.model_copy(update={"gpus": cap.gpus})})
+        _size(smaller, work, cand, capped(a, cap), catalog, memo)
+        sized = cand.sizing if isinstance(cand.sizing, TrainingResult) and cand.sizing.feasible else None
+        days = f"; on the {cap.gpus:,} GPUs that fit, training takes {sized.days:.1f} days" if sized else ""
+        cand.problems.insert(0, f"{envelope_problem(request, cap)} training.gpus={asked:,} does not fit{days}.")
+        return
+    _size(request, work, cand, capped(a, cap), catalog, memo)
+    if cand.problems:
+        cand.problems[:] = [*rename_cap(cand.problems, cap), envelope_problem(request, cap)]
+
+
+def _envelope(
+    request: PlanRequest,
+    caps: dict[str, EnvelopeCap],
+    catalog: Catalog,
+    chosen: _Candidate | None,
+    physical: PhysicalBuild | None,
+) -> EnvelopeSummary | None:
+    if request.envelope is None:
+        return None
+    built = None
+    if chosen is not None and chosen.build is not None and chosen.facility is not None:
+        facility = physical.site.facility if physical is not None else chosen.facility
+        built = (chosen.build, physical, facility)
+    return plan_envelope(request, caps, catalog, chosen.system.id if chosen is not None else None, built)
 
 
 def _cloud_sizings(

@@ -9,13 +9,13 @@ inference requests use `fit_system` too, to cap their GPU count (`chain.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Catalog, System
 from engine.costing.inputs import CostInputs
 from engine.envelope.probe import Built, Prober, StorageInputs, ceiling_systems
-from engine.envelope.search import CEILING, FABRIC, Fit, largest_within
+from engine.envelope.search import CEILING, FABRIC, Fit, Probe, largest_within
 from engine.request.envelope import ENVELOPE_LIMITS
 from engine.request.spec import PlanRequest
 from engine.result.envelope import EnvelopeLimit, EnvelopeOption, EnvelopeSummary
@@ -70,8 +70,30 @@ def fit_system(
         return SystemFit(system, None, NO_PRICES)
     prober = Prober(request, system, catalog, a, storage or StorageInputs(), prices)
     ceiling = ceiling_systems(system, a, limits.get("gpus"))
+    ceiling, refused = _buildable_ceiling(prober, ceiling)
+    if ceiling == 0:
+        return SystemFit(system, Fit(None, refused, FABRIC, 0, 0))
     fit = largest_within(prober, limits, ceiling, first_systems=system.su_systems)
+    if fit.binding == CEILING and refused is not None:
+        fit = replace(fit, above=refused, binding=FABRIC)
     return SystemFit(system, fit)
+
+
+def _buildable_ceiling(prober: Prober, ceiling: int) -> tuple[int, Probe | None]:
+    """The largest count up to `ceiling` that can be built at all (rack limits, a fabric that connects it), by
+    bisection on the cheap check, and the refused count just above it (None when the ceiling itself builds)."""
+    reason = prober.refusal(ceiling)
+    if not reason:
+        return ceiling, None
+    lo, hi, why = 0, ceiling, reason
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        text = prober.refusal(mid)
+        if text:
+            hi, why = mid, text
+        else:
+            lo = mid
+    return lo, Probe(hi, {}, refusal=why)
 
 
 def _figure(key: str, value: float) -> str:
@@ -81,6 +103,10 @@ def _figure(key: str, value: float) -> str:
     if unit == "MW":
         return f"{value:,.3f} MW"
     return f"{value:,.0f} {unit}"
+
+
+def _count(systems: int) -> str:
+    return f"{systems:,} system" + ("" if systems == 1 else "s")
 
 
 def binding_words(sf: SystemFit, limits: dict[str, float]) -> str:
@@ -99,7 +125,7 @@ def binding_words(sf: SystemFit, limits: dict[str, float]) -> str:
         return f"the fabric ceiling: {above.systems if above else 0:,} x {sid} cannot be built ({reason})"
     label = ENVELOPE_LIMITS[fit.binding][0]
     needed = above.measured.get(fit.binding) if above is not None else None
-    more = f"; {above.systems:,} systems would need {_figure(fit.binding, needed)}" if above and needed else ""
+    more = f"; {_count(above.systems)} would need {_figure(fit.binding, needed)}" if above and needed else ""
     return f"{label} ({_figure(fit.binding, limits[fit.binding])}){more}"
 
 
@@ -163,10 +189,10 @@ def _next_breaks(sf: SystemFit, limits: dict[str, float]) -> str | None:
         return None
     above = fit.above
     if above.refusal is not None:
-        return f"{above.systems:,} systems: {above.refusal}"
+        return f"{_count(above.systems)}: {above.refusal}"
     broken = [k for k in limits if (above.measured.get(k) or 0.0) > limits[k]]
     shown = ", ".join(f"{ENVELOPE_LIMITS[k][0]} {_figure(k, above.measured[k] or 0.0)}" for k in broken)
-    return f"{above.systems:,} systems: {shown}"
+    return f"{_count(above.systems)}: {shown}"
 
 
 def envelope_summary(
@@ -178,7 +204,7 @@ def envelope_summary(
 ) -> EnvelopeSummary:
     """The plan's `envelope` section. `used` is the plan's own figures by key (the chosen build for a capacity
     plan, the planned cluster for a training or inference plan)."""
-    within = all(used.get(k) is None or (used[k] or 0.0) <= v * (1 + 1e-12) for k, v in limits.items())
+    within = bool(used) and all(used.get(k) is None or (used[k] or 0.0) <= v * (1 + 1e-12) for k, v in limits.items())
     if sf is None or sf.fit is None:
         binding = "request" if sf is None else (sf.fit.binding if sf.fit is not None else "request")
         words = sf.problem if sf is not None and sf.problem else "no system could be planned inside the envelope"

@@ -68,6 +68,14 @@ class Prober:
         self.storage, self.prices = storage, prices
         self.wants_capex = request.envelope is not None and request.envelope.capex_usd is not None
 
+    def refusal(self, systems: int) -> str:
+        """Why this count cannot be built at all (rack limits, or no catalog fabric connects it); "" when it can.
+        Cheap (no rack layout), so the fabric's ceiling is found with it before any full build."""
+        cluster, problems = build_cluster(
+            self.system, systems * self.system.gpus_per_system, self.request.hardware, self.a, self.catalog.parts
+        )
+        return " ".join(problems) if cluster is None else self._fabric_refusal(cluster)
+
     def __call__(self, systems: int) -> Probe:
         system, hardware = self.system, self.request.hardware
         cluster, problems = build_cluster(

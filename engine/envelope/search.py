@@ -85,8 +85,10 @@ def largest_within(
 ) -> Fit:
     """Largest count in 1..ceiling_systems whose build fits every limit (see the module docstring).
 
-    `first_systems` is the first count built (one SU is a good start): from it the straight line to the limits
-    gives the upper end of the bracket, so the ceiling itself is only built when the limits might allow it."""
+    `first_systems` is the first count built (one SU is a good start). Until a count breaks a limit, the next
+    count is where the straight line through the last two fitting builds (or zero and the first) reaches the
+    first limit; a build is nearly linear in its count, so that lands within a system or two of the answer, and
+    the count above it is built at once. Inside a bracket, interpolation alternates with bisection."""
     built: dict[int, Probe] = {}
 
     def probe(n: int) -> Probe:
@@ -94,15 +96,27 @@ def largest_within(
             built[n] = prober(n)
         return built[n]
 
+    def done(lo: Probe | None, hi: Probe) -> Fit:
+        order = [FABRIC, *limits]  # the fabric first: no limit can be met by a cluster that cannot be built
+        key = min(breaks(hi, limits), key=order.index)
+        return Fit(lo, hi, key, len(built), ceiling_systems)
+
     lo: Probe | None = None
+    prev: Probe | None = None
     hi = probe(max(1, min(ceiling_systems, first_systems)))
-    while not breaks(hi, limits):
+    while not breaks(hi, limits):  # no upper end yet: extrapolate along the fitting builds
         if hi.systems >= ceiling_systems:
             return Fit(hi, None, CEILING, len(built), ceiling_systems)
-        lo = hi
-        at = _line(None, hi, limits, list(limits))
-        grow = max(hi.systems * 2, hi.systems + 1) if at is None or at > 2 * hi.systems else math.ceil(at * 1.02) + 1
-        hi = probe(min(ceiling_systems, max(grow, hi.systems + 1)))
+        prev, lo = lo, hi
+        at = _line(prev, lo, limits, list(limits))
+        n = lo.systems * 2 if at is None else math.floor(at)
+        n = min(ceiling_systems, max(n, lo.systems + 1))
+        hi = probe(n)
+        if not breaks(hi, limits) and n < ceiling_systems and at is not None and n >= math.floor(at):
+            above = probe(n + 1)  # the line's count fits: the next one most likely breaks
+            if breaks(above, limits):
+                return done(hi, above)
+            hi = above
     interpolate = True
     while hi.systems - (lo.systems if lo is not None else 0) > 1:
         lo_n = lo.systems if lo is not None else 0
@@ -114,10 +128,8 @@ def largest_within(
             hi = p
         else:
             lo = p
-            if interpolate and n + 1 < hi.systems:  # the line usually lands just below: check one more at once
+            if guess is not None and n + 1 < hi.systems:  # the line usually lands just below: check one more at once
                 q = probe(n + 1)
                 lo, hi = (lo, q) if breaks(q, limits) else (q, hi)
         interpolate = not interpolate
-    order = [FABRIC, *limits]  # the fabric first: no limit can be met by a cluster that cannot be built
-    key = min(breaks(hi, limits), key=order.index)
-    return Fit(lo, hi, key, len(built), ceiling_systems)
+    return done(lo, hi)

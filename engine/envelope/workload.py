@@ -1,0 +1,106 @@
+"""A training or inference request with an `envelope`: the GPU count the search may use is capped, per system, at
+the largest cluster that fits every limit, and a target that needs more is infeasible with the binding limit named.
+
+Why a cap on the search rather than a check afterwards: the deadline search picks the smallest GPU count that
+meets the deadline, so capping it at the envelope's count leaves every plan it can still find untouched and turns
+the rest into "needs more GPUs than fit", with the shortest time the largest fitting cluster achieves (the search's
+own closest miss). The cap reaches the search as that system's `max_cluster_gpus` (the search's one size limit;
+its inputs key includes it, so shared answers between systems stay correct).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.assumptions.registry import Assumptions
+from engine.catalog.hardware import Catalog, System
+from engine.costing.inputs import CostInputs
+from engine.envelope.capacity import SystemFit, binding_words, envelope_summary, fit_system, option_row
+from engine.envelope.probe import StorageInputs
+from engine.physical.build import PhysicalBuild
+from engine.physical.cluster import ClusterBuild
+from engine.physical.facility import FacilityResult
+from engine.request.spec import PlanRequest
+from engine.result.envelope import EnvelopeSummary
+
+__all__ = ["EnvelopeCap", "capped", "envelope_caps", "envelope_problem", "plan_envelope", "rename_cap"]
+
+
+@dataclass(frozen=True)
+class EnvelopeCap:
+    """One system's fit inside the envelope and the GPU count it allows (0: not even one system)."""
+
+    fit: SystemFit
+
+    @property
+    def gpus(self) -> int:
+        return self.fit.systems * self.fit.system.gpus_per_system
+
+
+def envelope_caps(
+    request: PlanRequest, systems: list[System], catalog: Catalog, a: Assumptions, prices: CostInputs | None,
+    params: float,
+) -> dict[str, EnvelopeCap]:  # fmt: skip
+    """Each owned system's largest cluster inside the envelope, built with this workload's storage (the model's
+    checkpoints and data set), so the cap and the plan's own build agree."""
+    tokens = request.training.tokens if request.training is not None else None
+    storage = StorageInputs(params=params, training_tokens=tokens)
+    return {s.id: EnvelopeCap(fit_system(request, s, catalog, a, prices, storage)) for s in systems if not s.rented}
+
+
+def capped(a: Assumptions, cap: EnvelopeCap) -> Assumptions:
+    """The plan's assumptions with this system's search capped at the envelope's GPUs (the set of names read is
+    shared, so the plan still lists every assumption behind it)."""
+    limit = min(int(a["max_cluster_gpus"]), max(cap.gpus, 1))
+    return Assumptions(overrides={**a.overrides, "max_cluster_gpus": limit}, request_defaults=a.request_defaults,
+                       used=a.used)  # fmt: skip
+
+
+def envelope_problem(request: PlanRequest, cap: EnvelopeCap) -> str:
+    """The envelope's limit on this system, in words, for the candidate's problems."""
+    assert request.envelope is not None
+    limits = request.envelope.given()
+    sid = cap.fit.system.id
+    if cap.gpus == 0:
+        return f"envelope: not even one {sid} fits: {binding_words(cap.fit, limits)}."
+    return (
+        f"envelope: at most {cap.fit.systems:,} x {sid} ({cap.gpus:,} GPUs) fit the envelope; binding limit: "
+        f"{binding_words(cap.fit, limits)}."
+    )
+
+
+def rename_cap(problems: list[str], cap: EnvelopeCap) -> list[str]:
+    """The search's size messages name max_cluster_gpus; with an envelope that number is the envelope's count."""
+    text = f"max_cluster_gpus={cap.gpus}"
+    return [p.replace(text, f"the {cap.gpus:,} GPUs that fit the envelope") for p in problems]
+
+
+def _used(cluster: ClusterBuild, physical: PhysicalBuild | None, facility: FacilityResult) -> dict[str, float | None]:
+    racks = len(physical.site.racks) if physical is not None else cluster.racks
+    return {
+        "facility_mw": facility.facility_kw / 1000.0,
+        "it_mw": facility.it_kw / 1000.0,
+        "racks": float(racks),
+        "gpus": float(cluster.gpus),
+        "capex_usd": None,
+    }
+
+
+def plan_envelope(
+    request: PlanRequest,
+    caps: dict[str, EnvelopeCap],
+    catalog: Catalog,
+    chosen: str | None,
+    built: tuple[ClusterBuild, PhysicalBuild | None, FacilityResult] | None,
+) -> EnvelopeSummary:
+    """The training or inference plan's `envelope` section: the chosen system's fit and the planned cluster's
+    figures against each limit (capex is checked by the search and priced by costing), or, when nothing is
+    feasible, every system's largest cluster inside the envelope."""
+    assert request.envelope is not None
+    limits = request.envelope.given()
+    options = tuple(option_row(c.fit, catalog, limits, sid == chosen) for sid, c in caps.items())
+    cap = caps.get(chosen or "") if chosen is not None else (next(iter(caps.values())) if len(caps) == 1 else None)
+    used = _used(*built) if built is not None else {}
+    if cap is None:
+        return envelope_summary(None, limits, used, options, capacity=False)
+    return envelope_summary(cap.fit, limits, used, options, capacity=False)
