@@ -268,6 +268,8 @@ class PlanRequest(Section):
                 problems.append((("model",), "is required", None))
             if workload == "capacity" and "envelope" not in data:
                 problems.append((("envelope",), "is required for workload capacity (at least one limit)", None))
+            if workload == "capacity":
+                problems.extend(_rented_system(data, info))
         data, twins = _parameter_twins(data)
         return data, problems + twins
 
@@ -275,10 +277,6 @@ class PlanRequest(Section):
         """Rules between sections: a training run of at least one optimizer step, on a cluster the planner can
         build (the fabric rules stop at max_cluster_gpus, which a request's assumptions may raise)."""
         problems: list[Problem] = []
-        system = catalog_of(info).systems.get(self.hardware.system)
-        if self.workload == "capacity" and system is not None and system.rented:
-            message = f"'{system.id}' is a rented cloud instance; capacity plans a build (choose an owned system)"
-            problems.append((("hardware", "system"), message, system.id))
         training = self.training
         if self.workload == "training" and training is not None:
             batch = training.global_batch_tokens
@@ -352,6 +350,17 @@ class PlanRequest(Section):
                 training["global_batch_tokens"] = self.training.global_batch_tokens
             data["training"] = training
         return {key: value for key, value in data.items() if value != {}}
+
+
+def _rented_system(data: dict[str, Any], info: ValidationInfo) -> list[Problem]:
+    """A capacity plan builds a cluster: a rented cloud instance type cannot be its system."""
+    hardware = data.get("hardware")
+    system_id = hardware.get("system") if isinstance(hardware, dict) else None
+    system = catalog_of(info).systems.get(system_id) if isinstance(system_id, str) else None
+    if system is None or not system.rented:
+        return []
+    message = f"'{system.id}' is a rented cloud instance; capacity plans a build (choose an owned system)"
+    return [(("hardware", "system"), message, system.id)]
 
 
 def _assumption_properties() -> dict[str, Any]:
