@@ -184,11 +184,13 @@ def test_golden_plan_unchanged(name: str, snapshot) -> None:
 
 
 def test_golden_set_is_wide() -> None:
-    """At least 30 requests, covering training and serving, every catalog system, infeasible and MoE plans."""
+    """At least 30 requests, covering training, serving and capacity (inside an envelope), every catalog system,
+    infeasible and MoE plans."""
     requests = GOLDEN_REQUESTS.values()
     assert len(GOLDEN_REQUESTS) >= 30
     systems = {r.get("hardware", {}).get("system", "auto") for r in requests}
     assert {"auto", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "gb200-nvl72"} <= systems
-    assert {r["workload"] for r in requests} == {"training", "inference"}
-    assert any("mixtral" in r["model"].get("preset", "") for r in requests)
+    assert {r["workload"] for r in requests} == {"training", "inference", "capacity"}
+    assert any("mixtral" in r.get("model", {}).get("preset", "") for r in requests)
+    assert any("envelope" in r and r["workload"] == "training" for r in requests)
     assert any(name.startswith("infeasible") for name in GOLDEN_REQUESTS)
