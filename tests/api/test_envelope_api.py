@@ -72,3 +72,13 @@ def test_training_with_too_small_envelope_is_infeasible(api, django_capture_on_c
     assert result["feasible"] is False
     assert any("envelope" in p and "racks" in p for p in result["problems"])
     assert result["envelope"]["binding"] == "racks"
+
+
+def test_openapi_request_body_has_the_envelope(api):
+    """The OpenAPI request body follows the one pydantic schema: the capacity workload and the envelope's limits."""
+    text = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").content.decode()
+    schema = json.loads(text)
+    blob = json.dumps(schema)
+    assert '"capacity"' in blob
+    for key in ("facility_mw", "it_mw", "racks", "capex_usd"):
+        assert f'"{key}"' in blob, key
