@@ -16,7 +16,7 @@ from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
 from engine.costing.inputs import CostInputs
 from engine.envelope.plan import run_capacity
-from engine.envelope.workload import EnvelopeCap, capped, envelope_caps, envelope_problem, plan_envelope, rename_cap
+from engine.envelope.workload import EnvelopeCaps, capped, envelope_problem, plan_envelope, rename_cap
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
@@ -294,13 +294,9 @@ def run_plan(
     system_ids = catalog.auto_systems() if request.hardware.system == "auto" else [request.hardware.system]
     cands = [_Candidate(catalog.systems[i], catalog.gpu_of(catalog.systems[i])) for i in system_ids]
     memo = SearchMemo()  # systems with equal search inputs share one search's answers, within this plan
-    caps = (
-        envelope_caps(request, [c.system for c in cands], catalog, a, cost_inputs, work.params)
-        if request.envelope is not None
-        else {}
-    )
+    caps = EnvelopeCaps(request, catalog, a, cost_inputs, work.params) if request.envelope is not None else None
     for cand in cands:
-        _size_within(request, work, cand, a, catalog, memo, caps.get(cand.system.id))
+        _size_within(request, work, cand, a, catalog, memo, caps)
     report(request.workload)
 
     for cand in cands:
@@ -356,14 +352,20 @@ def _size_within(
     a: Assumptions,
     catalog: Catalog,
     memo: SearchMemo,
-    cap: EnvelopeCap | None,
+    caps: EnvelopeCaps | None,
 ) -> None:
     """Size the candidate, its GPU count capped at the largest cluster inside the request's envelope (none: no
     cap); a target that needs more is infeasible with the envelope's binding limit (engine/envelope/workload.py).
-    A pinned training.gpus above the cap is sized at the cap instead, so the plan can say how long that takes."""
-    if cap is None:
-        _size(request, work, cand, a, catalog, memo)
+    A plan whose own cluster fits is kept as it is (the capped search would find the same plan); a pinned
+    training.gpus above the cap is sized at the cap instead, so the plan can say how long that takes."""
+    _size(request, work, cand, a, catalog, memo)
+    if caps is None or cand.system.rented:
         return
+    sizing = cand.sizing
+    if sizing is not None and sizing.feasible and caps.fits(cand.system, sizing.gpus):
+        return
+    cap = caps.cap(cand.system)
+    cand.sizing, cand.problems[:] = None, []
     if cap.gpus == 0:
         cand.problems.append(envelope_problem(request, cap))
         return
@@ -382,18 +384,20 @@ def _size_within(
 
 def _envelope(
     request: PlanRequest,
-    caps: dict[str, EnvelopeCap],
+    caps: EnvelopeCaps | None,
     catalog: Catalog,
     chosen: _Candidate | None,
     physical: PhysicalBuild | None,
 ) -> EnvelopeSummary | None:
-    if request.envelope is None:
+    if caps is None:
         return None
+    if chosen is not None and not chosen.system.rented:
+        caps.cap(chosen.system)  # the chosen system's largest cluster and binding limit, for the section
     built = None
     if chosen is not None and chosen.build is not None and chosen.facility is not None:
         facility = physical.site.facility if physical is not None else chosen.facility
         built = (chosen.build, physical, facility)
-    return plan_envelope(request, caps, catalog, chosen.system.id if chosen is not None else None, built)
+    return plan_envelope(request, caps.found, catalog, chosen.system.id if chosen is not None else None, built)
 
 
 def _cloud_sizings(

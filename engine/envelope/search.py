@@ -102,18 +102,20 @@ def largest_within(
         return Fit(lo, hi, key, len(built), ceiling_systems)
 
     lo: Probe | None = None
-    prev: Probe | None = None
+    base: Probe | None = None  # the first fitting build: the widest base for the line's slope
     hi = probe(max(1, min(ceiling_systems, first_systems)))
     while not breaks(hi, limits):  # no upper end yet: extrapolate along the fitting builds
         if hi.systems >= ceiling_systems:
             return Fit(hi, None, CEILING, len(built), ceiling_systems)
-        prev, lo = lo, hi
-        at = _line(prev, lo, limits, list(limits))
+        lo = hi
+        base = base or lo
+        through = base if base is not lo else None
+        at = _line(through, lo, limits, list(limits))
         n = lo.systems * 2 if at is None else math.floor(at)
         n = min(ceiling_systems, max(n, lo.systems + 1))
         hi = probe(n)
-        if not breaks(hi, limits) and n < ceiling_systems and at is not None and n >= math.floor(at):
-            above = probe(n + 1)  # the line's count fits: the next one most likely breaks
+        if not breaks(hi, limits) and through is not None and n < ceiling_systems and at is not None:
+            above = probe(n + 1)  # a line through two builds lands on the answer: the next count most likely breaks
             if breaks(above, limits):
                 return done(hi, above)
             hi = above

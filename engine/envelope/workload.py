@@ -16,14 +16,15 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Catalog, System
 from engine.costing.inputs import CostInputs
 from engine.envelope.capacity import SystemFit, binding_words, envelope_summary, fit_system, option_row
-from engine.envelope.probe import StorageInputs
+from engine.envelope.probe import Prober, StorageInputs
+from engine.envelope.search import breaks
 from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
 from engine.physical.facility import FacilityResult
 from engine.request.spec import PlanRequest
 from engine.result.envelope import EnvelopeSummary
 
-__all__ = ["EnvelopeCap", "capped", "envelope_caps", "envelope_problem", "plan_envelope", "rename_cap"]
+__all__ = ["EnvelopeCap", "EnvelopeCaps", "capped", "envelope_problem", "plan_envelope", "rename_cap"]
 
 
 @dataclass(frozen=True)
@@ -37,15 +38,35 @@ class EnvelopeCap:
         return self.fit.systems * self.fit.system.gpus_per_system
 
 
-def envelope_caps(
-    request: PlanRequest, systems: list[System], catalog: Catalog, a: Assumptions, prices: CostInputs | None,
-    params: float,
-) -> dict[str, EnvelopeCap]:  # fmt: skip
-    """Each owned system's largest cluster inside the envelope, built with this workload's storage (the model's
-    checkpoints and data set), so the cap and the plan's own build agree."""
-    tokens = request.training.tokens if request.training is not None else None
-    storage = StorageInputs(params=params, training_tokens=tokens)
-    return {s.id: EnvelopeCap(fit_system(request, s, catalog, a, prices, storage)) for s in systems if not s.rented}
+class EnvelopeCaps:
+    """Each system's fit inside the envelope, worked out when first needed: a plan whose own cluster fits the
+    envelope needs no search for its system (the capped search would find the same plan), so only systems whose
+    target needs more, and the chosen system (for the plan's `envelope` section), are searched. Built with this
+    workload's storage (the model's checkpoints and data set), so the cap and the plan's own build agree."""
+
+    def __init__(
+        self, request: PlanRequest, catalog: Catalog, a: Assumptions, prices: CostInputs | None, params: float
+    ) -> None:
+        self.request, self.catalog, self.a, self.prices = request, catalog, a, prices
+        tokens = request.training.tokens if request.training is not None else None
+        self.storage = StorageInputs(params=params, training_tokens=tokens)
+        self.found: dict[str, EnvelopeCap] = {}
+
+    def cap(self, system: System) -> EnvelopeCap:
+        if system.id not in self.found:
+            fit = fit_system(self.request, system, self.catalog, self.a, self.prices, self.storage)
+            self.found[system.id] = EnvelopeCap(fit)
+        return self.found[system.id]
+
+    def fits(self, system: System, gpus: int) -> bool:
+        """Whether the cluster a plan builds for `gpus` fits every limit (one build, no search)."""
+        assert self.request.envelope is not None
+        limits = self.request.envelope.given()
+        if "capex_usd" in limits and self.prices is None:
+            return False
+        prober = Prober(self.request, system, self.catalog, self.a, self.storage, self.prices)
+        systems = -(-gpus // system.gpus_per_system)
+        return not breaks(prober(systems), limits)
 
 
 def capped(a: Assumptions, cap: EnvelopeCap) -> Assumptions:
@@ -99,7 +120,8 @@ def plan_envelope(
     assert request.envelope is not None
     limits = request.envelope.given()
     options = tuple(option_row(c.fit, catalog, limits, sid == chosen) for sid, c in caps.items())
-    cap = caps.get(chosen or "") if chosen is not None else (next(iter(caps.values())) if len(caps) == 1 else None)
+    only = next(iter(caps.values())) if len(caps) == 1 else None
+    cap = caps.get(chosen) if chosen is not None else only
     used = _used(*built) if built is not None else {}
     if cap is None:
         return envelope_summary(None, limits, used, options, capacity=False)
