@@ -16,7 +16,7 @@ from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
 from engine.costing.inputs import CostInputs
 from engine.envelope.plan import run_capacity
-from engine.envelope.workload import EnvelopeCaps, capped, envelope_problem, plan_envelope, rename_cap
+from engine.envelope.workload import EnvelopeCaps, plan_envelope, size_within_envelope
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
@@ -321,7 +321,10 @@ def run_plan(
     report("facility")
 
     sections = _chosen_sections(request, work, cands, chosen, physical)
+    envelope = _envelope(request, caps, catalog, chosen, physical)
     explain = {**selection_explain, **_explain(request, work, chosen, physical, a)}
+    if caps is not None and chosen is not None:
+        explain.update(caps.explain(chosen.system))
     result = PlanResult(
         name=request.name,
         workload=request.workload,
@@ -338,7 +341,7 @@ def run_plan(
         explain=assemble.explain_entries(explain),
         assumptions=assemble.assumptions_report(a),
         cloud_sizings=rented,
-        envelope=_envelope(request, caps, catalog, chosen, physical),
+        envelope=envelope,
         **sections,
     )
     report("done")
@@ -354,32 +357,15 @@ def _size_within(
     memo: SearchMemo,
     caps: EnvelopeCaps | None,
 ) -> None:
-    """Size the candidate, its GPU count capped at the largest cluster inside the request's envelope (none: no
-    cap); a target that needs more is infeasible with the envelope's binding limit (engine/envelope/workload.py).
-    A plan whose own cluster fits is kept as it is (the capped search would find the same plan); a pinned
-    training.gpus above the cap is sized at the cap instead, so the plan can say how long that takes."""
-    _size(request, work, cand, a, catalog, memo)
-    if caps is None or cand.system.rented:
-        return
-    sizing = cand.sizing
-    if sizing is not None and sizing.feasible and caps.fits(cand.system, sizing.gpus):
-        return
-    cap = caps.cap(cand.system)
-    cand.sizing, cand.problems[:] = None, []
-    if cap.gpus == 0:
-        cand.problems.append(envelope_problem(request, cap))
-        return
-    asked = request.training.gpus if request.training is not None else None
-    if request.training is not None and asked is not None and asked > cap.gpus:
-        smaller = request.model_copy(update={"training": request.training.model_copy(update={"gpus": cap.gpus})})
-        _size(smaller, work, cand, capped(a, cap), catalog, memo)
-        sized = cand.sizing if isinstance(cand.sizing, TrainingResult) and cand.sizing.feasible else None
-        days = f"; on the {cap.gpus:,} GPUs that fit, training takes {sized.days:.1f} days" if sized else ""
-        cand.problems.insert(0, f"{envelope_problem(request, cap)} training.gpus={asked:,} does not fit{days}.")
-        return
-    _size(request, work, cand, capped(a, cap), catalog, memo)
-    if cand.problems:
-        cand.problems[:] = [*rename_cap(cand.problems, cap), envelope_problem(request, cap)]
+    """Size the candidate inside the request's envelope, if any (engine/envelope/workload.py decides the cap)."""
+
+    def size(req: PlanRequest, assumptions: Assumptions) -> None:
+        _size(req, work, cand, assumptions, catalog, memo)
+
+    if caps is None:
+        size(request, a)
+    else:
+        size_within_envelope(request, cand, a, caps, size)
 
 
 def _envelope(

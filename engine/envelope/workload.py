@@ -10,7 +10,9 @@ its inputs key includes it, so shared answers between systems stay correct).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Catalog, System
@@ -18,13 +20,16 @@ from engine.costing.inputs import CostInputs
 from engine.envelope.capacity import SystemFit, binding_words, envelope_summary, fit_system, option_row
 from engine.envelope.probe import Prober, StorageInputs
 from engine.envelope.search import breaks
+from engine.explain.envelope import envelope_explain
 from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
 from engine.physical.facility import FacilityResult
 from engine.request.spec import PlanRequest
 from engine.result.envelope import EnvelopeSummary
+from engine.search.serving import InferenceResult
+from engine.search.training import TrainingResult
 
-__all__ = ["EnvelopeCap", "EnvelopeCaps", "capped", "envelope_problem", "plan_envelope", "rename_cap"]
+__all__ = ["EnvelopeCap", "EnvelopeCaps", "capped", "envelope_problem", "plan_envelope", "size_within_envelope"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,56 @@ class EnvelopeCaps:
         systems = -(-gpus // system.gpus_per_system)
         return not breaks(prober(systems), limits)
 
+    def explain(self, system: System) -> dict[str, dict[str, object]]:
+        """The `envelope.binding` explain entry of the chosen system, when its fit was searched."""
+        cap = self.found.get(system.id)
+        if cap is None or self.request.envelope is None:
+            return {}
+        return envelope_explain(cap.fit, self.request.envelope.given(), system)
+
+
+class _Sized(Protocol):
+    """What the chain's candidate carries that sizing inside the envelope reads and sets."""
+
+    system: System
+    sizing: TrainingResult | InferenceResult | None
+    problems: list[str]
+
+
+def size_within_envelope(
+    request: PlanRequest,
+    cand: _Sized,
+    a: Assumptions,
+    caps: EnvelopeCaps,
+    size: Callable[[PlanRequest, Assumptions], None],
+) -> None:
+    """Size the candidate (`size` runs the chain's sizing into it), its GPU count capped at the largest cluster
+    inside the envelope; a target that needs more is infeasible with the envelope's binding limit. A plan whose own
+    cluster fits is kept as it is (the capped search would find the same plan); a pinned training.gpus above the
+    cap is sized at the cap instead, so the plan can say how long that takes."""
+    size(request, a)
+    if cand.system.rented:
+        return
+    sizing = cand.sizing
+    if sizing is not None and sizing.feasible and caps.fits(cand.system, sizing.gpus):
+        return
+    cap = caps.cap(cand.system)
+    cand.sizing, cand.problems[:] = None, []
+    if cap.gpus == 0:
+        cand.problems.append(envelope_problem(request, cap))
+        return
+    asked = request.training.gpus if request.training is not None else None
+    if request.training is not None and asked is not None and asked > cap.gpus:
+        smaller = request.model_copy(update={"training": request.training.model_copy(update={"gpus": cap.gpus})})
+        size(smaller, capped(a, cap))
+        sized = cand.sizing if isinstance(cand.sizing, TrainingResult) and cand.sizing.feasible else None
+        days = f"; on the {cap.gpus:,} GPUs that fit, training takes {sized.days:.1f} days" if sized else ""
+        cand.problems.insert(0, f"{envelope_problem(request, cap)} training.gpus={asked:,} does not fit{days}.")
+        return
+    size(request, capped(a, cap))
+    if cand.problems:
+        cand.problems[:] = [*_rename_cap(cand.problems, cap), envelope_problem(request, cap)]
+
 
 def capped(a: Assumptions, cap: EnvelopeCap) -> Assumptions:
     """The plan's assumptions with this system's search capped at the envelope's GPUs (the set of names read is
@@ -90,7 +145,7 @@ def envelope_problem(request: PlanRequest, cap: EnvelopeCap) -> str:
     )
 
 
-def rename_cap(problems: list[str], cap: EnvelopeCap) -> list[str]:
+def _rename_cap(problems: list[str], cap: EnvelopeCap) -> list[str]:
     """The search's size messages name max_cluster_gpus; with an envelope that number is the envelope's count."""
     text = f"max_cluster_gpus={cap.gpus}"
     return [p.replace(text, f"the {cap.gpus:,} GPUs that fit the envelope") for p in problems]

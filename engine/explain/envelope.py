@@ -18,13 +18,16 @@ _SOURCE = (
 )
 
 
-def _measured(probe: object) -> dict[str, object]:
-    measured = getattr(probe, "measured", {}) or {}
+def _measured(label: str, probe: object) -> dict[str, object]:
+    """One build's figures as flat inputs ("one_system_more.facility_mw": 50.131): what the page lists."""
     refusal = getattr(probe, "refusal", None)
+    out: dict[str, object] = {f"{label}.systems": getattr(probe, "systems", 0)}
     if refusal:
-        return {"systems": getattr(probe, "systems", 0), "cannot_be_built": refusal}
-    shown = {k: round(v, 6) for k, v in measured.items() if v is not None}
-    return {"systems": getattr(probe, "systems", 0), **shown}
+        out[f"{label}.cannot_be_built"] = refusal
+        return out
+    measured = getattr(probe, "measured", {}) or {}
+    out.update({f"{label}.{k}": round(v, 6) for k, v in measured.items() if v is not None})
+    return out
 
 
 def envelope_explain(sf: SystemFit, limits: dict[str, float], system: System) -> dict[str, Entry]:
@@ -36,18 +39,21 @@ def envelope_explain(sf: SystemFit, limits: dict[str, float], system: System) ->
         f"{key}(n) <= {key}" + (" (facility_kw(n) = it_kw(n) x PUE)" if key == "facility_mw" else "") for key in limits
     )
     inputs: dict[str, object] = {
-        "limits": {key: limits[key] for key in limits},
-        "limit_names": {key: f"{ENVELOPE_LIMITS[key][0]} ({ENVELOPE_LIMITS[key][1]})" for key in limits},
-        "largest_systems": sf.systems,
-        "ceiling_systems": fit.ceiling_systems,
-        "binding": fit.binding,
-        "binding_in_words": binding_words(sf, limits),
-        "builds_probed": fit.probes,
+        f"limit.{key} ({ENVELOPE_LIMITS[key][0]}, {ENVELOPE_LIMITS[key][1]})": limits[key] for key in limits
     }
+    inputs.update(
+        {
+            "largest_systems": sf.systems,
+            "ceiling_systems": fit.ceiling_systems,
+            "binding": fit.binding,
+            "binding_in_words": binding_words(sf, limits),
+            "builds_probed": fit.probes,
+        }
+    )
     if fit.best is not None:
-        inputs["at_largest"] = _measured(fit.best)
+        inputs.update(_measured("at_largest", fit.best))
     if fit.above is not None:
-        inputs["one_system_more"] = _measured(fit.above)
+        inputs.update(_measured("one_system_more", fit.above))
     formula = (
         f"largest n in 1..ceiling_systems whose built cluster (whole systems; racks, network, optics, storage and "
         f"management as laid out) meets {checks}; n + 1 systems break {fit.binding}"

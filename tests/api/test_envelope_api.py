@@ -45,8 +45,9 @@ def test_capacity_plan_round_trip(api, django_capture_on_commit_callbacks):
     envelope = result["envelope"]
     assert envelope["binding"] == "capex_usd" and "capex" in envelope["sentence"]
     # one more system breaks the limit: the explain entry records the build above the answer
-    above = result["explain"]["envelope.binding"]["inputs"]["one_system_more"]
-    assert above["systems"] == result["cluster"]["systems"] + 1 and above["capex_usd"] > 50_000_000
+    above = result["explain"]["envelope.binding"]["inputs"]
+    assert above["one_system_more.systems"] == result["cluster"]["systems"] + 1
+    assert above["one_system_more.capex_usd"] > 50_000_000
     assert detail["request"]["envelope"]["capex_usd"] == 50_000_000
 
 
