@@ -117,12 +117,15 @@ def binding_words(sf: SystemFit, limits: dict[str, float]) -> str:
     above = fit.above
     if fit.binding == CEILING:
         return (
-            f"the planner's largest cluster (assumption max_cluster_gpus, {fit.ceiling_systems:,} x {sid}): the "
-            "fabric rules are not taken further"
+            f"the fabric ceiling: the largest cluster whose networks the planner builds (assumption "
+            f"max_cluster_gpus, {fit.ceiling_systems:,} x {sid}); larger clusters need more fabric tiers and "
+            "campus-length links than are modelled"
         )
     if fit.binding == FABRIC:
         reason = above.refusal if above is not None else ""
-        return f"the fabric ceiling: {above.systems if above else 0:,} x {sid} cannot be built ({reason})"
+        # Usually the compute fabric (no catalog design connects that many); a rack or cooling rule says its own.
+        what = "the fabric ceiling" if reason.startswith("fabric") else "what the catalog can build"
+        return f"{what}: {above.systems if above else 0:,} x {sid} cannot be built ({reason})"
     label = ENVELOPE_LIMITS[fit.binding][0]
     needed = above.measured.get(fit.binding) if above is not None else None
     more = f"; {_count(above.systems)} would need {_figure(fit.binding, needed)}" if above and needed else ""

@@ -72,3 +72,12 @@ def test_form_capacity_without_limits_says_so(alice_client):
     assert response.status_code == 400
     text = " ".join(m for messages in response.context["form"].errors.values() for m in messages)
     assert "envelope is required" in text
+
+
+def test_capacity_plan_exports(alice_client, capacity_plan):
+    """The PDF report, both SVGs and the BOM CSV of a plan without a model."""
+    from django.urls import reverse
+
+    for name in ("plan_report_pdf", "plan_topology_svg", "plan_racks_svg", "plan_bom_csv"):
+        response = alice_client.get(reverse(f"planner:{name}", args=[capacity_plan.pk]))
+        assert response.status_code == 200, name
