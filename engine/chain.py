@@ -14,6 +14,9 @@ from typing import Any
 
 from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
+from engine.costing.inputs import CostInputs
+from engine.envelope.plan import run_capacity
+from engine.envelope.workload import EnvelopeCaps, plan_envelope, size_within_envelope
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
@@ -21,6 +24,7 @@ from engine.physical.cluster import ClusterBuild, build_cluster
 from engine.physical.facility import FacilityResult, size_facility
 from engine.request.spec import DEFAULT_GLOBAL_BATCH_TOKENS, PlanRequest
 from engine.result import assemble
+from engine.result.envelope import EnvelopeSummary
 from engine.result.plan import POWER_SYSTEMS_ONLY_NOTE, RENTED_NOTE, PlanResult, not_modelled
 from engine.result.sizing import Candidate, Selection
 from engine.search.selection import SelectionPrices, inference_selection_usd, training_selection_usd
@@ -262,13 +266,18 @@ def _selection(
 
 
 def run_plan(
-    request: PlanRequest, catalog: Catalog, progress: Progress | None = None, prices: SelectionPrices | None = None
+    request: PlanRequest,
+    catalog: Catalog,
+    progress: Progress | None = None,
+    prices: SelectionPrices | None = None,
+    cost_inputs: CostInputs | None = None,
 ) -> PlanResult:
     """Run the chain and return the typed plan (`engine.result.to_json` gives its JSON). Infeasible targets give
     feasible=false with the binding limit per system in `problems`.
 
     `prices` (optional plain data) makes the auto choice cost-aware (engine/search/selection.py); without it the
-    choice is by energy.
+    choice is by energy. `cost_inputs` (the costing's price inputs) let an envelope's capex limit be checked.
+    A capacity request (the largest cluster inside an envelope) takes its own path, `engine/envelope/plan.py`.
     """
 
     def report(stage: str) -> None:
@@ -276,14 +285,18 @@ def run_plan(
             progress(stage, _PERCENT[stage])
 
     a = _assumptions(request)
+    if request.workload == "capacity":
+        meta: dict[str, object] = {"engine_version": ENGINE_VERSION, "catalog_version": catalog.version}
+        return run_capacity(request, catalog, a, cost_inputs, meta, report)
     work = analyse_model(request.model)
     report("workload")
 
     system_ids = catalog.auto_systems() if request.hardware.system == "auto" else [request.hardware.system]
     cands = [_Candidate(catalog.systems[i], catalog.gpu_of(catalog.systems[i])) for i in system_ids]
     memo = SearchMemo()  # systems with equal search inputs share one search's answers, within this plan
+    caps = EnvelopeCaps(request, catalog, a, cost_inputs, work.params) if request.envelope is not None else None
     for cand in cands:
-        _size(request, work, cand, a, catalog, memo)
+        _size_within(request, work, cand, a, catalog, memo, caps)
     report(request.workload)
 
     for cand in cands:
@@ -308,7 +321,10 @@ def run_plan(
     report("facility")
 
     sections = _chosen_sections(request, work, cands, chosen, physical)
+    envelope = _envelope(request, caps, catalog, chosen, physical)
     explain = {**selection_explain, **_explain(request, work, chosen, physical, a)}
+    if caps is not None and chosen is not None:
+        explain.update(caps.explain(chosen.system))
     result = PlanResult(
         name=request.name,
         workload=request.workload,
@@ -325,10 +341,49 @@ def run_plan(
         explain=assemble.explain_entries(explain),
         assumptions=assemble.assumptions_report(a),
         cloud_sizings=rented,
+        envelope=envelope,
         **sections,
     )
     report("done")
     return result
+
+
+def _size_within(
+    request: PlanRequest,
+    work: Workload,
+    cand: _Candidate,
+    a: Assumptions,
+    catalog: Catalog,
+    memo: SearchMemo,
+    caps: EnvelopeCaps | None,
+) -> None:
+    """Size the candidate inside the request's envelope, if any (engine/envelope/workload.py decides the cap)."""
+
+    def size(req: PlanRequest, assumptions: Assumptions) -> None:
+        _size(req, work, cand, assumptions, catalog, memo)
+
+    if caps is None:
+        size(request, a)
+    else:
+        size_within_envelope(request, cand, a, caps, size)
+
+
+def _envelope(
+    request: PlanRequest,
+    caps: EnvelopeCaps | None,
+    catalog: Catalog,
+    chosen: _Candidate | None,
+    physical: PhysicalBuild | None,
+) -> EnvelopeSummary | None:
+    if caps is None:
+        return None
+    if chosen is not None and not chosen.system.rented:
+        caps.cap(chosen.system)  # the chosen system's largest cluster and binding limit, for the section
+    built = None
+    if chosen is not None and chosen.build is not None and chosen.facility is not None:
+        facility = physical.site.facility if physical is not None else chosen.facility
+        built = (chosen.build, physical, facility)
+    return plan_envelope(request, caps.found, catalog, chosen.system.id if chosen is not None else None, built)
 
 
 def _cloud_sizings(

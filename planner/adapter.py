@@ -244,7 +244,9 @@ def plan_compute(
     # Prices for the auto choice among systems (cost-aware ranking); the engine stays pure and takes plain data.
     quotes = tuple(quotes)
     prices = selection_prices_for_request(request=request, system_ids=catalog.systems, quotes=quotes)
-    plan = run_plan(request, catalog, engine_progress, prices=prices)
+    # The envelope's capex limit is checked on each build the search makes, by the plan's own costing rules.
+    capex_inputs = cost_inputs(price_references_current(), quotes=quotes) if request.envelope is not None else None
+    plan = run_plan(request, catalog, engine_progress, prices=prices, cost_inputs=capex_inputs)
     priced = plan_price(result=plan, request=request, snapshot=price_snapshot, plan_date=plan_date, quotes=quotes)
     final = with_costs(
         plan,

@@ -6,6 +6,7 @@ from django.db import models
 class Workload(models.TextChoices):
     TRAINING = "training", "Training"
     INFERENCE = "inference", "Inference"
+    CAPACITY = "capacity", "Capacity (largest cluster inside an envelope)"
 
 
 class RunStatus(models.TextChoices):

@@ -40,6 +40,11 @@ COMMON_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("inference.tpot_ms", "TPOT target (ms)", "50"),
     ("inference.precision", "Serving precision", None),
     ("hardware.system", "System", "auto"),
+    ("envelope.facility_mw", "Facility power limit (MW)", None),
+    ("envelope.it_mw", "IT power limit (MW)", None),
+    ("envelope.racks", "Most racks", None),
+    ("envelope.capex_usd", "Capex limit (USD)", None),
+    ("envelope.gpus", "Most GPUs", None),
 )
 ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("training.global_batch_tokens", "Global batch (tokens)", None),
@@ -225,11 +230,15 @@ class PlanForm(_RequestFields):
         """Nested request from the filled-in fields; the other workload's section is left out."""
         data = self.cleaned_data
         workload = data.get("workload")
-        request: dict[str, Any] = {"workload": workload, workload: {}, "hardware": {"system": "auto"}}
+        request: dict[str, Any] = {"workload": workload, "hardware": {"system": "auto"}}
+        if workload in SECTION_OF_FIELD:
+            request[workload] = {}
         for field, path in FIELD_PATHS.items():
             keys = path.split(".")
             if field == "workload" or (keys[0] in SECTION_OF_FIELD and keys[0] != workload):
                 continue
+            if workload == Workload.CAPACITY and keys[0] == "model":
+                continue  # a capacity plan has no model
             raw = data.get(field)
             if raw in (None, ""):
                 continue

@@ -36,7 +36,10 @@ def _plan_name(request: dict, name: str | None) -> str:
         return name[:200]
     if request.get("name"):
         return str(request["name"])[:200]
-    model = request.get("model", {})
+    if request.get("workload") == "capacity":  # no model: named after the system planned inside the envelope
+        hardware = request.get("hardware") or {}
+        return f"{hardware.get('system') or 'auto'} capacity"
+    model = request.get("model") or {}
     return f"{model.get('preset') or 'custom model'} {request.get('workload', '')}".strip()
 
 

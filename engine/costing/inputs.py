@@ -150,7 +150,7 @@ class Sizing:
 class CostJob:
     """Everything costing needs from a plan. `sizings[0]` is the chosen system; the rest are one per other GPU."""
 
-    workload: str  # training | inference
+    workload: str  # training | inference | capacity (priced as a year of the whole cluster, like serving)
     sizings: tuple[Sizing, ...]
     deadline_days: float | None
     cluster_system: str
@@ -231,6 +231,8 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         deadline = None if request.training is None else request.training.deadline_days
     elif inference is not None:
         days, write_h, gpus, deadline = SERVING_DAYS, None, int(inference.gpus), None
+    elif result.workload == "capacity":  # the largest cluster inside an envelope: a year of the whole cluster
+        days, write_h, gpus, deadline = SERVING_DAYS, None, int(cluster.gpus), None
     else:
         return None
     rented = load_catalog().systems.get(cluster.system)
@@ -245,7 +247,7 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         rented.cloud_instance_type if rented is not None else None,
     )
     return CostJob(
-        workload="training" if training is not None else "inference",
+        workload="training" if training is not None else ("inference" if inference is not None else result.workload),
         sizings=(
             chosen,
             *_other_sizings(result.candidates, chosen, training=training is not None),

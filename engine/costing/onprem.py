@@ -25,7 +25,7 @@ from engine.result.physical import BomLine
 
 from .capex_lines import CapexItem, HardwareBase, capex_items
 from .finance import YearFlow
-from .inputs import CostInputs, CostJob, PartPrice, Scales
+from .inputs import CostInputs, CostJob, PartPrice, RequestTerms, Scales
 from .money import D, cents
 from .parameters import Params
 
@@ -33,6 +33,7 @@ __all__ = [
     "EXTRA_CATEGORIES",
     "OnpremCosts",
     "PriceIndex",
+    "bom_capex_usd",
     "extended_price",
     "onprem_costs",
     "price_index",
@@ -305,3 +306,36 @@ def onprem_costs(job: CostJob, inputs: CostInputs, params: Params, scales: Scale
         return o
     _add_capex_lines(o, job, params)
     return o
+
+
+def bom_capex_usd(
+    bom: tuple[BomLine, ...], system_id: str, systems: int, gpus: int, inputs: CostInputs, terms: RequestTerms
+) -> Decimal | None:
+    """Capex of a built cluster's unpriced BOM, by the same rules as the plan's costing (`onprem_costs`): each line
+    priced (override, quote, reference), then the extra capex lines. None when the GPU systems have no price.
+    The envelope search (engine/envelope) prices each count it builds with it, so its capex limit and the plan's
+    `costs.onprem.capex_usd` are one figure. `terms` are the request's (its own part and parameter prices apply)."""
+    inputs = replace(
+        inputs,
+        part_overrides={**inputs.part_overrides, **terms.part_overrides},
+        parameter_overrides={**inputs.parameter_overrides, **terms.parameter_overrides},
+    )
+    params = Params(inputs, terms)
+    o = _price_bom(bom, price_index(inputs), Scales())
+    if o.hardware_usd is None:
+        return None
+    job = CostJob(
+        workload="capacity",
+        sizings=(),
+        deadline_days=None,
+        cluster_system=system_id,
+        cluster_systems=systems,
+        cluster_gpus=gpus,
+        job_gpus=gpus,
+        it_kw=0.0,
+        facility_kw=0.0,
+        bom=bom,
+        terms=terms,
+    )
+    _add_capex_lines(o, job, params)
+    return o.capex_usd

@@ -135,10 +135,14 @@ class _Packer:
         """GPU systems of one row, `per_rack` to a rack, fed as the system's power redundancy requires."""
         phys = self.parts.systems[self.system.id]
         unit = (self.system.id, self.system.rack_units, self.system.max_power_kw, phys.weight_kg)
+        made: dict[int, Rack] = {}  # a row's racks differ only in their id (and the last one's fill): build each once
         for col, first in enumerate(range(0, systems, per_rack), start=1):
-            content = [unit] * min(per_rack, systems - first)
+            count = min(per_rack, systems - first)
             rid = f"r{row:02d}-c{col:02d}"
-            self.racks.append(self._rack(rid, row, "compute", content, phys.power_redundancy))
+            if count not in made:
+                made[count] = self._rack(rid, row, "compute", [unit] * count, phys.power_redundancy)
+            r = made[count]
+            self.racks.append(Rack(rid, row, r.role, r.items, r.kw, r.rack_units, r.weight_kg, r.feeds, r.cooling))
 
     def pack(self, row: int, tag: str, role: str, items: list[tuple[str, int, int, float, float]]) -> None:
         """Network or management devices first-fit into n+1-fed racks r<row>-<tag><n> under the network kW cap."""

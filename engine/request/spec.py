@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 
 from engine.assumptions.registry import ASSUMPTIONS
 from engine.request.cost_parameters import PARAMETER_TWINS
+from engine.request.envelope import EnvelopeSpec
 from engine.request.fields import (
     RULE,
     WHOLE,
@@ -51,6 +52,7 @@ __all__ = [
     "DEFAULT_REGIONS",
     "DEFAULT_TPOT_MS",
     "DEFAULT_TTFT_MS",
+    "EnvelopeSpec",
     "HardwareSpec",
     "InferenceParallelism",
     "InferenceSpec",
@@ -223,10 +225,20 @@ class PlanRequest(Section):
     Unknown keys are refused at every level; null means "not given" (the default applies).
     """
 
-    workload: Literal["training", "inference"] = Field(description="Which section below is the target.")
-    model: ModelSpec
+    workload: Literal["training", "inference", "capacity"] = Field(
+        description="Which section below is the target; capacity: the largest cluster of hardware.system within "
+        "the envelope (no model)."
+    )
+    model: ModelSpec | None = Field(
+        None, description="The model; required for training and inference, not used by capacity."
+    )
     training: TrainingSpec | None = Field(None, description="Required when workload is training; else ignored.")
     inference: InferenceSpec | None = Field(None, description="Required when workload is inference; else ignored.")
+    envelope: EnvelopeSpec | None = Field(
+        None,
+        description="Limits the cluster must fit (facility_mw, it_mw, racks, capex_usd, gpus); required for "
+        "capacity, optional for training and inference (the plan stays within it or names the binding limit).",
+    )
     hardware: HardwareSpec = Field(default_factory=HardwareSpec)
     site: SiteSpec = Field(default_factory=SiteSpec)
     pricing: PricingSpec = Field(default_factory=PricingSpec)
@@ -245,12 +257,19 @@ class PlanRequest(Section):
             info.context["model"] = None  # until this request's model section validates
         problems: list[Problem] = []
         workload = data.get("workload")
-        if workload in ("training", "inference"):
-            other = "inference" if workload == "training" else "training"
-            if isinstance(data.get(other), dict):
-                data = {key: value for key, value in data.items() if key != other}  # forms may send both
-            if workload not in data:
+        if workload in ("training", "inference", "capacity"):
+            others = {"training", "inference"} - {workload}
+            if workload == "capacity":
+                others.add("model")  # forms may send a model section; capacity plans have none
+            data = {key: value for key, value in data.items() if key not in others or not isinstance(value, dict)}
+            if workload != "capacity" and workload not in data:
                 problems.append(((workload,), "is required", None))
+            if workload != "capacity" and "model" not in data:
+                problems.append((("model",), "is required", None))
+            if workload == "capacity" and "envelope" not in data:
+                problems.append((("envelope",), "is required for workload capacity (at least one limit)", None))
+            if workload == "capacity":
+                problems.extend(_rented_system(data, info))
         data, twins = _parameter_twins(data)
         return data, problems + twins
 
@@ -305,7 +324,7 @@ class PlanRequest(Section):
 
     def to_dict(self) -> dict[str, object]:
         """The normalised request (defaults filled, preset resolved) as plain JSON types, for the plan echo."""
-        absent = {key for key in ("training", "inference") if getattr(self, key) is None}
+        absent = {key for key in ("training", "inference", "model", "envelope") if getattr(self, key) is None}
         return self.model_dump(mode="json", exclude=absent)
 
     def to_minimal_dict(self) -> dict[str, object]:
@@ -314,7 +333,7 @@ class PlanRequest(Section):
         same request, so nothing is lost by showing less."""
         data = self.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
         data["workload"] = self.workload
-        if self.model.preset is not None:
+        if self.model is not None and self.model.preset is not None:
             preset_shape = ModelSpec(preset=self.model.preset).model_dump(mode="json")
             own = self.model.model_dump(mode="json")
             data["model"] = {"preset": self.model.preset} | {
@@ -331,6 +350,17 @@ class PlanRequest(Section):
                 training["global_batch_tokens"] = self.training.global_batch_tokens
             data["training"] = training
         return {key: value for key, value in data.items() if value != {}}
+
+
+def _rented_system(data: dict[str, Any], info: ValidationInfo) -> list[Problem]:
+    """A capacity plan builds a cluster: a rented cloud instance type cannot be its system."""
+    hardware = data.get("hardware")
+    system_id = hardware.get("system") if isinstance(hardware, dict) else None
+    system = catalog_of(info).systems.get(system_id) if isinstance(system_id, str) else None
+    if system is None or not system.rented:
+        return []
+    message = f"'{system.id}' is a rented cloud instance; capacity plans a build (choose an owned system)"
+    return [(("hardware", "system"), message, system.id)]
 
 
 def _assumption_properties() -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.result.codec import decode, encode, meta
 from engine.result.costs import Costs
+from engine.result.envelope import EnvelopeSummary
 from engine.result.physical import (
     BomLine,
     ClusterSummary,
@@ -83,13 +84,14 @@ class PlanResult:
     engine_version: str
     catalog_version: str
     request: Mapping[str, Any]
-    model: ModelSummary
+    model: ModelSummary | None  # None (absent) for a capacity plan: no model
     selection: Selection
     candidates: tuple[Candidate, ...]
     not_modelled: tuple[str, ...]
     notes: tuple[str, ...]
     training: TrainingSummary | None = field(default=None, metadata=OMIT)
     inference: InferenceSummary | None = field(default=None, metadata=OMIT)
+    envelope: EnvelopeSummary | None = field(default=None, metadata=OMIT)
     cluster: ClusterSummary | None = field(default=None, metadata=OMIT)
     power: PowerSummary | None = field(default=None, metadata=OMIT)
     cooling: CoolingSummary | None = field(default=None, metadata=OMIT)

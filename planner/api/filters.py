@@ -34,7 +34,8 @@ class _PresentField(forms.Field):
 class WorkloadField(_PresentField):
     def to_python(self, value):
         if value not in Workload.values:
-            raise forms.ValidationError(f"must be {' or '.join(Workload.values)}")
+            *first, last = Workload.values
+            raise forms.ValidationError(f"must be {', '.join(first)} or {last}")
         return value
 
 

@@ -320,7 +320,7 @@ def test_list_costs_the_same_queries_for_2_or_12_plans(
 @pytest.mark.parametrize(
     ("params", "field", "message"),
     [
-        ({"workload": ""}, "workload", "must be training or inference"),
+        ({"workload": ""}, "workload", "must be training, inference or capacity"),
         ({"system": ""}, "system", "must not be empty"),
         (
             {"created_before": "2024-13-01"},

@@ -364,7 +364,7 @@ def test_minimal_request_validates_back_to_the_same_request():
         request = validate_request(body, catalog)
         minimal = request.to_minimal_dict()
         assert validate_request(minimal, catalog) == request, name
-        if request.model.preset is not None:
+        if request.model is not None and request.model.preset is not None:  # capacity plans have no model
             assert "layers" not in minimal["model"], name  # the preset's own layer count is not repeated
     dense = validate_request(GOLDEN_REQUESTS["train-70b-auto-90d"], catalog).to_minimal_dict()
     assert dense == {

@@ -181,4 +181,16 @@ GOLDEN_REQUESTS: dict[str, dict] = {
         pricing={"years": 1, "regions": ["us-east-1", "us-west-2", "eu-west-1"]},
     ),
     "train-16k-gpus": _with(_training(LLAMA_70B_15T, tokens=15e12, gpus=16384), hardware={"system": "dgx-h100"}),
+    # plans inside an envelope (issue 17): the largest GB200 NVL72 cluster in 50 MW, and Llama-3-405B on 15T tokens
+    # within 20 MW on DGX H100 (infeasible: facility power binds; the largest cluster that fits and its time)
+    "capacity-gb200-50mw": {
+        "workload": "capacity",
+        "hardware": {"system": "gb200-nvl72"},
+        "envelope": {"facility_mw": 50},
+    },
+    "train-405b-h100-within-20mw": _with(
+        _training({"preset": "llama-3-405b"}, tokens=15e12, deadline_days=90),
+        hardware={"system": "dgx-h100"},
+        envelope={"facility_mw": 20},
+    ),
 }

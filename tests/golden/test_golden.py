@@ -86,8 +86,10 @@ PLAN_DATE = "2026-11-26"
 # Timings, and the price-snapshot age, which the note counts from today's date.
 # The price warnings count each price's age from the day the plan is priced, so which prices are "old" moves
 # with the calendar (freshness is tested with a fixed date in tests/pricing/test_market_plans.py).
+# How many builds the envelope search made is its tactic, not its answer (the count, binding limit and figures are).
 VOLATILE_PATHS = (
     r".*\.search\.(seconds|configs_per_s)\b",
+    r"^explain\.envelope\.binding\.inputs\.builds_probed\b",
     r"^costs\.cloud_notes\[\d+\]: .*days old",
     r"^costs\.price_warnings\b",
 )
@@ -216,11 +218,13 @@ def test_golden_plan_unchanged(name: str, snapshot) -> None:
 
 
 def test_golden_set_is_wide() -> None:
-    """At least 30 requests, covering training and serving, every catalog system, infeasible and MoE plans."""
+    """At least 30 requests, covering training, serving and capacity (inside an envelope), every catalog system,
+    infeasible and MoE plans."""
     requests = GOLDEN_REQUESTS.values()
     assert len(GOLDEN_REQUESTS) >= 30
     systems = {r.get("hardware", {}).get("system", "auto") for r in requests}
     assert {"auto", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "gb200-nvl72"} <= systems
-    assert {r["workload"] for r in requests} == {"training", "inference"}
-    assert any("mixtral" in r["model"].get("preset", "") for r in requests)
+    assert {r["workload"] for r in requests} == {"training", "inference", "capacity"}
+    assert any("mixtral" in r.get("model", {}).get("preset", "") for r in requests)
+    assert any("envelope" in r and r["workload"] == "training" for r in requests)
     assert any(name.startswith("infeasible") for name in GOLDEN_REQUESTS)
