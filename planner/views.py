@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from . import selectors, services
 from .adapter import STAGES, RequestInvalid, request_for_editing
+from .choices import RunStatus
 from .forms import PlanForm, QuoteUploadForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
@@ -62,11 +63,13 @@ def _plan_id(text: str) -> int | None:
 @require_GET
 def plan_list(request: HttpRequest) -> HttpResponse:
     search = request.GET.get("q", "").strip()[:200]
-    page = Paginator(selectors.plan_list(owner=request.user, search=search), PLANS_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
+    status = request.GET.get("status", "").strip()
+    status = status if status in RunStatus.values else ""
+    plans = selectors.plan_list(owner=request.user, search=search, status=status)
+    page = Paginator(plans, PLANS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [(plan, selectors.plan_latest_run(plan=plan), plan_view(plan.result).summary) for plan in page]
-    return render(request, "planner/plan_list.html", {"rows": rows, "search": search, "page": page})
+    context = {"rows": rows, "search": search, "status": status, "statuses": RunStatus.choices, "page": page}
+    return render(request, "planner/plan_list.html", context)
 
 
 @login_required

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from planner import selectors, services
 from planner.adapter import PlanRequest, default_catalog_dir, load_catalog
+from planner.choices import RunStatus
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.bom_xlsx import XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
@@ -86,6 +87,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     @extend_schema(
         parameters=[
             OpenApiParameter("workload", str, enum=["training", "inference"]),
+            OpenApiParameter("status", str, enum=list(RunStatus.values), description="Status of the latest run."),
             OpenApiParameter("system", str, description="Catalog system id of the planned cluster."),
             OpenApiParameter("created_after", OpenApiTypes.DATETIME),
             OpenApiParameter("created_before", OpenApiTypes.DATETIME),
