@@ -207,6 +207,8 @@ REST_FRAMEWORK = {
         "plan_create": env("PLANNER_CREATE_RATE", default="30/min"),
         # PDF reports and other rendered exports, per user.
         "export": env("PLANNER_EXPORT_RATE", default="20/min"),
+        # What-if re-costing (a few ms each; the page debounces its sliders), per user.
+        "whatif": env("PLANNER_WHATIF_RATE", default="240/min"),
     },
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["planner.api.parsers.BoundedJSONParser"],
@@ -228,7 +230,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"WorkloadEnum": "planner.choices.Workload"},
+    "ENUM_NAME_OVERRIDES": {"WorkloadEnum": "planner.choices.Workload", "RunStatusEnum": "planner.choices.RunStatus"},
 }
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 

@@ -10,13 +10,13 @@ from rest_framework import serializers
 from planner.choices import RunStatus
 from planner.models import Plan, PlanRun
 
-STATUS_SCHEMA = {
-    "type": "string",
-    "enum": list(RunStatus.values),
-    "nullable": True,
-    "description": "The latest run's status: queued, running, succeeded, infeasible (the target cannot be met; "
-    "see status_reason) or failed (see run.error). Null before any run.",
-}
+# The latest run's status (RunStatusEnum in the OpenAPI document); null before any run.
+STATUS_FIELD = serializers.ChoiceField(
+    choices=RunStatus.choices,
+    allow_null=True,
+    help_text="The latest run's status: queued, running, succeeded, infeasible (the target cannot be met; see "
+    "status_reason) or failed (see status_reason and run.error). Null before any run.",
+)
 
 
 class PlanAcceptedSerializer(serializers.Serializer):
@@ -89,7 +89,7 @@ class PlanSummarySerializer(serializers.ModelSerializer):
     def _latest(plan: Plan) -> PlanRun | None:
         return max(plan.runs.all(), key=lambda run: (run.queued_at, run.pk), default=None)
 
-    @extend_schema_field(STATUS_SCHEMA)
+    @extend_schema_field(STATUS_FIELD)
     def get_status(self, plan: Plan) -> str | None:
         run = self._latest(plan)
         return run.status if run else None
@@ -120,3 +120,13 @@ class PlanDetailSerializer(PlanSummarySerializer):
     def get_run(self, plan: Plan) -> dict | None:
         runs = sorted(plan.runs.all(), key=lambda run: (run.queued_at, run.pk))
         return RunStatusSerializer(runs[-1]).data if runs else None
+
+
+class WhatIfResponseSerializer(serializers.Serializer):
+    """The answer of `POST /api/plans/{id}/whatif/` (the schema of `costs` is the plan's `costs` section)."""
+
+    plan_id = serializers.IntegerField()
+    costs = serializers.JSONField(help_text="The recomputed costs section (without the sensitivity table).")
+    verdict = serializers.JSONField(allow_null=True, help_text="costs.verdict: build or rent, and what flips it.")
+    pricing = serializers.JSONField(help_text="The pricing block the costs were computed with (normalised).")
+    site = serializers.JSONField(help_text="The site block the costs were computed with (normalised).")
