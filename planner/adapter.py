@@ -65,6 +65,7 @@ from pricing.selectors import price_book_for_snapshot, price_references_current
 
 __all__ = [
     "CAPEX_EXTRA_CATEGORIES",
+    "COSTED_SECTIONS",
     "STAGES",
     "AssumptionEntry",
     "BomLine",
@@ -175,6 +176,7 @@ def plan_price(
     plan_date: str | None = None,
     quotes: Iterable[PartPriceRecord] = (),
     with_sensitivity: bool = True,
+    base_inputs: CostInputs | None = None,
 ) -> PricedParts:
     """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references.
 
@@ -182,10 +184,11 @@ def plan_price(
 
     The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
+    `base_inputs` are `snapshot`'s costing inputs when the caller has them already (the what-if's short cache).
     """
     today = timezone.now().date().isoformat()
     inputs = replace(
-        cost_inputs_for_snapshot(snapshot=snapshot),
+        base_inputs if base_inputs is not None else cost_inputs_for_snapshot(snapshot=snapshot),
         plan_date=plan_date or today,
         priced_on=today,
         quotes=tuple(_as_engine(PartPrice, q) for q in quotes),
@@ -310,6 +313,36 @@ def _whatif_request(stored: Mapping[str, Any], overrides: object) -> dict[str, A
     return request
 
 
+# The sections of a stored plan a what-if reads: the plan's required fields and those costing reads (only
+# `engine.costing.inputs.cost_job_from_result` reads the plan). For a 16K-GPU plan that skips most of the stored
+# JSON (racks, topology, explain, assumptions, the old costs).
+COSTED_SECTIONS = (
+    *("name", "workload", "feasible", "problems", "engine_version", "catalog_version", "request", "model"),
+    *("selection", "candidates", "not_modelled", "notes", "schema_version"),
+    *("training", "inference", "cluster", "power", "bom", "cloud_sizings"),
+)
+# A what-if re-reads the snapshot's prices and the on-prem references at most this often per snapshot: a slider
+# sends tens of requests a minute, and a reference price edited meanwhile applies within this many seconds.
+WHATIF_PRICES_TTL_S = 30.0
+_whatif_inputs: dict[int | None, tuple[float, CostInputs]] = {}
+
+
+def _costed_sections(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The `COSTED_SECTIONS` of a stored plan, ready to decode."""
+    return {key: stored[key] for key in COSTED_SECTIONS if key in stored}
+
+
+def _whatif_cost_inputs(snapshot: PriceSnapshot | None) -> CostInputs:
+    key = snapshot.pk if snapshot is not None else None
+    now = time.monotonic()
+    cached = _whatif_inputs.get(key)
+    if cached is None or now - cached[0] > WHATIF_PRICES_TTL_S:
+        if len(_whatif_inputs) > 8:
+            _whatif_inputs.clear()
+        cached = _whatif_inputs[key] = (now, cost_inputs_for_snapshot(snapshot=snapshot))
+    return cached[1]
+
+
 def plan_whatif(
     *,
     stored: Mapping[str, Any],
@@ -318,16 +351,25 @@ def plan_whatif(
     quotes: Iterable[PartPriceRecord] = (),
     decoded: PlanResult | None = None,
 ) -> dict[str, Any]:
-    """Re-price a stored plan with `pricing`/`site` overrides: costing only, no new search (the sizing, build and
+    """Re-price a stored plan (`stored`: its JSON, or at least its `COSTED_SECTIONS`) with `pricing`/`site`
+    overrides: costing only, no new search (the sizing, build and
     BOM quantities stay the plan's). The overrides pass the one request schema, so errors name fields by path
     exactly as for a new plan. Returns the JSON of the recomputed `costs` (with its `verdict`) and the effective
     pricing and site blocks. `decoded` is the stored plan already decoded, when the caller has it. The
     sensitivity table is left out (`costs.sensitivity` absent): the what-if is itself the sensitivity."""
     request_data = _whatif_request(stored.get("request") or {}, overrides)
     request = validate_request(request_data, load_catalog())
-    result = decoded if decoded is not None else from_json(stored)
-    result = replace(result, request=request.to_dict())
-    priced = plan_price(result=result, request=request, snapshot=snapshot, quotes=quotes, with_sensitivity=False)
+    if decoded is None:
+        decoded = from_json(_costed_sections(stored))
+    result = replace(decoded, request=request.to_dict())
+    priced = plan_price(
+        result=result,
+        request=request,
+        snapshot=snapshot,
+        quotes=quotes,
+        with_sensitivity=False,
+        base_inputs=_whatif_cost_inputs(snapshot),
+    )
     normalised = result.request
     return {
         "costs": encode_section(priced.costs),

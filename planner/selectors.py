@@ -56,6 +56,14 @@ def plan_get_owned(*, owner: AbstractBaseUser, plan_id: int) -> Plan:
     return get_object_or_404(Plan, pk=plan_id, owner=owner)
 
 
+def plan_for_whatif(*, owner: AbstractBaseUser, plan_id: int) -> Plan:
+    """The owner's plan with its price snapshot in the same query (a what-if re-costs with that snapshot).
+
+    The stored result is read whole: picking sections by JSON key in the database was slower on SQLite (each key
+    re-parses the document) than one `json.loads` here."""
+    return get_object_or_404(Plan.objects.select_related("price_snapshot"), pk=plan_id, owner=owner)
+
+
 def plan_latest_run(*, plan: Plan) -> PlanRun | None:
     """The newest run; no query when plan_list prefetched the runs (a plan has only a few)."""
     return max(plan.runs.all(), key=lambda run: (run.queued_at, run.pk), default=None)

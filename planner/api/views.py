@@ -19,7 +19,13 @@ from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
 
 from planner import selectors, services
-from planner.adapter import PlanRequest, WhatIfRequest, default_catalog_dir, load_catalog, plan_whatif
+from planner.adapter import (
+    PlanRequest,
+    WhatIfRequest,
+    default_catalog_dir,
+    load_catalog,
+    plan_whatif,
+)
 from planner.choices import RunStatus
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
@@ -161,9 +167,8 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         """Re-cost this plan with other `pricing`/`site` values (utilisation, electricity, a system's price,
         horizon, cost of capital, spot price factor): costing only, no new search, nothing stored. A changed
         deadline changes the sizing: create a new plan for that."""
-        plan = self._plan()
-        costs = (plan.result or {}).get("costs") or {}
-        if not costs.get("available"):
+        plan = selectors.plan_for_whatif(owner=request.user, plan_id=self.kwargs["pk"])
+        if not ((plan.result or {}).get("costs") or {}).get("available"):
             return Response(
                 {"detail": "This plan has no costs to recompute (it is not finished, or its target cannot be met)."},
                 status=status.HTTP_409_CONFLICT,
