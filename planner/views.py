@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -14,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from . import selectors, services
 from .adapter import STAGES, RequestInvalid, request_for_editing
 from .choices import RunStatus
+from .compare import diffs_against_first, headline_rows, plan_diff
 from .forms import PlanForm, QuoteUploadForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
@@ -22,9 +24,10 @@ from .outputs.charts import plan_charts
 from .outputs.plan_view import plan_view
 from .outputs.report_cache import report_pdf
 from .outputs.svg_http import svg_response
-from .presenters import comparison_table, plan_diagrams, record_table
+from .presenters import plan_diagrams, record_table
 from .quotes import MAX_QUOTE_BYTES, QuoteInvalid
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
+from .whatif import DEADLINE, overrides_from_post, whatif_fields
 
 
 def progress_stages(workload: str) -> list[str]:
@@ -85,9 +88,11 @@ def plan_create(request: HttpRequest) -> HttpResponse:
         return limited
     form = PlanForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
+        parent_id = _plan_id(request.GET.get("from", ""))
+        parent = selectors.plan_get_owned(owner=request.user, plan_id=parent_id) if parent_id is not None else None
         try:
             plan = services.plan_create(
-                owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"]
+                owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"], parent=parent
             )
         except services.QueueFull as exc:
             return _queue_full(request, exc)
@@ -113,8 +118,16 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "stages": progress_stages(plan.workload),
         "bom": view.bom,
         "xlsx_available": XLSX_AVAILABLE,
+        **_whatif_context(plan, view),
     }
     return render(request, "planner/plan_detail.html", context)
+
+
+def _whatif_context(plan, view) -> dict:
+    """The what-if panel's fields and, for a plan derived from another, what changed from that parent."""
+    parent = plan.parent if plan.parent_id and plan.parent.owner_id == plan.owner_id else None
+    changes = plan_diff(parent.request, parent.result, plan.request, plan.result) if parent else None
+    return {"whatif": whatif_fields(view), "parent": parent, "parent_changes": changes}
 
 
 @login_required
@@ -216,6 +229,35 @@ def plan_replan(request: HttpRequest, plan_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def plan_whatif_save(request: HttpRequest, plan_id: int) -> HttpResponse:
+    """The what-if panel's buttons: "save as a new plan" (the pricing and site values as shown) or "re-plan with
+    this deadline" (also the deadline, which changes the sizing). Either makes a new plan whose parent is this one."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    deadline = request.POST.get("action") == "replan"
+    overrides = overrides_from_post(request.POST, whatif_fields(plan_view(plan.result)), deadline=deadline)
+    if deadline and DEADLINE.split(".")[1] not in overrides.get("training", {}):
+        messages.info(request, "The deadline was not changed.")
+        return redirect(plan)
+    if not overrides:
+        messages.info(request, "Nothing was changed from this plan's own values.")
+        return redirect(plan)
+    if limited := _too_many(request, PLAN_CREATE):
+        return limited
+    name = f"{plan.name} ({'re-planned' if deadline else 'what-if'})"
+    try:
+        new_plan = services.plan_derive(plan=plan, overrides=overrides, name=name)
+    except services.QueueFull as exc:
+        return _queue_full(request, exc)
+    except RequestInvalid as exc:
+        for path, problems in exc.errors.items():
+            for problem in problems:
+                messages.error(request, problem if problem.startswith(path) else f"{path}: {problem}")
+        return redirect(plan)
+    return redirect(new_plan)
+
+
+@login_required
 @require_GET
 def plan_compare(request: HttpRequest) -> HttpResponse:
     plan_ids = [_plan_id(part) for part in request.GET.get("ids", "").split(",") if part.strip()]
@@ -223,8 +265,9 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Choose two to eight of your plans to compare.")
         return redirect("planner:plan_list")
     plans = selectors.plans_owned(owner=request.user, plan_ids=plan_ids)
-    rows = comparison_table([plan.result for plan in plans])
-    return render(request, "planner/plan_compare.html", {"plans": plans, "rows": rows})
+    rows = headline_rows([plan_view(plan.result) for plan in plans])
+    diffs = list(zip(plans[1:], diffs_against_first(plans), strict=True))
+    return render(request, "planner/plan_compare.html", {"plans": plans, "rows": rows, "diffs": diffs})
 
 
 @login_required
@@ -325,3 +368,37 @@ def quote_active(request: HttpRequest, quote_id: int) -> HttpResponse:
     quote = selectors.quote_get_owned(owner=request.user, quote_id=quote_id)
     services.quote_set_active(quote=quote, active=request.POST.get("active") == "1")
     return redirect("planner:quote_list")
+
+
+@login_required
+@require_GET
+def prices(request: HttpRequest) -> HttpResponse:
+    """The price snapshot new plans use: its date and age, which prices are old, and the next scheduled refresh."""
+    from django.utils import timezone
+
+    from pricing.freshness import snapshot_freshness
+    from pricing.models import PriceSnapshot
+    from pricing.refresh import refresh_schedule
+    from pricing.selectors import price_snapshot_latest
+
+    snapshot = selectors.price_snapshot_current()
+    context = {
+        "snapshot": snapshot,
+        "freshness": snapshot_freshness(snapshot) if snapshot else None,
+        "schedule": refresh_schedule(now=timezone.now(), last_live=price_snapshot_latest(kind=PriceSnapshot.Kind.LIVE)),
+        "can_refresh": request.user.is_staff,
+    }
+    return render(request, "planner/prices.html", context)
+
+
+@login_required
+@require_POST
+def prices_refresh(request: HttpRequest) -> HttpResponse:
+    """Refresh the shared price snapshot (staff only: every user's new plans are priced with it)."""
+    from pricing.refresh import price_refresh
+
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff can refresh the shared prices.")
+    outcome = price_refresh()
+    messages.success(request, outcome.message)
+    return redirect("planner:prices")

@@ -335,7 +335,10 @@ PLANNER_HEALTH_INTEGRITY_EVERY_S = env.int("PLANNER_HEALTH_INTEGRITY_EVERY_S", d
 # Retry-After sent with a 503 from /healthz.
 PLANNER_HEALTH_RETRY_AFTER_S = env.int("PLANNER_HEALTH_RETRY_AFTER_S", default=30)
 # A price snapshot older than this is shown as stale next to every figure priced from it.
-PLANNER_PRICE_STALE_AFTER_DAYS = env.int("PLANNER_PRICE_STALE_AFTER_DAYS", default=7)
+# 0 = the sourced parameter cloud_price_stale_after_days (pricing/freshness.py); > 0 overrides it for this site.
+PLANNER_PRICE_STALE_AFTER_DAYS = env.int("PLANNER_PRICE_STALE_AFTER_DAYS", default=0)
+# The "Refresh prices" action: False reloads the bundled recorded prices (offline); True queues the live AWS refresh.
+PLANNER_PRICE_REFRESH_LIVE = env.bool("PLANNER_PRICE_REFRESH_LIVE", default=False)
 # Fault injection and demos only: sleep this long after each engine stage.
 PLANNER_RUN_STAGE_DELAY_S = env.float("PLANNER_RUN_STAGE_DELAY_S", default=0.0)
 # Absolute links in command output (e.g. `plan --save`); relative when empty.

@@ -10,13 +10,15 @@ from rest_framework import serializers
 from planner.choices import RunStatus
 from planner.models import Plan, PlanRun
 
-# The latest run's status (RunStatusEnum in the OpenAPI document); null before any run.
-STATUS_FIELD = serializers.ChoiceField(
-    choices=RunStatus.choices,
-    allow_null=True,
-    help_text="The latest run's status: queued, running, succeeded, infeasible (the target cannot be met; see "
+# The latest run's status, null before any run. A pattern rather than an enum: the run's own `status` already names
+# RunStatusEnum, and an OpenAPI 3.0 enum that also allows null collides with it in drf-spectacular's enum naming.
+STATUS_SCHEMA = {
+    "type": "string",
+    "nullable": True,
+    "pattern": f"^({'|'.join(RunStatus.values)})$",
+    "description": "The latest run's status: queued, running, succeeded, infeasible (the target cannot be met; see "
     "status_reason) or failed (see status_reason and run.error). Null before any run.",
-)
+}
 
 
 class PlanAcceptedSerializer(serializers.Serializer):
@@ -60,7 +62,9 @@ class PlanSummarySerializer(serializers.ModelSerializer):
     gpus = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
     status_reason = serializers.SerializerMethodField()
-    parent = serializers.PrimaryKeyRelatedField(read_only=True, help_text="The plan this one was derived from.")
+    parent = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="The plan this one was re-planned, duplicated or saved from."
+    )
     url = serializers.HyperlinkedIdentityField(view_name="api:plan-detail")
 
     class Meta:
@@ -89,7 +93,7 @@ class PlanSummarySerializer(serializers.ModelSerializer):
     def _latest(plan: Plan) -> PlanRun | None:
         return max(plan.runs.all(), key=lambda run: (run.queued_at, run.pk), default=None)
 
-    @extend_schema_field(STATUS_FIELD)
+    @extend_schema_field(STATUS_SCHEMA)
     def get_status(self, plan: Plan) -> str | None:
         run = self._latest(plan)
         return run.status if run else None

@@ -5,25 +5,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('planner', '0006_vendor_quotes'),
+        ("planner", "0006_vendor_quotes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='plan',
-            name='parent',
-            field=models.ForeignKey(blank=True, help_text='The plan this one was re-planned, duplicated or saved from (what-if), if any.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='children', to='planner.plan'),
+            model_name="plan",
+            name="parent",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The plan this one was re-planned, duplicated or saved from (what-if), if any.",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="children",
+                to="planner.plan",
+            ),
         ),
         migrations.AddField(
-            model_name='planrun',
-            name='reason',
-            field=models.TextField(blank=True, help_text='Why the target cannot be met, in words, when the run finished infeasible.'),
+            model_name="planrun",
+            name="reason",
+            field=models.TextField(
+                blank=True, help_text="Why the target cannot be met, in words, when the run finished infeasible."
+            ),
         ),
         migrations.AlterField(
-            model_name='planrun',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('infeasible', 'Infeasible'), ('failed', 'Failed')], default='queued', max_length=16),
+            model_name="planrun",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "Queued"),
+                    ("running", "Running"),
+                    ("succeeded", "Succeeded"),
+                    ("infeasible", "Infeasible"),
+                    ("failed", "Failed"),
+                ],
+                default="queued",
+                max_length=16,
+            ),
         ),
     ]
