@@ -120,18 +120,18 @@ def headline_rows(views: Sequence[PlanView]) -> list[dict[str, Any]]:
     return rows
 
 
-def _lines(view: PlanView) -> dict[str, Any]:
-    """BOM lines by part number (quantities and prices of one part summed into one line would hide a change, so
-    a part listed twice keeps its first line; the BOM has one line per part number)."""
+def _by_part(lines: Iterable[Any]) -> dict[str, Any]:
+    """BOM lines by part number (the BOM has one line per part number; a repeat keeps the first line)."""
     out: dict[str, Any] = {}
-    for line in view.bom_lines or ():
+    for line in lines:
         out.setdefault(line.part_number, line)
     return out
 
 
-def bom_changes(before: PlanView, after: PlanView) -> tuple[BomChange, ...]:
-    """BOM lines added, removed, or with a different quantity or unit price, in part-number order."""
-    a, b = _lines(before), _lines(after)
+def bom_changes(before: Iterable[Any], after: Iterable[Any]) -> tuple[BomChange, ...]:
+    """BOM lines (objects with part_number, description, quantity, unit_price_usd) added, removed, or with a
+    different quantity or unit price, in part-number order."""
+    a, b = _by_part(before), _by_part(after)
     out: list[BomChange] = []
     for part in sorted(set(a) | set(b)):
         old, new = a.get(part), b.get(part)
@@ -164,7 +164,7 @@ def plan_diff(
         inputs=request_changes(before_request, after_request),
         assumptions=assumption_changes(a, b) if a and b else (),
         headlines=_headline_changes(a, b) if a and b else (),
-        bom=bom_changes(a, b) if a and b else (),
+        bom=bom_changes(a.bom_lines or (), b.bom_lines or ()) if a and b else (),
     )
 
 
