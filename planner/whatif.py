@@ -24,8 +24,9 @@ DEADLINE = "training.deadline_days"
 
 @dataclass(frozen=True)
 class WhatIfField:
-    """One input of the panel: `name` is its request path; `scale` turns the shown number into the request's
-    (a percentage shown for a fraction: 100); `resizes` marks the deadline, which needs a new plan."""
+    """One input of the panel: `name` is its request path; `value` is in the request's unit, `minimum`, `maximum`
+    and `step` in the shown unit (value x `scale`: a percentage shown for a fraction has scale 100); `resizes`
+    marks the deadline, which needs a new plan."""
 
     name: str
     label: str
@@ -94,7 +95,7 @@ def whatif_fields(view: PlanView) -> list[WhatIfField]:
     spot = _parameter(view, "spot_price_factor")
     fields.append(
         WhatIfField("pricing.parameters.spot_price_factor", "Spot prices", float(spot if spot is not None else 1),
-                    0.2, 2, 0.05, "% of observed", "Spot prices as a share of the snapshot's (lower = deeper "
+                    20, 200, 5, "% of observed", "Spot prices as a share of the snapshot's (lower = deeper "
                     "discount).", scale=100)
     )  # fmt: skip
     years = view.result.request.get("pricing", {}).get("years")
