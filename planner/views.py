@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -368,37 +367,3 @@ def quote_active(request: HttpRequest, quote_id: int) -> HttpResponse:
     quote = selectors.quote_get_owned(owner=request.user, quote_id=quote_id)
     services.quote_set_active(quote=quote, active=request.POST.get("active") == "1")
     return redirect("planner:quote_list")
-
-
-@login_required
-@require_GET
-def prices(request: HttpRequest) -> HttpResponse:
-    """The price snapshot new plans use: its date and age, which prices are old, and the next scheduled refresh."""
-    from django.utils import timezone
-
-    from pricing.freshness import snapshot_freshness
-    from pricing.models import PriceSnapshot
-    from pricing.refresh import refresh_schedule
-    from pricing.selectors import price_snapshot_latest
-
-    snapshot = selectors.price_snapshot_current()
-    context = {
-        "snapshot": snapshot,
-        "freshness": snapshot_freshness(snapshot) if snapshot else None,
-        "schedule": refresh_schedule(now=timezone.now(), last_live=price_snapshot_latest(kind=PriceSnapshot.Kind.LIVE)),
-        "can_refresh": request.user.is_staff,
-    }
-    return render(request, "planner/prices.html", context)
-
-
-@login_required
-@require_POST
-def prices_refresh(request: HttpRequest) -> HttpResponse:
-    """Refresh the shared price snapshot (staff only: every user's new plans are priced with it)."""
-    from pricing.refresh import price_refresh
-
-    if not request.user.is_staff:
-        raise PermissionDenied("Only staff can refresh the shared prices.")
-    outcome = price_refresh()
-    messages.success(request, outcome.message)
-    return redirect("planner:prices")
