@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from planner import views
+from planner import price_views, views
 
 plan_patterns = [
     path("", views.plan_list, name="plan_list"),
@@ -11,6 +11,9 @@ plan_patterns = [
     path("plans/<int:plan_id>/status.json", views.plan_status, name="plan_status"),
     path("plans/<int:plan_id>/rerun/", views.plan_rerun, name="plan_rerun"),
     path("plans/<int:plan_id>/replan/", views.plan_replan, name="plan_replan"),
+    path("plans/<int:plan_id>/whatif/", views.plan_whatif_save, name="plan_whatif_save"),
+    path("prices/", price_views.prices, name="prices"),
+    path("prices/refresh/", price_views.prices_refresh, name="prices_refresh"),
     path("plans/<int:plan_id>/delete/", views.plan_delete, name="plan_delete"),
     path("plans/compare/", views.plan_compare, name="plan_compare"),
     path("plans/<int:plan_id>/bom.csv", views.plan_bom_csv, name="plan_bom_csv"),

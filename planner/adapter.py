@@ -15,6 +15,7 @@ Three jobs, in the order a plan is made:
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -39,6 +40,7 @@ from engine.costing.onprem import EXTRA_CATEGORIES as CAPEX_EXTRA_CATEGORIES
 from engine.request.site import price_keys
 from engine.request.spec import choices_of, field_at
 from engine.request.validation import safe_text, unsafe_values
+from engine.request.whatif import WhatIfRequest
 from engine.result import (
     AssumptionEntry,
     BomLine,
@@ -63,6 +65,7 @@ from pricing.selectors import price_book_for_snapshot, price_references_current
 
 __all__ = [
     "CAPEX_EXTRA_CATEGORIES",
+    "COSTED_SECTIONS",
     "STAGES",
     "AssumptionEntry",
     "BomLine",
@@ -80,6 +83,7 @@ __all__ = [
     "RequestInvalid",
     "TopologyLink",
     "TopologyNode",
+    "WhatIfRequest",
     "choices_of",
     "cost_inputs",
     "cost_inputs_for_snapshot",
@@ -91,6 +95,7 @@ __all__ = [
     "load_catalog",
     "plan_compute",
     "plan_price",
+    "plan_whatif",
     "price_key_known",
     "provider_name",
     "request_for_editing",
@@ -170,6 +175,8 @@ def plan_price(
     snapshot: PriceSnapshot | None,
     plan_date: str | None = None,
     quotes: Iterable[PartPriceRecord] = (),
+    with_sensitivity: bool = True,
+    base_inputs: CostInputs | None = None,
 ) -> PricedParts:
     """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references.
 
@@ -177,10 +184,11 @@ def plan_price(
 
     The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
+    `base_inputs` are `snapshot`'s costing inputs when the caller has them already (the what-if's short cache).
     """
     today = timezone.now().date().isoformat()
     inputs = replace(
-        cost_inputs_for_snapshot(snapshot=snapshot),
+        base_inputs if base_inputs is not None else cost_inputs_for_snapshot(snapshot=snapshot),
         plan_date=plan_date or today,
         priced_on=today,
         quotes=tuple(_as_engine(PartPrice, q) for q in quotes),
@@ -192,7 +200,7 @@ def plan_price(
             part_overrides={**inputs.part_overrides, **part_overrides},
             parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
         )
-    priced = plan_costs(result, inputs)
+    priced = plan_costs(result, inputs, with_sensitivity=with_sensitivity)
     return PricedParts(costs=priced.costs, bom=priced.bom, explain=priced.explain)
 
 
@@ -267,3 +275,106 @@ def request_for_editing(stored: dict[str, Any]) -> dict[str, Any]:
         return validate_request(stored, load_catalog()).to_minimal_dict()
     except RequestInvalid:
         return stored
+
+
+# ------------------------------------------------------------------------------------------------------ what-if
+
+WHATIF_SECTIONS = ("pricing", "site")
+# Fields of those sections whose change is not costing alone: they move the facility power the plan was sized with.
+_WHATIF_RESIZES = {"site.pue": "changes the facility power the plan was sized with; re-plan to change it"}
+_MERGED_MAPS = ("component_prices", "parameters")  # keys given are added to (or replace) the stored ones
+
+
+def _whatif_request(stored: Mapping[str, Any], overrides: object) -> dict[str, Any]:
+    """The stored request with `overrides` ({"pricing": {...}, "site": {...}}) laid over it; RequestInvalid names
+    every key that is not one of those sections, or not an object, or would change the sizing."""
+    if not isinstance(overrides, Mapping):
+        raise RequestInvalid({"__all__": ["The what-if body must be a JSON object with pricing and/or site."]})
+    errors: dict[str, list[str]] = {}
+    for key, value in overrides.items():
+        if key not in WHATIF_SECTIONS:
+            errors[str(key)] = [
+                f"{key} is not a what-if field: give pricing and/or site (a new deadline or model is a new plan)"
+            ]
+        elif value is not None and not isinstance(value, Mapping):
+            errors[key] = [f"{key} must be an object"]
+        else:
+            for name in value or {}:
+                if (path := f"{key}.{name}") in _WHATIF_RESIZES:
+                    errors[path] = [f"{path} {_WHATIF_RESIZES[path]}"]
+    if errors:
+        raise RequestInvalid(errors)
+    request = copy.deepcopy(dict(stored))
+    for section in WHATIF_SECTIONS:
+        merged = dict(request.get(section) or {})
+        for name, value in (overrides.get(section) or {}).items():
+            if name in _MERGED_MAPS and isinstance(value, Mapping) and isinstance(merged.get(name), Mapping):
+                value = {**merged[name], **value}
+            merged[name] = value
+        request[section] = merged
+    return request
+
+
+# The sections of a stored plan a what-if reads: the plan's required fields and those costing reads (only
+# `engine.costing.inputs.cost_job_from_result` reads the plan). For a 16K-GPU plan that skips most of the stored
+# JSON (racks, topology, explain, assumptions, the old costs).
+COSTED_SECTIONS = (
+    *("name", "workload", "feasible", "problems", "engine_version", "catalog_version", "request", "model"),
+    *("selection", "candidates", "not_modelled", "notes", "schema_version"),
+    *("training", "inference", "cluster", "power", "bom", "cloud_sizings"),
+)
+# A what-if re-reads the snapshot's prices and the on-prem references at most this often per snapshot: a slider
+# sends tens of requests a minute, and a reference price edited meanwhile applies within this many seconds.
+WHATIF_PRICES_TTL_S = 30.0
+_whatif_inputs: dict[int | None, tuple[float, CostInputs]] = {}
+
+
+def _costed_sections(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The `COSTED_SECTIONS` of a stored plan, ready to decode."""
+    return {key: stored[key] for key in COSTED_SECTIONS if key in stored}
+
+
+def _whatif_cost_inputs(snapshot: PriceSnapshot | None) -> CostInputs:
+    key = snapshot.pk if snapshot is not None else None
+    now = time.monotonic()
+    cached = _whatif_inputs.get(key)
+    if cached is None or now - cached[0] > WHATIF_PRICES_TTL_S:
+        if len(_whatif_inputs) > 8:
+            _whatif_inputs.clear()
+        cached = _whatif_inputs[key] = (now, cost_inputs_for_snapshot(snapshot=snapshot))
+    return cached[1]
+
+
+def plan_whatif(
+    *,
+    stored: Mapping[str, Any],
+    overrides: object,
+    snapshot: PriceSnapshot | None,
+    quotes: Iterable[PartPriceRecord] = (),
+    decoded: PlanResult | None = None,
+) -> dict[str, Any]:
+    """Re-price a stored plan (`stored`: its JSON, or at least its `COSTED_SECTIONS`) with `pricing`/`site`
+    overrides: costing only, no new search (the sizing, build and
+    BOM quantities stay the plan's). The overrides pass the one request schema, so errors name fields by path
+    exactly as for a new plan. Returns the JSON of the recomputed `costs` (with its `verdict`) and the effective
+    pricing and site blocks. `decoded` is the stored plan already decoded, when the caller has it. The
+    sensitivity table is left out (`costs.sensitivity` absent): the what-if is itself the sensitivity."""
+    request_data = _whatif_request(stored.get("request") or {}, overrides)
+    request = validate_request(request_data, load_catalog())
+    if decoded is None:
+        decoded = from_json(_costed_sections(stored))
+    result = replace(decoded, request=request.to_dict())
+    priced = plan_price(
+        result=result,
+        request=request,
+        snapshot=snapshot,
+        quotes=quotes,
+        with_sensitivity=False,
+        base_inputs=_whatif_cost_inputs(snapshot),
+    )
+    normalised = result.request
+    return {
+        "costs": encode_section(priced.costs),
+        "pricing": normalised.get("pricing"),
+        "site": normalised.get("site"),
+    }

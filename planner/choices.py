@@ -13,7 +13,11 @@ class RunStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
     SUCCEEDED = "succeeded", "Succeeded"
+    # The run finished and the plan says why the target cannot be met (PlanRun.reason): an answer, not an error.
+    INFEASIBLE = "infeasible", "Infeasible"
     FAILED = "failed", "Failed"
 
 
-FINISHED_STATUSES = (RunStatus.SUCCEEDED, RunStatus.FAILED)
+FINISHED_STATUSES = (RunStatus.SUCCEEDED, RunStatus.INFEASIBLE, RunStatus.FAILED)
+# Runs that produced a stored plan (feasible or not): a failure never overwrites them.
+ANSWERED_STATUSES = (RunStatus.SUCCEEDED, RunStatus.INFEASIBLE)

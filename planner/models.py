@@ -41,6 +41,14 @@ class Plan(models.Model):
     price_snapshot = models.ForeignKey(
         "pricing.PriceSnapshot", null=True, blank=True, on_delete=models.PROTECT, related_name="plans"
     )
+    parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="children",
+        help_text="The plan this one was re-planned, duplicated or saved from (what-if), if any.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -75,6 +83,9 @@ class PlanRun(models.Model):
         max_length=255, blank=True, help_text="The worker process that claimed it (its WorkerHeartbeat.hostname)."
     )
     error = models.TextField(blank=True)
+    reason = models.TextField(
+        blank=True, help_text="Why the target cannot be met, in words, when the run finished infeasible."
+    )
     queued_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
@@ -109,6 +120,7 @@ class PlanRun(models.Model):
             "stage": self.stage,
             "attempts": self.attempts,
             "error": self.error,
+            "reason": self.reason,
             "queued_at": self.queued_at.isoformat() if self.queued_at else None,
             "started_at": self.started_at.isoformat() if self.started_at else None,
             "heartbeat_at": self.heartbeat_at.isoformat() if self.heartbeat_at else None,

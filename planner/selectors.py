@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -11,19 +11,36 @@ from pricing.models import PriceSnapshot
 from pricing.records import PartPriceRecord
 from pricing.selectors import price_snapshot_latest
 
+from .choices import RunStatus
 from .models import ApiToken, Plan, PlanRun, VendorQuote, VendorQuoteLine
 
 
-def plan_list(*, owner: AbstractBaseUser, search: str = "") -> QuerySet[Plan]:
+def _latest_run_status() -> Subquery:
+    """The status of each plan's newest run (the one the list shows), as a subquery the list can filter on."""
+    newest = PlanRun.objects.filter(plan=OuterRef("pk")).order_by("-queued_at", "-pk").values("status")[:1]
+    return Subquery(newest)
+
+
+def plan_list(*, owner: AbstractBaseUser, search: str = "", status: str = "") -> QuerySet[Plan]:
     """The owner's plans, newest first, with their runs fetched in one query for the whole page.
 
     The runs are prefetched under `plan.runs` itself, so every reader (`plan_latest_run`, the API
     serializers' `plan.runs.all()`) is served from it: a page costs the same queries for 2 plans or 50.
+    `search` matches the name or, for infeasible plans, the reason in words; `status` (a RunStatus value) keeps
+    the plans whose newest run has it.
     """
     plans = Plan.objects.filter(owner=owner).prefetch_related("runs")
     if search:
-        plans = plans.filter(name__icontains=search)
+        reason = Q(runs__status=RunStatus.INFEASIBLE, runs__reason__icontains=search)
+        plans = plans.filter(Q(name__icontains=search) | reason).distinct()
+    if status:
+        plans = plans_with_status(plans, status)
     return plans
+
+
+def plans_with_status(plans: QuerySet[Plan], status: str) -> QuerySet[Plan]:
+    """`plans` whose newest run has `status` (the status the list and the API show)."""
+    return plans.annotate(latest_status=_latest_run_status()).filter(latest_status=status)
 
 
 def plans_owned(*, owner: AbstractBaseUser, plan_ids: list[int]) -> list[Plan]:
@@ -37,6 +54,14 @@ def plans_owned(*, owner: AbstractBaseUser, plan_ids: list[int]) -> list[Plan]:
 def plan_get_owned(*, owner: AbstractBaseUser, plan_id: int) -> Plan:
     """The owner's plan or Http404, the same answer for 'missing' and 'someone else's'."""
     return get_object_or_404(Plan, pk=plan_id, owner=owner)
+
+
+def plan_for_whatif(*, owner: AbstractBaseUser, plan_id: int) -> Plan:
+    """The owner's plan with its price snapshot in the same query (a what-if re-costs with that snapshot).
+
+    The stored result is read whole: picking sections by JSON key in the database was slower on SQLite (each key
+    re-parses the document) than one `json.loads` here."""
+    return get_object_or_404(Plan.objects.select_related("price_snapshot"), pk=plan_id, owner=owner)
 
 
 def plan_latest_run(*, plan: Plan) -> PlanRun | None:

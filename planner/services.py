@@ -22,7 +22,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from .adapter import plan_compute, price_key_known, request_validate
-from .choices import FINISHED_STATUSES, RunStatus
+from .choices import ANSWERED_STATUSES, FINISHED_STATUSES, RunStatus
 from .dispatch import report_publish, run_publish
 from .models import ApiIdempotencyKey, ApiToken, Plan, PlanRun, VendorQuote, VendorQuoteLine
 from .quotes import parse_quote
@@ -59,7 +59,22 @@ def _check_queue_room(owner: AbstractBaseUser) -> None:
         )
 
 
-def plan_create(*, owner: AbstractBaseUser, request_data: object, name: str | None = None) -> Plan:
+MAX_REASON_CHARS = 2000
+
+
+def run_outcome(result: dict) -> tuple[str, str]:
+    """(status, reason) of a finished run from the plan it produced: `infeasible` with the plan's own problems in
+    words when the target cannot be met (`result.feasible` false), else `succeeded` with no reason."""
+    if result.get("feasible", True) is not False:
+        return RunStatus.SUCCEEDED, ""
+    problems = [str(p) for p in result.get("problems") or () if str(p).strip()]
+    reason = " ".join(p if p.rstrip().endswith(".") else f"{p.rstrip()}." for p in problems)
+    return RunStatus.INFEASIBLE, (reason or "The target cannot be met as asked.")[:MAX_REASON_CHARS]
+
+
+def plan_create(
+    *, owner: AbstractBaseUser, request_data: object, name: str | None = None, parent: Plan | None = None
+) -> Plan:
     """Validate a request, store the plan with a queued run, and queue it once the rows commit.
 
     Raises RequestInvalid (before writing anything) when the request is bad, QueueFull when the owner's
@@ -75,6 +90,7 @@ def plan_create(*, owner: AbstractBaseUser, request_data: object, name: str | No
             workload=request["workload"],
             request=request,
             price_snapshot=price_snapshot_current(),
+            parent=parent,
         )
         run = PlanRun.objects.create(plan=plan)
         _enqueue_on_commit(run.pk)
@@ -127,7 +143,24 @@ def plan_replan(*, plan: Plan, assumptions: dict[str, float], name: str | None =
     request = json.loads(json.dumps(plan.request))
     request["assumptions"] = {**request.get("assumptions", {}), **assumptions}
     request.pop("name", None)
-    return plan_create(owner=plan.owner, request_data=request, name=name or f"{plan.name} (re-planned)")
+    return plan_create(owner=plan.owner, request_data=request, name=name or f"{plan.name} (re-planned)", parent=plan)
+
+
+def plan_derive(*, plan: Plan, overrides: dict, name: str | None = None) -> Plan:
+    """A new plan from an existing one's request with what-if overrides applied (`pricing`, `site`, and
+    `training.deadline_days`, which changes the sizing and so needs a new plan). Validated like any request
+    (RequestInvalid by field); the new plan records `plan` as its parent."""
+    request = json.loads(json.dumps(plan.request))
+    for section, values in overrides.items():
+        merged = dict(request.get(section) or {})
+        for key, value in values.items():
+            if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = value
+        request[section] = merged
+    request.pop("name", None)
+    return plan_create(owner=plan.owner, request_data=request, name=name or f"{plan.name} (what-if)", parent=plan)
 
 
 def plan_delete(*, plan: Plan) -> None:
@@ -175,6 +208,7 @@ def plan_create_synchronous(*, owner: AbstractBaseUser, request_data: object, na
     quotes = quote_prices_for_owner(owner=owner)
     outcome = plan_compute(request_data=request_data, price_snapshot=snapshot, quotes=quotes)
     request = outcome.result["request"]  # the normalised request the plan was computed from
+    status, reason = run_outcome(outcome.result)
     with transaction.atomic():
         plan = Plan.objects.create(
             owner=owner,
@@ -188,7 +222,8 @@ def plan_create_synchronous(*, owner: AbstractBaseUser, request_data: object, na
         now = timezone.now()
         PlanRun.objects.create(
             plan=plan,
-            status=RunStatus.SUCCEEDED,
+            status=status,
+            reason=reason,
             progress_percent=100,
             stage="done",
             attempts=1,
@@ -260,9 +295,11 @@ def plan_run_execute(*, run_id: int, claim_token: str = "", worker: str = "") ->
             run_id, f"The planner hit an internal error (reference {reference}); it has been logged. Try again."
         )
 
+    final_status, reason = run_outcome(outcome.result)
     with transaction.atomic():
         finished = PlanRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, claimed_by=claim_token).update(
-            status=RunStatus.SUCCEEDED,
+            status=final_status,
+            reason=reason,
             stage="done",
             progress_percent=100,
             heartbeat_at=timezone.now(),
@@ -276,7 +313,7 @@ def plan_run_execute(*, run_id: int, claim_token: str = "", worker: str = "") ->
         )
         if settings.PLANNER_PRERENDER_REPORTS:
             transaction.on_commit(lambda: report_publish(plan.pk))
-    return RunStatus.SUCCEEDED
+    return final_status
 
 
 def plan_report_prerender(*, plan_id: int) -> bool:
@@ -298,7 +335,7 @@ def plan_run_fail(*, run_id: int, message: str) -> str:
 
 
 def _run_fail(run_id: int, message: str) -> str:
-    PlanRun.objects.filter(pk=run_id).exclude(status=RunStatus.SUCCEEDED).update(
+    PlanRun.objects.filter(pk=run_id).exclude(status__in=ANSWERED_STATUSES).update(
         status=RunStatus.FAILED, error=message, finished_at=timezone.now(), heartbeat_at=timezone.now()
     )
     return RunStatus.FAILED

@@ -12,10 +12,11 @@ from __future__ import annotations
 from django.http import HttpRequest
 from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
 
-__all__ = ["EXPORT", "PLAN_CREATE", "ScopedThrottle", "wait_seconds"]
+__all__ = ["EXPORT", "PLAN_CREATE", "WHATIF", "ScopedThrottle", "wait_seconds"]
 
 PLAN_CREATE = "plan_create"
 EXPORT = "export"
+WHATIF = "whatif"  # re-costing a plan (a slider moved): cheap, but engine work, so counted like an export
 
 
 class ScopedThrottle(SimpleRateThrottle):

@@ -13,6 +13,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from . import selectors, services
 from .adapter import STAGES, RequestInvalid, request_for_editing
+from .choices import RunStatus
+from .compare import diffs_against_first, headline_rows, plan_diff
 from .forms import PlanForm, QuoteUploadForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
@@ -21,9 +23,10 @@ from .outputs.charts import plan_charts
 from .outputs.plan_view import plan_view
 from .outputs.report_cache import report_pdf
 from .outputs.svg_http import svg_response
-from .presenters import comparison_table, plan_diagrams, record_table
+from .presenters import plan_diagrams, record_table
 from .quotes import MAX_QUOTE_BYTES, QuoteInvalid
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
+from .whatif import DEADLINE, overrides_from_post, whatif_fields
 
 
 def progress_stages(workload: str) -> list[str]:
@@ -62,11 +65,13 @@ def _plan_id(text: str) -> int | None:
 @require_GET
 def plan_list(request: HttpRequest) -> HttpResponse:
     search = request.GET.get("q", "").strip()[:200]
-    page = Paginator(selectors.plan_list(owner=request.user, search=search), PLANS_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
+    status = request.GET.get("status", "").strip()
+    status = status if status in RunStatus.values else ""
+    plans = selectors.plan_list(owner=request.user, search=search, status=status)
+    page = Paginator(plans, PLANS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [(plan, selectors.plan_latest_run(plan=plan), plan_view(plan.result).summary) for plan in page]
-    return render(request, "planner/plan_list.html", {"rows": rows, "search": search, "page": page})
+    context = {"rows": rows, "search": search, "status": status, "statuses": RunStatus.choices, "page": page}
+    return render(request, "planner/plan_list.html", context)
 
 
 @login_required
@@ -82,9 +87,11 @@ def plan_create(request: HttpRequest) -> HttpResponse:
         return limited
     form = PlanForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
+        parent_id = _plan_id(request.GET.get("from", ""))
+        parent = selectors.plan_get_owned(owner=request.user, plan_id=parent_id) if parent_id is not None else None
         try:
             plan = services.plan_create(
-                owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"]
+                owner=request.user, request_data=form.request_data, name=form.cleaned_data["name"], parent=parent
             )
         except services.QueueFull as exc:
             return _queue_full(request, exc)
@@ -110,8 +117,16 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "stages": progress_stages(plan.workload),
         "bom": view.bom,
         "xlsx_available": XLSX_AVAILABLE,
+        **_whatif_context(plan, view),
     }
     return render(request, "planner/plan_detail.html", context)
+
+
+def _whatif_context(plan, view) -> dict:
+    """The what-if panel's fields and, for a plan derived from another, what changed from that parent."""
+    parent = plan.parent if plan.parent_id and plan.parent.owner_id == plan.owner_id else None
+    changes = plan_diff(parent.request, parent.result, plan.request, plan.result) if parent else None
+    return {"whatif": whatif_fields(view), "parent": parent, "parent_changes": changes}
 
 
 @login_required
@@ -213,6 +228,35 @@ def plan_replan(request: HttpRequest, plan_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def plan_whatif_save(request: HttpRequest, plan_id: int) -> HttpResponse:
+    """The what-if panel's buttons: "save as a new plan" (the pricing and site values as shown) or "re-plan with
+    this deadline" (also the deadline, which changes the sizing). Either makes a new plan whose parent is this one."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    deadline = request.POST.get("action") == "replan"
+    overrides = overrides_from_post(request.POST, whatif_fields(plan_view(plan.result)), deadline=deadline)
+    if deadline and DEADLINE.split(".")[1] not in overrides.get("training", {}):
+        messages.info(request, "The deadline was not changed.")
+        return redirect(plan)
+    if not overrides:
+        messages.info(request, "Nothing was changed from this plan's own values.")
+        return redirect(plan)
+    if limited := _too_many(request, PLAN_CREATE):
+        return limited
+    name = f"{plan.name} ({'re-planned' if deadline else 'what-if'})"
+    try:
+        new_plan = services.plan_derive(plan=plan, overrides=overrides, name=name)
+    except services.QueueFull as exc:
+        return _queue_full(request, exc)
+    except RequestInvalid as exc:
+        for path, problems in exc.errors.items():
+            for problem in problems:
+                messages.error(request, problem if problem.startswith(path) else f"{path}: {problem}")
+        return redirect(plan)
+    return redirect(new_plan)
+
+
+@login_required
 @require_GET
 def plan_compare(request: HttpRequest) -> HttpResponse:
     plan_ids = [_plan_id(part) for part in request.GET.get("ids", "").split(",") if part.strip()]
@@ -220,8 +264,9 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Choose two to eight of your plans to compare.")
         return redirect("planner:plan_list")
     plans = selectors.plans_owned(owner=request.user, plan_ids=plan_ids)
-    rows = comparison_table([plan.result for plan in plans])
-    return render(request, "planner/plan_compare.html", {"plans": plans, "rows": rows})
+    rows = headline_rows([plan_view(plan.result) for plan in plans])
+    diffs = list(zip(plans[1:], diffs_against_first(plans), strict=True))
+    return render(request, "planner/plan_compare.html", {"plans": plans, "rows": rows, "diffs": diffs})
 
 
 @login_required

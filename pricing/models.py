@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -38,7 +37,11 @@ class PriceSnapshot(models.Model):
 
     @property
     def is_stale(self) -> bool:
-        return timezone.now() - self.fetched_at > timedelta(days=settings.PLANNER_PRICE_STALE_AFTER_DAYS)
+        """Older than the one freshness limit (pricing/freshness.py: the parameter cloud_price_stale_after_days,
+        the same rule the plan's price warnings use)."""
+        from .freshness import stale_after_days
+
+        return timezone.now() - self.fetched_at > timedelta(days=stale_after_days())
 
     @property
     def age_days(self) -> int:

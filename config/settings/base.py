@@ -207,6 +207,8 @@ REST_FRAMEWORK = {
         "plan_create": env("PLANNER_CREATE_RATE", default="30/min"),
         # PDF reports and other rendered exports, per user.
         "export": env("PLANNER_EXPORT_RATE", default="20/min"),
+        # What-if re-costing (a few ms each; the page debounces its sliders), per user.
+        "whatif": env("PLANNER_WHATIF_RATE", default="240/min"),
     },
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["planner.api.parsers.BoundedJSONParser"],
@@ -228,7 +230,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"WorkloadEnum": "planner.choices.Workload"},
+    "ENUM_NAME_OVERRIDES": {"WorkloadEnum": "planner.choices.Workload", "RunStatusEnum": "planner.choices.RunStatus"},
 }
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
@@ -333,7 +335,10 @@ PLANNER_HEALTH_INTEGRITY_EVERY_S = env.int("PLANNER_HEALTH_INTEGRITY_EVERY_S", d
 # Retry-After sent with a 503 from /healthz.
 PLANNER_HEALTH_RETRY_AFTER_S = env.int("PLANNER_HEALTH_RETRY_AFTER_S", default=30)
 # A price snapshot older than this is shown as stale next to every figure priced from it.
-PLANNER_PRICE_STALE_AFTER_DAYS = env.int("PLANNER_PRICE_STALE_AFTER_DAYS", default=7)
+# 0 = the sourced parameter cloud_price_stale_after_days (pricing/freshness.py); > 0 overrides it for this site.
+PLANNER_PRICE_STALE_AFTER_DAYS = env.int("PLANNER_PRICE_STALE_AFTER_DAYS", default=0)
+# The "Refresh prices" action: False reloads the bundled recorded prices (offline); True queues the live AWS refresh.
+PLANNER_PRICE_REFRESH_LIVE = env.bool("PLANNER_PRICE_REFRESH_LIVE", default=False)
 # Fault injection and demos only: sleep this long after each engine stage.
 PLANNER_RUN_STAGE_DELAY_S = env.float("PLANNER_RUN_STAGE_DELAY_S", default=0.0)
 # Absolute links in command output (e.g. `plan --save`); relative when empty.

@@ -6,7 +6,7 @@ The sensitivity table re-runs it with one input scaled; `plan_costs` runs it onc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.result.costs import TimeToCapacity
 
@@ -19,7 +19,11 @@ from .onprem import OnpremCosts
 from .ownership import owned_costs
 from .parameters import Params
 
-__all__ = ["Evaluation", "evaluate"]
+__all__ = ["SPOT_PRICE_FACTOR", "Evaluation", "evaluate"]
+
+# A named cost parameter (fixtures/prices/parameters.json): the snapshot's spot prices times this (what-if "spot
+# discount"); 1 = as observed. Absent from a hand-built parameter table = 1.
+SPOT_PRICE_FACTOR = "spot_price_factor"
 
 
 @dataclass
@@ -44,8 +48,18 @@ class Evaluation:
         return any((o.option, o.region, o.instance_type) == key for o in self.obtainable)
 
 
+def _spot_scaled(scales: Scales, params: Params) -> Scales:
+    """`scales` with the spot prices also moved by the parameter `spot_price_factor` (a request's what-if)."""
+    try:
+        factor = float(params[SPOT_PRICE_FACTOR])
+    except KeyError:
+        return scales
+    return scales if factor == 1 else replace(scales, spot_price=scales.spot_price * factor)
+
+
 def evaluate(job: CostJob, inputs: CostInputs, scales: Scales) -> Evaluation:
     params = Params(inputs, job.terms)
+    scales = _spot_scaled(scales, params)
     onprem = owned_costs(job, inputs, params, scales)
     rows, notes = cloud_rows(job, inputs, params, scales)
     plan_date = inputs.plan_date or None

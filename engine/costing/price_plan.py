@@ -65,8 +65,12 @@ def _price_warnings(ev: Evaluation, inputs: CostInputs) -> tuple[str, ...]:
     return price_warnings([p.row for p in ev.rows], priced_on=priced_on, stale_after_days=limit)
 
 
-def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
-    """Price one plan. An infeasible plan gets `costs` with only a note (nothing to price)."""
+def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool = True) -> CostResult:
+    """Price one plan. An infeasible plan gets `costs` with only a note (nothing to price).
+
+    `with_sensitivity=False` leaves out the sensitivity table (ten more evaluations, most of the time): a what-if
+    that moves the inputs itself needs the costs and the verdict, not the table of what else would move them.
+    """
     job = cost_job_from_result(result)
     if job is None:
         return CostResult(costs=Costs(currency="USD", available=False, note=NOTHING_TO_PRICE), bom=None, explain={})
@@ -83,7 +87,7 @@ def plan_costs(result: PlanResult, inputs: CostInputs) -> CostResult:
         cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
         price_warnings=_price_warnings(ev, inputs),
         comparison=comparison,
-        sensitivity=sensitivity(ev, inputs),
+        sensitivity=sensitivity(ev, inputs) if with_sensitivity else None,
         carbon=carbon(ev, inputs),
         time_to_capacity=ev.capacity if ev.onprem.capex_usd is not None else None,
         verdict=verdict(ev, comparison.break_even),

@@ -1,4 +1,4 @@
-"""Filters of the API plan list (django-filter): workload, system, created_after, created_before.
+"""Filters of the API plan list (django-filter): workload, status, system, created_after, created_before.
 
 A filter given empty or malformed is a 400 naming the parameter, never "no filter": a client that
 sends `?system=` meant something, and silently listing every plan would hide its mistake. The
@@ -16,8 +16,9 @@ from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from planner.choices import Workload
+from planner.choices import RunStatus, Workload
 from planner.models import Plan
+from planner.selectors import plans_with_status
 
 WHEN_INVALID = "must be an ISO 8601 date or date-time between 1970 and 9999"
 
@@ -36,6 +37,13 @@ class WorkloadField(_PresentField):
         if value not in Workload.values:
             *first, last = Workload.values
             raise forms.ValidationError(f"must be {', '.join(first)} or {last}")
+        return value
+
+
+class StatusField(_PresentField):
+    def to_python(self, value):
+        if value not in RunStatus.values:
+            raise forms.ValidationError(f"must be one of {', '.join(RunStatus.values)}")
         return value
 
 
@@ -77,6 +85,16 @@ class WorkloadFilter(django_filters.Filter):
     field_class = WorkloadField
 
 
+@extend_schema_field({"type": "string", "enum": list(RunStatus.values)})
+class StatusFilter(django_filters.Filter):
+    """The status of the plan's newest run (what `status` in each listed plan says)."""
+
+    field_class = StatusField
+
+    def filter(self, qs, value):
+        return qs if value is None else plans_with_status(qs, value)
+
+
 @extend_schema_field(OpenApiTypes.STR)  # a path into the result JSON: no model field to read the type from
 class NonEmptyFilter(django_filters.Filter):
     field_class = NonEmptyField
@@ -89,6 +107,7 @@ class WhenFilter(django_filters.Filter):
 
 class PlanFilter(django_filters.FilterSet):
     workload = WorkloadFilter(field_name="workload")
+    status = StatusFilter(help_text="Status of the plan's latest run: succeeded, infeasible (with a reason), failed...")
     system = NonEmptyFilter(field_name="result__cluster__system", help_text="Catalog system id of the planned cluster.")
     created_after = WhenFilter(field_name="created_at", lookup_expr="gte")
     created_before = WhenFilter(field_name="created_at", lookup_expr="lt")

@@ -11,6 +11,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +19,14 @@ from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
 
 from planner import selectors, services
-from planner.adapter import PlanRequest, default_catalog_dir, load_catalog
+from planner.adapter import (
+    PlanRequest,
+    WhatIfRequest,
+    default_catalog_dir,
+    load_catalog,
+    plan_whatif,
+)
+from planner.choices import RunStatus
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.bom_xlsx import XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
@@ -26,7 +34,7 @@ from planner.outputs.plan_view import plan_view
 from planner.outputs.report_cache import report_pdf
 from planner.outputs.svg_http import svg_response
 from planner.presenters import plan_diagrams
-from planner.throttles import EXPORT, PLAN_CREATE, ScopedThrottle
+from planner.throttles import EXPORT, PLAN_CREATE, WHATIF, ScopedThrottle
 
 from .filters import PlanFilter
 from .schema import PydanticOpenApi30Extension  # noqa: F401  (registers: PlanRequest in OpenAPI 3.0 form)
@@ -35,6 +43,7 @@ from .serializers import (
     PlanAcceptedSerializer,
     PlanDetailSerializer,
     PlanSummarySerializer,
+    WhatIfResponseSerializer,
 )
 
 
@@ -78,6 +87,8 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             return [UserRateThrottle(), ScopedThrottle(PLAN_CREATE)]
         if self.action in ("bom_pdf", "bom_xlsx"):
             return [UserRateThrottle(), ScopedThrottle(EXPORT)]
+        if self.action == "whatif":
+            return [UserRateThrottle(), ScopedThrottle(WHATIF)]
         return super().get_throttles()
 
     def _plan(self) -> Plan:
@@ -86,6 +97,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     @extend_schema(
         parameters=[
             OpenApiParameter("workload", str, enum=["training", "inference"]),
+            OpenApiParameter("status", str, enum=list(RunStatus.values), description="Status of the latest run."),
             OpenApiParameter("system", str, description="Catalog system id of the planned cluster."),
             OpenApiParameter("created_after", OpenApiTypes.DATETIME),
             OpenApiParameter("created_before", OpenApiTypes.DATETIME),
@@ -140,6 +152,34 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def destroy(self, request: Request, *args, **kwargs) -> Response:
         services.plan_delete(plan=self._plan())
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        request=WhatIfRequest,
+        responses={
+            200: WhatIfResponseSerializer,
+            409: OpenApiResponse(ErrorSerializer, description="The plan has no costs to recompute (yet)."),
+            413: OpenApiResponse(ErrorSerializer, description="Body larger than the limit."),
+            **{k: ERRORS[k] for k in (400, 401, 403, 404, 429)},
+        },
+    )
+    @action(detail=True, methods=["post"], url_path="whatif")
+    def whatif(self, request: Request, pk: str) -> Response:
+        """Re-cost this plan with other `pricing`/`site` values (utilisation, electricity, a system's price,
+        horizon, cost of capital, spot price factor): costing only, no new search, nothing stored. A changed
+        deadline changes the sizing: create a new plan for that."""
+        plan = selectors.plan_for_whatif(owner=request.user, plan_id=self.kwargs["pk"])
+        if not ((plan.result or {}).get("costs") or {}).get("available"):
+            return Response(
+                {"detail": "This plan has no costs to recompute (it is not finished, or its target cannot be met)."},
+                status=status.HTTP_409_CONFLICT,
+            )
+        answer = plan_whatif(
+            stored=plan.result,
+            overrides=request.data,
+            snapshot=plan.price_snapshot,
+            quotes=selectors.quote_prices_for_owner(owner=plan.owner),
+        )
+        return Response({"plan_id": plan.pk, **answer, "verdict": answer["costs"].get("verdict")})
 
     def _plan_with_bom(self) -> Plan:
         plan = self._plan()

@@ -4,7 +4,7 @@
   const box = document.getElementById("run");
   if (!box) return;
   const url = box.dataset.statusUrl;
-  const done = (s) => s === "succeeded" || s === "failed";
+  const done = (s) => s === "succeeded" || s === "infeasible" || s === "failed";
   if (done(box.dataset.status)) return;
   const bar = document.getElementById("run-progress");
   const status = document.getElementById("run-status");
