@@ -108,6 +108,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
         "headlines": view.headlines,
         "charts": parts.charts,
         "diagrams": parts.diagrams,
+        "plan_json": parts.plan_json,
         "stages": progress_stages(plan.workload),
         "bom": view.bom,
         "xlsx_available": XLSX_AVAILABLE,

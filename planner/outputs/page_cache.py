@@ -1,4 +1,4 @@
-"""The plan page's charts (plotly JSON) and diagrams (SVG), built once per plan result and kept as a file.
+"""The plan page's charts (plotly JSON), diagrams (SVG) and plan JSON, built once per plan result and kept as a file.
 
 For a 16,384-GPU plan the charts and diagrams were about half of the page's server time (90 + 40 ms of 250 ms,
 measured by benchmarks/test_page_speed.py), spent again on every view of a result that never changes. The worker
@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -32,21 +32,25 @@ logger = logging.getLogger(__name__)
 # Raise to drop every kept file at once (the code digest already follows changes to the drawing code).
 PAGE_PARTS_VERSION = "2026-11-26.1"
 _OUTPUTS = Path(__file__).resolve().parent
+_FILTERS = "templatetags/planner_format.py"  # pretty_json
 
 
 @dataclass(frozen=True)
 class PageParts:
-    """What the page shows beside the figures: chart id -> plotly JSON, diagram kind -> SVG text."""
+    """What the page shows beside the figures: chart id -> plotly JSON, diagram kind -> SVG text, and the plan's
+    JSON pretty-printed (the "Plan JSON" block: json.dumps with an indent runs in pure Python, 30 ms here)."""
 
     charts: dict[str, str] = field(default_factory=dict)
     diagrams: dict[str, str] = field(default_factory=dict)
+    plan_json: str = ""
 
 
 @cache
 def code_digest() -> str:
     """Digest of the source that draws the charts and diagrams (read once per process: a deploy restarts it)."""
     digest = hashlib.sha256(PAGE_PARTS_VERSION.encode())
-    for source in [*sorted(_OUTPUTS.rglob("*.py")), _OUTPUTS.parent / "presenters.py"]:
+    sources = [*sorted(_OUTPUTS.rglob("*.py")), _OUTPUTS.parent / "presenters.py", _OUTPUTS.parent / _FILTERS]
+    for source in sources:
         digest.update(source.relative_to(_OUTPUTS.parent).as_posix().encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()[:16]
@@ -62,14 +66,15 @@ def cached_parts_path(plan, stored: StoredResult | None = None) -> Path | None:
 
 def _build(view: PlanView) -> PageParts:
     from planner.presenters import plan_diagrams  # the presenters import this package
+    from planner.templatetags.planner_format import pretty_json
 
-    return PageParts(charts=plan_charts(view), diagrams=plan_diagrams(view))
+    return PageParts(charts=plan_charts(view), diagrams=plan_diagrams(view), plan_json=pretty_json(view.raw))
 
 
 def _read(path: Path) -> PageParts | None:
     try:
         data = json.loads(path.read_bytes())
-        return PageParts(charts=dict(data["charts"]), diagrams=dict(data["diagrams"]))
+        return PageParts(charts=dict(data["charts"]), diagrams=dict(data["diagrams"]), plan_json=str(data["plan_json"]))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError):  # a damaged file is built again, never served
@@ -87,7 +92,7 @@ def page_parts(plan) -> PageParts:
         return kept
     parts = _build(plan_view(stored.decoded()))  # the same text the name was made from
     try:
-        data = json.dumps({"charts": parts.charts, "diagrams": parts.diagrams}).encode()
+        data = json.dumps(asdict(parts)).encode()
         write_replacing(path, data, stale_glob=f"plan-{plan.pk}-*.json")
     except OSError:  # a full disk costs the next view a rebuild, never this page
         logger.exception("could not keep the page parts of plan %s", plan.pk)
