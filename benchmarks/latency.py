@@ -76,6 +76,15 @@ class PollSchedule:
             delay = min(delay * self.growth, self.max_ms)
 
 
+def cpu_share(work_s: float = 0.05) -> float:
+    """Wall time over CPU time of a short busy loop in this process: 1.0 on an idle machine, 4.0 when other work
+    leaves it a quarter of a core. Recorded beside each plan, since every figure here stretches by about that."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    while time.process_time() - cpu < work_s:
+        pass
+    return (time.perf_counter() - wall) / (time.process_time() - cpu)
+
+
 @dataclass
 class Sample:
     total_s: float
@@ -86,6 +95,7 @@ class Sample:
     run_s: float
     engine_s: float
     noticed_after_s: float  # from the server's finished_at to the client seeing it
+    stretch: float  # cpu_share() just before the plan: how loaded the machine was
 
 
 def free_port() -> int:
@@ -150,6 +160,7 @@ def _seconds(status: dict, start: str, end: str) -> float:
 def one_plan(session: requests.Session, base: str, schedule: PollSchedule, index: int) -> Sample:
     """One plan as the browser makes it; the form page is loaded first, as the user has it open."""
     session.get(f"{base}/plans/new/", timeout=10)
+    stretch = cpu_share()
     form = {
         "csrfmiddlewaretoken": session.cookies["csrftoken"],
         "name": f"latency {index}",
@@ -196,6 +207,7 @@ def one_plan(session: requests.Session, base: str, schedule: PollSchedule, index
         run_s=_seconds(status, "started_at", "finished_at"),
         engine_s=status.get("engine_s") or 0.0,
         noticed_after_s=noticed_wall - finished_wall,
+        stretch=stretch,
     )
 
 
@@ -206,7 +218,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def summarise(samples: list[Sample]) -> dict[str, dict[str, float]]:
     summary = {}
-    for name in ("total_s", "post_s", "queue_wait_s", "run_s", "engine_s", "noticed_after_s", "final_page_s", "polls"):
+    names = ("total_s", "post_s", "queue_wait_s", "run_s", "engine_s", "noticed_after_s", "final_page_s", "polls")
+    for name in (*names, "stretch"):
         values = [getattr(s, name) for s in samples]
         summary[name] = {
             "median": round(statistics.median(values), 3),
@@ -264,6 +277,8 @@ def main() -> int:
         "plans": args.plans,
         "gap_s": args.gap_s,
         "poll_schedule": asdict(schedule),
+        "load_average_after": os.getloadavg(),
+        "cpus": os.cpu_count(),
         "summary": summary,
         "samples": [asdict(s) for s in samples],
     }
@@ -272,6 +287,8 @@ def main() -> int:
     print(f"{'':18}{'median':>9}{'p90':>9}{'max':>9}")
     for name, row in summary.items():
         print(f"{name:18}{row['median']:9.3f}{row['p90']:9.3f}{row['max']:9.3f}")
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f}; stretch = wall/CPU time of a busy loop")
     print(f"results: {OUT / 'results.json'}")
     return 0
 

@@ -22,8 +22,9 @@ VAR="${PLANNER_VAR_DIR:-var}"
 # render takes seconds of CPU, and plans submitted meanwhile must not wait behind it on the one-slot plan worker.
 export PLANNER_REPORT_QUEUE="${PLANNER_REPORT_QUEUE:-reports}"
 # The report worker's watchdog watches the default queue's backlog, which it does not consume: that check is off
-# for it (a year), and it has a liveness file of its own.
-REPORTS_ENV="env PLANNER_WORKER_ALIVE_FILE=$VAR/run/reports.alive PLANNER_WORKER_IDLE_BACKLOG_LIMIT_S=31536000"
+# for it (a year), and it has a liveness file of its own. It runs at a lower CPU priority (nice 10): a render is
+# background work and must not slow the page or the plan a user is waiting for.
+REPORTS_ENV="nice -n 10 env PLANNER_WORKER_ALIVE_FILE=$VAR/run/reports.alive PLANNER_WORKER_IDLE_BACKLOG_LIMIT_S=31536000"
 echo "Cluster Planner on http://127.0.0.1:${PORT}/  (health: /healthz)"
 # scripts/supervise.py restarts whichever program dies (the others keep running), kills and restarts a worker
 # whose watchdog stopped touching its liveness file, and stops them all on Ctrl-C.
