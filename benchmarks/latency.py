@@ -96,6 +96,7 @@ class Sample:
     engine_s: float
     noticed_after_s: float  # from the server's finished_at to the client seeing it
     stretch: float  # cpu_share() just before the plan: how loaded the machine was
+    page_again_s: float  # the plan page loaded once more (not part of total_s)
 
 
 def free_port() -> int:
@@ -195,6 +196,9 @@ def one_plan(session: requests.Session, base: str, schedule: PollSchedule, index
     noticed_at, noticed_wall = time.perf_counter(), time.time()
     page = session.get(plan_url, timeout=30)
     total_s = time.perf_counter() - started
+    again = time.perf_counter()
+    session.get(plan_url, timeout=30)  # a second view: what reading the plan costs once everything is kept
+    again_s = time.perf_counter() - again
     if status["status"] != "succeeded" or page.status_code != 200:
         sys.exit(f"latency: plan {plan_url} ended {status['status']} (page HTTP {page.status_code})")
     finished_wall = datetime.fromisoformat(status["finished_at"]).timestamp()
@@ -208,6 +212,7 @@ def one_plan(session: requests.Session, base: str, schedule: PollSchedule, index
         engine_s=status.get("engine_s") or 0.0,
         noticed_after_s=noticed_wall - finished_wall,
         stretch=stretch,
+        page_again_s=again_s,
     )
 
 
@@ -219,7 +224,7 @@ def percentile(values: list[float], q: float) -> float:
 def summarise(samples: list[Sample]) -> dict[str, dict[str, float]]:
     summary = {}
     names = ("total_s", "post_s", "queue_wait_s", "run_s", "engine_s", "noticed_after_s", "final_page_s", "polls")
-    for name in (*names, "stretch"):
+    for name in (*names, "page_again_s", "stretch"):
         values = [getattr(s, name) for s in samples]
         summary[name] = {
             "median": round(statistics.median(values), 3),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -33,6 +34,9 @@ logger = logging.getLogger(__name__)
 PAGE_PARTS_VERSION = "2026-11-26.1"
 _OUTPUTS = Path(__file__).resolve().parent
 _FILTERS = "templatetags/planner_format.py"  # pretty_json
+# A view that misses while the worker is building waits up to this long for the worker's file (then builds).
+BUILD_WAIT_S = 2.0
+BUILD_POLL_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -82,26 +86,57 @@ def _read(path: Path) -> PageParts | None:
         return None
 
 
+def _building_marker(plan) -> Path:
+    return cache_folder("pages") / f"plan-{plan.pk}.building"
+
+
+def _wait_for_worker(plan, path: Path) -> PageParts | None:
+    """The worker's parts, if it is building them right now and they arrive within BUILD_WAIT_S.
+
+    The run is marked finished before the worker builds, so the author's page often asks while the build is under
+    way: waiting for it costs less than building the same parts twice on the same CPUs."""
+    try:
+        started_at = _building_marker(plan).stat().st_mtime
+    except FileNotFoundError:
+        return None
+    deadline = min(time.time() + BUILD_WAIT_S, started_at + BUILD_WAIT_S)
+    while time.time() < deadline:
+        time.sleep(BUILD_POLL_S)
+        if (kept := _read(path)) is not None:
+            return kept
+    return None
+
+
 def page_parts(plan) -> PageParts:
     """The plan's charts and diagrams: from its kept file, else built now from the stored result and kept."""
     stored = stored_result(plan)
     if stored is None:
         return PageParts()
     path = cached_parts_path(plan, stored)
-    if (kept := _read(path)) is not None:
+    if (kept := _read(path)) is not None or (kept := _wait_for_worker(plan, path)) is not None:
         return kept
     parts = _build(plan_view(stored.decoded()))  # the same text the name was made from
+    _keep(plan, path, parts)
+    return parts
+
+
+def _keep(plan, path: Path, parts: PageParts) -> None:
     try:
-        data = json.dumps(asdict(parts)).encode()
-        write_replacing(path, data, stale_glob=f"plan-{plan.pk}-*.json")
+        write_replacing(path, json.dumps(asdict(parts)).encode(), stale_glob=f"plan-{plan.pk}-*.json")
     except OSError:  # a full disk costs the next view a rebuild, never this page
         logger.exception("could not keep the page parts of plan %s", plan.pk)
-    return parts
 
 
 def page_parts_prerender(plan) -> bool:
     """Build and keep a finished plan's parts ahead of its first view; False when there is nothing to build."""
     if not plan.result:
         return False
-    page_parts(plan)
+    marker = _building_marker(plan)
+    marker.touch()
+    try:
+        stored = stored_result(plan)
+        if stored is not None and _read(path := cached_parts_path(plan, stored)) is None:
+            _keep(plan, path, _build(plan_view(stored.decoded())))
+    finally:
+        marker.unlink(missing_ok=True)
     return True

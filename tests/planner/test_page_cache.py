@@ -152,3 +152,35 @@ def test_the_worker_builds_the_parts_when_a_run_succeeds(user, settings, tmp_pat
     plan = _plan(user, SMALL, django_capture_on_commit_callbacks)  # eager Celery: the run task, then the build
     path = page_cache.cached_parts_path(plan)
     assert path.is_file() and json.loads(path.read_text())["diagrams"] == plan_diagrams(plan.result)
+
+
+def test_a_view_during_the_workers_build_waits_for_its_file_instead_of_building(plan, builds, monkeypatch):
+    """The run is marked finished before the worker builds: the author's first view takes the worker's parts."""
+    import threading
+
+    worker_parts = page_cache.PageParts(charts={"frontier": "{}"}, diagrams={}, plan_json="{}")
+    path = page_cache.cached_parts_path(plan)
+    page_cache._building_marker(plan).touch()  # the worker has started
+    threading.Timer(0.2, page_cache._keep, args=(plan, path, worker_parts)).start()
+    assert page_cache.page_parts(plan) == worker_parts and builds == []
+
+
+def test_a_marker_left_by_a_killed_worker_does_not_hold_views(plan, builds, monkeypatch):
+    import os
+    import time
+
+    marker = page_cache._building_marker(plan)
+    marker.touch()
+    old = time.time() - 60
+    os.utime(marker, (old, old))  # the worker died a minute ago, mid-build
+    waits = []
+    monkeypatch.setattr(page_cache.time, "sleep", waits.append)
+    page_cache.page_parts(plan)
+    assert len(builds) == 1 and waits == []  # built at once, no waiting on a dead worker
+
+
+def test_the_workers_build_removes_its_marker(plan, builds):
+    assert page_cache.page_parts_prerender(plan) is True
+    assert not page_cache._building_marker(plan).exists() and page_cache.cached_parts_path(plan).is_file()
+    page_cache.page_parts_prerender(plan)  # already kept: not built again
+    assert len(builds) == 1
