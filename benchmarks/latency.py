@@ -240,6 +240,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=2, help="plans made first and not counted")
     parser.add_argument("--gap-s", type=float, default=1.0, help="pause between plans (a user reading the page)")
     parser.add_argument("--label", default="", help="stored with the results (e.g. before/after)")
+    parser.add_argument("--poll", default="", help="FIRST_MS,GROWTH,MAX_MS instead of run.js's (an older run.js)")
     args = parser.parse_args()
 
     OUT.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -248,7 +249,11 @@ def main() -> int:
     port = free_port()
     env["PORT"] = str(port)
     base = f"http://127.0.0.1:{port}"
-    schedule = PollSchedule.from_run_js()
+    if args.poll:
+        first_ms, growth, max_ms = (float(part) for part in args.poll.split(","))
+        schedule = PollSchedule(first_ms=first_ms, growth=growth, max_ms=max_ms)
+    else:
+        schedule = PollSchedule.from_run_js()
     log_path = OUT / "stack.log"
     with open(log_path, "wb") as log:
         prepare(env, log)
