@@ -99,7 +99,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
     run = selectors.plan_latest_run(plan=plan)
     view = plan_view(plan.result)  # every figure on the page comes from the stored result, read once here
-    parts = page_parts(plan)  # charts and diagrams, built once per result (planner/outputs/page_cache.py)
+    parts = page_parts(plan, view)  # charts and diagrams, built once per result (planner/outputs/page_cache.py)
     context = {
         "plan": plan,
         "run": run,

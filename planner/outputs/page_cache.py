@@ -107,15 +107,20 @@ def _wait_for_worker(plan, path: Path) -> PageParts | None:
     return None
 
 
-def page_parts(plan) -> PageParts:
-    """The plan's charts and diagrams: from its kept file, else built now from the stored result and kept."""
+def page_parts(plan, view: PlanView | None = None) -> PageParts:
+    """The plan's charts and diagrams: from its kept file, else built now from the stored result and kept.
+
+    `view` is the caller's view of `plan.result`: on a miss it is reused (the page decodes the plan once) when it
+    shows the result as stored now, and passed over when a run has replaced that result since the plan was read.
+    """
     stored = stored_result(plan)
     if stored is None:
         return PageParts()
     path = cached_parts_path(plan, stored)
     if (kept := _read(path)) is not None or (kept := _wait_for_worker(plan, path)) is not None:
         return kept
-    parts = _build(plan_view(stored.decoded()))  # the same text the name was made from
+    current = stored.decoded()  # the same text the name was made from
+    parts = _build(view if view is not None and view.raw == current else plan_view(current))
     _keep(plan, path, parts)
     return parts
 

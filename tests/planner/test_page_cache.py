@@ -184,3 +184,21 @@ def test_the_workers_build_removes_its_marker(plan, builds):
     assert not page_cache._building_marker(plan).exists() and page_cache.cached_parts_path(plan).is_file()
     page_cache.page_parts_prerender(plan)  # already kept: not built again
     assert len(builds) == 1
+
+
+def test_a_stale_view_passed_in_is_not_used_for_the_new_result(plan, builds, user, django_capture_on_commit_callbacks):
+    from planner.outputs.plan_view import plan_view
+
+    stale_view = plan_view(plan.result)
+    bigger = _plan(user, {**SMALL, "training": {"tokens": 1e12, "gpus": 512}}, django_capture_on_commit_callbacks)
+    Plan.objects.filter(pk=plan.pk).update(result=bigger.result)
+    assert page_cache.page_parts(plan, stale_view).diagrams == plan_diagrams(bigger.result)
+    assert builds[0] is not stale_view
+
+
+def test_a_current_view_passed_in_is_reused(plan, builds):
+    from planner.outputs.plan_view import plan_view
+
+    view = plan_view(plan.result)
+    page_cache.page_parts(plan, view)
+    assert builds == [view]
