@@ -11,7 +11,7 @@ UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --quiet --generate-hashes
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install lock run test system-deps test-scaleout bench load capacity faults audit lint clean
+.PHONY: install lock run test system-deps test-scaleout bench latency load capacity faults audit lint clean
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -57,9 +57,16 @@ test-scaleout: install
 	DATABASE_URL="$(PLANNER_TEST_DATABASE_URL)" CELERY_BROKER_URL="$(PLANNER_TEST_REDIS_URL)" \
 	  $(VENV)/bin/pytest tests/planner tests/api tests/pricing
 
-## bench: engine speed benchmarks (pytest-benchmark)
+## bench: engine, page and PDF speed benchmarks (pytest-benchmark), then `make latency`
 bench: install
 	$(VENV)/bin/pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,max,rounds
+	$(PY) benchmarks/latency.py --plans $${LATENCY_PLANS:-20}
+
+## latency: the `make run` stack (scripts/run.sh) on a throw-away var/ folder; LATENCY_PLANS plans (20) submitted
+## through the web form as a browser does, each timed from submit to the finished plan page (median, p90)
+## -> var/latency/results.json
+latency: install
+	$(PY) benchmarks/latency.py --plans $${LATENCY_PLANS:-20}
 
 ## accuracy: predicted vs published (training step time, inference serving) -> docs/accuracy.md
 accuracy: $(STAMP)

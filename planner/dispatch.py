@@ -10,6 +10,9 @@ from __future__ import annotations
 RUN_PLAN_TASK = "planner.run_plan"
 SWEEP_RUNS_TASK = "planner.sweep_runs"
 RENDER_REPORT_TASK = "planner.render_report"
+# The node name of `make run`'s report worker (scripts/run.sh, `-n reports@%h`): it runs no plans, so /healthz does
+# not take its heartbeat for the plan worker's.
+REPORT_WORKER_PREFIX = "reports@"
 
 
 def run_publish(run_id: int) -> None:
@@ -24,9 +27,16 @@ def run_publish(run_id: int) -> None:
 
 
 def report_publish(plan_id: int) -> None:
-    """Ask a worker to render a finished plan's report PDF ahead of its first download."""
+    """Ask a worker to render a finished plan's report PDF ahead of its first download.
+
+    On the queue PLANNER_REPORT_QUEUE names, when it names one: `make run` gives reports a worker of their own, so
+    a render (seconds of CPU) never holds up the plans submitted after it. Else on the default queue.
+    """
+    from django.conf import settings
+
     from config.celery import app
 
     if RENDER_REPORT_TASK not in app.tasks:
         app.loader.import_default_modules()
-    app.tasks[RENDER_REPORT_TASK].delay(plan_id)
+    queue = settings.PLANNER_REPORT_QUEUE or None
+    app.tasks[RENDER_REPORT_TASK].apply_async((plan_id,), queue=queue)

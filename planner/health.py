@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from .choices import RunStatus
+from .dispatch import REPORT_WORKER_PREFIX
 from .models import HealthProbe, PlanRun, WorkerHeartbeat
 
 
@@ -121,7 +122,7 @@ def observe(now: datetime | None = None) -> Observations:
         oldest = (
             PlanRun.objects.filter(status=RunStatus.QUEUED).order_by("queued_at").values_list("queued_at", flat=True)
         ).first()
-        worker = WorkerHeartbeat.objects.order_by("-seen_at").first()
+        worker = WorkerHeartbeat.objects.exclude(hostname__startswith=REPORT_WORKER_PREFIX).order_by("-seen_at").first()
     except Exception as exc:
         database_error = database_error or f"{type(exc).__name__}: {exc}"
     return Observations(

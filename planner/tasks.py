@@ -12,7 +12,9 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from .choices import RunStatus
 from .dispatch import RENDER_REPORT_TASK, RUN_PLAN_TASK, SWEEP_RUNS_TASK
+from .models import Plan
 from .recovery import plan_runs_recover_stale, worker_heartbeats_prune
 from .services import plan_report_prerender, plan_run_execute, plan_run_fail
 from .signals import worker_identity
@@ -60,7 +62,24 @@ def run_plan_task(self, run_id: int) -> str:
     """Run one PlanRun. Idempotent: a second delivery of the same id does nothing."""
     if not self.request.is_eager:
         close_old_connections()  # a connection broken by an outage must not poison the retry
-    return plan_run_execute(run_id=run_id, claim_token=self.request.id or "", worker=worker_identity())
+    status = plan_run_execute(run_id=run_id, claim_token=self.request.id or "", worker=worker_identity())
+    if settings.PLANNER_PRERENDER_PAGES and status != RunStatus.FAILED and not status.startswith("skipped"):
+        _prerender_page(run_id)
+    return status
+
+
+def _prerender_page(run_id: int) -> None:
+    """Build the finished plan's charts and diagrams for its page (planner/outputs/page_cache.py), so the view
+    its author is about to open reads them from a file. Here rather than on the report queue, where it would wait
+    behind PDF renders; it takes tens of milliseconds. Best effort: the page builds them itself on a miss."""
+    try:
+        from .outputs.page_cache import page_parts_prerender  # plotly: imported by the first run, not at start-up
+
+        plan = Plan.objects.filter(runs__pk=run_id).first()
+        if plan is not None:
+            page_parts_prerender(plan)
+    except Exception:
+        logger.exception("could not pre-render the page parts of run %s; the page builds them", run_id)
 
 
 @shared_task(bind=True, name=SWEEP_RUNS_TASK, acks_late=False, soft_time_limit=60, time_limit=90)

@@ -19,11 +19,11 @@ from .forms import PlanForm, QuoteUploadForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from .outputs.bom_xlsx import XLSX_AVAILABLE, XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
-from .outputs.charts import plan_charts
+from .outputs.page_cache import page_parts
 from .outputs.plan_view import plan_view
 from .outputs.report_cache import report_pdf
 from .outputs.svg_http import svg_response
-from .presenters import plan_diagrams, record_table
+from .presenters import record_table
 from .quotes import MAX_QUOTE_BYTES, QuoteInvalid
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 from .whatif import DEADLINE, overrides_from_post, whatif_fields
@@ -106,14 +106,16 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
     run = selectors.plan_latest_run(plan=plan)
     view = plan_view(plan.result)  # every figure on the page comes from the stored result, read once here
+    parts = page_parts(plan, view)  # charts and diagrams, built once per result (planner/outputs/page_cache.py)
     context = {
         "plan": plan,
         "run": run,
         "view": view,
         "candidates": record_table(view.candidates),
         "headlines": view.headlines,
-        "charts": plan_charts(view),
-        "diagrams": plan_diagrams(view),
+        "charts": parts.charts,
+        "diagrams": parts.diagrams,
+        "plan_json": parts.plan_json,
         "stages": progress_stages(plan.workload),
         "bom": view.bom,
         "xlsx_available": XLSX_AVAILABLE,
@@ -167,7 +169,7 @@ def plan_bom_xlsx(request: HttpRequest, plan_id: int) -> HttpResponse:
 def plan_diagram_svg(request: HttpRequest, plan_id: int, kind: str) -> HttpResponse:
     """topology.svg and racks.svg: shown in the page, in the PDF, and downloadable as files."""
     plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
-    diagrams = plan_diagrams(plan.result)
+    diagrams = page_parts(plan).diagrams
     if kind not in diagrams:
         raise Http404("This plan has no such diagram.")
     return svg_response(diagrams[kind], f"plan-{plan.pk}-{kind}.svg")

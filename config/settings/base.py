@@ -289,7 +289,17 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         # config.celery maps `filesystem://` to planner.broker's transport: an empty or malformed message file
         # is moved to this folder instead of crashing the worker's consumer.
         "quarantine_folder": str(VAR_DIR / "broker-quarantine"),
+        # How long a consumer sleeps after finding the queue folder empty. kombu's default (1 s) is half a second
+        # of a plan's wait on average, and `make run`'s worker pays it on every plan; at 50 ms a plan is picked up
+        # within 50 ms, for 20 directory listings a second while idle (microseconds each). Redis pushes instead.
+        "polling_interval": env.float("PLANNER_BROKER_POLL_S", default=0.05),
     }
+
+# Report PDFs are rendered on a queue of their own when this names one (planner.dispatch.report_publish; scripts/run.sh
+# sets `reports` and starts a worker for it): a report takes seconds to tens of seconds of CPU, and on the one-slot
+# worker of `make run` every plan submitted meanwhile waited behind it (measured: 15-35 s queue waits,
+# benchmarks/latency.py). Empty, as on the scale-out stack, the render task shares the default queue, as before.
+PLANNER_REPORT_QUEUE = env("PLANNER_REPORT_QUEUE", default="")
 
 # --- Planner --------------------------------------------------------------------------------
 # A plan run normally takes well under a second; these bound what a runaway run may cost.
@@ -297,6 +307,9 @@ PLANNER_TASK_SOFT_TIME_LIMIT_S = env.int("PLANNER_TASK_SOFT_TIME_LIMIT_S", defau
 # Render each finished plan's report PDF on the worker, so its download is a file read (off in the test settings:
 # most tests make plans they never print).
 PLANNER_PRERENDER_REPORTS = env.bool("PLANNER_PRERENDER_REPORTS", default=True)
+# Build each finished plan's page charts and diagrams on the worker (planner/outputs/page_cache.py), so the page its
+# author opens next reads them from a file (off in the test settings, like the reports).
+PLANNER_PRERENDER_PAGES = env.bool("PLANNER_PRERENDER_PAGES", default=True)
 PLANNER_TASK_TIME_LIMIT_S = env.int("PLANNER_TASK_TIME_LIMIT_S", default=150)
 # Database errors inside a run are retried this many times, backing off from this many seconds.
 PLANNER_TASK_DB_RETRIES = env.int("PLANNER_TASK_DB_RETRIES", default=5)

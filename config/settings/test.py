@@ -15,3 +15,4 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = env.bool("PLANNER_TASKS_EAGER", default=True)
 LOGGING["root"]["level"] = "WARNING"
 PLANNER_PRERENDER_REPORTS = env.bool("PLANNER_PRERENDER_REPORTS", default=False)
+PLANNER_PRERENDER_PAGES = env.bool("PLANNER_PRERENDER_PAGES", default=False)
