@@ -113,9 +113,12 @@ def figure(spec: ChartSpec) -> dict[str, Any]:
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "hovermode": "closest",
-        "height": spec.height_px,
+        # The legend takes height from the plot: about one row per entry beyond two (long option names wrap).
+        "height": spec.height_px + 18 * max(0, len(spec.series) + len(spec.lines) - 2),
         "margin": {"l": 70, "r": 30, "t": 50, "b": 60},
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.18, "yanchor": "top"},
+        # At the foot of the figure, measured from the container: plotly then grows the bottom margin to fit it, so
+        # it never lies over the x axis's title or tick labels (a legend placed by paper fraction can).
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0, "yanchor": "bottom"},
         "xaxis": _axis(spec.x),
         "yaxis": _axis(spec.y, reverse=horizontal),
         "barmode": "relative" if spec.barmode == "stack" else "group",

@@ -147,10 +147,11 @@ def frontier_spec(view: PlanView) -> ChartSpec | None:
         key="frontier",
         title="Time to train vs GPUs, per system",
         x=_log_axis("GPUs (log scale)", xs),
-        y=_log_axis("days to train, expected whole run (log scale)", ys, "d"),
+        y=_log_axis("days to train (log scale)", ys, "d"),
         series=tuple(series),
         lines=lines,
-        note="Each point is the best layout the search found for that GPU count; days include failures and restarts.",
+        note="Each point is the best layout the search found for that GPU count; days are the expected whole run, "
+        "failures and restarts included.",
     )
 
 
