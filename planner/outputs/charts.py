@@ -76,8 +76,8 @@ def human(key: str) -> str:
 def _purchase(label: str) -> str:
     """The stored series label with its purchase key in words ("AWS on_demand (...)" -> "AWS on-demand (...)")."""
     for key, words in PURCHASE_NAMES.items():
-        label = label.replace(key, words)
-    return label.replace("_", " ")
+        label = label.replace(f" {key} ", f" {words} ")  # only the purchase word: instance names keep theirs
+    return label
 
 
 def _log_axis(title: str, values: list[float], unit: str = "") -> Axis:
