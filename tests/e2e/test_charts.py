@@ -87,15 +87,31 @@ def test_deadline_line_sits_at_its_value_and_labels_do_not_collide(logged_in, li
 
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("section.charts").screenshot(path=str(ARTEFACTS / "charts-section.png"))
-    # No two texts of any chart overlap (ticks, titles, legend, bar labels).
+    _labels_whole_and_apart(page)
+    # On a phone a chart keeps its width and scrolls inside its card; the card itself does not overflow.
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.wait_for_timeout(300)  # plotly redraws on resize
+    _labels_whole_and_apart(page)
+    section = page.locator("section.charts")
+    assert section.evaluate("(s) => s.scrollWidth <= s.clientWidth + 1")
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    section.screenshot(path=str(ARTEFACTS / "charts-section-390.png"))
+
+
+def _labels_whole_and_apart(page) -> None:
+    """No two texts of any chart overlap (ticks, titles, legend, bar labels), and none is cut by the chart's edge."""
     charts = page.locator("div[data-figure]")
     for index in range(charts.count()):
         chart = charts.nth(index)
         chart.scroll_into_view_if_needed()
         boxes = chart.evaluate(TEXT_BOXES)
         assert boxes, f"chart {index} drew no text"
+        name = chart.get_attribute("id")
         clashes = [(a["text"], b["text"]) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if _overlaps(a, b)]
-        assert not clashes, f"{chart.get_attribute('id')}: overlapping labels {clashes[:5]}"
+        assert not clashes, f"{name}: overlapping labels {clashes[:5]}"
+        frame = chart.locator(".main-svg").first.bounding_box()
+        cut = [b["text"] for b in boxes if b["x"] < frame["x"] - 1 or b["x"] + b["w"] > frame["x"] + frame["width"] + 1]
+        assert not cut, f"{name}: labels cut by the chart's edge {cut[:5]}"
 
 
 def test_power_chart_limits_are_legend_entries_not_text_across_bars(logged_in, live_server, deadline_plan):
