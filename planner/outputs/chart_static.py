@@ -178,7 +178,7 @@ def chart_svg(spec: ChartSpec) -> str:
     # Below the axes and outside them (constrained layout makes room), so it never covers a tick label or a bar.
     fig.legend(loc="outside lower left", ncol=_legend_columns(spec), frameon=False, fontsize=7.5, handlelength=2.5)
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(buffer, format="svg", metadata={"Date": None})  # constrained layout already fits every label
     markup = buffer.getvalue()
     return markup[markup.index("<svg") :]
 

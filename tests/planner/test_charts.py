@@ -9,8 +9,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -332,3 +334,22 @@ def test_vendor_skips_npm_when_the_pinned_file_is_present(monkeypatch, tmp_path)
     monkeypatch.setattr(vendor, "_npm_pack", lambda destination: (_ for _ in ()).throw(vendor.VendorError("offline")))
     assert vendor.main() == 1
     assert target.read_bytes() == b"tampered"
+
+
+def test_static_charts_never_write_to_home(tmp_path):
+    """The worker draws report charts with matplotlib, which keeps a config and font cache: it goes under var/
+    (MPLCONFIGDIR), never in $HOME. Checked in a fresh interpreter, where matplotlib picks its folders."""
+    home, var = tmp_path / "home", tmp_path / "var"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env.update(HOME=str(home), PLANNER_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings.test")
+    script = (
+        "import django; django.setup()\n"
+        "from planner.outputs.chart_spec import Axis, ChartSpec, Series\n"
+        "from planner.outputs.chart_static import chart_svg\n"
+        "spec = ChartSpec('k', 't', Axis('x'), Axis('y'), (Series('s', (1.0, 2.0), (3.0, 4.0)),))\n"
+        "assert chart_svg(spec).startswith('<svg')\n"
+    )
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, check=True, timeout=120)
+    assert list(home.iterdir()) == []
+    assert (var / "matplotlib").is_dir()
