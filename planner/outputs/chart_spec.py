@@ -10,7 +10,7 @@ library, because plotly's log ticks read "2 5 10 2 5 100" and matplotlib's would
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
@@ -90,7 +90,6 @@ class ChartSpec:
     note: str = ""  # one sentence under the chart: what is drawn and on what basis
     barmode: Literal["group", "stack"] = "group"
     height_px: int = 420
-    extra: dict = field(default_factory=dict)  # figures a test or a caption may read (e.g. break-even months)
 
 
 def series_style(index: int) -> tuple[str, Dash]:

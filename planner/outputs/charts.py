@@ -179,8 +179,8 @@ def cost_over_time_spec(view: PlanView) -> ChartSpec | None:
                 hover=tuple(f"{name}, month {m:.0f}: {money(v)} spent" for m, v in zip(months, usd, strict=True)),
             )
         )
-        month = getattr(stored, "break_even_month", None)
-        if stored.option != "onprem" and month is not None:
+        month = stored.break_even_month  # None for on-prem, a rental never overtaken, a plan stored before
+        if month is not None:
             at_usd = _on_line(months, usd, month)
             label = f"owning pays off vs {name.split(' (')[0]}: month {month:.1f}"
             markers.append(
@@ -194,11 +194,6 @@ def cost_over_time_spec(view: PlanView) -> ChartSpec | None:
                     hover=(f"{label}, {money(at_usd)} spent either way",),
                 )
             )
-    extra = {
-        "break_even_months": {
-            s.label: s.break_even_month for s in cumulative.series if getattr(s, "break_even_month", None) is not None
-        }
-    }
     return ChartSpec(
         key="cost-over-time",
         title=f"Cumulative cost over {len(months) // 12} years at {float(cumulative.utilization):.0%} utilisation",
@@ -209,7 +204,6 @@ def cost_over_time_spec(view: PlanView) -> ChartSpec | None:
             f"The same work as the owned {cumulative.gpus:,} GPUs, each cloud option at its cheapest obtainable row; "
             "running costs nominal (escalated), no discounting."
         ),
-        extra=extra,
     )
 
 
@@ -265,7 +259,6 @@ def cost_breakdown_spec(view: PlanView) -> ChartSpec | None:
         series=tuple(series),
         height_px=max(300, 60 + 28 * len(parts)),
         note="Capex by bill-of-materials category, then each running cost summed over the horizon's cash flows.",
-        extra={"total_usd": total},
     )
 
 
