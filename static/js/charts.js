@@ -7,10 +7,7 @@
     const source = document.getElementById(div.dataset.figure);
     if (!source) return;
     const figure = JSON.parse(source.textContent);
-    window.Plotly.newPlot(div, figure.data, figure.layout, {
-      responsive: true,
-      displaylogo: false,
-      modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"],
-    });
+    // No mode bar: the charts are read, not edited (hover still shows each value with its unit).
+    window.Plotly.newPlot(div, figure.data, figure.layout, { responsive: true, displayModeBar: false });
   });
 })();

@@ -124,3 +124,16 @@ def test_power_chart_limits_are_legend_entries_not_text_across_bars(logged_in, l
     assert "air_containment" not in (chart.text_content() or "")  # no raw keys anywhere in the chart
     # No annotation text is drawn inside the plot area at all.
     assert chart.locator(".annotation").count() == 0
+
+
+def test_charts_section_passes_an_accessibility_scan(logged_in, live_server, deadline_plan):
+    """axe on the charts section: no serious or critical violation (each chart is a figure named by its title,
+    scrollable with the keyboard on a narrow screen, with no interactive controls nested in an image)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = logged_in
+    page.goto(f"{live_server.url}{deadline_plan.get_absolute_url()}")
+    expect(page.locator("#chart-frontier .main-svg").first).to_be_visible()
+    violations = Axe().run(page, context="section.charts").response["violations"]
+    serious = [(v["id"], len(v["nodes"])) for v in violations if v["impact"] in ("serious", "critical")]
+    assert not serious
