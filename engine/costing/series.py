@@ -14,7 +14,7 @@ from .money import HOURS_PER_YEAR, D, cents
 from .onprem import OnpremCosts
 from .providers import provider_name
 
-__all__ = ["cumulative_series", "rented_capacity"]
+__all__ = ["break_even_month", "cumulative_series", "rented_capacity"]
 
 BASIS = (
     "cumulative cost of keeping the cluster's capacity for the horizon at the utilisation shown: on-prem pays "
@@ -60,6 +60,24 @@ def _onprem_months(o: OnpremCosts, months: tuple[int, ...]) -> tuple[Decimal, ..
     return tuple(out)
 
 
+def break_even_month(months: tuple[int, ...], owned: tuple[Decimal, ...], rented: tuple[Decimal, ...]) -> float | None:
+    """The first month (fractional) after the start at which the owned line has cost no more than the rented one.
+
+    Both lines are straight within each month (capex up front, then each year's running costs spread evenly; rent
+    proportional to time), so the crossing inside the month where the sign of (owned - rented) turns is found
+    exactly by linear interpolation between the month's two ends. None when renting stays cheaper to the horizon."""
+    previous = None
+    for month, own, rent in zip(months, owned, rented, strict=True):
+        gap = float(own - rent)
+        if month > 0 and gap <= 0:
+            if previous is None or previous[1] <= 0:
+                return float(month)
+            last_month, last_gap = previous
+            return round(last_month + (month - last_month) * last_gap / (last_gap - gap), 2)
+        previous = (month, gap)
+    return None
+
+
 def cumulative_series(ev: Evaluation) -> Cumulative | None:
     """On-prem capex + the running costs month by month, and per purchase option the cheapest row's capacity cost
     (None without an on-prem price)."""
@@ -67,11 +85,13 @@ def cumulative_series(ev: Evaluation) -> Cumulative | None:
     if o.capex_usd is None or not o.flows:
         return None
     months = tuple(range(0, ev.params.years * 12 + 1))
-    series = [CumulativeSeries("On-prem (capex + opex)", "onprem", _onprem_months(o, months))]
+    owned = _onprem_months(o, months)
+    series = [CumulativeSeries("On-prem (capex + opex)", "onprem", owned)]
     for chosen, per_year in rented_capacity(ev):
         row = chosen.row
         label = f"{provider_name(row.provider)} {row.purchase} ({row.instance_type}, {row.region})"
-        series.append(CumulativeSeries(label, row.purchase, tuple(cents(per_year * m / 12) for m in months)))
+        rented = tuple(cents(per_year * m / 12) for m in months)
+        series.append(CumulativeSeries(label, row.purchase, rented, break_even_month(months, owned, rented)))
     return Cumulative(
         months=months, utilization=o.utilization, gpus=ev.job.cluster_gpus, basis=BASIS, series=tuple(series)
     )

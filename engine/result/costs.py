@@ -367,6 +367,9 @@ class CumulativeSeries:
     label: str
     option: str
     usd: tuple[Decimal, ...]
+    # A rented option's month (fractional) at which owning has cost no more than renting so far; absent for the
+    # on-prem line, for a rental that owning never catches within the horizon, and in plans stored before issue 16.
+    break_even_month: float | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,18 @@ class StaticOnlyFetcher(URLFetcher):
         return super().fetch(url, headers)
 
 
+def report_chart_images(view) -> list:
+    """The plan's charts as static SVG images for the report (`chart_images`: title and SVG markup of each), drawn by
+    matplotlib from the same chart specs as the page's plotly charts."""
+    from .chart_static import chart_svgs  # matplotlib is imported only when a report is rendered
+    from .charts import chart_specs
+
+    return chart_svgs(chart_specs(view)) if view else []
+
+
 def render_pdf(template: str, context: dict) -> bytes:
+    if "view" in context and "chart_images" not in context:  # the plan report (presenters.report_context)
+        context = {**context, "chart_images": report_chart_images(context["view"])}
     html = render_to_string(template, context)
     fetcher = StaticOnlyFetcher()
     document = HTML(string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=fetcher)

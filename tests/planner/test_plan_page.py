@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from planner import services
@@ -40,7 +38,7 @@ def test_plan_page_shows_costs_charts_and_diagrams(alice_client, priced_plan):
 
 
 def test_cost_chart_series_come_from_the_plan(priced_plan):
-    figure = json.loads(plan_charts(priced_plan.result)["cost-over-time"])
+    figure = plan_charts(priced_plan.result)["cost-over-time"].figure
     onprem = next(trace for trace in figure["data"] if trace["name"].startswith("On-prem"))
     series = next(
         s for s in priced_plan.result["costs"]["comparison"]["cumulative"]["series"] if s["option"] == "onprem"
@@ -51,19 +49,22 @@ def test_cost_chart_series_come_from_the_plan(priced_plan):
 
 
 def test_power_chart_draws_each_rack_build_once(priced_plan):
-    figure = json.loads(plan_charts(priced_plan.result)["power-per-rack"])
-    bar = figure["data"][0]
-    compute = [label for label in bar["x"] if label.startswith("compute")]
-    # 128 DGX H100 at 4 per rack: one compute build at 4 x 10.2 = 40.8 kW, drawn once, "x 32".
-    assert compute == ["compute 40.8 kW (air_containment)"]
-    assert bar["text"][bar["x"].index(compute[0])] == "x 32"
+    figure = plan_charts(priced_plan.result)["power-per-rack"].figure
+    bars = [trace for trace in figure["data"] if trace["type"] == "bar"]
+    labels = [label for bar in bars for label in bar["y"]]
+    compute = [label for label in labels if "compute" in label]
+    # 128 DGX H100 at 4 per rack: one compute build at 4 x 10.2 = 40.8 kW, drawn once, for 32 racks.
+    assert compute == ["32 compute racks at 40.8 kW"]
+    bar = next(bar for bar in bars if compute[0] in bar["y"])
+    assert bar["x"][bar["y"].index(compute[0])] == pytest.approx(40.8)
+    assert bar["name"] == "racks cooled by air + containment"  # the method's name, not its key
 
 
 def test_inference_plan_has_a_throughput_latency_chart(user, inference_request, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         plan = services.plan_create(owner=user, request_data=inference_request)
     plan.refresh_from_db()
-    figure = json.loads(plan_charts(plan.result)["throughput-latency"])
+    figure = plan_charts(plan.result)["throughput-latency"].figure
     assert len(figure["data"][0]["x"]) == len(plan.result["inference"]["curve"])
 
 
