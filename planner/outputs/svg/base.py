@@ -70,7 +70,10 @@ def cooling_name(method: str) -> str:
 
 
 def plural(count: int, word: str) -> str:
-    return f"{fmt(count)} {word}{'' if count == 1 else 's'}"
+    """'1 rack', '678 racks', '8 leaf switches'."""
+    if count == 1:
+        return f"{fmt(count)} {word}"
+    return f"{fmt(count)} {word}{'es' if word.endswith(('ch', 'sh', 's', 'x')) else 's'}"
 
 
 def wrap(text: str, width_px: float, font_px: float = MIN_FONT_PX) -> list[str]:

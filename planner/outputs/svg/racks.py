@@ -100,7 +100,9 @@ class RackElevationSVG:
         by_role: dict[str, int] = {}
         for rack in racks:
             by_role[rack.role] = by_role.get(rack.role, 0) + 1
-        roles = ", ".join(f"{fmt(n)} {role}" for role, n in sorted(by_role.items(), key=lambda r: ROLE_ORDER.get(r[0], 3)))
+        roles = ", ".join(
+            f"{fmt(n)} {role}" for role, n in sorted(by_role.items(), key=lambda r: ROLE_ORDER.get(r[0], 3))
+        )
         d.add(d.text(f"Rack elevations{self.part}", insert=(MARGIN, 20), class_="title"))
         builds = plural(len(self.all_groups), "distinct build")
         note = f"{plural(len(racks), 'rack')}: {roles} · {builds}, each drawn once with its count"
@@ -115,8 +117,13 @@ class RackElevationSVG:
         g["data-role"], g["data-count"], g["data-kw"] = rack.role, str(group.count), f"{rack.kw:g}"
         ids = ", ".join(group.ids[:12]) + (" ..." if group.count > 12 else "")
         g.set_desc(title=f"{ROLE_NAMES.get(rack.role, rack.role)} racks: {ids}")
-        g.add(d.text(f"{ROLE_NAMES.get(rack.role, rack.role.capitalize())} x {fmt(group.count)}", insert=(x, y + 12),
-                     class_="label"))
+        g.add(
+            d.text(
+                f"{ROLE_NAMES.get(rack.role, rack.role.capitalize())} x {fmt(group.count)}",
+                insert=(x, y + 12),
+                class_="label",
+            )
+        )
         g.add(d.text(f"{fmt(rack.kw)} kW · {plural(rack.feeds, 'feed')}", insert=(x, y + 27), class_="small"))
         g.add(d.rect(insert=(x, y + 33), size=(10, 10), class_=f"cool-{rack.cooling}"))
         g.add(d.text(cooling_name(rack.cooling), insert=(x + 14, y + 42), class_="small"))
@@ -151,10 +158,16 @@ class RackElevationSVG:
         unit_h = device.rack_units * U_PX
         block = d.g(class_="device")
         block["data-count"] = str(count)
-        block.set_desc(title=f"{fmt(count)} x {device.label} ({device.rack_units}U)" if count > 1
-                       else f"{device.label} ({device.rack_units}U)")
-        block.add(d.rect(insert=(x, y + 0.5), size=(DEVICE_W, unit_h * count - 1),
-                         class_=KIND_CSS.get(device.kind, "unit-other")))
+        block.set_desc(
+            title=f"{fmt(count)} x {device.label} ({device.rack_units}U)"
+            if count > 1
+            else f"{device.label} ({device.rack_units}U)"
+        )
+        block.add(
+            d.rect(
+                insert=(x, y + 0.5), size=(DEVICE_W, unit_h * count - 1), class_=KIND_CSS.get(device.kind, "unit-other")
+            )
+        )
         for n in range(1, count):
             block.add(d.line(start=(x, y + n * unit_h), end=(x + DEVICE_W, y + n * unit_h), class_="divider"))
         suffix = f" x {count}" if count > 1 else ""
@@ -174,8 +187,9 @@ class RackElevationSVG:
         lines = []
         for device in devices.values():
             text = f"{device.id}: {device.label}, {device.rack_units}U"
-            lines += [(KIND_CSS.get(device.kind, "unit-other") if i == 0 else "", t) for i, t in
-                      enumerate(wrap(text, width))]
+            lines += [
+                (KIND_CSS.get(device.kind, "unit-other") if i == 0 else "", t) for i, t in enumerate(wrap(text, width))
+            ]
         if self.view.cooling_thresholds_kw:
             bands = ", ".join(f"{label} up to {fmt(kw)} kW" for label, kw in self.view.cooling_thresholds_kw)
             text = f"Cooling by rack load (the plan's assumptions): {bands}, direct liquid above."
