@@ -437,7 +437,7 @@ def _rack(rack: RackEntry) -> RackView:
         RackDeviceView(item.id, item.quantity, item.rack_units or 0, item.kind or "other", item.label or item.id)
         for item in rack.items
     )
-    return RackView(rack.id, rack.role, float(rack.kw), rack.feeds, rack.cooling, rack.rack_units, devices)
+    return RackView(rack.id, rack.role, float(rack.kw), rack.feeds, rack.cooling, rack.rack_units, devices, rack.row)
 
 
 def _fabric(

@@ -98,6 +98,7 @@ class RackView:
     cooling: str
     used_u: int
     devices: tuple[RackDeviceView, ...]
+    row: int = 0  # the layout's row (one per scalable unit, then the central row)
 
 
 @dataclass(frozen=True)
