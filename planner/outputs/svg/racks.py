@@ -84,8 +84,8 @@ class RackElevationSVG:
         self.row_h = HEAD_H + racks.height_u * U_PX + FOOT_H + ROW_GAP
         self.key_lines = self._key_lines() if key else []
         rows = -(-len(self.groups) // self.columns)
-        height = TITLE_H + rows * self.row_h + len(self.key_lines) * LINE_H + 10
-        self.drawing = new_drawing(width_px, height, "Rack elevations")
+        self.drawing_height = TITLE_H + rows * self.row_h + len(self.key_lines) * LINE_H + 10
+        self.drawing = new_drawing(width_px, self.drawing_height, "Rack elevations")
 
     def render(self) -> str:
         self._title()
@@ -172,7 +172,7 @@ class RackElevationSVG:
             block.add(d.line(start=(x, y + n * unit_h), end=(x + DEVICE_W, y + n * unit_h), class_="divider"))
         suffix = f" x {count}" if count > 1 else ""
         name = fitting([device.label + suffix, device.id + suffix, f"{count}x {device.id}"], DEVICE_W - 6) or device.id
-        baseline = y + min(unit_h * count, 2 * U_PX) / 2 + MIN_FONT_PX * 0.36
+        baseline = y + min(unit_h, 2 * U_PX) / 2 + MIN_FONT_PX * 0.36  # inside the first unit, clear of dividers
         block.add(d.text(name, insert=(x + 4, baseline), class_="dev"))
         g.add(block)
 
@@ -200,7 +200,7 @@ class RackElevationSVG:
         d = self.drawing
         for n, (css, text) in enumerate(self.key_lines):
             if css:
-                d.add(d.rect(insert=(MARGIN, y + n * LINE_H), size=(10, 10), class_=css))
+                d.add(d.rect(insert=(MARGIN, y + n * LINE_H), size=(10, 10), class_=f"{css} key-swatch"))
             d.add(d.text(text, insert=(MARGIN + 16, y + n * LINE_H + 9), class_="small"))
 
 
@@ -218,8 +218,13 @@ def racks_svg_pages(racks: RacksView, width_px: float, max_height_px: float) -> 
     chunks = [groups[i : i + per_page] for i in range(0, len(groups), per_page)] or [[]]
     if len(chunks) == 1:
         return [RackElevationSVG(racks, width_px).render()]
+    last = RackElevationSVG(racks, width_px, chunks[-1], key=True)
+    key_apart = last.drawing_height > max_height_px
+    total = len(chunks) + key_apart
     pages = []
     for n, chunk in enumerate(chunks, start=1):
-        part = f" ({n} of {len(chunks)})"
-        pages.append(RackElevationSVG(racks, width_px, chunk, part, key=n == len(chunks)).render())
+        with_key = n == len(chunks) and not key_apart
+        pages.append(RackElevationSVG(racks, width_px, chunk, f" ({n} of {total})", key=with_key).render())
+    if key_apart:
+        pages.append(RackElevationSVG(racks, width_px, [], f" ({total} of {total}): key", key=True).render())
     return pages
