@@ -468,4 +468,5 @@ def _fabric(
         bundles=bundles,
         planes=network.planes or 1,
         link_gbps=network.link_gbps,
+        notes=tuple(network.notes),
     )

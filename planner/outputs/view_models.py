@@ -131,6 +131,7 @@ class FabricView:
     bundles: dict[str, LinkBundle]  # the same names -> count, speed and medium from the topology
     planes: int = 1  # parallel identical Clos fabrics; the tier counts above are totals over the planes
     link_gbps: float = 0.0
+    notes: tuple[str, ...] = ()  # the fabric stage's own sentences (why there is no fabric, how it is built)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 The page and the downloads get one drawing per kind at the diagram card's width; the PDF gets the same drawings
 laid out for the A4 text column (so they print at their own size, text 7.5 pt or larger), with the rack
-elevations split into drawings a page can hold. The floor plan is drawn when the plan has more than one row of
-racks (a single row is already plain from the elevations).
+elevations split into drawings a page can hold. The floor plan is drawn when the plan has more than
+`FLOOR_MIN_RACKS` racks: a handful of racks is already plain from the elevations.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from .topology import topology_svg
 
 __all__ = ["page_diagrams", "print_diagrams"]
 
+FLOOR_MIN_RACKS = 9
+
 
 def _has_floor(view: PlanView) -> bool:
-    return view.racks is not None and len({rack.row for rack in view.racks.racks}) > 1
+    return view.racks is not None and len(view.racks.racks) >= FLOOR_MIN_RACKS
 
 
 def page_diagrams(view: PlanView, width_px: float = PAGE_WIDTH_PX) -> dict[str, str]:

@@ -46,7 +46,7 @@ class TopologySVG:
         compute = topology.fabrics.get("compute")
         self.compute = compute if compute is not None and compute.present else None
         compute_rows = len(self.compute.tier_counts) + 1 if self.compute else 0
-        self.compute_h = 44 + compute_rows * ROW_H + NOTE_LINES * 14 if self.compute else 40
+        self.compute_h = 44 + compute_rows * ROW_H + NOTE_LINES * 14 if self.compute else 64
         others = [(key, label) for key, label in OTHER_FABRICS if key in topology.fabrics]
         self.other_cols = max(1, min(len(others), int((width_px - 2 * MARGIN) // 220)))
         self.others = others
@@ -85,13 +85,11 @@ class TopologySVG:
     def _compute(self, y: float) -> None:
         d, fabric = self.drawing, self.compute
         if fabric is None:
-            d.add(
-                d.text(
-                    "Compute fabric: none (the systems' own scale-up links carry the job).",
-                    insert=(MARGIN, y + 14),
-                    class_="label",
-                )
-            )
+            d.add(d.text("Compute fabric: none", insert=(MARGIN, y + 14), class_="label"))
+            stored = self.topology.fabrics.get("compute")
+            why = stored.notes[0] if stored is not None and stored.notes else ""
+            for n, line in enumerate(wrap(why, self.width - 2 * MARGIN)[:2]):
+                d.add(d.text(line, insert=(MARGIN, y + 30 + n * 13), class_="small"))
             return
         planes = f", {fabric.planes} planes (counts are totals over the planes)" if fabric.planes > 1 else ""
         head = (
@@ -255,7 +253,7 @@ class TopologySVG:
         short = {"ufm": "UFM", "storage": "storage", "mgmt": "head nodes"}
         extra = [short[node] for tier, node in SIDE_TIERS.items() if tier in fabric.bundles]
         sub = fitting(["+ " + ", ".join(extra), "+ more"], min(200.0, width) - 8) if extra else ""
-        return f"{fmt(self.topology.systems)} systems", sub or ""
+        return plural(self.topology.systems, "system"), sub or ""
 
 
 def topology_svg(topology: TopologyView, width_px: float = PAGE_WIDTH_PX) -> str:
