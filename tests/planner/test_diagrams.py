@@ -123,9 +123,10 @@ def test_small_plan_floor_plan_has_each_row_with_its_racks():
     root = _assert_laid_out(floor_svg(_small_racks()), PAGE_WIDTH_PX)
     rows = _groups(root, "floor-row")
     assert [(int(r.get("data-rows")), int(r.get("data-racks"))) for r in rows] == [(1, 3), (1, 1)]
-    cells = _groups(root, "floor-rack")
+    cells = [r for r in root.iter(f"{SVG}rect") if "floor-rack" in (r.get("class") or "").split()]
     assert len(cells) == 4
-    assert ["".join(c.find(f"{SVG}text").itertext()) for c in cells] == ["40.8", "40.8", "16.7", "9.9"]
+    labels = ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if t.get("class") == "dev"]
+    assert labels == ["40.8", "40.8", "16.7 N", "9.9 M"]
 
 
 def test_16k_gpu_plan_elevations_and_floor_count_every_rack():

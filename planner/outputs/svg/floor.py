@@ -15,7 +15,7 @@ from planner.outputs.view_models import RacksView, RackView
 
 from .base import PAGE_WIDTH_PX, ROLE_NAMES, cooling_name, fmt, new_drawing, plural, wrap
 
-MARGIN, LABEL_W, CELL_W, CELL_H, CELL_GAP, LINE_GAP, GROUP_GAP, TITLE_H = 10, 120, 40, 34, 4, 6, 16, 52
+MARGIN, LABEL_W, CELL_W, CELL_H, CELL_GAP, LINE_GAP, GROUP_GAP, TITLE_H = 10, 120, 46, 30, 4, 6, 16, 52
 ROLE_LETTER = {"compute": "C", "network": "N", "management": "M"}
 
 
@@ -74,7 +74,7 @@ class FloorPlanSVG:
         d.add(d.text("Floor plan", insert=(MARGIN, 20), class_="title"))
         note = (
             f"{plural(len(self.view.racks), 'rack')} in {plural(rows, 'row')}: each rack coloured by its cooling, "
-            "with its kW; C compute, N network, M management; consecutive rows alike drawn once."
+            "with its kW; N network, M management, the others compute; consecutive rows alike drawn once."
         )
         for n, line in enumerate(wrap(note, self.width - 2 * MARGIN)[:2]):
             d.add(d.text(line, insert=(MARGIN, 36 + n * 12), class_="small"))
@@ -109,17 +109,18 @@ class FloorPlanSVG:
         d.add(g)
 
     def _cell(self, g, x: float, y: float, rack: RackView) -> None:
+        """A rack: its cooling as the fill, its kW, and N or M with an outline for network and management racks
+        (compute, the common case, unmarked); its id and figures on hover. Three elements, as a floor can be long."""
         d = self.drawing
-        cell = d.g(class_="floor-rack")
         role = ROLE_NAMES.get(rack.role, rack.role)
-        cell.set_desc(title=f"{rack.id}: {role}, {fmt(rack.kw)} kW, {cooling_name(rack.cooling)}")
         outline = f" role-{rack.role}" if rack.role != "compute" else ""
-        cell.add(d.rect(insert=(x, y), size=(CELL_W, CELL_H), class_=f"floor-cell cool-{rack.cooling}{outline}"))
-        cell.add(d.text(fmt(rack.kw), insert=(x + CELL_W / 2, y + 14), text_anchor="middle", class_="dev"))
-        cell.add(
-            d.text(ROLE_LETTER.get(rack.role, "?"), insert=(x + CELL_W / 2, y + 28), text_anchor="middle", class_="dev")
+        cell = d.rect(
+            insert=(x, y), size=(CELL_W, CELL_H), class_=f"floor-cell floor-rack cool-{rack.cooling}{outline}"
         )
+        cell.set_desc(title=f"{rack.id}: {role}, {fmt(rack.kw)} kW, {cooling_name(rack.cooling)}")
         g.add(cell)
+        letter = f" {ROLE_LETTER.get(rack.role, '?')}" if rack.role != "compute" else ""
+        g.add(d.text(f"{fmt(rack.kw)}{letter}", insert=(x + CELL_W / 2, y + 21), text_anchor="middle", class_="dev"))
 
     def _key_lines(self) -> list[tuple[str, str]]:
         by_cooling: dict[str, int] = {}
