@@ -17,7 +17,6 @@ from planner.outputs.view_models import FabricView, TopologyView
 from .base import PAGE_WIDTH_PX, fitting, fmt, new_drawing, plural, wrap
 
 OTHER_FABRICS = [("storage", "Storage network"), ("inband", "In-band network"), ("oob", "Out-of-band network")]
-TIER_NAMES = {"core": "core", "spine": "spine", "leaf": "leaf"}
 MARGIN, LABEL_W, ROW_H, BOX_H, SU_W, SU_GAP = 10, 62, 84, 40, 118, 10
 NOTE_LINES = 3
 MAX_ICONS = 32  # a tier of at most this many switches is drawn one icon per switch
@@ -35,8 +34,10 @@ def _bundle_text(fabric: FabricView, name: str) -> str | None:
 
 
 def _technology(fabric: FabricView) -> str:
-    names = {"infiniband": "InfiniBand", "ethernet": "Ethernet", "ndr": "NDR", "xdr": "XDR", "roce": "RoCE", "1g": "1G"}
-    return " ".join(names.get(word, word) for word in fabric.technology.replace("_", "-").split("-"))
+    """`infiniband-ndr` -> 'InfiniBand NDR', `roce-400g` -> 'RoCE 400G', `ethernet-1g` -> 'Ethernet 1G'."""
+    names = {"infiniband": "InfiniBand", "ethernet": "Ethernet", "roce": "RoCE", "spectrum": "Spectrum"}
+    words = fabric.technology.replace("_", "-").split("-")
+    return " ".join(names.get(word, word.upper() if word[:1].isdigit() or len(word) <= 3 else word) for word in words)
 
 
 class TopologySVG:
