@@ -21,6 +21,7 @@ plan_patterns = [
     path("plans/<int:plan_id>/bom.pdf", views.plan_report_pdf, name="plan_report_pdf"),
     path("plans/<int:plan_id>/topology.svg", views.plan_diagram_svg, {"kind": "topology"}, name="plan_topology_svg"),
     path("plans/<int:plan_id>/racks.svg", views.plan_diagram_svg, {"kind": "racks"}, name="plan_racks_svg"),
+    path("plans/<int:plan_id>/floor.svg", views.plan_diagram_svg, {"kind": "floor"}, name="plan_floor_svg"),
     path("quotes/", views.quote_list, name="quote_list"),
     path("quotes/<int:quote_id>/active/", views.quote_active, name="quote_active"),
 ]

@@ -44,17 +44,17 @@ def bom_summary(result: Stored) -> BomView:
 
 
 def plan_diagrams(result: Stored) -> dict[str, str]:
-    """The plan's SVG diagrams (topology, racks) that its data supports, as SVG text."""
-    from .outputs.svg.racks import racks_svg
-    from .outputs.svg.topology import topology_svg
+    """The plan's SVG diagrams (topology, racks, floor) that its data supports, as SVG text for the page."""
+    from .outputs.svg.diagrams import page_diagrams
 
-    view = plan_view(result)
-    diagrams = {}
-    if view.topology is not None:
-        diagrams["topology"] = topology_svg(view.topology)
-    if view.racks is not None:
-        diagrams["racks"] = racks_svg(view.racks)
-    return diagrams
+    return page_diagrams(plan_view(result))
+
+
+def _print_diagrams(view: PlanView) -> list[str]:
+    """The same diagrams laid out for the PDF's A4 column (printed at their own size, split to fit pages)."""
+    from .outputs.svg.diagrams import print_diagrams
+
+    return print_diagrams(view)
 
 
 def report_context(plan: Any) -> dict[str, Any]:
@@ -65,7 +65,7 @@ def report_context(plan: Any) -> dict[str, Any]:
         "view": view,
         "headlines": view.headlines,
         "bom": view.bom,
-        "diagrams": list(plan_diagrams(view).values()),
+        "diagrams": _print_diagrams(view),
     }
 
 

@@ -21,6 +21,7 @@ exports = [
     path("plans/<int:pk>/topology.json", PlanViewSet.as_view({"get": "topology_json"}), name="plan-topology-json"),
     path("plans/<int:pk>/topology.svg", PlanViewSet.as_view({"get": "topology_svg"}), name="plan-topology-svg"),
     path("plans/<int:pk>/racks.svg", PlanViewSet.as_view({"get": "racks_svg"}), name="plan-racks-svg"),
+    path("plans/<int:pk>/floor.svg", PlanViewSet.as_view({"get": "floor_svg"}), name="plan-floor-svg"),
 ]
 
 urlpatterns = [

@@ -239,6 +239,10 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def racks_svg(self, request: Request, pk: str) -> HttpResponse:
         return self._diagram("racks")
 
+    @extend_schema(responses={(200, "image/svg+xml"): OpenApiTypes.STR, **{k: ERRORS[k] for k in (401, 404, 429)}})
+    def floor_svg(self, request: Request, pk: str) -> HttpResponse:
+        return self._diagram("floor")
+
     def _diagram(self, kind: str) -> HttpResponse:
         plan = self._plan()
         diagrams = plan_diagrams(plan.result)

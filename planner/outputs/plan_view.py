@@ -323,6 +323,9 @@ class PlanView:
             system=cluster.system if cluster else "?",
             systems=cluster.systems if cluster else 0,
             fabrics={key: _fabric(key, getattr(fabric, key), nodes, links) for key in FABRICS},
+            scalable_units=fabric.scalable_units if fabric.compute_fabric_needed else 0,
+            su_systems=fabric.su_systems,
+            endpoints={node.id: node.count for node in nodes if node.kind != "switch"},
         )
 
     # ---------------------------------------------------------------------------------- charts
@@ -434,7 +437,7 @@ def _rack(rack: RackEntry) -> RackView:
         RackDeviceView(item.id, item.quantity, item.rack_units or 0, item.kind or "other", item.label or item.id)
         for item in rack.items
     )
-    return RackView(rack.id, rack.role, float(rack.kw), rack.feeds, rack.cooling, rack.rack_units, devices)
+    return RackView(rack.id, rack.role, float(rack.kw), rack.feeds, rack.cooling, rack.rack_units, devices, rack.row)
 
 
 def _fabric(
@@ -463,4 +466,7 @@ def _fabric(
             "spine-core": network.spine_core_links,
         },
         bundles=bundles,
+        planes=network.planes or 1,
+        link_gbps=network.link_gbps,
+        notes=tuple(network.notes),
     )

@@ -6,7 +6,7 @@ Plain frozen dataclasses with no behaviour; `planner.outputs.plan_view` fills th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -98,6 +98,7 @@ class RackView:
     cooling: str
     used_u: int
     devices: tuple[RackDeviceView, ...]
+    row: int = 0  # the layout's row (one per scalable unit, then the central row)
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,9 @@ class FabricView:
     node_links: int
     bundle_counts: dict[str, int | None]  # node-leaf / leaf-spine / spine-core -> links
     bundles: dict[str, LinkBundle]  # the same names -> count, speed and medium from the topology
+    planes: int = 1  # parallel identical Clos fabrics; the tier counts above are totals over the planes
+    link_gbps: float = 0.0
+    notes: tuple[str, ...] = ()  # the fabric stage's own sentences (why there is no fabric, how it is built)
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,9 @@ class TopologyView:
     system: str
     systems: int
     fabrics: dict[str, FabricView]
+    scalable_units: int = 0  # the compute fabric's SUs (0 when the plan has none)
+    su_systems: int = 0  # systems an SU holds at most
+    endpoints: dict[str, int] = field(default_factory=dict)  # topology node id (storage, ufm, mgmt) -> count
 
 
 @dataclass(frozen=True)

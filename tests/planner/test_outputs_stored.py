@@ -227,7 +227,7 @@ def test_an_old_plan_that_does_not_decode_opens_with_what_can_be_read(alice_clie
     assert "training.days" not in figures and "costs.onprem.capex_usd" in figures
     bom_total = sum(Decimal(line["extended_price_usd"]) for line in old["bom"])
     assert response.context["bom"].total_usd == bom_total == Decimal(old["costs"]["onprem"]["hardware_usd"])
-    assert set(response.context["diagrams"]) == {"topology", "racks"}
+    assert set(response.context["diagrams"]) == {"topology", "racks", "floor"}  # 5 SU rows + the central row
 
     outputs = _outputs(alice_client, plan)
     assert outputs["csv"].count("\r\n") == len(old["bom"]) + 1
