@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('planner', '0006_vendor_quotes'),
+        ('planner', '0008_derive_infeasible_runs'),
     ]
 
     operations = [

@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from .cache_files import StoredResult, cache_folder, stored_result, write_replacing
-from .charts import plan_charts
+from .charts import PageChart, plan_charts
 from .plan_view import PlanView, plan_view
 
 __all__ = ["PageParts", "cached_parts_path", "code_digest", "page_parts", "page_parts_prerender"]
@@ -44,7 +44,7 @@ class PageParts:
     """What the page shows beside the figures: chart id -> plotly JSON, diagram kind -> SVG text, and the plan's
     JSON pretty-printed (the "Plan JSON" block: json.dumps with an indent runs in pure Python, 30 ms here)."""
 
-    charts: dict[str, str] = field(default_factory=dict)
+    charts: dict[str, PageChart] = field(default_factory=dict)
     diagrams: dict[str, str] = field(default_factory=dict)
     plan_json: str = ""
 
@@ -78,7 +78,8 @@ def _build(view: PlanView) -> PageParts:
 def _read(path: Path) -> PageParts | None:
     try:
         data = json.loads(path.read_bytes())
-        return PageParts(charts=dict(data["charts"]), diagrams=dict(data["diagrams"]), plan_json=str(data["plan_json"]))
+        charts = {key: PageChart(**chart) for key, chart in data["charts"].items()}
+        return PageParts(charts=charts, diagrams=dict(data["diagrams"]), plan_json=str(data["plan_json"]))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError):  # a damaged file is built again, never served

@@ -162,14 +162,16 @@ def test_16k_gpu_topology_is_a_bounded_aggregate_with_the_plans_counts():
 
 
 def test_small_topology_draws_each_switch_of_small_tiers():
-    """GB200 NVL72 x 4: compute core 12 and spine 24 switches, storage 1 spine + 3 leaves, OOB 1 spine + 4 leaves
-    (the plan's stored counts) are drawn one icon each; the one SU's 32 leaves are a count."""
+    """GB200 NVL72 x 4 (288 GPUs, below one SU): each of the 4 rails needs 72 ports, more than a 64-port QM9700, so
+    3 leaves per rail (12) under 6 spines; storage is an MLAG pair (2); out-of-band one SN2201. Every tier is small,
+    so each switch is drawn as its own icon: 12 + 6 + 2 + 1 = 21."""
     view = _golden_view("train-70b-gb200-nvl72")
     fabric = view.result.fabric
-    assert (fabric.compute.core, fabric.compute.spine, fabric.storage.spine, fabric.storage.leaf) == (12, 24, 1, 3)
+    assert (fabric.compute.leaf, fabric.compute.spine, fabric.compute.core) == (4 * 3, 6, 0)
+    assert (fabric.storage.leaf, fabric.storage.spine, fabric.oob.leaf, fabric.oob.spine) == (2, 0, 1, 0)
     root = _assert_laid_out(topology_svg(view.topology), PAGE_WIDTH_PX)
     icons = [r for r in root.iter(f"{SVG}rect") if "switch-icon" in (r.get("class") or "")]
-    assert len(icons) == 12 + 24 + 1 + 3 + fabric.oob.spine + fabric.oob.leaf
+    assert len(icons) == 12 + 6 + 2 + 1
 
 
 @pytest.mark.parametrize("name", ["train-16k-gpus", "train-70b-dgx-h100", "serve-8b-b300-small"])
