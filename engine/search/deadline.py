@@ -15,13 +15,15 @@ the second bound; only the search's work (model evaluations) falls.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from engine.performance.dp_step import StepTimes, step_memory, step_times
 from engine.performance.memory import GIB
 from engine.performance.step_time import LayoutCosts
-from engine.search.grid import BOUND_CHUNK, DivisorTable
+from engine.search.grid import BOUND_CHUNK, MISS_CHUNK, DivisorTable
 from engine.search.results import Infeasibility, Plan, SearchStats
 
 if TYPE_CHECKING:
@@ -138,23 +140,48 @@ def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest
                  j_hi[of_kept], k_cap_batch[of_kept], k_cap_cluster[of_kept], table, nz)  # fmt: skip
 
 
-def _miss(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, fits_hi, days_hi, mem_hi, miss: Infeasibility) -> None:
-    """Record the closest misses when no candidate meets the deadline at its largest size."""
-    if not np.any(fits_hi):
-        k = int(np.argmin(mem_hi))
-        miss.min_memory_gib = float(mem_hi[k]) / GIB
+def _first_fit(order: np.ndarray, memory_of: Callable[[np.ndarray], np.ndarray], hbm: float) -> int | None:
+    """The first candidate of `order` that fits memory (None when none does), checked in doubling chunks."""
+    start, chunk = 0, MISS_CHUNK
+    while start < len(order):
+        part = order[start : start + chunk]
+        ok = np.nonzero(memory_of(part) <= hbm)[0]
+        if len(ok):
+            return int(part[ok[0]])
+        start, chunk = start + chunk, chunk * 2
+    return None
+
+
+def _miss(lay: LayoutCosts, grid: _Grid, days_hi: np.ndarray, memory_of: Callable[[np.ndarray], np.ndarray],
+          hbm: float, miss: Infeasibility) -> None:  # fmt: skip
+    """Record the closest misses when no candidate meets the deadline at its largest size: the fewest expected days
+    among those that fit (among those the cluster cap limits, if any of them fits: a bigger batch cannot help
+    them, so the cap is named), and the most GPUs the batch feeds among those that fit; if none fits, the least
+    memory.
+
+    Memory (`memory_of` some candidates, at their largest size) is worked out lazily: the candidates in order of
+    days (then index, as argmin breaks ties) up to the first that fits, and in order of the GPUs the batch feeds
+    up to the first that fits; all of them only when none fits. The same misses as checking every candidate."""
+    everything = np.arange(len(grid.idx))
+    capped = everything[grid.k_cap_cluster <= grid.k_cap_batch]
+    best = _first_fit(capped[np.lexsort((capped, days_hi[capped]))], memory_of, hbm)
+    by_cap = best is not None
+    if best is None:
+        best = _first_fit(np.lexsort((everything, days_hi)), memory_of, hbm)
+    if best is None:
+        mem = memory_of(everything)
+        k = int(np.argmin(mem))
+        miss.min_memory_gib = float(mem[k]) / GIB
         miss.min_memory_layout = (int(lay.tp[grid.idx[k]]), int(lay.pp[grid.idx[k]]))
         return
-    # If some layout already reaches the cluster cap, a bigger batch cannot help: name the cap.
-    k_hi = grid.k(np.arange(len(grid.idx)), grid.j_hi)
-    capped = fits_hi & (grid.k_cap_cluster <= grid.k_cap_batch)
-    pool = capped if np.any(capped) else fits_hi
-    d = np.where(pool, days_hi, np.inf)
-    k = int(np.argmin(d))
-    miss.best_days = float(d[k])
-    miss.best_days_gpus = int(k_hi[k] * grid.unit[k])
-    miss.best_days_limit = "cluster size" if np.any(capped) else "global batch"
-    miss.batch_cap_gpus = int(np.max(np.where(fits_hi, grid.k_cap_batch * grid.unit, 0)))
+    k_hi = grid.k(everything, grid.j_hi)
+    miss.best_days = float(days_hi[best])
+    miss.best_days_gpus = int(k_hi[best] * grid.unit[best])
+    miss.best_days_limit = "cluster size" if by_cap else "global batch"
+    feeds = grid.k_cap_batch * grid.unit
+    widest = _first_fit(np.lexsort((everything, -feeds)), memory_of, hbm)
+    assert widest is not None  # `best` fits
+    miss.batch_cap_gpus = int(feeds[widest])
 
 
 def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float, nearest: bool) -> np.ndarray:
@@ -215,13 +242,27 @@ def smallest(
         return None, stats, miss
     limit = deadline_days * (1 + 1e-9)
     gps = s.system.gpus_per_system
+    seq = s.work.shape.seq_len
+
+    def timed(j: np.ndarray, sel: np.ndarray) -> tuple[StepTimes, np.ndarray, np.ndarray]:
+        """(step times, dp, expected days) of candidates `sel` at multiple index j."""
+        dp = (q[sel] * grid.k(sel, j)).astype(float)
+        t = step_times(lay, idx[sel], dp, zero[sel], s.batch_sequences, seq, s.hw, s.eff, nearest)
+        stats.model_evaluations += len(dp)
+        return t, dp, s.days(t) / s.goodput(dp * s.group(lay, idx[sel]), t)
+
+    def memory(sel: np.ndarray, dp: np.ndarray, m_eff: np.ndarray) -> np.ndarray:
+        return step_memory(lay, idx[sel], dp, zero[sel], m_eff, s.hw, s.eff).memory_bytes
 
     def evaluate(j: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        dp = (q[sel] * grid.k(sel, j)).astype(float)
-        c = s.step(lay, idx[sel], dp, zero[sel], nearest)
-        stats.model_evaluations += len(dp)
-        gpus = dp * s.group(lay, idx[sel])
-        return c.memory_bytes <= s.hw.hbm_bytes, s.days(c) / s.goodput(gpus, c), c.memory_bytes
+        """(fits, expected days, memory bytes) at j; memory is worked out only where the deadline is met (about
+        half the step model's work): elsewhere it stays inf and the candidate counts as not fitting."""
+        t, dp, days = timed(j, sel)
+        mem = np.full(len(dp), np.inf)
+        check = np.nonzero(days <= limit)[0]
+        if len(check):
+            mem[check] = memory(sel[check], dp[check], t.m_eff[check])
+        return mem <= s.hw.hbm_bytes, days, mem
 
     everything = np.arange(n)
     j_lb, j_order = _lowest_index(s, lay, grid, limit, nearest)
@@ -261,15 +302,14 @@ def smallest(
         done = take[met[take]]
         if len(done):
             best = min(best, float((-(-(grid.k(done, hi_all[done]) * grid.unit[done]) // gps)).min()))
-    stats.reject("memory", np.count_nonzero(scored & ~fits_hi))
-    stats.reject("deadline", np.count_nonzero(~possible | (scored & fits_hi & ~met)))
+    too_big = scored & ~met & (days_hi <= limit)  # meets the deadline at its largest size but does not fit
+    stats.reject("memory", np.count_nonzero(too_big))
+    stats.reject("deadline", np.count_nonzero(~possible | (scored & ~met & ~too_big)))
     stats.reject("slower_bound", np.count_nonzero(possible & ~scored))
     stats.feasible = int(np.count_nonzero(met))
-    if not np.any(met):  # nothing meets it: every candidate's largest size is scored for the closest miss
-        rest = ~scored
-        if np.any(rest):
-            fits_hi[rest], days_hi[rest], mem_hi[rest] = evaluate(grid.j_hi[rest], everything[rest])
-        _miss(s, lay, grid, fits_hi, days_hi, mem_hi, miss)
+    if not np.any(met):  # nothing meets it: the closest misses at every candidate's largest size
+        t, dp, days_hi = timed(grid.j_hi, everything)
+        _miss(lay, grid, days_hi, lambda sel: memory(sel, dp[sel], t.m_eff[sel]), s.hw.hbm_bytes, miss)
         return None, stats, miss
     # Fewest systems (a job may leave spare GPUs in its last system when the exact batch needs it), then the
     # fewest GPUs, then the fastest.

@@ -21,8 +21,11 @@ __all__ = [
     "BOUND_CHUNK",
     "CP_OPTIONS",
     "INTERLEAVE_OPTIONS",
+    "MEMORY_CHUNK",
     "MICRO_BATCH_OPTIONS",
+    "MISS_CHUNK",
     "PP_POWERS",
+    "TIME_CHUNK",
     "DivisorTable",
     "GridOptions",
     "LayoutKeys",
@@ -38,6 +41,12 @@ CP_OPTIONS = (1, 2, 4, 8, 16, 32)
 PP_POWERS = (1, 2, 4, 8, 16, 32, 64)
 # First chunk of candidates scored in lower-bound order (then doubling); a speed knob, not a model constant.
 BOUND_CHUNK = 256
+# GPU-count mode (`fixed.py`): first chunk of candidates timed per count, lowest pipeline bound first, and of timed
+# candidates checked for memory, lowest days first (each then doubling); speed knobs too.
+TIME_CHUNK = 64
+MEMORY_CHUNK = 16
+# Deadline mode's closest miss: first chunk of candidates checked for memory in order (then doubling).
+MISS_CHUNK = 64
 
 
 @dataclass(frozen=True)
