@@ -193,9 +193,10 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
     The pipeline bound takes e = 1 and is where each candidate's bisection starts (as it always has: its path,
     and so its answer, stay the same). The whole-run bound takes e an upper bound on the whole-run efficiency at
     every count from there on (`WholeRunInputs.efficiency_ceiling`: the deadline is met on the whole run, whose
-    days are the steady-state days / its efficiency), in two passes (e at the smallest size, then at the first
-    pass's bound, which is lower); it is exact too (no smaller multiple can meet the deadline) and orders and
-    prunes the candidates. j_hi + 1 when even the largest multiple cannot meet it. (Nearest batch: no bound, 1.)
+    days are the steady-state days / its efficiency), e at the pipeline bound's size; it is exact too (no smaller
+    multiple can meet the deadline) and orders and prunes the candidates. (A second pass, e at this bound's size,
+    ruled out 0.2 % more evaluations for a third of this function's time: dropped.) j_hi + 1 when even the
+    largest multiple cannot meet it. (Nearest batch: no bound, 1.)
     """
     if grid.table is None or nearest:
         ones = np.ones(len(grid.idx), dtype=np.int64)
@@ -221,7 +222,6 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
 
     pipeline = first_index(1.0)
     whole = np.maximum(pipeline, first_index(ceiling(pipeline)))
-    whole = np.maximum(whole, first_index(ceiling(whole)))
     return np.repeat(pipeline, grid.zeros), np.repeat(whole, grid.zeros)
 
 

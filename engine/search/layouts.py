@@ -109,6 +109,7 @@ class TrainingSearch:
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
         self.layout_seconds = time.perf_counter() - t0
+        self._efficiency: tuple[WholeRunInputs | None, dict[float, float]] = (None, {})
 
     def inputs_key(self) -> tuple[object, ...]:
         """Everything the search's answers depend on (`search/shared.py`): two searches with equal keys give the
@@ -272,9 +273,21 @@ class TrainingSearch:
         worked out once per distinct count (the same values, element by element)."""
         if costs is None or self.run.ramp_excess <= 0:
             counts, each = np.unique(gpus, return_inverse=True)
-            return np.asarray(run_efficiency(counts, self.run))[each.reshape(np.shape(gpus))]
+            return self._count_efficiency(counts)[each.reshape(np.shape(gpus))]
         share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)
+
+    def _count_efficiency(self, counts: np.ndarray) -> np.ndarray:
+        """`run_efficiency` of distinct GPU counts, each worked out once per search (and per `run`, which the chain
+        may replace): a search asks for the same few dozen counts in every evaluation."""
+        if self._efficiency[0] is not self.run:
+            self._efficiency = (self.run, {})
+        known = self._efficiency[1]
+        new = [n for n in counts.tolist() if n not in known]
+        if new:
+            values = np.asarray(run_efficiency(np.array(new, dtype=counts.dtype), self.run)).tolist()
+            known.update(zip(new, values, strict=True))
+        return np.array([known[n] for n in counts.tolist()])
 
     def plan(self, lay: LayoutCosts, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int, nearest: bool,
              scored: tuple[StepCosts, int] | None = None) -> Plan:  # fmt: skip
