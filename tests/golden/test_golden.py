@@ -28,6 +28,10 @@ OOB switches' uplinks; QM9700/SN5600/SN4600C figures already include their optic
 follow; no chosen system or verdict changes. The catalog version moves with the new catalog fields. The storage
 explain names its SU count reference_sus (SUs of the published size), since cluster.scalable_units now counts the
 fabric's SUs.
+Re-captured for issue 13's third speed round (search work only, no answer): the search checks memory only where
+it can decide and drops a bound pass, so only the search counters moved (training/candidates/cloud_sizings
+`search.model_evaluations`, `search.feasible`, `search.rejected_by_reason.{memory,deadline,slower_bound}`, and
+`explain.training.parallelism.inputs.layouts that fit`); every other value is the same.
 """
 
 from __future__ import annotations
@@ -112,7 +116,7 @@ INTENDED: dict[str, str] = {
     # whole-run efficiency rules candidates out before the step model runs, so fewer are scored in full, more are
     # counted under slower_bound or deadline instead of memory, and fewer of those scored are counted as fitting.
     # Every chosen layout, GPU count and figure stays the same; candidates_evaluated (every candidate decided) too.
-    r"^(candidates\[\d+\]|training)\.search\.(model_evaluations|feasible|rejected_by_reason\.\w+)"
+    r"^(candidates\[\d+\]|cloud_sizings\[\d+\]|training)\.search\.(model_evaluations|feasible|rejected_by_reason\.\w+)"
     r"(: \d+ -> \d+|: missing)$": (
         "search work: the whole-run efficiency bound rules candidates out before the step model"
     ),
