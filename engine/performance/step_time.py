@@ -256,9 +256,11 @@ def layout_costs(
     passes = np.where(rc == 2, 3.0, 2.0)
 
     # --- pipeline point-to-point: activations forward, gradients backward, v times per micro-batch. Each TP rank
-    # sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather). ---
-    pp_bw = np.where(tp * cp * pp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
-    p2p_one = eff.collective_latency_s + 2.0 * tokens * h / tp / (pp_bw * eff.scaleout)
+    # sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather).
+    # Inside one NVLink domain the transfer runs at NVLink bandwidth and NVLink's achieved share of it. ---
+    scale_up = tp * cp * pp <= hw.nvlink_domain
+    pp_bw = np.where(scale_up, hw.nvlink_bytes_s * eff.nvlink, hw.scaleout_bytes_s * eff.scaleout)
+    p2p_one = eff.collective_latency_s + 2.0 * tokens * h / tp / pp_bw
     p2p = np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
 
     # --- parameters and activations per stage position ---

@@ -32,6 +32,11 @@ Re-captured for issue 13's third speed round (search work only, no answer): the 
 it can decide and drops a bound pass, so only the search counters moved (training/candidates/cloud_sizings
 `search.model_evaluations`, `search.feasible`, `search.rejected_by_reason.{memory,deadline,slower_bound}`, and
 `explain.training.parallelism.inputs.layouts that fit`); every other value is the same.
+Re-captured for the pipeline send/receive fix (on purpose): inside an NVLink domain it now runs at NVLink's achieved
+share (nvlink_efficiency 0.75), not the scale-out fabric's (0.8). Plans whose pipeline stages share one NVLink
+domain (GB200/GB300 NVL72 with pp > 1, 8-GPU systems with tp x pp <= 8) take 5.5 % longer pipeline sends; their
+days, frontiers, energy and money rise by at most 0.024 % (train-405b-auto-120d, train-gpt3-auto-30d,
+train-70b-auto-90d's GB200 row and a few cloud rows); no GPU count, layout or chosen system changes.
 """
 
 from __future__ import annotations
