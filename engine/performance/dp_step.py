@@ -8,6 +8,10 @@ activations) is worked out once per layout into `LayoutCosts.columns` and gather
 data-parallel collectives share their ring fraction (ranks - 1) / ranks. Each figure is the same floating-point
 expression, in the same order, as when it was worked out per candidate, so every result is bit for bit the same
 (only the work per candidate falls).
+
+The step comes in two halves, `step_times` (pipeline, collectives, optimizer: the days) and `step_memory` (the
+fullest stage, most of the work per candidate), joined by `step_costs`: the searches rank candidates by their days
+first and ask for memory only where it can decide (a candidate fast enough to win, or to meet the deadline).
 """
 
 from __future__ import annotations
@@ -121,7 +125,8 @@ def step_costs(
     and `step_memory` of the same rows, joined (`join`)."""
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
-    cols = _columns(lay)[idx]  # one gather (numpy's per-call cost dominates on the search's small batches)
+    # One gather of whole rows (`take` along axis 0: about three times faster than fancy indexing here).
+    cols = _columns(lay).take(idx, axis=0)
     times = _times(lay, cols, dp, zero, batch_sequences, seq_len, hw, eff, nearest_batch)
     return join(times, _memory(lay, idx, cols, dp, zero, times.m_eff, hw, eff))
 
@@ -140,7 +145,7 @@ def step_times(
     """The step time of rows `idx` at data parallelism `dp` and ZeRO stage `zero`, without the memory (`_times`)."""
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
-    return _times(lay, _columns(lay)[idx], dp, zero, batch_sequences, seq_len, hw, eff, nearest_batch)
+    return _times(lay, _columns(lay).take(idx, axis=0), dp, zero, batch_sequences, seq_len, hw, eff, nearest_batch)
 
 
 def step_memory(
@@ -156,7 +161,7 @@ def step_memory(
     figures, bit for bit, as `step_costs` of those rows."""
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
-    return _memory(lay, idx, _columns(lay)[idx], dp, zero, m_eff, hw, eff)
+    return _memory(lay, idx, _columns(lay).take(idx, axis=0), dp, zero, m_eff, hw, eff)
 
 
 def join(times: StepTimes, memory: StepMemory) -> StepCosts:
@@ -294,7 +299,7 @@ def _memory(
     edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     assert lay.positions is not None
     weights, grads, optim, acts, total, fullest = stage_memory(
-        lay.positions[idx], ileave, layer_params, zero, dpc, edp, offload, m_eff
+        lay.positions.take(idx, axis=0), ileave, layer_params, zero, dpc, edp, offload, m_eff
     )
     reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
     return StepMemory(weights, grads, optim, acts, reserve, total + reserve, fullest)

@@ -10,7 +10,8 @@ Speed (issue 13): two exact lower bounds on each candidate's smallest multiple a
 (`_lowest_index`): the pipeline time alone, where each bisection starts, and the pipeline time over an upper
 bound on the whole-run efficiency, which orders and prunes the candidates and marks the bisection midpoints
 known to miss, so they are not evaluated. The bisection's path, and so every answer, is what it would be without
-the second bound; only the search's work (model evaluations) falls.
+the second bound; only the search's work (model evaluations) falls. Memory is worked out only where the deadline
+is met (`dp_step.step_memory`), and the closest miss checks it in order of days up to the first fit.
 """
 
 from __future__ import annotations
@@ -271,6 +272,7 @@ def smallest(
     order = everything[possible][np.argsort(systems_lb[possible], kind="stable")]
     fits_hi, days_hi, mem_hi = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, np.inf)
     scored, met, hi_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
+    days_met = np.full(n, np.inf)  # expected days at hi_all of each candidate that meets the deadline
     sorted_lb = systems_lb[order]
     best, start, chunk = np.inf, 0, BOUND_CHUNK
     while start < len(order) and sorted_lb[start] <= best:
@@ -288,6 +290,7 @@ def smallest(
         n_check = int(np.count_nonzero(check))
         at_bound = np.zeros(len(take), dtype=bool)
         at_bound[check] = fits2[:n_check] & (days2[:n_check] <= limit)
+        days_met[take[at_bound]] = days2[:n_check][at_bound[check]]
         fits_hi[take], days_hi[take], mem_hi[take] = fits2[n_check:], days2[n_check:], mem2[n_check:]
         scored[take] = True
         hi_all[take[at_bound]] = j0[at_bound]
@@ -297,7 +300,8 @@ def smallest(
         sel = rest[fits_hi[rest] & (days_hi[rest] <= limit)]
         if len(sel):
             lo = np.minimum(j_lb[sel], grid.j_hi[sel])
-            hi_all[sel] = _bisect(evaluate, sel, lo, grid.j_hi[sel].copy(), j_order[sel], limit)
+            hi_all[sel], days_met[sel] = _bisect(evaluate, sel, lo, grid.j_hi[sel].copy(), j_order[sel], limit,
+                                                 days_hi[sel].copy())  # fmt: skip
             met[sel] = True
         done = take[met[take]]
         if len(done):
@@ -312,32 +316,35 @@ def smallest(
         _miss(lay, grid, days_hi, lambda sel: memory(sel, dp[sel], t.m_eff[sel]), s.hw.hbm_bytes, miss)
         return None, stats, miss
     # Fewest systems (a job may leave spare GPUs in its last system when the exact batch needs it), then the
-    # fewest GPUs, then the fastest.
+    # fewest GPUs, then the fastest (the expected days each was found to meet the deadline with, the same figures
+    # as evaluating the finalists again); the winner alone is evaluated again to package it.
     sel = everything[met]
     gpus = grid.k(sel, hi_all[sel]) * grid.unit[sel]
     systems = -(-gpus // gps)
     fewest = (systems == systems.min()) & (gpus == gpus[systems == systems.min()].min())
     finalists = sel[fewest]
     dp_all = (q * grid.k(everything, hi_all)).astype(float)
-    c = s.step(lay, idx[finalists], dp_all[finalists], zero[finalists], nearest)
-    stats.model_evaluations += len(finalists)
-    k = int(np.argmin(s.days(c) / s.goodput(gpus[fewest].astype(float), c)))
-    return s.plan(lay, idx, zero, dp_all, int(finalists[k]), nearest, (c, k)), stats, miss
+    k = int(np.argmin(days_met[finalists]))
+    stats.model_evaluations += 1
+    return s.plan(lay, idx, zero, dp_all, int(finalists[k]), nearest), stats, miss
 
 
-def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float) -> np.ndarray:
+def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float,
+            days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel). A
     midpoint below `floor` (the whole-run bound) is known not to meet it and is not evaluated: the bisection takes
-    the same steps, and finds the same size, as one that evaluated it."""
+    the same steps, and finds the same size, as one that evaluated it. Returns the sizes found and the expected
+    days at them (`days`: those at the starting hi)."""
     while True:
         active = np.nonzero(hi - lo > 1)[0]
         if len(active) == 0:
-            return hi
+            return hi, days
         mid = (lo[active] + hi[active]) // 2
         good = np.zeros(len(active), dtype=bool)
         run = mid >= floor[active]
         if run.any():
-            fits, days, _ = evaluate(mid[run], sel[active[run]])
-            good[run] = fits & (days <= limit)
+            fits, at_mid, _ = evaluate(mid[run], sel[active[run]])
+            good[run] = fits & (at_mid <= limit)
+            days[active[run][good[run]]] = at_mid[good[run]]
         hi[active] = np.where(good, mid, hi[active])
         lo[active] = np.where(good, lo[active], mid)

@@ -7,8 +7,9 @@ ties), and the work per count is a few arrays, not a loop over layouts.
 
 Per count: dp = n / (tp x cp x pp) for each layout; layouts whose dp is not whole, does not take ep, or (with the
 exact batch) does not split the global batch are ruled out per layout, then expanded over the ZeRO stages. Branch
-and bound: candidates are scored in order of a lower bound on their days (`TrainingSearch.bound`, the pipeline
-time alone) until the count's best feasible days is below the next bound; the rest cannot win or tie.
+and bound: candidates are timed in order of a lower bound on their days (`TrainingSearch.bound`, the pipeline
+time alone) until the count's best feasible days is below the next bound, and checked for memory in order of
+their days until the best is found; the rest cannot win or tie.
 """
 
 from __future__ import annotations
@@ -137,40 +138,43 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
     n = len(idx)
     days, mem, m_eff = np.full(n, np.inf), np.full(n, np.inf), np.zeros(n)
     timed = np.zeros(n, dtype=bool)
-    at = np.zeros((n, 4), dtype=np.int64)  # time chunk, its row, memory chunk, its row
+    t_chunk, t_row, m_chunk, m_row = (np.zeros(n, dtype=np.int64) for _ in range(4))  # where each was scored
     time_chunks: list[StepTimes] = []
     memory_chunks: list[StepMemory] = []
     best = np.full(n_counts, np.inf)
     limit, memory_limit = TIME_CHUNK, MEMORY_CHUNK
     seq = s.work.shape.seq_len
+    unchecked = np.zeros(0, dtype=np.int64)  # timed, memory not yet checked (ascending)
     while True:
-        waiting = timed & ~np.isfinite(mem) & (days <= best[ci])
+        waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
         hold = ~np.isfinite(best) & (np.bincount(ci[waiting], minlength=n_counts) > 0)
         pending = np.nonzero(~timed & (days_lb <= best[ci]) & ~hold[ci])[0]
         take = _lowest(pending, ci, days_lb, limit, n_counts)
         if len(take):
             t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, nearest)
             days[take], m_eff[take], timed[take] = s.days(t), t.m_eff, True
-            at[take, 0], at[take, 1] = len(time_chunks), np.arange(len(take))
+            t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))
             time_chunks.append(t)
             for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):
                 stats[k].model_evaluations += int(count)
             limit *= 2
-            waiting = timed & ~np.isfinite(mem) & (days <= best[ci])
-        check = _lowest(np.nonzero(waiting)[0], ci, days, memory_limit, n_counts)
+            unchecked = np.union1d(unchecked, take)
+            waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
+        check = _lowest(waiting, ci, days, memory_limit, n_counts)
         if len(check) == 0 and len(take) == 0:
             break
         if len(check):
             memory = step_memory(lay, idx[check], dp[check], zero[check], m_eff[check], s.hw, s.eff)
             mem[check] = memory.memory_bytes
-            at[check, 2], at[check, 3] = len(memory_chunks), np.arange(len(check))
+            m_chunk[check], m_row[check] = len(memory_chunks), np.arange(len(check))
             memory_chunks.append(memory)
             fit = memory.memory_bytes <= s.hw.hbm_bytes
             np.minimum.at(best, ci[check][fit], days[check][fit])
             memory_limit *= 2
+            unchecked = np.setdiff1d(unchecked, check, assume_unique=True)
 
     def scored(i: int) -> tuple[StepCosts, int]:
-        t, r, mc, mr = (int(x) for x in at[i])
+        t, r, mc, mr = int(t_chunk[i]), int(t_row[i]), int(m_chunk[i]), int(m_row[i])
         one = slice(r, r + 1)
         times = StepTimes(*(f[one] for f in time_chunks[t]))
         memory = memory_chunks[mc]

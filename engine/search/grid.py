@@ -195,6 +195,7 @@ class DivisorTable:
         # Every row in one sorted array, so a lookup is one searchsorted over all candidates: row r's divisors
         # shifted by r x span, its padding at the row's end (span - 1 exceeds every divisor).
         self._width = width
+        self._table_flat = self.table.ravel()
         self._span = int(self.values.max()) + 2 if len(self.values) else 2
         shifted = np.where(self.table == np.iinfo(np.int64).max, self._span - 1, self.table)
         self._flat = (shifted + np.arange(len(self.table), dtype=np.int64)[:, None] * self._span).ravel()
@@ -217,7 +218,8 @@ class DivisorTable:
         return self._count_below(rows, np.ceil(np.minimum(x, self._span - 1)), "left")
 
     def at(self, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
-        return self.table[rows, np.maximum(index, 0)]
+        """Row r's index-th divisor per candidate (index < 0 reads the first), as one flat `take`."""
+        return self._table_flat.take(rows * self._width + np.maximum(index, 0))
 
 
 def _divisors(n: int) -> list[int]:

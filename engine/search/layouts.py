@@ -227,12 +227,6 @@ class TrainingSearch:
         z = self.spec.parallelism.zero_stage
         return [z] if z is not None else list(ZERO_OPTIONS)
 
-    def candidates(self, lay: LayoutCosts) -> tuple[np.ndarray, np.ndarray]:
-        """(layout index, zero stage) for every candidate, flattened."""
-        n = len(lay.tp)
-        zeros = np.array(self._zero_options(), dtype=np.int64)
-        return np.repeat(np.arange(n), len(zeros)), np.tile(zeros, n)
-
     def group(self, lay: LayoutCosts, idx: np.ndarray | slice) -> np.ndarray:
         """GPUs per data-parallel rank: tp x cp x pp."""
         assert lay.cp is not None

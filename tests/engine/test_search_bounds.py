@@ -124,8 +124,10 @@ def test_bisection_skipping_known_misses_finds_the_same_size():
 
     sel = np.arange(n)
     lo = np.full(n, -1)
-    everything = deadline._bisect(evaluate_with("all"), sel, lo.copy(), hi.copy(), np.zeros(n, dtype=int), 1.5)
-    floored = deadline._bisect(evaluate_with("floor"), sel, lo.copy(), hi.copy(), first, 1.5)
+    start = np.full(n, 1.0)
+    everything, _ = deadline._bisect(evaluate_with("all"), sel, lo.copy(), hi.copy(), np.zeros(n, dtype=int), 1.5,
+                                     start.copy())  # fmt: skip
+    floored, _ = deadline._bisect(evaluate_with("floor"), sel, lo.copy(), hi.copy(), first, 1.5, start.copy())
     assert np.array_equal(everything, floored)
     assert calls["floor"] < calls["all"]
 
