@@ -158,7 +158,7 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
             for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):
                 stats[k].model_evaluations += int(count)
             limit *= 2
-            unchecked = np.union1d(unchecked, take)
+            unchecked = np.sort(np.concatenate([unchecked, take]))
             waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
         check = _lowest(waiting, ci, days, memory_limit, n_counts)
         if len(check) == 0 and len(take) == 0:
@@ -171,7 +171,7 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
             fit = memory.memory_bytes <= s.hw.hbm_bytes
             np.minimum.at(best, ci[check][fit], days[check][fit])
             memory_limit *= 2
-            unchecked = np.setdiff1d(unchecked, check, assume_unique=True)
+            unchecked = unchecked[~np.isfinite(mem[unchecked])]
 
     def scored(i: int) -> tuple[StepCosts, int]:
         t, r, mc, mr = int(t_chunk[i]), int(t_row[i]), int(m_chunk[i]), int(m_row[i])
