@@ -82,6 +82,20 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
     return lay.columns
 
 
+# The columns `step_memory` reads (ep, cp, layer_params, offload, interleaving factor), kept apart so a memory
+# check gathers 5 columns per candidate, not all of them.
+_MEMORY_COLUMNS = [9, 10, 11, 12, 21]
+
+
+def _memory_columns(lay: LayoutCosts) -> np.ndarray:
+    """`_columns`' memory columns, stacked once (kept with the layout costs' derived figures)."""
+    cols = lay.derived.get("step_memory_columns")
+    if cols is None:
+        cols = np.ascontiguousarray(_columns(lay)[:, _MEMORY_COLUMNS])
+        lay.derived["step_memory_columns"] = cols
+    return cols
+
+
 class StepTimes(NamedTuple):
     """The time half of `StepCosts` (`step_times`): everything but memory, for the searches that rank candidates
     by days before asking which of them fit (`search/fixed.py`). Field names match `StepCosts`."""
@@ -128,7 +142,7 @@ def step_costs(
     # One gather of whole rows (`take` along axis 0: about three times faster than fancy indexing here).
     cols = _columns(lay).take(idx, axis=0)
     times = _times(lay, cols, dp, zero, batch_sequences, seq_len, hw, eff, nearest_batch)
-    return join(times, _memory(lay, idx, cols, dp, zero, times.m_eff, hw, eff))
+    return join(times, _memory(lay, idx, _memory_columns(lay).take(idx, axis=0), dp, zero, times.m_eff, hw, eff))
 
 
 def step_times(
@@ -161,7 +175,7 @@ def step_memory(
     figures, bit for bit, as `step_costs` of those rows."""
     dp = np.asarray(dp, dtype=float)
     zero = np.asarray(zero)
-    return _memory(lay, idx, _columns(lay).take(idx, axis=0), dp, zero, m_eff, hw, eff)
+    return _memory(lay, idx, _memory_columns(lay).take(idx, axis=0), dp, zero, m_eff, hw, eff)
 
 
 def join(times: StepTimes, memory: StepMemory) -> StepCosts:
@@ -293,8 +307,8 @@ def _memory(
     hw: Hardware,
     eff: Efficiency,
 ) -> StepMemory:
-    """The fullest stage's memory (`layout_terms.stage_memory`) of the gathered rows `cols` (of `idx`)."""
-    ep, cp, layer_params, offload, ileave = cols[:, 9], cols[:, 10], cols[:, 11], cols[:, 12], cols[:, 21]
+    """The fullest stage's memory (`layout_terms.stage_memory`) of rows `idx` (`cols`: their memory columns)."""
+    ep, cp, layer_params, offload, ileave = cols.T
     dpc = dp * cp  # ranks holding the same weights
     edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     assert lay.positions is not None

@@ -148,7 +148,8 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
     while True:
         waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
         hold = ~np.isfinite(best) & (np.bincount(ci[waiting], minlength=n_counts) > 0)
-        pending = np.nonzero(~timed & (days_lb <= best[ci]) & ~hold[ci])[0]
+        open_ = ~timed & (days_lb <= best[ci])
+        pending = np.nonzero(open_ & ~hold[ci] if hold.any() else open_)[0]
         take = _lowest(pending, ci, days_lb, limit, n_counts)
         if len(take):
             t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, nearest)
