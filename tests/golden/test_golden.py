@@ -31,7 +31,8 @@ fabric's SUs.
 Re-captured for issue 13's third speed round (search work only, no answer): the search checks memory only where
 it can decide and drops a bound pass, so only the search counters moved (training/candidates/cloud_sizings
 `search.model_evaluations`, `search.feasible`, `search.rejected_by_reason.{memory,deadline,slower_bound}`, and
-`explain.training.parallelism.inputs.layouts that fit`); every other value is the same.
+`explain.training.parallelism.inputs.layouts that fit`); every other value is the same. Later in that round only
+`search.model_evaluations` moved again (the deadline winner read from the days it was found with).
 Re-captured for the pipeline send/receive fix (on purpose): inside an NVLink domain it now runs at NVLink's achieved
 share (nvlink_efficiency 0.75), not the scale-out fabric's (0.8). Plans whose pipeline stages share one NVLink
 domain (GB200/GB300 NVL72 with pp > 1, 8-GPU systems with tp x pp <= 8) take 5.5 % longer pipeline sends; their
