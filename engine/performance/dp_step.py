@@ -8,12 +8,16 @@ activations) is worked out once per layout into `LayoutCosts.columns` and gather
 data-parallel collectives share their ring fraction (ranks - 1) / ranks. Each figure is the same floating-point
 expression, in the same order, as when it was worked out per candidate, so every result is bit for bit the same
 (only the work per candidate falls).
+
+The step comes in two halves, `step_times` (pipeline, collectives, optimizer: the days) and `step_memory` (the
+fullest stage, most of the work per candidate), joined by `step_costs`: the searches rank candidates by their days
+first and ask for memory only where it can decide (a candidate fast enough to win, or to meet the deadline).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -23,7 +27,7 @@ from engine.performance.roofline import OPTIMIZER_BYTES_PER_PARAM, Efficiency, H
 if TYPE_CHECKING:
     from engine.performance.step_time import LayoutCosts
 
-__all__ = ["StepCosts", "step_costs"]
+__all__ = ["StepCosts", "StepMemory", "StepTimes", "join", "step_costs", "step_memory", "step_times"]
 
 # The per-layout columns `step_costs` gathers at once (`_columns`), in this order.
 _COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
@@ -78,6 +82,48 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
     return lay.columns
 
 
+# The columns `step_memory` reads (ep, cp, layer_params, offload, interleaving factor), kept apart so a memory
+# check gathers 5 columns per candidate, not all of them.
+_MEMORY_COLUMNS = [9, 10, 11, 12, 21]
+
+
+def _memory_columns(lay: LayoutCosts) -> np.ndarray:
+    """`_columns`' memory columns, stacked once (kept with the layout costs' derived figures)."""
+    cols = lay.derived.get("step_memory_columns")
+    if cols is None:
+        cols = np.ascontiguousarray(_columns(lay)[:, _MEMORY_COLUMNS])
+        lay.derived["step_memory_columns"] = cols
+    return cols
+
+
+class StepTimes(NamedTuple):
+    """The time half of `StepCosts` (`step_times`): everything but memory, for the searches that rank candidates
+    by days before asking which of them fit (`search/fixed.py`). Field names match `StepCosts`."""
+
+    micro_batches: np.ndarray
+    m_eff: np.ndarray  # micro-batches per step, at least one (what memory and the pipeline count)
+    step_time_s: np.ndarray
+    pipeline_time_s: np.ndarray
+    bubble_time_s: np.ndarray
+    dp_exposed_time_s: np.ndarray
+    optimizer_time_s: np.ndarray
+    offload_time_s: np.ndarray
+    tokens_per_step: np.ndarray
+    batch_exact: np.ndarray
+
+
+class StepMemory(NamedTuple):
+    """The memory half of `StepCosts` (`step_memory`): bytes per GPU of the fullest stage."""
+
+    weights_bytes: np.ndarray
+    gradients_bytes: np.ndarray
+    optimizer_bytes: np.ndarray
+    activations_bytes: np.ndarray
+    reserve_bytes: float
+    memory_bytes: np.ndarray
+    fullest_stage: np.ndarray
+
+
 def step_costs(
     lay: LayoutCosts,
     idx: np.ndarray,
@@ -89,9 +135,83 @@ def step_costs(
     eff: Efficiency,
     nearest_batch: bool = False,
 ) -> StepCosts:
-    """Broadcast layout costs (rows `idx`) over data parallelism `dp` and ZeRO stage `zero` (0-3).
+    """Broadcast layout costs (rows `idx`) over data parallelism `dp` and ZeRO stage `zero` (0-3): `step_times`
+    and `step_memory` of the same rows, joined (`join`)."""
+    dp = np.asarray(dp, dtype=float)
+    zero = np.asarray(zero)
+    # One gather of whole rows (`take` along axis 0: about three times faster than fancy indexing here).
+    cols = _columns(lay).take(idx, axis=0)
+    times = _times(lay, cols, dp, zero, batch_sequences, seq_len, hw, eff, nearest_batch)
+    return join(times, _memory(lay, idx, _memory_columns(lay).take(idx, axis=0), dp, zero, times.m_eff, hw, eff))
 
-    m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
+
+def step_times(
+    lay: LayoutCosts,
+    idx: np.ndarray,
+    dp: np.ndarray,
+    zero: np.ndarray,
+    batch_sequences: int,
+    seq_len: int,
+    hw: Hardware,
+    eff: Efficiency,
+    nearest_batch: bool = False,
+) -> StepTimes:
+    """The step time of rows `idx` at data parallelism `dp` and ZeRO stage `zero`, without the memory (`_times`)."""
+    dp = np.asarray(dp, dtype=float)
+    zero = np.asarray(zero)
+    return _times(lay, _columns(lay).take(idx, axis=0), dp, zero, batch_sequences, seq_len, hw, eff, nearest_batch)
+
+
+def step_memory(
+    lay: LayoutCosts,
+    idx: np.ndarray,
+    dp: np.ndarray,
+    zero: np.ndarray,
+    m_eff: np.ndarray,
+    hw: Hardware,
+    eff: Efficiency,
+) -> StepMemory:
+    """The memory of rows `idx` at `dp`, `zero` and `m_eff` micro-batches per step (`StepTimes.m_eff`): the same
+    figures, bit for bit, as `step_costs` of those rows."""
+    dp = np.asarray(dp, dtype=float)
+    zero = np.asarray(zero)
+    return _memory(lay, idx, _memory_columns(lay).take(idx, axis=0), dp, zero, m_eff, hw, eff)
+
+
+def join(times: StepTimes, memory: StepMemory) -> StepCosts:
+    """`StepCosts` from its two halves (of the same rows)."""
+    return StepCosts(
+        micro_batches=times.micro_batches,
+        step_time_s=times.step_time_s,
+        pipeline_time_s=times.pipeline_time_s,
+        bubble_time_s=times.bubble_time_s,
+        dp_exposed_time_s=times.dp_exposed_time_s,
+        optimizer_time_s=times.optimizer_time_s,
+        tokens_per_step=times.tokens_per_step,
+        weights_bytes=memory.weights_bytes,
+        gradients_bytes=memory.gradients_bytes,
+        optimizer_bytes=memory.optimizer_bytes,
+        activations_bytes=memory.activations_bytes,
+        reserve_bytes=memory.reserve_bytes,
+        memory_bytes=memory.memory_bytes,
+        batch_exact=times.batch_exact,
+        fullest_stage=memory.fullest_stage,
+        offload_time_s=times.offload_time_s,
+    )
+
+
+def _times(
+    lay: LayoutCosts,
+    cols: np.ndarray,
+    dp: np.ndarray,
+    zero: np.ndarray,
+    batch_sequences: int,
+    seq_len: int,
+    hw: Hardware,
+    eff: Efficiency,
+    nearest_batch: bool,
+) -> StepTimes:
+    """m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
     `batch_exact` says so) or, with `nearest_batch`, the nearest whole number. A 1F1B pipeline takes
     m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over dp x cp (weights
     are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
@@ -102,14 +222,11 @@ def step_costs(
     With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
     over dp x cp / ep ranks, so its gradient collectives and ZeRO sharding run over those.
 
-    About 80 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
-    same indexed arrays; the fullest stage's memory is apart in `layout_terms.stage_memory`.
+    About 70 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
+    same indexed arrays.
     """
-    dp = np.asarray(dp, dtype=float)
-    zero = np.asarray(zero)
-    cols = _columns(lay)[idx]  # one gather (numpy's per-call cost dominates on the search's small batches)
-    (_tp, _pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, layer_params, offload, chunks,
-     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, ileave) = cols.T  # fmt: skip
+    (_tp, _pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, _layer_params, offload, chunks,
+     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     any_experts = bool(experts.any())
@@ -166,26 +283,37 @@ def step_costs(
         offload_time = np.zeros_like(dp)
         step = step + optimizer_time
 
-    assert lay.positions is not None
-    weights, grads, optim, acts, total, fullest = stage_memory(
-        lay.positions[idx], ileave, layer_params, zero, dpc, edp, offload, m_eff
-    )
-    reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
-    return StepCosts(
+    return StepTimes(
         micro_batches=m,
+        m_eff=m_eff,
         step_time_s=step,
         pipeline_time_s=pipeline,
         bubble_time_s=bubble,
         dp_exposed_time_s=dp_exposed,
         optimizer_time_s=optimizer_time,
-        tokens_per_step=dp * mb * m * seq_len,
-        weights_bytes=weights,
-        gradients_bytes=grads,
-        optimizer_bytes=optim,
-        activations_bytes=acts,
-        reserve_bytes=reserve,
-        memory_bytes=total + reserve,
-        batch_exact=dp * mb * m == batch_sequences,
-        fullest_stage=fullest,
         offload_time_s=offload_time,
+        tokens_per_step=dp * mb * m * seq_len,
+        batch_exact=dp * mb * m == batch_sequences,
     )
+
+
+def _memory(
+    lay: LayoutCosts,
+    idx: np.ndarray,
+    cols: np.ndarray,
+    dp: np.ndarray,
+    zero: np.ndarray,
+    m_eff: np.ndarray,
+    hw: Hardware,
+    eff: Efficiency,
+) -> StepMemory:
+    """The fullest stage's memory (`layout_terms.stage_memory`) of rows `idx` (`cols`: their memory columns)."""
+    ep, cp, layer_params, offload, ileave = cols.T
+    dpc = dp * cp  # ranks holding the same weights
+    edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
+    assert lay.positions is not None
+    weights, grads, optim, acts, total, fullest = stage_memory(
+        lay.positions.take(idx, axis=0), ileave, layer_params, zero, dpc, edp, offload, m_eff
+    )
+    reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
+    return StepMemory(weights, grads, optim, acts, reserve, total + reserve, fullest)

@@ -192,6 +192,43 @@ def _layer_forward(
     return _LayerForward(gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f)
 
 
+def _layer_terms(
+    work: Workload,
+    hw: Hardware,
+    eff: Efficiency,
+    tp: np.ndarray,
+    mb: np.ndarray,
+    cp: np.ndarray,
+    ep: np.ndarray,
+    rc: np.ndarray,
+    fp8_activations: bool,
+) -> tuple[np.ndarray, ...]:
+    """Per-layer figures of rows (tp, micro-batch, cp, ep, recompute): one layer's time per micro-batch (forward,
+    backward and recompute), the LM head's, the TP / EP / CP communication inside it, the replicated KV parameters,
+    and the activations per layer (stored, and full recompute's working set)."""
+    s = work.shape
+    h, vocab = float(s.hidden), float(s.vocab)
+    tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
+    sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
+    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep)
+    kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
+    cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
+    per_layer_acts, act_none, replay_bytes = position_activations(
+        work, eff.flash_attention, tokens, tp, sp, rc, fp8_activations, kv_acts
+    )
+    fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f
+    bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b
+    # Full recompute replays the forward (with its collectives); selective replays the attention core (which
+    # fused attention already does inside its backward) and, with fused attention, the norms and activation.
+    cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)
+    recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, (0.0 if eff.flash_attention else attn_f) + cheap, 0.0))
+    layer_time = fwd + bwd + recompute_extra
+
+    # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
+    head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
+    return layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none
+
+
 def layout_costs(
     work: Workload,
     hw: Hardware,
@@ -232,33 +269,28 @@ def layout_costs(
     counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
     h, vocab = float(s.hidden), float(s.vocab)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
-    sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
-
-    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep)
-    kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
-    cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
-    per_layer_acts, act_none, replay_bytes = position_activations(
-        work, eff.flash_attention, tokens, tp, sp, rc, memory.fp8_activations, kv_acts
+    # Everything per layer depends on (tp, micro-batch, cp, ep, recompute) alone, a few hundred distinct rows in a
+    # grid of thousands (the rest is stage splits, pipeline degrees and interleaving): worked out once per distinct
+    # row, then read per layout (the same elementwise figures, bit for bit).
+    code = tp
+    for column in (mb, cp, ep, rc):  # mixed radix: each column below its largest value + 1 (whole numbers)
+        code = code * (float(np.max(column, initial=0)) + 1.0) + column
+    _codes, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    terms = _layer_terms(work, hw, eff, tp[first], mb[first], cp[first], ep[first], rc[first], memory.fp8_activations)
+    layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none = (
+        t[inverse.ravel()] for t in terms
     )
-    fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f
-    bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b
-    # Full recompute replays the forward (with its collectives); selective replays the attention core (which
-    # fused attention already does inside its backward) and, with fused attention, the norms and activation.
-    cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)
-    recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, (0.0 if eff.flash_attention else attn_f) + cheap, 0.0))
-    layer_time = fwd + bwd + recompute_extra
-
-    # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
-    head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
     most_layers = counts.max(axis=1)
     stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1)
     body = most_layers * layer_time
     passes = np.where(rc == 2, 3.0, 2.0)
 
     # --- pipeline point-to-point: activations forward, gradients backward, v times per micro-batch. Each TP rank
-    # sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather). ---
-    pp_bw = np.where(tp * cp * pp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
-    p2p_one = eff.collective_latency_s + 2.0 * tokens * h / tp / (pp_bw * eff.scaleout)
+    # sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather).
+    # Inside one NVLink domain the transfer runs at NVLink bandwidth and NVLink's achieved share of it. ---
+    scale_up = tp * cp * pp <= hw.nvlink_domain
+    pp_bw = np.where(scale_up, hw.nvlink_bytes_s * eff.nvlink, hw.scaleout_bytes_s * eff.scaleout)
+    p2p_one = eff.collective_latency_s + 2.0 * tokens * h / tp / pp_bw
     p2p = np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
 
     # --- parameters and activations per stage position ---

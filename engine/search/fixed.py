@@ -7,8 +7,9 @@ ties), and the work per count is a few arrays, not a loop over layouts.
 
 Per count: dp = n / (tp x cp x pp) for each layout; layouts whose dp is not whole, does not take ep, or (with the
 exact batch) does not split the global batch are ruled out per layout, then expanded over the ZeRO stages. Branch
-and bound: candidates are scored in order of a lower bound on their days (`TrainingSearch.bound`, the pipeline
-time alone) until the count's best feasible days is below the next bound; the rest cannot win or tie.
+and bound: candidates are timed in order of a lower bound on their days (`TrainingSearch.bound`, the pipeline
+time alone) until the count's best feasible days is below the next bound, and checked for memory in order of
+their days until the best is found; the rest cannot win or tie.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.performance.dp_step import StepMemory, StepTimes, join, step_memory, step_times
 from engine.performance.memory import GIB
 from engine.performance.step_time import LayoutCosts, StepCosts
-from engine.search.grid import BOUND_CHUNK
+from engine.search.grid import MEMORY_CHUNK, TIME_CHUNK
 from engine.search.results import Infeasibility, Plan, SearchStats
 
 if TYPE_CHECKING:
@@ -88,7 +90,7 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
     ci, li, dp, days_lb = _filter(s, lay, counts, nearest, stats, misses, nz)
     ci, idx, zero = np.repeat(ci, nz), np.repeat(li, nz), np.tile(zeros, len(li))
     dp, days_lb = np.repeat(dp, nz), np.repeat(days_lb, nz)
-    days, mem, chunks = _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, len(counts))
+    days, mem, scored = _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, len(counts))
     done = np.isfinite(mem)
     fits = done & (mem <= s.hw.hbm_bytes)
     bounds = np.searchsorted(ci, np.arange(len(counts) + 1))
@@ -107,39 +109,77 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
             out.append((None, st, miss))
             continue
         best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
-        scored = next((c_, int(np.nonzero(take == best)[0][0])) for take, c_ in chunks if (take == best).any())
-        out.append((s.plan(lay, idx, zero, dp, best, nearest, scored), st, miss))
+        out.append((s.plan(lay, idx, zero, dp, best, nearest, scored(best)), st, miss))
     return out
 
 
+def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_counts: int) -> np.ndarray:
+    """Of the `pending` candidates (ascending, so grouped by count), each count's `limit` lowest by `key`."""
+    cuts = np.searchsorted(ci[pending], np.arange(n_counts + 1))
+    parts = []
+    for c in range(n_counts):
+        part = pending[cuts[c] : cuts[c + 1]]
+        if len(part) > limit:
+            part = part[np.argpartition(key[part], limit - 1)[:limit]]
+        parts.append(part)
+    return np.concatenate(parts) if parts else pending
+
+
 def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_counts):
-    """Branch and bound over all counts at once: score each count's BOUND_CHUNK lowest bounds, then every other
-    candidate whose bound does not exceed its count's best feasible days (a count with nothing feasible yet
-    takes its next, doubled, chunk). Each count's candidates are one contiguous slice (`ci` is sorted), so the
-    per-count work is a slice and a partial sort. Returns (days, memory bytes (inf where unscored), chunks)."""
+    """Branch and bound over all counts at once, in two tiers. Step times (the exact days) are worked out for
+    each count's TIME_CHUNK lowest pipeline bounds (then doubling), then for every other candidate whose bound
+    does not exceed its count's best feasible days; memory (`dp_step.step_memory`, most of the step model's work
+    per candidate) only for timed candidates whose exact days do not exceed it, lowest days first (MEMORY_CHUNK
+    per count, then doubling); a count still without a feasible plan times no more until its timed candidates
+    are checked. Every candidate whose days could win or tie is checked, so each count's winner is the one a
+    full scoring finds; most of the rest are never checked for memory. Each count's candidates are one
+    contiguous slice (`ci` is sorted). Returns (days, memory bytes (inf where not checked), scored) with
+    `scored(i)` the `StepCosts` of checked candidate i and its row."""
     n = len(idx)
-    days, mem = np.full(n, np.inf), np.full(n, np.inf)
-    chunks: list[tuple[np.ndarray, StepCosts]] = []
+    days, mem, m_eff = np.full(n, np.inf), np.full(n, np.inf), np.zeros(n)
+    timed = np.zeros(n, dtype=bool)
+    t_chunk, t_row, m_chunk, m_row = (np.zeros(n, dtype=np.int64) for _ in range(4))  # where each was scored
+    time_chunks: list[StepTimes] = []
+    memory_chunks: list[StepMemory] = []
     best = np.full(n_counts, np.inf)
-    limit = BOUND_CHUNK
+    limit, memory_limit = TIME_CHUNK, MEMORY_CHUNK
+    seq = s.work.shape.seq_len
+    unchecked = np.zeros(0, dtype=np.int64)  # timed, memory not yet checked (ascending)
     while True:
-        # Every count's unscored candidates within its best so far, at once (ascending, so grouped by count).
-        pending_all = np.nonzero(~np.isfinite(mem) & (days_lb <= best[ci]))[0]
-        cuts = np.searchsorted(ci[pending_all], np.arange(n_counts + 1))
-        parts = []
-        for c in range(n_counts):
-            pending = pending_all[cuts[c] : cuts[c + 1]]
-            if len(pending) > limit:
-                pending = pending[np.argpartition(days_lb[pending], limit - 1)[:limit]]
-            parts.append(pending)
-        take = np.concatenate(parts)
-        if len(take) == 0:
-            return days, mem, chunks
-        c_ = s.step(lay, idx[take], dp[take], zero[take], nearest)
-        days[take], mem[take] = s.days(c_), c_.memory_bytes
-        chunks.append((take, c_))
-        for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):
-            stats[k].model_evaluations += int(count)
-        fit = c_.memory_bytes <= s.hw.hbm_bytes
-        np.minimum.at(best, ci[take][fit], days[take][fit])
-        limit *= 2
+        waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
+        hold = ~np.isfinite(best) & (np.bincount(ci[waiting], minlength=n_counts) > 0)
+        open_ = ~timed & (days_lb <= best[ci])
+        pending = np.nonzero(open_ & ~hold[ci] if hold.any() else open_)[0]
+        take = _lowest(pending, ci, days_lb, limit, n_counts)
+        if len(take):
+            t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, nearest)
+            days[take], m_eff[take], timed[take] = s.days(t), t.m_eff, True
+            t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))
+            time_chunks.append(t)
+            for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):
+                stats[k].model_evaluations += int(count)
+            limit *= 2
+            unchecked = np.sort(np.concatenate([unchecked, take]))
+            waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
+        check = _lowest(waiting, ci, days, memory_limit, n_counts)
+        if len(check) == 0 and len(take) == 0:
+            break
+        if len(check):
+            memory = step_memory(lay, idx[check], dp[check], zero[check], m_eff[check], s.hw, s.eff)
+            mem[check] = memory.memory_bytes
+            m_chunk[check], m_row[check] = len(memory_chunks), np.arange(len(check))
+            memory_chunks.append(memory)
+            fit = memory.memory_bytes <= s.hw.hbm_bytes
+            np.minimum.at(best, ci[check][fit], days[check][fit])
+            memory_limit *= 2
+            unchecked = unchecked[~np.isfinite(mem[unchecked])]
+
+    def scored(i: int) -> tuple[StepCosts, int]:
+        t, r, mc, mr = int(t_chunk[i]), int(t_row[i]), int(m_chunk[i]), int(m_row[i])
+        one = slice(r, r + 1)
+        times = StepTimes(*(f[one] for f in time_chunks[t]))
+        memory = memory_chunks[mc]
+        part = StepMemory(*(f if k == 4 else f[mr : mr + 1] for k, f in enumerate(memory)))
+        return join(times, part), 0
+
+    return days, mem, scored

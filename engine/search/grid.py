@@ -21,8 +21,11 @@ __all__ = [
     "BOUND_CHUNK",
     "CP_OPTIONS",
     "INTERLEAVE_OPTIONS",
+    "MEMORY_CHUNK",
     "MICRO_BATCH_OPTIONS",
+    "MISS_CHUNK",
     "PP_POWERS",
+    "TIME_CHUNK",
     "DivisorTable",
     "GridOptions",
     "LayoutKeys",
@@ -38,6 +41,12 @@ CP_OPTIONS = (1, 2, 4, 8, 16, 32)
 PP_POWERS = (1, 2, 4, 8, 16, 32, 64)
 # First chunk of candidates scored in lower-bound order (then doubling); a speed knob, not a model constant.
 BOUND_CHUNK = 256
+# GPU-count mode (`fixed.py`): first chunk of candidates timed per count, lowest pipeline bound first, and of timed
+# candidates checked for memory, lowest days first (each then doubling); speed knobs too.
+TIME_CHUNK = 64
+MEMORY_CHUNK = 16
+# Deadline mode's closest miss: first chunk of candidates checked for memory in order (then doubling).
+MISS_CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -186,6 +195,7 @@ class DivisorTable:
         # Every row in one sorted array, so a lookup is one searchsorted over all candidates: row r's divisors
         # shifted by r x span, its padding at the row's end (span - 1 exceeds every divisor).
         self._width = width
+        self._table_flat = self.table.ravel()
         self._span = int(self.values.max()) + 2 if len(self.values) else 2
         shifted = np.where(self.table == np.iinfo(np.int64).max, self._span - 1, self.table)
         self._flat = (shifted + np.arange(len(self.table), dtype=np.int64)[:, None] * self._span).ravel()
@@ -208,7 +218,8 @@ class DivisorTable:
         return self._count_below(rows, np.ceil(np.minimum(x, self._span - 1)), "left")
 
     def at(self, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
-        return self.table[rows, np.maximum(index, 0)]
+        """Row r's index-th divisor per candidate (index < 0 reads the first), as one flat `take`."""
+        return self._table_flat.take(rows * self._width + np.maximum(index, 0))
 
 
 def _divisors(n: int) -> list[int]:

@@ -109,6 +109,7 @@ class TrainingSearch:
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
         self.layout_seconds = time.perf_counter() - t0
+        self._efficiency: tuple[WholeRunInputs | None, np.ndarray, np.ndarray] = (None, np.zeros(0), np.zeros(0))
 
     def inputs_key(self) -> tuple[object, ...]:
         """Everything the search's answers depend on (`search/shared.py`): two searches with equal keys give the
@@ -226,22 +227,12 @@ class TrainingSearch:
         z = self.spec.parallelism.zero_stage
         return [z] if z is not None else list(ZERO_OPTIONS)
 
-    def candidates(self, lay: LayoutCosts) -> tuple[np.ndarray, np.ndarray]:
-        """(layout index, zero stage) for every candidate, flattened."""
-        n = len(lay.tp)
-        zeros = np.array(self._zero_options(), dtype=np.int64)
-        return np.repeat(np.arange(n), len(zeros)), np.tile(zeros, n)
-
     def group(self, lay: LayoutCosts, idx: np.ndarray | slice) -> np.ndarray:
         """GPUs per data-parallel rank: tp x cp x pp."""
         assert lay.cp is not None
         if lay.group is None:
             lay.group = (lay.tp * lay.cp * lay.pp).astype(np.int64)
         return lay.group[idx]
-
-    def need_m(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
-        pp = lay.pp[idx]
-        return np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
 
     def layout_keys(self, lay: LayoutCosts) -> LayoutKeys:
         """The per-layout figures every query filters and bounds on (`grid.LayoutKeys`), once per grid (kept with
@@ -267,14 +258,30 @@ class TrainingSearch:
 
     def goodput(self, gpus: np.ndarray, costs: StepCosts | None = None) -> np.ndarray:
         """Vectorised whole-run efficiency (whole_run.run_efficiency): expected days = ideal days / this. With the
-        layouts' step costs it also counts the model's batch ramp-up (none without a ramp). Without a ramp it
-        depends on the GPU count alone, and a search's thousands of candidates share a few dozen counts: it is
-        worked out once per distinct count (the same values, element by element)."""
+        layouts' step costs it also counts the model's batch ramp-up; without a ramp it depends on the GPU count
+        alone (`_count_efficiency`)."""
         if costs is None or self.run.ramp_excess <= 0:
-            counts, each = np.unique(gpus, return_inverse=True)
-            return np.asarray(run_efficiency(counts, self.run))[each.reshape(np.shape(gpus))]
+            return self._count_efficiency(np.asarray(gpus, dtype=float))
         share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)
+
+    def _count_efficiency(self, gpus: np.ndarray) -> np.ndarray:
+        """`run_efficiency` per GPU count: a search's thousands of candidates share a few dozen counts, each worked
+        out once per search (and `run`, which the chain may replace) into a sorted table later evaluations read."""
+        run, counts, values = self._efficiency
+        if run is not self.run:
+            counts, values = np.zeros(0), np.zeros(0)
+        pos = np.minimum(np.searchsorted(counts, gpus), max(len(counts) - 1, 0))
+        known = counts[pos] == gpus if len(counts) else np.zeros(np.shape(gpus), dtype=bool)
+        if not np.all(known):
+            new = np.unique(gpus[~known])
+            counts = np.concatenate([counts, new])
+            values = np.concatenate([values, np.asarray(run_efficiency(new, self.run), dtype=float)])
+            order = np.argsort(counts)
+            counts, values = counts[order], values[order]
+            pos = np.searchsorted(counts, gpus)
+        self._efficiency = (self.run, counts, values)
+        return values[pos]
 
     def plan(self, lay: LayoutCosts, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int, nearest: bool,
              scored: tuple[StepCosts, int] | None = None) -> Plan:  # fmt: skip
@@ -347,7 +354,7 @@ class TrainingSearch:
 
     def _batch_cap_gpus(self, lay: LayoutCosts, idx: np.ndarray) -> int:
         """Most GPUs the global batch can feed with any of these layouts (dp x mb x need_m <= sequences)."""
-        max_dp = np.floor(self.batch_sequences / (lay.micro_batch[idx] * self.need_m(lay, idx)))
+        max_dp = np.floor(self.batch_sequences / (lay.micro_batch[idx] * self.layout_keys(lay).need_m[idx]))
         return int(np.max(self.group(lay, idx) * max_dp)) if len(idx) else 0
 
     # ------------------------------------------------------------------ deadline mode

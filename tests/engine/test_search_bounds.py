@@ -124,8 +124,10 @@ def test_bisection_skipping_known_misses_finds_the_same_size():
 
     sel = np.arange(n)
     lo = np.full(n, -1)
-    everything = deadline._bisect(evaluate_with("all"), sel, lo.copy(), hi.copy(), np.zeros(n, dtype=int), 1.5)
-    floored = deadline._bisect(evaluate_with("floor"), sel, lo.copy(), hi.copy(), first, 1.5)
+    start = np.full(n, 1.0)
+    everything, _ = deadline._bisect(evaluate_with("all"), sel, lo.copy(), hi.copy(), np.zeros(n, dtype=int), 1.5,
+                                     start.copy())  # fmt: skip
+    floored, _ = deadline._bisect(evaluate_with("floor"), sel, lo.copy(), hi.copy(), first, 1.5, start.copy())
     assert np.array_equal(everything, floored)
     assert calls["floor"] < calls["all"]
 
@@ -147,6 +149,35 @@ def test_layout_cache_keeps_the_most_recent_entries():
     assert cache.get_or_build("a", lambda: build("a")) == 1
     assert cache.get_or_build("b", lambda: build("b")) == 4  # rebuilt
     assert built == ["a", "b", "c", "b"] and len(cache) == 2
+
+
+def test_layout_cache_evicts_by_bytes_and_keeps_the_newest():
+    """With a byte budget, the least recent values go until the rest fit it; a value larger than the whole
+    budget is still kept (alone) so the search that built it can use it."""
+    from engine.search.layout_cache import LruCache
+
+    cache: LruCache[int] = LruCache(10, max_bytes=100, weigh=lambda v: v)
+    for key, weight in (("a", 40), ("b", 40), ("c", 30)):  # 110 > 100: "a" goes
+        cache.get_or_build(key, lambda w=weight: w)
+    assert len(cache) == 2 and cache.nbytes == 70
+    cache.get_or_build("big", lambda: 500)
+    assert len(cache) == 1 and cache.nbytes == 500
+
+
+def test_two_auto_plans_stay_cached(plan):
+    """The byte budget holds the layout costs of two 70B auto plans (13 systems each, about 25 MB as stored):
+    planning the first again builds nothing."""
+    from engine.search.layout_cache import LAYOUTS
+
+    LAYOUTS.clear()
+    first = {"workload": "training", "model": {"preset": "llama-3-70b"},
+             "training": {"tokens": 15e12, "deadline_days": 90}, "hardware": {"system": "auto"}}  # fmt: skip
+    second = {**first, "model": {"preset": "llama-3-8b"}}
+    plan(first)
+    plan(second)
+    misses = LAYOUTS.misses
+    plan(first)
+    assert LAYOUTS.misses == misses
 
 
 def test_a_replanned_request_reuses_the_layouts_and_answers_the_same(plan):

@@ -163,3 +163,18 @@ def test_fp8_gemm_moves_one_byte_operands_plus_the_cast_copy_by_hand(catalog):
         times[precision] = float(gemm_time(np.array(m), np.array(k), np.array(n), hw, eff))
     assert times["bf16"] == pytest.approx(2.0 * (m * k + k * n + m * n) / hbm + overhead, rel=1e-9)
     assert times["fp8"] == pytest.approx((m * k + k * n + 2.0 * m * n) / hbm + m * k / hbm + overhead, rel=1e-9)
+
+
+def test_pipeline_send_inside_the_nvlink_domain_runs_at_nvlink_efficiency(setup):
+    """Llama 3 70B, tp 2 x pp 4 = 8 GPUs: every stage boundary is inside the DGX H100's NVLink domain. Per
+    micro-batch and virtual stage: activations forward and gradients backward, each 2 B x 8,192 tokens x 8,192
+    hidden / tp 2 over 450 GB/s NVLink x nvlink_efficiency 0.75, plus the collective latency; a 2 x 16 = 32-GPU
+    stage group crosses systems and runs at the NIC's 50 GB/s x scaleout_efficiency 0.8."""
+    work, hw, eff = setup
+    tokens, hidden = 8192.0, 8192.0
+    inside = _one(work, hw, eff, 2, 4, 1, 1, 1).p2p_time_s[0]
+    one = eff.collective_latency_s + 2.0 * tokens * hidden / 2 / (450e9 * 0.75)
+    assert inside == pytest.approx(2.0 * one)
+    across = _one(work, hw, eff, 2, 16, 1, 1, 1).p2p_time_s[0]
+    one = eff.collective_latency_s + 2.0 * tokens * hidden / 2 / (50e9 * 0.8)
+    assert across == pytest.approx(2.0 * one)

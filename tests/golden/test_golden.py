@@ -60,6 +60,16 @@ OOB), storage, management/UFM and capex:
   racks' 8 leaves), capex $609.53M -> $608.68M.
 - Larger plans: no count or money moves; every plan gains the reason fields and explain entries (fabric.tiers,
   storage.appliances, management_servers), and the catalog version moves with the NFS server part.
+Re-captured for issue 13's third speed round (search work only, no answer): the search checks memory only where
+it can decide and drops a bound pass, so only the search counters moved (training/candidates/cloud_sizings
+`search.model_evaluations`, `search.feasible`, `search.rejected_by_reason.{memory,deadline,slower_bound}`, and
+`explain.training.parallelism.inputs.layouts that fit`); every other value is the same. Later in that round only
+`search.model_evaluations` moved again (the deadline winner read from the days it was found with).
+Re-captured for the pipeline send/receive fix (on purpose): inside an NVLink domain it now runs at NVLink's achieved
+share (nvlink_efficiency 0.75), not the scale-out fabric's (0.8). Plans whose pipeline stages share one NVLink
+domain (GB200/GB300 NVL72 with pp > 1, 8-GPU systems with tp x pp <= 8) take 5.5 % longer pipeline sends; their
+days, frontiers, energy and money rise by at most 0.024 % (train-405b-auto-120d, train-gpt3-auto-30d,
+train-70b-auto-90d's GB200 row and a few cloud rows); no GPU count, layout or chosen system changes.
 """
 
 from __future__ import annotations
@@ -149,7 +159,7 @@ INTENDED: dict[str, str] = {
     # whole-run efficiency rules candidates out before the step model runs, so fewer are scored in full, more are
     # counted under slower_bound or deadline instead of memory, and fewer of those scored are counted as fitting.
     # Every chosen layout, GPU count and figure stays the same; candidates_evaluated (every candidate decided) too.
-    r"^(candidates\[\d+\]|training)\.search\.(model_evaluations|feasible|rejected_by_reason\.\w+)"
+    r"^(candidates\[\d+\]|cloud_sizings\[\d+\]|training)\.search\.(model_evaluations|feasible|rejected_by_reason\.\w+)"
     r"(: \d+ -> \d+|: missing)$": (
         "search work: the whole-run efficiency bound rules candidates out before the step model"
     ),
