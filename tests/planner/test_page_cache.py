@@ -13,7 +13,7 @@ from django.urls import reverse
 from planner import services
 from planner.models import Plan
 from planner.outputs import page_cache
-from planner.outputs.charts import plan_charts
+from planner.outputs.charts import PageChart, plan_charts
 from planner.presenters import plan_diagrams
 
 pytestmark = pytest.mark.django_db
@@ -158,7 +158,9 @@ def test_a_view_during_the_workers_build_waits_for_its_file_instead_of_building(
     """The run is marked finished before the worker builds: the author's first view takes the worker's parts."""
     import threading
 
-    worker_parts = page_cache.PageParts(charts={"frontier": "{}"}, diagrams={}, plan_json="{}")
+    worker_parts = page_cache.PageParts(
+        charts={"frontier": PageChart("Time to train", "", {"data": [], "layout": {}})}, diagrams={}, plan_json="{}"
+    )
     path = page_cache.cached_parts_path(plan)
     page_cache._building_marker(plan).touch()  # the worker has started
     threading.Timer(0.2, page_cache._keep, args=(plan, path, worker_parts)).start()
