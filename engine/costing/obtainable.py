@@ -40,7 +40,8 @@ RULES = (
 
 
 def _days(x: float) -> str:
-    return f"{x:,.1f}"
+    """Days as a reader writes them: "90" for a whole number of days (a deadline), else one decimal."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
 
 
 def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10**9) -> list[str]:

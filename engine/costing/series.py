@@ -12,7 +12,7 @@ from .comparison import work_ratio
 from .evaluation import Evaluation
 from .money import HOURS_PER_YEAR, D, cents
 from .onprem import OnpremCosts
-from .providers import provider_name
+from .providers import provider_name, purchase_name
 
 __all__ = ["cumulative_series", "rented_capacity"]
 
@@ -70,7 +70,7 @@ def cumulative_series(ev: Evaluation) -> Cumulative | None:
     series = [CumulativeSeries("On-prem (capex + opex)", "onprem", _onprem_months(o, months))]
     for chosen, per_year in rented_capacity(ev):
         row = chosen.row
-        label = f"{provider_name(row.provider)} {row.purchase} ({row.instance_type}, {row.region})"
+        label = f"{provider_name(row.provider)} {row.instance_type} {purchase_name(row.purchase)} ({row.region})"
         series.append(CumulativeSeries(label, row.purchase, tuple(cents(per_year * m / 12) for m in months)))
     return Cumulative(
         months=months, utilization=o.utilization, gpus=ev.job.cluster_gpus, basis=BASIS, series=tuple(series)
