@@ -38,7 +38,7 @@ EXAMPLES = {
 }
 
 
-def _setup(var_dir: Path) -> None:
+def _setup(var_dir: Path, fresh: bool = True) -> None:
     os.environ["PLANNER_VAR_DIR"] = str(var_dir)
     os.environ["STATIC_ROOT"] = str(var_dir / "static")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
@@ -48,9 +48,10 @@ def _setup(var_dir: Path) -> None:
     from django.core.management import call_command
 
     django.setup()
-    for command in ("migrate", "load_catalog", "load_prices"):
-        call_command(command, verbosity=0)
-    call_command("collectstatic", interactive=False, verbosity=0)
+    call_command("migrate", verbosity=0)
+    if fresh:  # a reused folder has its catalog and prices already (loading the prices takes a minute)
+        call_command("load_catalog", verbosity=0)
+        call_command("load_prices", verbosity=0)
 
 
 def _plans() -> list[int]:
@@ -58,7 +59,9 @@ def _plans() -> list[int]:
 
     from planner.services import plan_create_synchronous
 
-    user = get_user_model().objects.create_user(username="demo", password=PASSWORD)
+    users = get_user_model().objects
+    users.filter(username="demo").delete()
+    user = users.create_user(username="demo", password=PASSWORD)
     return [plan_create_synchronous(owner=user, request_data=req, name=name).pk for name, req in EXAMPLES.items()]
 
 
@@ -122,15 +125,16 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--width", type=int, default=1440)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (database, PDF)")
+    parser.add_argument("--reuse", type=Path, help="a folder kept by --keep: its database, catalog and prices")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="planner-screens-"))
+    work = args.reuse or Path(tempfile.mkdtemp(prefix="planner-screens-"))
     try:
-        _setup(work / "var")
+        _setup(work / "var", fresh=args.reuse is None)
         for path in take(args.out, args.width, work):
             print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     finally:
-        if args.keep:
+        if args.keep or args.reuse:
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)

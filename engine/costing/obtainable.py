@@ -62,7 +62,7 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10
         if opt.instances is not None and opt.instances > spot_cap:
             out.append(
                 f"it needs a spot fleet of {opt.instances:,} instances, more than the {spot_cap:,} one job can count "
-                "on (assumption spot_fleet_max_instances)"
+                "on (an assumption of this plan: the largest spot fleet)"
             )
         if job.workload == "inference":
             out.append("it serves production traffic on spot instances, which AWS may reclaim at two minutes' notice")
@@ -72,7 +72,7 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10
     if opt.option == "on_demand" and opt.instances is not None and opt.instances > on_demand_cap:
         out.append(
             f"it needs {opt.instances:,} instances on demand, more than the {on_demand_cap:,} one job can count on "
-            "without a reservation (assumption on_demand_fleet_max_instances)"
+            "without a reservation (an assumption of this plan: the largest on-demand fleet)"
         )
     if opt.price_confidence == "assumption":
         out.append("its price is an assumption, not a published list price, a quote or a public estimate")

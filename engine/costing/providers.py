@@ -53,4 +53,9 @@ def purchase_name(purchase: str | None) -> str:
 def option_label(provider: str | None, instance_type: str, purchase: str, instances: int, region: str) -> str:
     """A rented option as people name it: "AWS p5.48xlarge on-demand (16 instances, us-east-1)"."""
     count = f"{instances:,} instance{'s' if instances != 1 else ''}"
-    return f"{provider_name(provider)} {instance_type} {purchase_name(purchase)} ({count}, {region})"
+    words = purchase_name(purchase)
+    if "contract" in instance_type:  # a contract's name says its term ("3-year contract"): no second term
+        words = ""
+    elif words.endswith(" reserved"):  # "1cc_h100_sxm5 reserved" + "1-year reserved": say "reserved" once
+        instance_type = instance_type.removesuffix(" reserved")
+    return " ".join(x for x in (provider_name(provider), instance_type, words) if x) + f" ({count}, {region})"
