@@ -111,7 +111,7 @@ def take(out: Path, width: int, work: Path) -> list[Path]:
                 page.wait_for_load_state("networkidle")
                 page.screenshot(path=str(out / name), full_page=full)
                 written.append(out / name)
-            response = page.request.get(f"{base}/plans/{training}/bom.pdf")
+            response = page.request.get(f"{base}/plans/{training}/bom.pdf", timeout=180_000)  # WeasyPrint: seconds
             _pdf_first_page(response.body(), out / "report-page1.png", work)
             written.append(out / "report-page1.png")
             browser.close()

@@ -71,10 +71,10 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
     opts = []
     days = o.job_hours / 24
     for option, label, job_usd in (
-        ("onprem_bought", "Build a cluster for this job alone (capex + running costs - resale)", o.job_usd),
+        ("onprem_bought", "Build a cluster for this job alone, less resale", o.job_usd),
         (
             "onprem_shared",
-            "Build and own the cluster: this job's share (GPU-hours x cost per GPU-hour)",
+            "Build and own the cluster, this job's share of its cost",
             o.job_usd_shared,
         ),
     ):

@@ -99,7 +99,10 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
     if other_out is not None and other_out.excluded_reason:
         side = "Building" if other_out.choice == "build" else "Renting"
         reason = other_out.excluded_reason.removeprefix("Not obtainable: ")
-        text += f" {side} is out: {other_out.label}: {reason}"
+        label = other_out.label
+        if label[1:2].islower():  # "Build a cluster ..." reads on inside the sentence; "AWS ..." keeps its case
+            label = label[:1].lower() + label[1:]
+        text += f" {side} is out ({label}): {reason}"
     flips = _flips(ev, best, runner, table)
     text += f" {flips.sentence}"
     return Verdict(

@@ -215,12 +215,15 @@ def figure_title(path: str, known: Mapping[str, str] | None = None) -> str:
     if parts[:2] == ["costs", "cloud"] and len(parts) >= 5:
         region, field = parts[2], parts[-1]
         purchase, instance = parts[-2], ".".join(parts[3:-2])
-        return f"{key_label(field).capitalize()}: {instance} {words(purchase)}, {region}"
+        name = key_label(field).capitalize() + (" cost" if key_unit(field) == "USD" else "")
+        return f"{name}: {instance} {words(purchase)}, {region}"
     tail = [p for p in parts if p not in {"costs", "comparison", "onprem"}][-2:] or parts[-1:]
     text = " · ".join(key_label(p) for p in tail)
     unit = key_unit(parts[-1])
     title = text[:1].upper() + text[1:]
-    return f"{title} ({unit})" if unit and unit != "USD" else title
+    if unit == "USD":
+        return f"{title} cost" if not title.endswith("cost") else title
+    return f"{title} ({unit})" if unit else title
 
 
 def human(value: Any, depth: int = 0) -> str:

@@ -10,8 +10,12 @@ from django.utils.html import format_html
 
 from planner.adapter import provider_name, purchase_name
 from planner.outputs import formatting
+from planner.outputs.plan_view import HEADLINES
 
 register = template.Library()
+
+# The headline figures' own labels title their explain entries too (one name per figure on the page).
+_HEADLINE_LABELS = {path: text for text, path, _unit in HEADLINES}
 
 UNIT_SUFFIXES = formatting.UNIT_SUFFIXES
 
@@ -54,7 +58,7 @@ def show(value):
 @register.filter
 def figure_title(path):
     """An explain entry's figure path as a title a reader understands."""
-    return formatting.figure_title(str(path))
+    return formatting.figure_title(str(path), _HEADLINE_LABELS)
 
 
 @register.filter
