@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-PASSWORD = "a-long-screenshot-passphrase"  # noqa: S105 (a throw-away user in a throw-away database)
+PASSWORD = "a-long-screenshot-passphrase"
 
 EXAMPLES = {
     "Llama 3 70B on 15T tokens in 90 days": {
@@ -81,8 +81,10 @@ def _serve():
 def _pdf_first_page(pdf: bytes, out: Path, work: Path) -> None:
     source = work / "report.pdf"
     source.write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-png", "-r", "110", "-f", "1", "-l", "1", "-singlefile", str(source),
-                    str(out.with_suffix(""))], check=True)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "110", "-f", "1", "-l", "1", "-singlefile", str(source), str(out.with_suffix(""))],
+        check=True,
+    )
 
 
 def take(out: Path, width: int, work: Path) -> list[Path]:

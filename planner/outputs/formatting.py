@@ -31,7 +31,7 @@ __all__ = [
     "words",
 ]
 
-DASH = "–"
+DASH = "\u2013"
 # Longest suffix first, so `tokens_per_s` reads "/s", not "s".
 UNIT_SUFFIXES = {
     "_per_gpu_gib": "GiB/GPU",

@@ -152,7 +152,9 @@ def _cheapest(view: PlanView) -> KeyFigure | None:
     verdict = costs.verdict if costs else None
     if verdict is None:
         return None
-    option = next((o for o in costs.comparison.options if o.label == verdict.option), None) if costs.comparison else None
+    option = (
+        next((o for o in costs.comparison.options if o.label == verdict.option), None) if costs.comparison else None
+    )
     rng = None
     if option is not None and option.finish_days_p90 > option.finish_days + 1e-9:
         rng = f"done in {option.finish_days:,.1f} - {option.finish_days_p90:,.1f} days (p50 - p90)"

@@ -22,13 +22,13 @@ UNIT_SUFFIXES = formatting.UNIT_SUFFIXES
 
 @register.filter
 def num(value):
-    """1234567.891 -> '1,234,568'; 12.345 -> '12.3'; 0.4123 -> '0.412'; None -> '–'; True -> 'yes'."""
+    """1234567.891 -> '1,234,568'; 12.345 -> '12.3'; 0.4123 -> '0.412'; None -> '\u2013'; True -> 'yes'."""
     return formatting.number(value)
 
 
 @register.filter
 def usd(value):
-    """Money: '$56.9M', '$796k', '$2.46' (three significant figures, the engine's one rule); None -> '–'."""
+    """Money: '$56.9M', '$796k', '$2.46' (three significant figures, the engine's one rule); None -> '\u2013'."""
     return formatting.money(value)
 
 
@@ -40,7 +40,7 @@ def kw(value):
 
 @register.filter
 def pct(value, digits: int = 0):
-    """A fraction as a percentage: 0.412 -> '41 %' (digits=1: '41.2 %'); None -> '–'."""
+    """A fraction as a percentage: 0.412 -> '41 %' (digits=1: '41.2 %'); None -> '\u2013'."""
     if value is None or isinstance(value, bool):
         return formatting.DASH
     try:

@@ -97,7 +97,9 @@ def test_verdict_sentence_rent_when_building_misses_the_deadline():
 
 
 def test_verdict_sentence_build_with_runner_up_price_factor():
-    build = Option("onprem_shared", "Build and own the cluster, this job's share of its cost", Decimal("16000000"), 78.0, 78.0)
+    build = Option(
+        "onprem_shared", "Build and own the cluster, this job's share of its cost", Decimal("16000000"), 78.0, 78.0
+    )
     rent = Option(
         "reserved_3y",
         option_label("coreweave", "gd-8xh100ib-i128", "reserved_3y", 512, "us"),

@@ -24,7 +24,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "plans"
         (2048, "2,048"),
         (78.0, "78"),
         (7.22e24, "7.22e24"),
-        (None, "–"),
+        (None, "\u2013"),
         (True, "yes"),
         (False, "no"),
         ("dgx-h100", "dgx-h100"),
@@ -41,8 +41,8 @@ def test_num(value, text):
         (Decimal("796214.72"), "$796k"),
         ("56925851.00", "$56.9M"),
         (Decimal("4.18"), "$4.18"),
-        (None, "–"),
-        ("", "–"),
+        (None, "\u2013"),
+        ("", "\u2013"),
     ],
 )
 def test_usd(value, text):
@@ -60,15 +60,15 @@ def test_kw(kw, text):
 def test_pct():
     assert f.pct(0.412) == "41 %"
     assert f.pct(0.412, 1) == "41.2 %"
-    assert f.pct(None) == "–"
+    assert f.pct(None) == "\u2013"
 
 
 def test_show_has_no_internals():
-    assert f.show(None) == "–"
+    assert f.show(None) == "\u2013"
     assert f.show(True) == "yes"
     assert f.show("air_containment") == "air containment"
     text = f.show({"build_days": 30, "plan_date": None, "spot": False, "lead": {"gpu_servers": "84 days"}})
-    assert text == "build 30 days; plan date –; spot no; lead GPU servers 84 days"
+    assert text == "build 30 days; plan date \u2013; spot no; lead GPU servers 84 days"
     for bad in ("None", "True", "False", "{", "'"):
         assert bad not in text
     assert f.show([1, 2.5, "a_b"]) == "1, 2.5, a b"
@@ -92,8 +92,10 @@ def test_figure_titles_are_words_not_paths():
 
 def test_snapshot_label_hides_paths():
     label = snapshot_label(
-        {"source": "AWS recorded responses (/tmp/pytest-7/fixtures/aws) with recorded Azure price lists",
-         "fetched_at": "2026-11-09T10:00:00+00:00"}
+        {
+            "source": "AWS recorded responses (/tmp/pytest-7/fixtures/aws) with recorded Azure price lists",
+            "fetched_at": "2026-11-09T10:00:00+00:00",
+        }
     )
     assert label == "Cloud prices: AWS price lists (recorded) with recorded Azure price lists, read 2026-11-09"
 
