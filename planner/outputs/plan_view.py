@@ -198,6 +198,12 @@ class PlanView:
         return summary_band(self)
 
     @property
+    def notes(self) -> list[str]:
+        """The problems the summary band's risks do not already say (a feasible plan's notes, once each)."""
+        risks = set(self.summary_band.risks)
+        return [p for p in self.problems if p not in risks]
+
+    @property
     def snapshot_label(self) -> str | None:
         """The price snapshot in words (what, where from, read when), never a file path."""
         from .summary import snapshot_label
