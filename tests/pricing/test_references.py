@@ -285,6 +285,6 @@ def test_a_plan_override_of_a_system_price_can_flip_the_choice():
     assert flipped["selection"]["system"] == runner_up["system"] != winner
     entry = flipped["explain"]["selection.system"]
     assert entry["inputs"]["system_usd"] == cheaper
-    assert f"pricing.component_prices override {runner_up['system']}" in entry["source"]
+    assert f"prices given with this plan override {runner_up['system']}" in entry["source"]
     row = next(c for c in flipped["candidates"] if c["chosen"])
     assert row["selection_usd"] == pytest.approx(runner_up["systems"] * cheaper + energy)
