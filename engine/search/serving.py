@@ -313,7 +313,7 @@ def size_inference(
     if best[0] > max_gpus:
         result.problems.append(
             f"cluster size: the target needs {best[0]:,} GPUs, more than the largest cluster the planner builds "
-            f"({max_gpus:,} GPUs, an assumption a request may raise)."
+            f"({max_gpus:,} GPUs, the max cluster GPUs assumption a request may raise)."
         )
         result.limit = "cluster size"
         result.closest = {"gpus": float(best[0])}
