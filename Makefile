@@ -11,7 +11,7 @@ UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --quiet --generate-hashes
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install lock run test system-deps test-scaleout bench latency load capacity faults audit lint clean
+.PHONY: install lock run test system-deps test-scaleout bench latency load capacity faults audit lint clean screenshots
 
 ## install: venv, pinned dependencies, database, catalog, fixture prices, static files (idempotent)
 install: $(STAMP)
@@ -90,6 +90,11 @@ audit:
 ## recovery times of a killed and of a frozen worker -> var/faults/results.json
 faults: install
 	$(PY) scripts/faults.py --trials $${FAULT_TRIALS:-100} --max-seconds $${FAULT_MAX_SECONDS:-540}
+
+## screenshots: the README's pictures (plan page, plan list, new-plan form, PDF first page) -> docs/screenshots/,
+## taken by Debian's chromium from a throw-away database planned with the fixture prices
+screenshots: install system-deps
+	$(PY) scripts/screenshots.py
 
 ## lint: ruff
 lint: $(STAMP)

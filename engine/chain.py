@@ -160,7 +160,7 @@ def _batch_source(batch_tokens: int, preset_extra: Mapping[str, Any]) -> str:
             "the planner default of 4,194,304 tokens is the batch Llama 2 trained with at every size (Touvron et "
             "al., 'Llama 2: Open Foundation and Fine-Tuned Chat Models', arXiv 2307.09288, 2023-07-18, section 2.2)"
         )
-    return "the request (training.global_batch_tokens)"
+    return "the global batch given in the request (tokens)"
 
 
 def _unpriced(cands: list[_Candidate], prices: SelectionPrices | None) -> list[str]:
@@ -220,6 +220,16 @@ def _selection_rule(
     )
 
 
+# The selection's price inputs as a reader names them (the explain source lists each with its public source).
+_PRICE_INPUT_NAMES = {
+    "system_usd": "System prices",
+    "pue": "PUE",
+    "electricity_usd_per_kwh": "Electricity price",
+    "utilization": "Utilisation",
+    "years": "Horizon",
+}
+
+
 def _selection(
     request: PlanRequest, cands: list[_Candidate], chosen: _Candidate | None, prices: SelectionPrices | None
 ) -> tuple[Selection, dict[str, dict[str, object]]]:
@@ -261,7 +271,10 @@ def _selection(
         )
         inputs["unpriced_systems"] = unpriced
     used = ("system_usd", "pue", "electricity_usd_per_kwh") + (() if training else ("utilization", "years"))
-    source = "; ".join(f"{k}: {prices.sources[k]}" for k in used if k in prices.sources) or "prices passed to run_plan"
+    source = (
+        "; ".join(f"{_PRICE_INPUT_NAMES.get(k, k)}: {prices.sources[k]}" for k in used if k in prices.sources)
+        or "the prices given with the request"
+    )
     return selection, {"selection.system": {"formula": formula, "inputs": inputs, "source": source}}
 
 

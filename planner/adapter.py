@@ -36,7 +36,9 @@ from engine.costing import (
     request_overrides,
     selection_price_data,
 )
+from engine.costing.money import usd_text
 from engine.costing.onprem import EXTRA_CATEGORIES as CAPEX_EXTRA_CATEGORIES
+from engine.costing.providers import purchase_name
 from engine.request.site import price_keys
 from engine.request.spec import choices_of, field_at
 from engine.request.validation import safe_text, unsafe_values
@@ -98,12 +100,14 @@ __all__ = [
     "plan_whatif",
     "price_key_known",
     "provider_name",
+    "purchase_name",
     "request_for_editing",
     "request_validate",
     "safe_text",
     "selection_prices_for_request",
     "to_json",
     "unsafe_values",
+    "usd_text",
 ]
 
 ProgressCallback = Callable[[str, int], None]

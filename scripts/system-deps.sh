@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages the test suite needs and Python cannot bring: redis-server (Redis
 # broker tests), PostgreSQL (the scale-out pass), Debian's chromium (browser tests; never a
-# downloaded browser build) and Pango + fonts for WeasyPrint. Only missing packages are installed.
+# downloaded browser build), Pango + fonts for WeasyPrint and poppler-utils (pdftoppm: the PDF as PNG pages). Only missing packages are installed.
 set -euo pipefail
 
-packages=(chromium redis-server postgresql libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core)
+packages=(chromium redis-server postgresql libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -21,7 +21,7 @@ from .cloud import PricedRow
 from .inputs import CostJob
 from .money import HOURS_PER_YEAR, D, r, rate
 from .onprem import OnpremCosts
-from .providers import provider_name
+from .providers import option_label
 
 __all__ = ["DEADLINE_RULE", "Option", "break_even", "cheapest", "option_result", "options", "work_ratio"]
 
@@ -71,10 +71,10 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
     opts = []
     days = o.job_hours / 24
     for option, label, job_usd in (
-        ("onprem_bought", "On-prem, bought for this job alone (capex + running costs - resale)", o.job_usd),
+        ("onprem_bought", "Build a cluster for this job alone, less resale", o.job_usd),
         (
             "onprem_shared",
-            "On-prem, job cost on an owned cluster (GPU-hours x $/GPU-hour: capital charge + running costs)",
+            "Build and own the cluster, this job's share of its cost",
             o.job_usd_shared,
         ),
     ):
@@ -88,8 +88,7 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
         opts.append(
             Option(
                 option=row.purchase,
-                label=f"{provider_name(row.provider)} {row.purchase} {row.instances} x {row.instance_type} in "
-                f"{row.region}",
+                label=option_label(row.provider, row.instance_type, row.purchase, row.instances, row.region),
                 job_usd=row.job_usd,
                 finish_days=row.job_days,
                 finish_days_p90=row.job_days if p90 is None else p90,

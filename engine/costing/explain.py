@@ -61,7 +61,8 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
             "hardware + the capex lines beyond it (spares pool, installation, freight, sales/use tax, prepaid "
             "support, software licences), each a BOM line of its own, so the BOM total equals capex",
             {"hardware_usd": on.hardware_usd, **extras, "coverage": o.coverage.basis},
-            hw_source + "; the percentages are the named cost parameters listed under costs.parameters",
+            hw_source + "; the percentages are the named cost parameters (each with its public source in the cost "
+            "parameters table)",
         ),
         "costs.onprem.opex_usd_per_year": _entry(
             "first year: facility_kw x 8760 x utilization x electricity_usd_per_kwh + it_kw x colo_usd_per_kw_month "
@@ -80,20 +81,21 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
                 "staff_usd_per_fte_year": str(p["staff_usd_per_fte_year"]),
                 "insurance_percent_per_year": str(p["insurance_percent_per_year"]),
             },
-            "EIA industrial electricity prices, CBRE North America Data Center Trends, BLS wages (costs.parameters "
-            "gives each value's source); the request's site block overrides electricity and colocation",
+            "EIA, Electric Power Monthly (industrial electricity prices); CBRE, North America Data Center Trends "
+            "(colocation); BLS, Occupational Employment and Wage Statistics (wages); the cost parameters table gives "
+            "each value's source and date; site figures given in the request override electricity and colocation",
         ),
         "costs.onprem.tco_usd": _entry(
             "capex + the running costs of each year of the horizon (escalated, nominal, no residual value)",
             {"capex_usd": on.capex_usd, "years": p.years},
-            "costs.onprem.finance.cash_flows",
+            "the capex and each year's running costs as derived above (their sources), added up without discounting",
         ),
         "costs.onprem.usd_per_gpu_hour": _entry(
             "(capital charge + levelised running costs) / (gpus x 8760 x utilization); capital charge = (capex - "
             "residual x (1 + r)^-n) x r / (1 - (1 + r)^-n), r = cost of capital, n = useful life",
             {**finance_inputs, "gpus": job.cluster_gpus, "utilization": utilization},
             "equivalent annual cost (Brealey, Myers and Allen, Principles of Corporate Finance); useful life from "
-            "Amazon's 2024 Form 10-K; cost of capital and residual value as in costs.parameters",
+            "Amazon's 2024 Form 10-K; cost of capital and residual value as in the cost parameters table",
         ),
         "costs.onprem.job_usd": _entry(
             "bought for this job alone: capex + facility_kw x job_hours x electricity_usd_per_kwh + (colocation + "
@@ -184,7 +186,8 @@ def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEnt
                 "options": len(comp.options),
                 "obtainable": sum(1 for o in comp.options if o.obtainable),
             },
-            "the on-prem and cloud figures of this plan; the obtainability rules under costs.comparison.obtainable",
+            "the on-prem and cloud job costs derived above; the rules that keep an option out of the running are "
+            "explained one by one, each with its public source",
         ),
         "costs.comparison.break_even": _entry(
             "u where capital charge + levelised fixed running costs + levelised energy at full use x u = "

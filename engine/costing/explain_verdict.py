@@ -24,6 +24,13 @@ ANOMALY_SOURCE = (
 )
 
 
+def _named(assumption: str) -> str:
+    """`lead_time_gpu_servers_days` -> 'lead time, GPU servers' (the explain source names a reader can read)."""
+    words = assumption.removesuffix("_days").removeprefix("lead_time_").replace("_", " ")
+    words = words.replace("gpu", "GPU")
+    return f"lead time, {words}" if assumption.startswith("lead_time_") else words
+
+
 def _entry(formula: str, inputs: dict[str, Any], source: str) -> ExplainEntry:
     return ExplainEntry(formula=formula, inputs=encode(inputs), source=source)
 
@@ -42,7 +49,8 @@ def _rules(ev: Evaluation) -> dict[str, ExplainEntry]:
                 "deadline_days": job.deadline_days if job.deadline_days is not None else "no deadline",
                 "onprem_start_days": ev.capacity.onprem_start_days,
             },
-            "the request's training.deadline_days; lead times as in costs.time_to_capacity",
+            "the deadline given in the request; lead times, build and burn-in as derived for the time to capacity "
+            "(each with its public source)",
         ),
         "costs.comparison.obtainable.spot_fleet": _entry(
             "spot excluded when instances > spot_fleet_max_instances",
@@ -71,7 +79,7 @@ def _rules(ev: Evaluation) -> dict[str, ExplainEntry]:
 def _capacity(ev: Evaluation) -> ExplainEntry:
     t = ev.capacity
     parts = {p.part_class: f"{p.days:,.0f} days ({p.assumption})" for p in t.parts}
-    sources = "; ".join(f"{p.assumption}: {ASSUMPTIONS[p.assumption].source}" for p in t.parts)
+    sources = "; ".join(f"{_named(p.assumption)}: {ASSUMPTIONS[p.assumption].source}" for p in t.parts)
     return _entry(
         "onprem_start_days = max(lead time of each part class) + build_days + burn_in_days",
         {
@@ -81,8 +89,7 @@ def _capacity(ev: Evaluation) -> ExplainEntry:
             "onprem_start_days": t.onprem_start_days,
             "plan_date": t.plan_date or "not given",
         },
-        f"{sources}; build_days: {ASSUMPTIONS['build_days'].source}; burn_in_days: "
-        f"{ASSUMPTIONS['burn_in_days'].source}",
+        f"{sources}; build: {ASSUMPTIONS['build_days'].source}; burn-in: {ASSUMPTIONS['burn_in_days'].source}",
     )
 
 
@@ -105,7 +112,9 @@ def verdict_explain(ev: Evaluation, costs: Costs) -> dict[str, ExplainEntry]:
                 "obtainable_options": sum(1 for o in ev.options if o.obtainable),
                 "options": len(ev.options),
             },
-            "AWS prices of the plan's snapshot (Price List API, spot price history, Capacity Blocks); on-prem "
-            "prices from the component price references; each option sized by the planner's own search",
+            "cloud prices of the plan's price snapshot (each provider's published price list, dated on its row: "
+            "AWS Price List API, spot price history and Capacity Blocks, Azure Retail Prices API, Google Cloud "
+            "Billing Catalog, neocloud price pages); on-prem prices from dated component price references; each "
+            "option sized for the same work by the planner's own search",
         )
     return out

@@ -40,7 +40,8 @@ RULES = (
 
 
 def _days(x: float) -> str:
-    return f"{x:,.1f}"
+    """Days as a reader writes them: "90" for a whole number of days (a deadline), else one decimal."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
 
 
 def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10**9) -> list[str]:
@@ -61,7 +62,7 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10
         if opt.instances is not None and opt.instances > spot_cap:
             out.append(
                 f"it needs a spot fleet of {opt.instances:,} instances, more than the {spot_cap:,} one job can count "
-                "on (assumption spot_fleet_max_instances)"
+                "on (an assumption of this plan: the largest spot fleet)"
             )
         if job.workload == "inference":
             out.append("it serves production traffic on spot instances, which AWS may reclaim at two minutes' notice")
@@ -71,7 +72,7 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10
     if opt.option == "on_demand" and opt.instances is not None and opt.instances > on_demand_cap:
         out.append(
             f"it needs {opt.instances:,} instances on demand, more than the {on_demand_cap:,} one job can count on "
-            "without a reservation (assumption on_demand_fleet_max_instances)"
+            "without a reservation (an assumption of this plan: the largest on-demand fleet)"
         )
     if opt.price_confidence == "assumption":
         out.append("its price is an assumption, not a published list price, a quote or a public estimate")

@@ -124,9 +124,12 @@ def selection_price_data(request: PlanRequest, inputs: CostInputs, system_ids: I
             elif system_id in index.quotes:
                 quoted.append(system_id)
     report = params.report()
-    system_source = "system prices by catalog id from the on-prem references (fixtures/prices/components.json)"
+    system_source = (
+        "each system's dated price reference (vendor list prices and published quotes; the BOM shows each line's "
+        "source)"
+    )
     if overridden:
-        system_source += f"; this plan's pricing.component_prices override {', '.join(overridden)}"
+        system_source += f"; prices given with this plan override {', '.join(overridden)}"
     if quoted:
         system_source += f"; its owner's vendor quotes price {', '.join(quoted)}"
     return {
@@ -138,7 +141,10 @@ def selection_price_data(request: PlanRequest, inputs: CostInputs, system_ids: I
             "system_usd": system_source,
             "electricity_usd_per_kwh": str(report["electricity_usd_per_kwh"].source),
             "utilization": str(report["utilization"].source),
-            "years": "request pricing.years",
-            "pue": "the plan's facility PUE (request site.pue, else assumptions pue_<cooling>)",
+            "years": "the horizon given in the request (years)",
+            "pue": (
+                "the site PUE given in the request, else the PUE assumption for the cooling method (The Green Grid, "
+                "'PUE: A Comprehensive Examination of the Metric', White Paper 49, 2012)"
+            ),
         },
     }

@@ -17,13 +17,14 @@ from engine.result.costs import BreakEven, FlipsAt, Verdict
 
 from .comparison import Option, option_result
 from .evaluation import Evaluation
-from .money import r
+from .money import r, usd_text
 
 __all__ = ["verdict"]
 
 
 def _usd(x: Decimal) -> str:
-    return f"${x:,.0f}"
+    """Money in the sentence as everywhere a person reads it: three significant figures ($56.9M)."""
+    return usd_text(x)
 
 
 def _pct(x: float) -> str:
@@ -88,17 +89,20 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
     deadline = ev.job.deadline_days
     within = f" by the {deadline:,.0f}-day deadline" if deadline is not None else ""
     p90 = f" ({best.finish_days_p90:,.1f} at p90)" if best.finish_days_p90 > best.finish_days + 1e-9 else ""
+    start = f"a start on day {best.start_days:,.0f}" if best.start_days else "the plan date"
     text = (
         f"{choice.capitalize()}: {best.label} for {_usd(best.job_usd)}, done in {best.finish_days:,.1f} days{p90}"
-        f" from {'a start on day ' + format(best.start_days, ',.0f') if best.start_days else 'the plan date'}, the "
-        f"cheapest of {len(ok)} obtainable option{'s' if len(ok) != 1 else ''}{within}."
+        f" from {start}, the cheapest of {len(ok)} obtainable option{'s' if len(ok) != 1 else ''}{within}."
     )
     if runner is not None:
         text += f" Runner-up: {runner.label} for {_usd(runner.job_usd)}."
     if other_out is not None and other_out.excluded_reason:
         side = "Building" if other_out.choice == "build" else "Renting"
         reason = other_out.excluded_reason.removeprefix("Not obtainable: ")
-        text += f" {side} is out: {other_out.label}: {reason}"
+        label = other_out.label
+        if label[1:2].islower():  # "Build a cluster ..." reads on inside the sentence; "AWS ..." keeps its case
+            label = label[:1].lower() + label[1:]
+        text += f" {side} is out ({label}): {reason}"
     flips = _flips(ev, best, runner, table)
     text += f" {flips.sentence}"
     return Verdict(

@@ -27,8 +27,9 @@ _MODEL_SOURCE = (
     "Per-operation roofline of a transformer step after Narayanan et al., 'Efficient Large-Scale Language Model "
     "Training on GPU Clusters Using Megatron-LM' (SC21, 2021) and Korthikanti et al., 'Reducing Activation "
     "Recomputation in Large Transformer Models' (arXiv 2205.05198, 2022); GEMM and communication efficiencies "
-    "fitted on published training throughput tables (the planner's accuracy report lists each source and its "
-    "leave-one-source-out error)"
+    "fitted on published training throughput tables (Narayanan et al. 2021 Table 1, Korthikanti et al. 2022 "
+    "Table 5, MosaicML llm-foundry, NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 performance summaries), each "
+    "checked leave-one-source-out"
 )
 _FLOPS_SOURCE = (
     "Kaplan et al., 'Scaling Laws for Neural Language Models' (arXiv 2001.08361, 2020): 6 FLOPs per parameter per "
@@ -190,7 +191,7 @@ def _whole_run_entries(tr: TrainingResult, spec: TrainingSpec) -> dict[str, Entr
                 "hours per day": 24,
                 "GPU-hours p10 / p90": f"{run.days_p10 * hours:,.0f} / {run.days_p90 * hours:,.0f}",
             },
-            "Follows from the expected whole run (training.days)",
+            "Follows from the expected whole run (time to train)",
         ),
     }
 
@@ -269,7 +270,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
                 "pp": lay.pp,
                 "dp": lay.dp,
             },
-            "The layout space of Narayanan et al. (SC21, 2021); the whole run as in training.days",
+            "The layout space of Narayanan et al. (SC21, 2021); the whole run as in the time to train",
         )
     else:
         out["training.gpus"] = _entry("given in the request (training.gpus)", {"GPUs": tr.gpus}, "the request")
@@ -289,7 +290,7 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
     )
     fitted = (
         "constants fitted on NVIDIA TensorRT-LLM performance-overview tables (v0.9-v1.0), MLPerf Inference v4.1 "
-        "and v5.0 results and vLLM v0.6 benchmarks (the planner's accuracy report lists each row and its error)"
+        "and v5.0 results and vLLM v0.6 benchmarks"
     )
     mem = ir.memory_breakdown_gib()
     return {

@@ -311,7 +311,10 @@ def size_inference(
         return result
     replicas = best[0] // chosen.gpus
     if best[0] > max_gpus:
-        result.problems.append(f"cluster size: the target needs {best[0]} GPUs, above max_cluster_gpus={max_gpus}.")
+        result.problems.append(
+            f"cluster size: the target needs {best[0]:,} GPUs, more than the largest cluster the planner builds "
+            f"({max_gpus:,} GPUs, the max cluster GPUs assumption a request may raise)."
+        )
         result.limit = "cluster size"
         result.closest = {"gpus": float(best[0])}
         return result

@@ -107,7 +107,7 @@ class TrainingResult:
     global_batch_sequences_requested: int = 0
     # Where the requested global batch comes from, in words for the explain entry (the preset's publication or
     # the request); set by the chain, which knows the preset.
-    batch_source: str = "the request (training.global_batch_tokens)"
+    batch_source: str = "the global batch given in the request (tokens)"
 
     @property
     def memory(self) -> MemoryBreakdown | None:

@@ -49,8 +49,9 @@ def explain_failure(
             )
         else:
             problems.append(
-                f"cluster size: the deadline needs about {needed} GPUs, above max_cluster_gpus={max_gpus}; with "
-                f"{miss.best_days_gpus} GPUs the shortest achievable time is {miss.best_days:.1f} days (deadline "
+                f"cluster size: the deadline needs about {needed:,} GPUs, more than the largest cluster the planner "
+                f"builds ({max_gpus:,} GPUs, the max cluster GPUs assumption a request may raise); with "
+                f"{miss.best_days_gpus:,} GPUs the shortest achievable time is {miss.best_days:.1f} days (deadline "
                 f"{spec.deadline_days:g} days)."
             )
         return problems

@@ -37,6 +37,7 @@ from .view_models import (
     RacksView,
     RackView,
     ServingCurve,
+    SummaryBand,
     TopologyView,
 )
 
@@ -72,8 +73,8 @@ HEADLINES: list[tuple[str, str, str]] = [
     ("Time to first token", "inference.ttft_ms", "ms"),
     ("Time per output token", "inference.tpot_ms", "ms"),
     ("Fleet throughput", "inference.tokens_per_s", "tok/s"),
-    ("Racks", "cluster.racks", ""),
-    ("IT power", "power.it_kw", "kW"),
+    ("Compute racks", "cluster.racks", ""),
+    ("IT power (racks + optics in cables)", "power.it_kw", "kW"),
     ("Facility power", "power.facility_kw", "kW"),
     ("Cooling", "cooling.method", ""),
     ("Capex (BOM total)", "costs.onprem.capex_usd", "USD"),
@@ -188,6 +189,31 @@ class PlanView:
     @property
     def price_snapshot(self) -> Mapping[str, Any] | None:
         return self.result.price_snapshot if self.result else None
+
+    @cached_property
+    def summary_band(self) -> SummaryBand:
+        """Answer first: the verdict sentence, headline figures with ranges and the top risks (`summary`)."""
+        from .summary import summary_band
+
+        return summary_band(self)
+
+    @property
+    def notes(self) -> list[str]:
+        """The problems the summary band's risks do not already say (a feasible plan's notes, once each)."""
+        risks = set(self.summary_band.risks)
+        return [p for p in self.problems if p not in risks]
+
+    @property
+    def snapshot_label(self) -> str | None:
+        """The price snapshot in words (what, where from, read when), never a file path."""
+        from .summary import snapshot_label
+
+        return snapshot_label(self.price_snapshot)
+
+    @cached_property
+    def stage_sections(self) -> dict[str, Mapping[str, Any]]:
+        """The stage blocks by name, so each page section shows its own (compute, facility)."""
+        return dict(self.stage_blocks)
 
     @property
     def costs(self) -> Costs | None:

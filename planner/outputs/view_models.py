@@ -21,12 +21,14 @@ __all__ = [
     "Figure",
     "FrontierPoint",
     "FrontierView",
+    "KeyFigure",
     "LinkBundle",
     "PlanSummary",
     "RackDeviceView",
     "RackView",
     "RacksView",
     "ServingCurve",
+    "SummaryBand",
     "TopologyView",
 ]
 
@@ -186,3 +188,26 @@ class ServingCurve:
     tpot_ms: tuple[float, ...]
     tokens_per_s_per_gpu: tuple[float, ...]
     tpot_target_ms: float | None
+
+
+@dataclass(frozen=True)
+class KeyFigure:
+    """One figure of the summary band: its value as text (formatted once, the same on the page and in the PDF),
+    its range when the plan has one, and one line of context."""
+
+    label: str
+    value: str
+    unit: str = ""
+    range: str | None = None  # e.g. "61.8 - 98.5 days (p10 - p90)"
+    note: str | None = None
+    anchor: str | None = None  # the section of the page that explains it
+
+
+@dataclass(frozen=True)
+class SummaryBand:
+    """Answer first: the verdict sentence, the headline figures with their ranges, and the top risks."""
+
+    choice: str | None  # build | rent | None when no option could be priced or obtained
+    sentence: str | None
+    figures: tuple[KeyFigure, ...]
+    risks: tuple[str, ...]

@@ -1,80 +1,88 @@
-"""Display helpers: numbers with thousands separators and sensible rounding; units from names."""
+"""Template filters: every number, unit and name shown for people (the rules live in planner.outputs.formatting,
+shared with the view models, so the page, the compare table and the PDF format alike)."""
 
 from __future__ import annotations
 
 import json
-import math
-from decimal import Decimal, InvalidOperation
 
 from django import template
+from django.utils.html import format_html
 
-from planner.adapter import provider_name
+from planner.adapter import provider_name, purchase_name
+from planner.outputs import formatting
+from planner.outputs.plan_view import HEADLINES
 
 register = template.Library()
 
-# Longest suffix first, so `tokens_per_s` reads "/s", not "s".
-UNIT_SUFFIXES = {
-    "_per_gpu_gib": "GiB/GPU",
-    "_tflops_per_gpu": "TFLOP/s per GPU",
-    "_per_s": "/s",
-    "_gib": "GiB",
-    "_tb": "TB",
-    "_gbps": "GB/s",
-    "_kw": "kW",
-    "_ms": "ms",
-    "_days": "days",
-    "_usd": "USD",
-    "_tflops": "TFLOP/s",
-    "_w": "W",
-    "_s": "s",
-}
+# The headline figures' own labels title their explain entries too (one name per figure on the page).
+_HEADLINE_LABELS = {path: text for text, path, _unit in HEADLINES}
+
+UNIT_SUFFIXES = formatting.UNIT_SUFFIXES
 
 
 @register.filter
 def num(value):
-    """1234567.891 -> '1,234,568'; 12.345 -> '12.35'; 0.41 -> '0.41'; text passes through."""
-    if isinstance(value, str | Decimal):
-        # Money arrives as Decimal or a Decimal string ("1234567.50"): format it, leave other text alone.
-        try:
-            number = Decimal(value)
-        except InvalidOperation:
-            return value
-        if not number.is_finite():
-            return str(value)
-        return f"{number:,.0f}" if abs(number) >= 100 else f"{number:,.2f}"
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """1234567.891 -> '1,234,568'; 12.345 -> '12.3'; 0.4123 -> '0.412'; None -> '\u2013'; True -> 'yes'."""
+    return formatting.number(value)
+
+
+@register.filter
+def usd(value):
+    """Money: '$56.9M', '$796k', '$2.46' (three significant figures, the engine's one rule); None -> '\u2013'."""
+    return formatting.money(value)
+
+
+@register.filter
+def kw(value):
+    """A power in kW as '5.74 MW' or '812 kW'."""
+    return formatting.power(value)
+
+
+@register.filter
+def pct(value, digits: int = 0):
+    """A fraction as a percentage: 0.412 -> '41 %' (digits=1: '41.2 %'); None -> '\u2013'."""
+    if value is None or isinstance(value, bool):
+        return formatting.DASH
+    try:
+        return f"{float(value) * 100:.{int(digits)}f} %"
+    except (TypeError, ValueError):
         return value
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    magnitude = abs(value)
-    if magnitude >= 1e15:  # FLOP totals: digits past the third are noise to a reader
-        mantissa, exponent = f"{value:.3e}".split("e")
-        return f"{float(mantissa):.3g}e{int(exponent)}"
-    if isinstance(value, int) or magnitude >= 1000:
-        return f"{value:,.0f}"
-    if magnitude >= 10:
-        return f"{value:,.1f}"
-    return f"{value:.3g}"
+
+
+@register.filter
+def show(value):
+    """Any stored value for a person: no None, True/False, quotes or braces."""
+    return formatting.human(value)
+
+
+@register.filter
+def figure_title(path):
+    """An explain entry's figure path as a title a reader understands."""
+    return formatting.figure_title(str(path), _HEADLINE_LABELS)
 
 
 @register.filter
 def unit(key: str) -> str:
     """The unit a field name carries (design rule: units in names)."""
-    for suffix, label in UNIT_SUFFIXES.items():
-        if str(key).endswith(suffix):
-            return label
-    return ""
+    return formatting.key_unit(key)
 
 
 @register.filter
 def label(key: str) -> str:
     """`step_time_s` -> 'step time' (the unit is shown beside the value)."""
-    text = str(key)
-    for suffix in UNIT_SUFFIXES:
-        if text.endswith(suffix) and len(text) > len(suffix):
-            text = text[: -len(suffix)]
-            break
-    return text.replace("_", " ")
+    return formatting.key_label(key)
+
+
+@register.filter
+def words(value):
+    """`air_containment` -> 'air containment' for enum-like text; anything else unchanged."""
+    return formatting.words(value)
+
+
+@register.filter
+def nowrap(text):
+    """Text that must not break across lines (a number with its unit)."""
+    return format_html('<span class="nowrap">{}</span>', text)
 
 
 @register.filter
@@ -103,12 +111,6 @@ def is_small_mapping(value) -> bool:
 
 
 @register.filter
-def words(value):
-    """`air_containment` -> 'air containment' for enum-like text; anything else unchanged."""
-    return value.replace("_", " ") if isinstance(value, str) and "_" in value and " " not in value else value
-
-
-@register.filter
 def split(value: str) -> list[str]:
     return str(value).split()
 
@@ -123,3 +125,9 @@ def field(form, name: str):
 def provider(value: str) -> str:
     """A cloud row's provider id as the provider's own name (`aws` -> AWS, `gcp` -> Google Cloud)."""
     return provider_name(str(value or "aws"))
+
+
+@register.filter
+def purchase(value: str) -> str:
+    """A cloud row's purchase id in words (`on_demand` -> on-demand, `reserved_1y` -> 1-year reserved)."""
+    return purchase_name(str(value or ""))

@@ -37,7 +37,10 @@ def test_the_explain_names_the_publication_or_the_request(catalog):
     ]["source"]
     assert "The Llama 3 Herd of Models" in source(_request("llama-3-405b"))
     assert "Llama 2" in source(_request("llama-3-70b"))  # no published batch: the default and why it is 4M
-    assert source(_request("llama-3-405b", global_batch_tokens=8 * 1024 * 1024)).startswith("the request")
+    assert (
+        source(_request("llama-3-405b", global_batch_tokens=8 * 1024 * 1024))
+        == "the global batch given in the request (tokens)"
+    )
 
 
 def test_an_explicit_batch_wins_and_survives_the_minimal_form(catalog):

@@ -181,7 +181,7 @@ def test_deadline_beyond_cluster_cap_names_the_limit(plan):
     )
     assert not p["feasible"]
     text = " ".join(p["problems"])
-    assert "max_cluster_gpus" in text and "shortest achievable time" in text
+    assert "max cluster GPUs assumption" in text and "shortest achievable time" in text
 
 
 def test_405b_batch_limit_matches_llama3_practice(plan):

@@ -16,11 +16,15 @@ from engine import load_catalog
 
 PLANS = Path(__file__).parent / "plans"
 # A file of ours: a Markdown note, a path into the reference notes, or a repository path.
-OWN_FILE = re.compile(r"\b[\w-]+\.md\b|reference/|engine/|calibration/")
+OWN_FILE = re.compile(
+    r"\b[\w-]+\.md\b|reference/|engine/|calibration/|planner/|fixtures/|\b[\w/]+\.py\b|make accuracy|accuracy report"
+)
 
 
 def _sources(plan: dict) -> list[tuple[str, str]]:
-    return [(key, str(entry.get("source", ""))) for key, entry in (plan.get("explain") or {}).items()]
+    """Every source a reader of the plan sees: the explain entries' and the assumptions' (shown with each value)."""
+    sections = (plan.get("explain") or {}, plan.get("assumptions") or {})
+    return [(key, str(entry.get("source", ""))) for section in sections for key, entry in section.items()]
 
 
 @pytest.mark.parametrize("path", sorted(PLANS.glob("*.json")), ids=lambda p: p.stem)

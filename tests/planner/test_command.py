@@ -65,6 +65,14 @@ def test_malformed_or_non_object_input_exits_2(tmp_path, capsys, text):
     path.write_text(text)
     code, _out, err = _run(capsys, "--input", str(path))
     assert code == 2 and err.strip()
+    assert "__all__" not in err  # a problem with the whole request is a sentence, not a key
+
+
+def test_malformed_json_is_a_sentence(tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_text("{")
+    _code, _out, err = _run(capsys, "--input", str(path))
+    assert err.startswith("The request is not valid JSON: Expecting property name enclosed in double quotes")
 
 
 def test_save_stores_plan_for_user(tmp_path, capsys, user, training_request):

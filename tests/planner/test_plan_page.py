@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planner import services
+from planner.adapter import usd_text
 from planner.outputs.charts import plan_charts
 
 pytestmark = pytest.mark.django_db
@@ -78,4 +79,4 @@ def test_bom_table_groups_by_category_with_a_total(alice_client, priced_plan):
     # Total = sum of every line's extended price, added up here independently of the presenter.
     expected = sum(Decimal(line["extended_price_usd"]) for line in lines)
     assert bom.total_usd == expected
-    assert f"{expected:,.0f}" in response.content.decode()
+    assert f"<b>{usd_text(expected)}</b>" in response.content.decode()  # money to 3 significant figures

@@ -14,6 +14,7 @@ from pypdf import PdfReader
 from rest_framework.test import APIClient
 
 from planner import services
+from planner.adapter import usd_text
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +43,8 @@ def test_verdict_is_identical_in_page_pdf_and_api(alice_client, user, priced_pla
     sentence = stored["sentence"]
     assert stored["choice"] in ("build", "rent") and sentence.startswith(stored["choice"].capitalize() + ":")
     # the figures the sentence names are the stored ones
-    assert f"${Decimal(stored['job_usd']):,.0f}" in sentence and stored["option"] in sentence
+    # money as people read it: three significant figures ($56.9M), the one rule of engine/costing/money.py
+    assert usd_text(Decimal(stored["job_usd"])) in sentence and stored["option"] in sentence
     assert stored["runner_up"] is not None and stored["runner_up"]["label"] in sentence
 
     page = alice_client.get(reverse("planner:plan_detail", args=[priced_plan.pk])).content.decode()
@@ -71,11 +73,12 @@ def test_onprem_job_cost_tco_and_npv_are_one_labelled_figure_everywhere(alice_cl
         ("Bought for this job alone", bought),
         ("(nominal)", tco),
     ):
-        assert re.search(re.escape(label) + r".{0,200}?\$" + re.escape(f"{value:,.0f}"), page), label
-    assert f"NPV of owning over {onprem['years']} years: ${npv:,.0f}" in page
+        assert re.search(re.escape(label) + r".{0,200}?" + re.escape(usd_text(value)), page), label
+    assert f"NPV of owning over {onprem['years']} years: {usd_text(npv)}" in page
 
     pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
     text = _words(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))
-    assert "job cost on the owned cluster" in text and f"{shared:,.0f}" in text
-    assert "bought for this job alone" in text and f"{bought:,.0f}" in text
-    assert f"TCO over {onprem['years']} years {tco:,.0f} USD" in text and f"NPV {npv:,.0f} USD" in text
+    assert f"Job cost on the owned cluster (GPU-hours x cost per GPU-hour) {usd_text(shared)}" in text
+    assert f"Bought for this job alone (capex + running costs \u2212 resale) {usd_text(bought)}" in text
+    assert f"TCO over {onprem['years']} years (nominal) {usd_text(tco)}" in text
+    assert f"NPV of owning over {onprem['years']} years {usd_text(npv)}" in text

@@ -64,11 +64,11 @@ def test_plan_warns_about_old_and_assumed_prices(plan):
     # the illustrative Azure meters are labelled assumption (fixtures/azure/manifest.json); the published
     # pay-as-you-go one is not
     assumed = azure.split("assumptions, not published prices: ")[1]
-    assert "Standard_ND96isr_H100_v5 reserved_1y" in assumed and "Standard_ND96isr_H100_v5 spot" in assumed
-    assert "Standard_ND96isr_H100_v5 on_demand" not in assumed
+    assert "Standard_ND96isr_H100_v5 1-year reserved" in assumed and "Standard_ND96isr_H100_v5 spot" in assumed
+    assert "Standard_ND96isr_H100_v5 on-demand" not in assumed
     # the late-2024 capacity-block table is far past the 180-day limit whatever today is (>= 2026-11-26)
     (aws,) = [w for w in warnings if w.startswith("AWS ")]
-    assert "p5.48xlarge capacity_block (dated 2024-12-01," in aws
+    assert "p5.48xlarge Capacity Block (dated 2024-12-01," in aws
 
 
 def test_price_age_and_warning_worked_by_hand():
@@ -107,11 +107,11 @@ def test_price_age_and_warning_worked_by_hand():
     assert price_warnings([row("2026-06-01", "list_price")], priced_on=on, stale_after_days=180) == ()
     (old,) = price_warnings([row("2026-05-29", "list_price")] * 2, priced_on=on, stale_after_days=180)
     assert old == (
-        "Nebius prices older than 180 days (parameter cloud_price_stale_after_days): n8 on_demand (dated "
+        "Nebius prices older than 180 days (the cost parameter for stale cloud prices): n8 on-demand (dated "
         "2026-05-29, 181 days old). Refresh or replace them before relying on these rows."
     )
     (assumed,) = price_warnings([row("2026-11-01", "assumption")], priced_on=None, stale_after_days=180)
-    assert "assumptions, not published prices: n8 on_demand" in assumed and "days old" not in assumed
+    assert "assumptions, not published prices: n8 on-demand" in assumed and "days old" not in assumed
 
 
 def test_azure_refresh_stores_a_live_snapshot_and_carries_the_other_providers():
@@ -154,7 +154,7 @@ def test_page_and_pdf_cloud_tables_show_provider_and_price_date(plan, alice_clie
     page = alice_client.get(stored.get_absolute_url()).content.decode()
     text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
     assert "Provider" in text and "Price dated" in text
-    assert "Azure eastus Standard_ND96isr_H100_v5 on_demand" in text
+    assert "Azure eastus Standard_ND96isr_H100_v5 on-demand" in text
     assert "2025-04-01 · list price" in text  # the H100 meter's effectiveStartDate, and how firm it is
     assert "Google Cloud us-central1 a3-highgpu-8g" in text and "public estimate" in text
     assert "an assumption, not a published price" in text  # the price warnings are on the page

@@ -261,7 +261,9 @@ def test_plan_compute_picks_the_system_by_cost_with_the_fixture_prices():
     entry = result["explain"]["selection.system"]
     assert entry["inputs"]["basis"] == "cost" and entry["inputs"]["system_usd"] == price
     assert entry["formula"].startswith("min over feasible systems of systems x system_usd")
-    assert "components.json" in entry["source"] and "electricity_usd_per_kwh" in entry["source"]
+    # the source names what a reader can look up (the price references, EIA), never a file of ours
+    assert "System prices: each system's dated price reference" in entry["source"]
+    assert "Electricity price: EIA" in entry["source"] and "components.json" not in entry["source"]
 
 
 @pytest.mark.django_db
@@ -283,6 +285,6 @@ def test_a_plan_override_of_a_system_price_can_flip_the_choice():
     assert flipped["selection"]["system"] == runner_up["system"] != winner
     entry = flipped["explain"]["selection.system"]
     assert entry["inputs"]["system_usd"] == cheaper
-    assert f"pricing.component_prices override {runner_up['system']}" in entry["source"]
+    assert f"prices given with this plan override {runner_up['system']}" in entry["source"]
     row = next(c for c in flipped["candidates"] if c["chosen"])
     assert row["selection_usd"] == pytest.approx(runner_up["systems"] * cheaper + energy)

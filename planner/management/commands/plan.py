@@ -61,9 +61,11 @@ class Command(BaseCommand):
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            self._invalid({"__all__": [f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"]})
+            self._invalid(
+                {"__all__": [f"The request is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."]}
+            )
         except (ValueError, RecursionError):
-            self._invalid({"__all__": ["malformed JSON: a number is too long or the nesting too deep"]})
+            self._invalid({"__all__": ["The request is not valid JSON: a number is too long or the nesting too deep."]})
 
     def _owner(self, username: str):
         try:
@@ -74,5 +76,7 @@ class Command(BaseCommand):
     def _invalid(self, errors: dict[str, list[str]]) -> None:
         for path, messages in errors.items():
             for message in messages:
-                self.stderr.write(message if message.startswith(path) else f"{path}: {message}")
+                # a problem with the whole request has no field to name: the sentence alone
+                whole = path == "__all__" or message.startswith(path)
+                self.stderr.write(message if whole else f"{path}: {message}")
         sys.exit(EXIT_INVALID)

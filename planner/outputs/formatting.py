@@ -1,0 +1,252 @@
+"""Numbers and names as people read them: the one set of rules the page, the PDF and the compare table share.
+
+Why here and not in each template: "$56.9M" on the page and "$56,925,851.00" in the PDF would read as two
+answers. Money goes through the engine's `usd_text` (three significant figures, k/M/B), so the verdict sentence
+the engine writes and every figure around it agree; other numbers keep thousands separators and a precision that
+follows their size; field names become words (`step_time_s` -> "step time", unit "s"); nothing internal (None,
+True/False, a raw dict, a field path) reaches the reader.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from planner.adapter import usd_text
+
+__all__ = [
+    "DASH",
+    "UNIT_SUFFIXES",
+    "figure_title",
+    "human",
+    "key_label",
+    "key_unit",
+    "money",
+    "number",
+    "power",
+    "significant",
+    "words",
+]
+
+DASH = "\u2013"
+# Longest suffix first, so `tokens_per_s` reads "/s", not "s".
+UNIT_SUFFIXES = {
+    "_per_gpu_gib": "GiB/GPU",
+    "_tflops_per_gpu": "TFLOP/s per GPU",
+    "_usd_per_year": "USD/year",
+    "_usd_per_gpu_hour": "USD/GPU-hour",
+    "_per_s": "/s",
+    "_gib": "GiB",
+    "_tb": "TB",
+    "_gbps": "GB/s",
+    "_kw": "kW",
+    "_mwh": "MWh",
+    "_ms": "ms",
+    "_us": "µs",
+    "_days": "days",
+    "_hours": "hours",
+    "_usd": "USD",
+    "_tflops": "TFLOP/s",
+    "_kg": "kg",
+    "_w": "W",
+    "_s": "s",
+}
+# Words a field name spells in lower case that a reader knows in another case.
+_PROPER = {
+    "gpu": "GPU",
+    "gpus": "GPUs",
+    "mfu": "MFU",
+    "hfu": "HFU",
+    "mbu": "MBU",
+    "pue": "PUE",
+    "tco": "TCO",
+    "npv": "NPV",
+    "bom": "BOM",
+    "it": "IT",
+    "kv": "KV",
+    "ttft": "time to first token",
+    "tpot": "time per output token",
+    "tp": "TP",
+    "pp": "PP",
+    "dp": "DP",
+    "ep": "EP",
+    "cp": "CP",
+    "zero": "ZeRO",
+    "su": "SU",
+    "oob": "out-of-band",
+    "inband": "in-band",
+    "onprem": "on-prem",
+    "hbm": "HBM",
+    "cdu": "CDU",
+    "cdus": "CDUs",
+    "pdus": "PDUs",
+    "mtbf": "MTBF",
+    "usd": "USD",
+    "tco2e": "t CO2e",
+    "gco2e": "g CO2e",
+}
+# Figure paths whose generic reading is poor: the title a reader expects.
+_TITLES = {
+    "costs.verdict": "Verdict: build or rent",
+    "costs.comparison.cheapest": "Cheapest obtainable option",
+    "costs.comparison.break_even": "Break-even utilisation",
+    "costs.time_to_capacity.onprem_start_days": "Time to capacity if built",
+    "costs.comparison.obtainable.deadline": "Rule: finish by the deadline",
+    "costs.comparison.obtainable.spot_fleet": "Rule: largest spot fleet one job can count on",
+    "costs.comparison.obtainable.on_demand_fleet": "Rule: largest on-demand fleet one job can count on",
+    "costs.comparison.obtainable.serving_on_spot": "Rule: no spot for production serving",
+    "costs.comparison.obtainable.anomalous_price": "Rule: no implausibly cheap spot price",
+    "selection.system": "Which system was chosen",
+    "cooling.method": "Cooling method",
+}
+_WORDISH = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")
+
+
+def money(value: Any) -> str:
+    """Money for a person ($56.9M, $796k, $2.46); a dash for no value; text that is not a number unchanged."""
+    if value is None or value == "":
+        return DASH
+    if isinstance(value, bool):
+        return human(value)
+    if isinstance(value, str):
+        try:
+            value = Decimal(value)
+        except InvalidOperation:
+            return value
+    return usd_text(value)
+
+
+def number(value: Any) -> str:
+    """1234567.891 -> '1,234,568'; 12.345 -> '12.3'; 0.4123 -> '0.412'; FLOP totals as 3.14e23."""
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return human(value)
+    if isinstance(value, str):
+        try:
+            value = Decimal(value)
+        except InvalidOperation:
+            return value
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return str(value)
+        value = float(value)
+    if not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    magnitude = abs(value)
+    if magnitude >= 1e15:  # FLOP totals: digits past the third are noise to a reader
+        mantissa, exponent = f"{value:.3e}".split("e")
+        return f"{float(mantissa):.3g}e{int(exponent)}"
+    if isinstance(value, int) or magnitude >= 1000 or float(value).is_integer():
+        return f"{value:,.0f}"
+    if magnitude >= 10:
+        return f"{value:,.1f}"
+    return f"{value:.3g}"
+
+
+def power(kw: Any) -> str:
+    """A power in kW as people say it: '5.74 MW' from 1,000 kW up, else '812 kW' (three significant figures)."""
+    if kw is None:
+        return DASH
+    kw = float(kw)
+    return f"{significant(kw / 1000)} MW" if abs(float(f"{kw:.3g}")) >= 1000 else f"{significant(kw)} kW"
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """`digits` significant figures, trailing zeros kept (4.1 -> '4.10'); whole figures beyond them stay."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    rounded = float(f"{value:.{digits}g}")
+    whole = math.floor(math.log10(abs(rounded))) + 1 if rounded else 1
+    return f"{rounded:,.{max(digits - whole, 0)}f}"
+
+
+def words(value: str) -> str:
+    """`air_containment` -> 'air containment'; `gpu_hours` -> 'GPU hours'; other text unchanged."""
+    if not isinstance(value, str) or not _WORDISH.match(value):
+        return value
+    return " ".join(_PROPER.get(part, part) for part in value.split("_"))
+
+
+def key_unit(key: Any) -> str:
+    """The unit a field name carries (design rule: units in names)."""
+    text = str(key)
+    for suffix, label in UNIT_SUFFIXES.items():
+        if text.endswith(suffix):
+            return label
+    return ""
+
+
+# Field names whose plain reading would be ambiguous beside other figures (the cluster's `racks` are its compute
+# racks; the rack layout's total counts network and management racks too).
+_KEY_LABELS = {
+    "racks": "compute racks",
+    "racks_total": "racks, all roles",
+    "it_kw": "IT power (racks + optics in cables)",
+    "pue": "PUE",
+}
+
+
+def key_label(key: Any) -> str:
+    """`step_time_s` -> 'step time' (the unit is shown beside the value); `tp` -> 'TP'."""
+    text = str(key)
+    if text in _KEY_LABELS:
+        return _KEY_LABELS[text]
+    for suffix in UNIT_SUFFIXES:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            text = text[: -len(suffix)]
+            break
+    return " ".join(_PROPER.get(part, part) for part in text.split("_"))
+
+
+def figure_title(path: str, known: Mapping[str, str] | None = None) -> str:
+    """An explain entry's figure path as a title: the headline label when there is one, else its last parts in
+    words ("costs.cloud.us-east-1.p5.48xlarge.spot.job_usd" -> "Job cost: p5.48xlarge spot, us-east-1")."""
+    if known and path in known:
+        return known[path]
+    if path in _TITLES:
+        return _TITLES[path]
+    parts = path.split(".")
+    if parts[:2] == ["costs", "cloud"] and len(parts) >= 5:
+        region, field = parts[2], parts[-1]
+        purchase, instance = parts[-2], ".".join(parts[3:-2])
+        name = key_label(field).capitalize() + (" cost" if key_unit(field) == "USD" else "")
+        return f"{name}: {instance} {words(purchase)}, {region}"
+    tail = [p for p in parts if p not in {"costs", "comparison", "onprem"}][-2:] or parts[-1:]
+    text = " · ".join(key_label(p) for p in tail)
+    unit = key_unit(parts[-1])
+    title = text[:1].upper() + text[1:]
+    if unit == "USD":
+        return f"{title} cost" if not title.endswith("cost") else title
+    return f"{title} ({unit})" if unit else title
+
+
+def human(value: Any, depth: int = 0) -> str:
+    """Any stored value as text for a person: no None, True/False, quotes or braces."""
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float | Decimal):
+        return number(value)
+    if isinstance(value, str):
+        return words(value)
+    if isinstance(value, Mapping):
+        if depth > 1:
+            return f"{len(value)} items"
+        pairs = (f"{key_label(k)} {human(v, depth + 1)}{_spaced(key_unit(k))}" for k, v in value.items())
+        return "; ".join(pairs) or DASH
+    if isinstance(value, Sequence):
+        shown = [human(v, depth + 1) for v in list(value)[:8]]
+        more = f" and {len(value) - 8} more" if len(value) > 8 else ""
+        return (", ".join(shown) + more) or DASH
+    return str(value)
+
+
+def _spaced(unit: str) -> str:
+    return f" {unit}" if unit else ""

@@ -1,0 +1,118 @@
+"""Numbers, units and names for people: the template filters and the summary band (values worked by hand)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from planner.outputs.plan_view import plan_view
+from planner.outputs.summary import snapshot_label
+from planner.templatetags import planner_format as f
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "plans"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1234567.891, "1,234,568"),
+        (12.345, "12.3"),
+        (0.4123, "0.412"),
+        (2048, "2,048"),
+        (78.0, "78"),
+        (7.22e24, "7.22e24"),
+        (None, "\u2013"),
+        (True, "yes"),
+        (False, "no"),
+        ("dgx-h100", "dgx-h100"),
+        (Decimal("1234.50"), "1,234"),  # half to even at the unit: 1234.5 -> 1,234
+    ],
+)
+def test_num(value, text):
+    assert f.num(value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (Decimal("796214.72"), "$796k"),
+        ("56925851.00", "$56.9M"),
+        (Decimal("4.18"), "$4.18"),
+        (None, "\u2013"),
+        ("", "\u2013"),
+    ],
+)
+def test_usd(value, text):
+    assert f.usd(value) == text
+
+
+@pytest.mark.parametrize(
+    ("kw", "text"),
+    [(4102.27, "4.10 MW"), (116.32, "116 kW"), (83.086, "83.1 kW"), (999.6, "1.00 MW"), (34093.2, "34.1 MW")],
+)
+def test_kw(kw, text):
+    assert f.kw(kw) == text
+
+
+def test_pct():
+    assert f.pct(0.412) == "41 %"
+    assert f.pct(0.412, 1) == "41.2 %"
+    assert f.pct(None) == "\u2013"
+
+
+def test_show_has_no_internals():
+    assert f.show(None) == "\u2013"
+    assert f.show(True) == "yes"
+    assert f.show("air_containment") == "air containment"
+    text = f.show({"build_days": 30, "plan_date": None, "spot": False, "lead": {"gpu_servers": "84 days"}})
+    assert text == "build 30 days; plan date \u2013; spot no; lead GPU servers 84 days"
+    for bad in ("None", "True", "False", "{", "'"):
+        assert bad not in text
+    assert f.show([1, 2.5, "a_b"]) == "1, 2.5, a b"
+
+
+def test_labels_and_units():
+    assert f.label("step_time_s") == "step time" and f.unit("step_time_s") == "s"
+    assert f.label("memory_per_gpu_gib") == "memory" and f.unit("memory_per_gpu_gib") == "GiB/GPU"
+    assert f.label("racks") == "compute racks"  # the cluster's racks are its compute racks only
+    assert f.purchase("savings_plan_3y") == "3-year Savings Plan"
+
+
+def test_figure_titles_are_words_not_paths():
+    assert f.figure_title("costs.comparison.obtainable.spot_fleet") == "Rule: largest spot fleet one job can count on"
+    assert f.figure_title("costs.cloud.us-east-1.p5.48xlarge.spot.job_usd") == "Job cost: p5.48xlarge spot, us-east-1"
+    assert f.figure_title("training.step_time_s") == "Step time (steady state)"  # the headline's own label
+    assert f.figure_title("training.hardware_tflops_per_gpu") == "Training · hardware (TFLOP/s per GPU)"
+    assert f.figure_title("costs.sensitivity.cloud_minus_onprem_usd") == "Sensitivity · cloud minus on-prem cost"
+    assert f.figure_title("costs.onprem.capex_usd") == "Capex (BOM total)"  # the headline's own label
+
+
+def test_snapshot_label_hides_paths():
+    label = snapshot_label(
+        {
+            "source": "AWS recorded responses (/tmp/pytest-7/fixtures/aws) with recorded Azure price lists",
+            "fetched_at": "2026-11-09T10:00:00+00:00",
+        }
+    )
+    assert label == "Cloud prices: AWS price lists (recorded) with recorded Azure price lists, read 2026-11-09"
+
+
+def test_summary_band_of_a_stored_plan():
+    view = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
+    band = view.summary_band
+    figures = {fig.label: fig for fig in band.figures}
+    assert band.choice == "rent"
+    assert figures["GPUs"].value == "2,048" and figures["GPUs"].note == "256 x NVIDIA DGX B200"
+    # p10 61.8, p50 78.0, p90 98.5 days as the stored whole run says
+    assert figures["Time to train"].value == "78.0"
+    assert figures["Time to train"].range == "61.8 - 98.5 days (p10 - p90)"
+    # facility 5,743.178 kW -> 5.74 MW; IT 4,102.27 kW -> 4.10 MW
+    assert (figures["Facility power"].value, figures["Facility power"].unit) == ("5.74", "MW")
+    assert figures["Facility power"].note == "IT 4.10 MW x PUE 1.4"
+    # every rack drawn: 128 compute + 20 network + 1 management = 149
+    assert figures["Racks"].value == "149"
+    assert figures["Cheapest obtainable option"].value == "$66.4M"
+    assert any(r.startswith("Deadline risk") for r in band.risks)
