@@ -4,15 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('planner', '0008_derive_infeasible_runs'),
+        ("planner", "0008_derive_infeasible_runs"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='plan',
-            name='workload',
-            field=models.CharField(choices=[('training', 'Training'), ('inference', 'Inference'), ('capacity', 'Capacity (largest cluster inside an envelope)')], max_length=16),
+            model_name="plan",
+            name="workload",
+            field=models.CharField(
+                choices=[
+                    ("training", "Training"),
+                    ("inference", "Inference"),
+                    ("capacity", "Capacity (largest cluster inside an envelope)"),
+                ],
+                max_length=16,
+            ),
         ),
     ]
