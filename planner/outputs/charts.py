@@ -73,13 +73,6 @@ def human(key: str) -> str:
     return key.replace("_", " ")
 
 
-def _purchase(label: str) -> str:
-    """The stored series label with its purchase key in words ("AWS on_demand (...)" -> "AWS on-demand (...)")."""
-    for key, words in PURCHASE_NAMES.items():
-        label = label.replace(f" {key} ", f" {words} ")  # only the purchase word: instance names keep theirs
-    return label
-
-
 def _log_axis(title: str, values: list[float], unit: str = "") -> Axis:
     """A log axis whose 1-2-5 ticks and range cover every value (data, reference lines)."""
     low, high = min(values), max(values)
@@ -166,7 +159,7 @@ def cost_over_time_spec(view: PlanView) -> ChartSpec | None:
     for index, stored in enumerate(cumulative.series):
         usd = tuple(float(v) for v in stored.usd)
         values += usd
-        name = "On-prem: capex, then running costs" if stored.option == "onprem" else _purchase(stored.label)
+        name = "On-prem: capex, then running costs" if stored.option == "onprem" else stored.label
         color, dash = series_style(index)
         series.append(
             Series(
@@ -182,7 +175,9 @@ def cost_over_time_spec(view: PlanView) -> ChartSpec | None:
         month = stored.break_even_month  # None for on-prem, a rental never overtaken, a plan stored before
         if month is not None:
             at_usd = _on_line(months, usd, month)
-            label = f"owning pays off vs {name.split(' (')[0]}: month {month:.1f}"
+            # The legend names only the month (a long option name would run off the chart); the marker's colour is
+            # its option's line, and the hover names the option in full.
+            label = f"owning pays off: month {month:.1f}"
             markers.append(
                 Series(
                     label,
@@ -191,7 +186,7 @@ def cost_over_time_spec(view: PlanView) -> ChartSpec | None:
                     kind="marker",
                     color=color,
                     marker="diamond",
-                    hover=(f"{label}, {money(at_usd)} spent either way",),
+                    hover=(f"{label} vs {name}, {money(at_usd)} spent either way",),
                 )
             )
     return ChartSpec(

@@ -101,6 +101,12 @@ def is_scalar(value) -> bool:
 
 
 @register.filter
+def is_prose(value) -> bool:
+    """A sentence (a design's reason, a note) rather than a figure: it wraps like text instead of staying on one line."""
+    return isinstance(value, str) and " " in value.strip()
+
+
+@register.filter
 def is_small_mapping(value) -> bool:
     """A dict of a few scalars (shown inline as pairs); bigger structures get their own views."""
     return (
