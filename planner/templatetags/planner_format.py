@@ -102,7 +102,7 @@ def is_scalar(value) -> bool:
 
 @register.filter
 def is_prose(value) -> bool:
-    """A sentence (a design's reason, a note) rather than a figure: it wraps like text instead of staying on one line."""
+    """A sentence (a design's reason, a note), not a figure: it wraps like text instead of staying on one line."""
     return isinstance(value, str) and " " in value.strip()
 
 
