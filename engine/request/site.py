@@ -105,8 +105,8 @@ class PricingSpec(Section):
     )
     parameters: dict[str, float | int] = Field(
         default_factory=dict,
-        description="Named cost parameters (install %, maintenance %, ...; fixtures/prices/parameters.json) "
-        "for this plan only.",
+        description="Named cost parameters (installation share, maintenance share, ...; each plan lists the ones "
+        "it used with their sources) for this plan only.",
     )
 
     @field_validator("regions", mode="before")
