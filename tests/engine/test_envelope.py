@@ -72,35 +72,36 @@ def test_search_when_not_even_one_fits():
 def test_dgx_h100_under_200_kw_by_hand(catalog):
     """DGX H100 inside 200 kW of facility power, worked out from datasheet watts and the facility formula.
 
-    Up to 16 systems the build has one SU's switches: compute 8 leaf + 4 spine QM9700 and storage 3 + 1 QM9700
-    (16 x 1,720 W, NVIDIA QM9700 datasheet, with optics), in-band 3 + 1 + 1 SN4600C (5 x 466 W) and out-of-band
-    2 SN2201 (2 x 98 W): 30.046 kW; storage one DDN AI400X2 (3,000 W); management 4 UFM 3.1 (4 x 689 W) and
-    5 management servers (5 x 1,100 W): 8.256 kW; optics no switch figure covers: 100 W fixed (UFM 2 x 9 W,
-    storage 4 x 8 W, management 5 x 8 W, OOB 4 x 2.5 W) and 76 W per system (four twin-port 400G OSFP at 15 W for
-    the eight NDR ports, one 400G QSFP112 at 8 W each for storage and in-band). Each DGX H100 draws 10.2 kW
-    (DGX H100 user guide). Racks of 4 x 10.2 = 40.8 kW are air with containment, PUE 1.4.
+    Between 9 and 16 systems the build is below one SU and keeps one design: compute 2 QM9700 (8 rails of n ports,
+    4 whole rails per 64-port switch) and storage 1 QM9700 (3 x 1,720 W, NVIDIA QM9700 datasheet, with
+    optics), in-band an MLAG pair of SN4600C (2 x 466 W), out-of-band one SN2201 (98 W): 6.19 kW; storage one DDN
+    AI400X2 (3,000 W: the per-SU read guidance of 40 GB/s shared by n of 32 systems is 15 GB/s at n = 12, more than
+    one NFS server's 12 GB/s); a high-availability pair of head nodes (2 x 1,100 W); optics no switch figure covers:
+    48 W fixed (storage 4 x 8 W, head nodes 2 x 8 W) and 76 W per system (four twin-port 400G OSFP at 15 W for the
+    eight NDR ports, one 400G QSFP112 at 8 W each for storage and in-band). Each DGX H100 draws 10.2 kW (DGX H100
+    user guide). Racks of 4 x 10.2 = 40.8 kW are air with containment, PUE 1.4.
 
-    facility(n) = 1.4 x (10.276 n + 41.402) kW; 200 kW allows n <= (200 / 1.4 - 41.402) / 10.276 = 9.87:
-    9 systems at 187.4404 kW, and a 10th would need 201.8268 kW.
+    facility(n) = 1.4 x (10.276 n + 11.438) kW; 200 kW allows n <= (200 / 1.4 - 11.438) / 10.276 = 12.79:
+    12 systems at 188.65 kW, and a 13th would need 203.0364 kW.
     """
     pue = ASSUMPTIONS["pue_air_containment"].default
     assert pue == 1.4
-    fixed_kw = 16 * 1.720 + 5 * 0.466 + 2 * 0.098 + 3.0 + 4 * 0.689 + 5 * 1.1 + 0.1
+    fixed_kw = 3 * 1.720 + 2 * 0.466 + 0.098 + 3.0 + 2 * 1.1 + 0.048
     per_system_kw = 10.2 + 4 * 0.015 + 2 * 0.008
     largest = math.floor((200 / pue - fixed_kw) / per_system_kw)
-    assert largest == 9
+    assert largest == 12
     body = {"workload": "capacity", "hardware": {"system": "dgx-h100"}, "envelope": {"facility_mw": 0.2}}
     plan = _plan(body, catalog)
-    assert plan["feasible"] is True and plan["cluster"]["systems"] == 9 and plan["cluster"]["gpus"] == 72
-    assert plan["power"]["facility_kw"] == pytest.approx(pue * (fixed_kw + 9 * per_system_kw), abs=1e-6)
-    assert plan["power"]["facility_kw"] == pytest.approx(187.4404, abs=1e-6)
+    assert plan["feasible"] is True and plan["cluster"]["systems"] == 12 and plan["cluster"]["gpus"] == 96
+    assert plan["power"]["facility_kw"] == pytest.approx(pue * (fixed_kw + 12 * per_system_kw), abs=1e-6)
+    assert plan["power"]["facility_kw"] == pytest.approx(188.65, abs=1e-6)
     above = plan["explain"]["envelope.binding"]["inputs"]  # in MW to the watt
-    assert above["one_system_more.systems"] == 10
-    assert above["one_system_more.facility_mw"] * 1000 == pytest.approx(201.8268, abs=1e-3)
+    assert above["one_system_more.systems"] == 13
+    assert above["one_system_more.facility_mw"] * 1000 == pytest.approx(203.0364, abs=1e-3)
     envelope = plan["envelope"]
     assert envelope["binding"] == "facility_mw" and envelope["within"] is True
     row = envelope["limits"][0]
-    assert row["headroom"] == pytest.approx(0.2 - 0.1874404, abs=1e-9) and row["binding"] is True
+    assert row["headroom"] == pytest.approx(0.2 - 0.18865, abs=1e-9) and row["binding"] is True
 
 
 # ------------------------------------------------------------------------------------- the questions of issue 17
