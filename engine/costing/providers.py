@@ -7,7 +7,7 @@ entries saying the same thing. An id not listed is shown as given (a new provide
 
 from __future__ import annotations
 
-__all__ = ["AWS", "PROVIDER_NAMES", "PURCHASE_NAMES", "option_label", "provider_name", "purchase_name"]
+__all__ = ["AWS", "PROVIDER_NAMES", "PURCHASE_NAMES", "option_label", "option_name", "provider_name", "purchase_name"]
 
 AWS = "aws"
 
@@ -50,12 +50,17 @@ def purchase_name(purchase: str | None) -> str:
     return PURCHASE_NAMES.get(purchase, purchase.replace("_", " "))
 
 
-def option_label(provider: str | None, instance_type: str, purchase: str, instances: int, region: str) -> str:
-    """A rented option as people name it: "AWS p5.48xlarge on-demand (16 instances, us-east-1)"."""
-    count = f"{instances:,} instance{'s' if instances != 1 else ''}"
+def option_name(provider: str | None, instance_type: str, purchase: str) -> str:
+    """A rented option's name without its size: "AWS p5.48xlarge on-demand", each term said once."""
     words = purchase_name(purchase)
     if "contract" in instance_type:  # a contract's name says its term ("3-year contract"): no second term
         words = ""
     elif words.endswith(" reserved"):  # "1cc_h100_sxm5 reserved" + "1-year reserved": say "reserved" once
         instance_type = instance_type.removesuffix(" reserved")
-    return " ".join(x for x in (provider_name(provider), instance_type, words) if x) + f" ({count}, {region})"
+    return " ".join(x for x in (provider_name(provider), instance_type, words) if x)
+
+
+def option_label(provider: str | None, instance_type: str, purchase: str, instances: int, region: str) -> str:
+    """A rented option as people name it: "AWS p5.48xlarge on-demand (16 instances, us-east-1)"."""
+    count = f"{instances:,} instance{'s' if instances != 1 else ''}"
+    return f"{option_name(provider, instance_type, purchase)} ({count}, {region})"

@@ -120,3 +120,14 @@ def test_verdict_sentence_build_with_runner_up_price_factor():
         "(512 instances, us) for $20.0M. The answer would flip with the runner-up's cost falling by more than "
         "20.0 % (below $16.0M)."
     )
+
+
+def test_option_names_say_each_term_once():
+    """A contract's instance name carries its term and a reserved instance's name ends in "reserved": the purchase
+    words are not said a second time (the cost-over-time chart labelled "3-year contract 3-year reserved")."""
+    from engine.costing.providers import option_name
+
+    assert option_name("aws", "p5.48xlarge", "on_demand") == "AWS p5.48xlarge on-demand"
+    assert option_name("lambda", "1cc_h100_sxm5 reserved", "reserved_1y") == "Lambda 1cc_h100_sxm5 1-year reserved"
+    contract = option_name("neocloud", "hgx-h100-8gpu 3-year contract", "reserved_3y")
+    assert contract.endswith("hgx-h100-8gpu 3-year contract") and "reserved" not in contract
