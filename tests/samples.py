@@ -21,3 +21,17 @@ INFERENCE_REQUEST = {
     },
     "hardware": {"system": "dgx-h100"},
 }
+
+
+def priced_plan(owner, body: dict, name: str, capture_on_commit):
+    """A plan made through the service with the recorded prices loaded and its run executed on commit, as stored.
+
+    `capture_on_commit` is pytest-django's `django_capture_on_commit_callbacks` fixture."""
+    from planner import services
+    from pricing.services import price_snapshot_load_fixtures
+
+    price_snapshot_load_fixtures()
+    with capture_on_commit(execute=True):
+        plan = services.plan_create(owner=owner, request_data=body, name=name)
+    plan.refresh_from_db()
+    return plan

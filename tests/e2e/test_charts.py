@@ -12,7 +12,7 @@ import math
 import pytest
 from playwright.sync_api import expect
 
-from planner import services
+from tests import samples
 from tests.e2e.conftest import ARTEFACTS
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,9 +28,6 @@ TEXT_BOXES = """(root) => Array.from(root.querySelectorAll('.main-svg text')).ma
 @pytest.fixture
 def deadline_plan(logged_in, django_user_model, django_capture_on_commit_callbacks):
     """A priced 70B training plan on DGX H100 with a 90-day deadline (the page reads it as stored)."""
-    from pricing.services import price_snapshot_load_fixtures
-
-    price_snapshot_load_fixtures()
     owner = django_user_model.objects.get(username="eve")
     body = {
         "workload": "training",
@@ -39,10 +36,7 @@ def deadline_plan(logged_in, django_user_model, django_capture_on_commit_callbac
         "hardware": {"system": "dgx-h100"},
         "pricing": {"years": 5, "regions": ["us-east-1"]},
     }
-    with django_capture_on_commit_callbacks(execute=True):
-        plan = services.plan_create(owner=owner, request_data=body, name="deadline 90")
-    plan.refresh_from_db()
-    return plan
+    return samples.priced_plan(owner, body, "deadline 90", django_capture_on_commit_callbacks)
 
 
 def _tick_centre_y(page, chart: str, label: str) -> float:

@@ -32,6 +32,7 @@ from planner.outputs.chart_spec import (
     series_style,
 )
 from planner.outputs.charts import COOLING_NAMES, PURCHASE_NAMES, chart_specs
+from tests import samples
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "plans"
 ROOT = Path(__file__).parents[2]
@@ -105,10 +106,6 @@ def test_frontier_ticks_are_1_2_5_days_and_systems_have_product_names():
 
 @pytest.fixture
 def priced_plan(user, django_capture_on_commit_callbacks):
-    from planner import services
-    from pricing.services import price_snapshot_load_fixtures
-
-    price_snapshot_load_fixtures()
     body = {
         "workload": "training",
         "model": {"preset": "llama-3-70b"},
@@ -116,10 +113,7 @@ def priced_plan(user, django_capture_on_commit_callbacks):
         "hardware": {"system": "dgx-h100"},
         "pricing": {"years": 5, "regions": ["us-east-1"]},
     }
-    with django_capture_on_commit_callbacks(execute=True):
-        plan = services.plan_create(owner=user, request_data=body, name="charts <b>&amp; 'x'")
-    plan.refresh_from_db()
-    return plan
+    return samples.priced_plan(user, body, "charts <b>&amp; 'x'", django_capture_on_commit_callbacks)
 
 
 @pytest.mark.django_db

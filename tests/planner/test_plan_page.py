@@ -7,15 +7,13 @@ import pytest
 from planner import services
 from planner.adapter import usd_text
 from planner.outputs.charts import plan_charts
+from tests import samples
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def priced_plan(user, django_capture_on_commit_callbacks):
-    from pricing.services import price_snapshot_load_fixtures
-
-    price_snapshot_load_fixtures()
     body = {
         "workload": "training",
         "model": {"preset": "llama-3-70b"},
@@ -23,10 +21,7 @@ def priced_plan(user, django_capture_on_commit_callbacks):
         "hardware": {"system": "dgx-h100"},
         "pricing": {"years": 3, "regions": ["us-east-1"]},
     }
-    with django_capture_on_commit_callbacks(execute=True):
-        plan = services.plan_create(owner=user, request_data=body, name="priced")
-    plan.refresh_from_db()
-    return plan
+    return samples.priced_plan(user, body, "priced", django_capture_on_commit_callbacks)
 
 
 def test_plan_page_shows_costs_charts_and_diagrams(alice_client, priced_plan):
