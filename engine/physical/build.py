@@ -8,15 +8,18 @@ the explain stage (engine/explain/physical.py) describes them, so this module im
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Catalog, System
 from engine.physical.bom import BomLine, build_bom
+from engine.physical.campus import Campus, pack_campus
 from engine.physical.cluster import ClusterBuild
 from engine.physical.fabric import FabricPlan, size_fabrics
+from engine.physical.fabric.campus_links import campus_fabrics
 from engine.physical.fabric.compute import compute_fabric
 from engine.physical.facility import SiteResult, size_site
+from engine.physical.racks import RackLayout
 from engine.physical.storage import StorageResult, size_storage
 from engine.physical.topology import build_topology
 from engine.request.spec import PlanRequest, SiteSpec
@@ -53,6 +56,7 @@ class PhysicalBuild:
     site: SiteResult
     bom: list[BomLine]
     topology: dict[str, object]
+    campus: Campus | None = None
 
     @property
     def problems(self) -> list[str]:
@@ -73,10 +77,41 @@ class PhysicalBuild:
             storage=decode(parts.StorageSummary, self.storage.as_dict(), "storage"),
             power=self.site.power_summary(),
             cooling=self.site.cooling_summary(),
-            racks=decode(parts.RacksSummary, self.site.racks_dict(), "racks"),
+            racks=_racks_part(self._racks_dict()),
             bom=tuple(decode(parts.BomLine, line.as_dict(), "bom") for line in self.bom),
             topology=decode(parts.Topology, self.topology, "topology"),
         )
+
+    def _racks_dict(self) -> dict[str, object]:
+        racks = self.site.racks_dict()
+        return racks if self.campus is None else {**racks, "campus": self.campus.as_dict()}
+
+
+def _racks_part(data: dict[str, object]) -> parts.RacksSummary:
+    """The typed racks section: racks of the same content (all but id and row) are decoded once through the
+    codec and copied with their own id and row, so a layout of tens of thousands of racks (a million GPUs)
+    decodes in a few distinct ones."""
+    layout = data["layout"]
+    assert isinstance(layout, list)
+    head = decode(parts.RacksSummary, {**data, "layout": []}, "racks")
+    decoded: dict[tuple, parts.RackEntry] = {}
+    entries = []
+    for i, rack in enumerate(layout):
+        key = (id(rack["items"]), rack["role"], rack["kw"], rack["rack_units"], rack["weight_kg"], rack["feeds"],
+               rack["cooling"], len(rack))  # fmt: skip
+        entry = decoded.get(key)
+        if entry is None:
+            entry = decoded[key] = decode(parts.RackEntry, rack, f"racks.layout[{i}]")
+        entries.append(_placed(entry, rack["id"], rack["row"]))
+    return replace(head, layout=tuple(entries))
+
+
+def _placed(entry: parts.RackEntry, rack_id: object, row: object) -> parts.RackEntry:
+    """A copy of a decoded rack with its own id and row. Built on the instance dict because
+    `dataclasses.replace` re-runs __init__ (ten times slower, and this runs once per rack)."""
+    clone = object.__new__(parts.RackEntry)
+    clone.__dict__.update(entry.__dict__, id=rack_id, row=row)
+    return clone
 
 
 def compute_fabric_needed(job_gpus: int, gpus_per_replica: int | None, system: System) -> bool:
@@ -121,9 +156,16 @@ def build_physical(
     )
     site_spec = request.site if request is not None else SiteSpec()
     site = size_site(build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a)
+    campus = pack_campus(site.racks, parts.of_kind("rack")[0].num("width_mm") / 1000.0, a)
+    if campus.multi_hall:  # upper tiers cross halls and buildings: longer runs, other optics, other optics power
+        fabric = campus_fabrics(fabric, campus, parts)
+        layout = RackLayout(site.racks, site.usable_feed_kw, site.rack_height_u, site.unknown_power, site.devices)
+        site = size_site(
+            build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a, layout
+        )
     bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts, storage_part=appliance.id)
     topology = build_topology(system, build.systems, fabric, storage.appliances)
-    return PhysicalBuild(storage, fabric, site, bom, topology)
+    return PhysicalBuild(storage, fabric, site, bom, topology, campus)
 
 
 def _gpus_per_replica(request: PlanRequest, sizing: object) -> int | None:

@@ -18,7 +18,7 @@ from engine.physical.cooling import KW_PER_TON, airflow_cfm, choose_cdus, coolan
 from engine.physical.fabric import FabricPlan
 from engine.physical.fabric.optics import uncovered_optics_w
 from engine.physical.rack_devices import RackDevice
-from engine.physical.racks import Rack, lay_out_racks
+from engine.physical.racks import Rack, RackLayout, lay_out_racks
 from engine.request.spec import SiteSpec
 from engine.result.physical import CoolingSummary, PowerSummary
 
@@ -197,12 +197,12 @@ class SiteResult:
 
     def racks_dict(self) -> dict[str, object]:
         """Racks as plan JSON, with the rack height and each item's height, kind and name (for elevations)."""
-        devices = dict(self.devices)
+        devices, cache = dict(self.devices), {}
         return {
             "total": len(self.racks),
             "by_role": _count_by(self.racks, "role"),
             "rack_height_u": self.rack_height_u,
-            "layout": [r.as_dict(devices) for r in self.racks],
+            "layout": [r.as_dict(devices, cache) for r in self.racks],
         }
 
 
@@ -224,10 +224,12 @@ def size_site(
     site: SiteSpec,
     parts: PartsCatalog,
     assumptions: Assumptions,
+    layout: RackLayout | None = None,
 ) -> SiteResult:
-    """Lay out the racks (racks.py), then the one facility power with every IT part, feeds, cooling and CDUs."""
+    """Lay out the racks (racks.py; or reuse `layout`, the same fabric's switches laid out before), then the one
+    facility power with every IT part, feeds, cooling and CDUs."""
     phys = parts.systems[system.id]
-    layout = lay_out_racks(build, system, fabric, storage_part, storage_units, parts, assumptions)
+    layout = layout or lay_out_racks(build, system, fabric, storage_part, storage_units, parts, assumptions)
     racks = layout.racks
 
     def kw_of(ids: set[str]) -> float:

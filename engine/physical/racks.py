@@ -35,14 +35,20 @@ class Rack:
     feeds: int
     cooling: str
 
-    def as_dict(self, devices: dict[str, RackDevice] | None = None) -> dict[str, object]:
-        """The rack as plan JSON; each item carries its height, kind and name from `devices` when given."""
+    def as_dict(self, devices: dict[str, RackDevice] | None = None, cache: dict | None = None) -> dict[str, object]:
+        """The rack as plan JSON; each item carries its height, kind and name from `devices` when given. Racks
+        of the same items share one items list through `cache` (a million-GPU layout has tens of thousands)."""
         devices = devices or {}
+        items = cache.get(self.items) if cache is not None else None
+        if items is None:
+            items = [item_dict(i, q, devices.get(i)) for i, q in self.items]
+            if cache is not None:
+                cache[self.items] = items
         return {
             "id": self.id,
             "row": self.row,
             "role": self.role,
-            "items": [item_dict(i, q, devices.get(i)) for i, q in self.items],
+            "items": items,
             "kw": round(self.kw, 3),
             "rack_units": self.rack_units,
             "weight_kg": round(self.weight_kg, 1),
@@ -69,17 +75,32 @@ def feeds_for(kw: float, power_redundancy: str, usable_kw: float) -> int:
 
 
 def _pack(items: list[tuple[str, int, int, float, float]], usable_u: int, max_kw: float) -> list[list[tuple]]:
-    """First-fit by U and kW, in the given order: items are (id, quantity, U each, kW each, kg each)."""
+    """First-fit by U and kW, in the given order: items are (id, quantity, U each, kW each, kg each). Each rack is
+    a list of (id, count, U, kW, kg) chunks; a chunk takes as many units as the rack's U and kW left allow, so
+    packing costs one step per rack, not per device (a million-GPU build places over 100,000 switches)."""
     racks: list[list[tuple]] = []
     used_u = used_kw = 0.0
     for item_id, qty, u_each, kw_each, kg_each in items:
-        for _ in range(qty):
-            if not racks or used_u + u_each > usable_u or used_kw + kw_each > max_kw + 1e-9:
+        left = qty
+        while left > 0:
+            fit = left
+            if racks:
+                if u_each > 0:
+                    fit = min(fit, int((usable_u - used_u) // u_each))
+                if kw_each > 0:
+                    fit = min(fit, int((max_kw - used_kw + 1e-9) // kw_each))
+            if not racks or fit <= 0:
                 racks.append([])
                 used_u = used_kw = 0.0
-            racks[-1].append((item_id, u_each, kw_each, kg_each))
-            used_u += u_each
-            used_kw += kw_each
+                fit = 1 if u_each > usable_u or kw_each > max_kw + 1e-9 else left
+                if u_each > 0:
+                    fit = min(fit, max(1, int(usable_u // u_each)))
+                if kw_each > 0:
+                    fit = min(fit, max(1, int((max_kw + 1e-9) // kw_each)))
+            racks[-1].append((item_id, fit, u_each, kw_each, kg_each))
+            used_u += fit * u_each
+            used_kw += fit * kw_each
+            left -= fit
     return racks
 
 
@@ -94,14 +115,17 @@ def _rack(
     system: System,
     assumptions: Assumptions,
 ) -> Rack:
+    """One rack from its chunks (id, count, U, kW, kg each)."""
     counts: dict[str, int] = {}
-    for item in content:
-        counts[item[0]] = counts.get(item[0], 0) + 1
-    kw = sum(item[2] for item in content)
-    u = sum(item[1] for item in content)
-    kg = empty_kg + sum(item[3] for item in content)
+    kw = u = kg = 0.0
+    for item_id, count, u_each, kw_each, kg_each in content:
+        counts[item_id] = counts.get(item_id, 0) + count
+        kw += count * kw_each
+        u += count * u_each
+        kg += count * kg_each
     cooling = cooling_method_for(kw, system if role == "compute" else _AIR_SYSTEM, assumptions)
-    return Rack(rid, row, role, tuple(counts.items()), kw, int(u), kg, feeds_for(kw, redundancy, usable_kw), cooling)
+    feeds = feeds_for(kw, redundancy, usable_kw)
+    return Rack(rid, row, role, tuple(counts.items()), kw, int(u), empty_kg + kg, feeds, cooling)
 
 
 @dataclass(frozen=True)
@@ -134,7 +158,7 @@ class _Packer:
     def compute_row(self, row: int, systems: int, per_rack: int) -> None:
         """GPU systems of one row, `per_rack` to a rack, fed as the system's power redundancy requires."""
         phys = self.parts.systems[self.system.id]
-        unit = (self.system.id, self.system.rack_units, self.system.max_power_kw, phys.weight_kg)
+        unit = (self.system.id, 1, self.system.rack_units, self.system.max_power_kw, phys.weight_kg)
         made: dict[int, Rack] = {}  # a row's racks differ only in their id (and the last one's fill): build each once
         for col, first in enumerate(range(0, systems, per_rack), start=1):
             count = min(per_rack, systems - first)
@@ -145,10 +169,17 @@ class _Packer:
             self.racks.append(Rack(rid, row, r.role, r.items, r.kw, r.rack_units, r.weight_kg, r.feeds, r.cooling))
 
     def pack(self, row: int, tag: str, role: str, items: list[tuple[str, int, int, float, float]]) -> None:
-        """Network or management devices first-fit into n+1-fed racks r<row>-<tag><n> under the network kW cap."""
+        """Network or management devices first-fit into n+1-fed racks r<row>-<tag><n> under the network kW cap;
+        racks of the same content are built once and copied under their own id."""
         max_kw = self.assumptions["network_rack_max_kw"]
+        made: dict[tuple, Rack] = {}
         for n_idx, content in enumerate(_pack(items, self.usable_u, max_kw), start=1):
-            self.racks.append(self._rack(f"r{row:02d}-{tag}{n_idx:02d}", row, role, content, "n+1"))
+            rid = f"r{row:02d}-{tag}{n_idx:02d}"
+            key = tuple(content)
+            if key not in made:
+                made[key] = self._rack(rid, row, role, content, "n+1")
+            r = made[key]
+            self.racks.append(Rack(rid, row, r.role, r.items, r.kw, r.rack_units, r.weight_kg, r.feeds, r.cooling))
 
     def _rack(self, rid: str, row: int, role: str, content: list[tuple], redundancy: str) -> Rack:
         return _rack(rid, row, role, content, redundancy, self.usable_kw, self.empty_kg, self.system, self.assumptions)

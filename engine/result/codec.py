@@ -73,6 +73,12 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 def encode(value: object) -> Any:
     """Plain JSON types only (dict, list, str, int, float, bool, None). The exact built-in types are tested first
     (most of a plan's values), then the general rules in order."""
+    return _encode(value, {})
+
+
+def _encode(value: object, seen: dict[int, list]) -> Any:
+    """`encode` with `seen`: a tuple met again in the same value (racks of the same items share one) is encoded
+    once; tuples are immutable, so the shared list is the same JSON."""
     kind = type(value)
     if kind is float:
         if not math.isfinite(value):  # type: ignore[arg-type]
@@ -81,9 +87,14 @@ def encode(value: object) -> Any:
     if kind in _PLAIN:
         return value
     if kind is dict:
-        return {str(k): encode(v) for k, v in value.items()}  # type: ignore[attr-defined]
-    if kind is list or kind is tuple:
-        return [encode(v) for v in value]  # type: ignore[attr-defined]
+        return {str(k): _encode(v, seen) for k, v in value.items()}  # type: ignore[attr-defined]
+    if kind is tuple:
+        done = seen.get(id(value))
+        if done is None:
+            done = seen[id(value)] = [_encode(v, seen) for v in value]  # type: ignore[attr-defined]
+        return done
+    if kind is list:
+        return [_encode(v, seen) for v in value]  # type: ignore[attr-defined]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {}
         for f in _fields(type(value)):
@@ -94,12 +105,12 @@ def encode(value: object) -> Any:
                 continue
             if f.present_if is not None and not getattr(value, f.present_if):
                 continue
-            out[f.key] = encode(item)
+            out[f.key] = _encode(item, seen)
         return out
     if isinstance(value, Mapping):
-        return {str(k): encode(v) for k, v in value.items()}
+        return {str(k): _encode(v, seen) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
+        return [_encode(v, seen) for v in value]
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):

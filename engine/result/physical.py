@@ -11,6 +11,8 @@ from engine.result.codec import meta
 
 __all__ = [
     "BomLine",
+    "CampusHall",
+    "CampusSummary",
     "ClusterSummary",
     "CoolingSummary",
     "FabricNetwork",
@@ -124,6 +126,11 @@ class FabricNetwork:
     notes: tuple[str, ...]
     # Why this many tiers (or no switch), in one line for users; "" in plans stored before it.
     reason: str = ""
+    # Fourth tier (switches and the links from the cores up to it); 0 in plans stored before it.
+    super_core: int = 0
+    core_super_links: int = 0
+    # Which design connects it ("fat-tree", "multi-plane", "four-tier", "oversubscribed"); "" in older plans.
+    design: str = ""
 
 
 @dataclass(frozen=True)
@@ -186,11 +193,40 @@ class RackEntry:
 
 
 @dataclass(frozen=True)
+class CampusHall:
+    """One data hall of the campus: its building, racks, rows and IT power (MW, every rack at maximum draw)."""
+
+    hall: int
+    building: int
+    racks: int
+    rows: int
+    it_mw: float
+
+
+@dataclass(frozen=True)
+class CampusSummary:
+    """Racks packed into data halls under a hall's IT power and floor limits, halls into buildings, and the
+    farthest run at each scale (engine/physical/campus.py)."""
+
+    halls: int
+    buildings: int
+    halls_per_building: int
+    hall_max_it_mw: float
+    hall_max_racks: int
+    largest_hall_it_mw: float
+    largest_hall_racks: int
+    distances_m: Mapping[str, float]
+    per_hall: tuple[CampusHall, ...]
+
+
+@dataclass(frozen=True)
 class RacksSummary:
     total: int
     by_role: Mapping[str, int]
     layout: tuple[RackEntry, ...]
     rack_height_u: int | None = field(default=None, metadata=OMIT)
+    # Halls and buildings (absent in plans stored before it).
+    campus: CampusSummary | None = field(default=None, metadata=OMIT)
 
 
 PRICE_FIELDS = ("unit_price_usd", "extended_price_usd", "price_source", "price_as_of", "price_confidence")

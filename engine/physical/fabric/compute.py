@@ -15,8 +15,9 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
 from engine.catalog.parts import Part, PartsCatalog, SystemPhysical
 from engine.physical.clos import Clos, LeafType, clos
-from engine.physical.fabric.planes import beyond_three_tiers, plane_options
+from engine.physical.fabric.planes import beyond_four_tiers, plane_options
 from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
+from engine.physical.fabric.reasons import no_fabric_reason, oversubscribed_reason, reference_reason
 from engine.physical.fabric.small import small_compute_fabric
 from engine.physical.fabric.types import FABRIC_SWITCH, Fabric, Geometry, LinkGroup, empty_fabric
 
@@ -100,72 +101,6 @@ def _notes(
     ]
 
 
-def _no_fabric_reason(system: System, systems: int) -> str:
-    """Why no compute switch is built, for users."""
-    if systems == 1:
-        return (
-            f"No compute switch: a single {system.name}; its {system.gpus_per_system} GPUs talk over NVLink inside "
-            "the system."
-        )
-    return (
-        f"No compute switch: each serving replica (or the whole job) fits inside one {system.name}'s NVLink domain "
-        f"of {system.nvlink_domain_gpus} GPUs, and replicas do not talk to each other."
-    )
-
-
-def _reference_reason(
-    system: System,
-    slots: tuple[int, int],
-    sus: int,
-    shape: _ComputeShape,
-    tree: Clos,
-    switch: Part,
-    shared: bool,
-    radix: int,
-) -> str:
-    """Why the reference design's tier count, for users; says why the last SU's leaves are part-filled.
-    `slots` = (systems, system slots given up to the UFM appliances)."""
-    name = switch.id.upper()
-    if not shared:
-        why = (
-            f"Three tiers, as NVIDIA's GB200 SuperPOD design: one spine-leaf group per rail per scalable unit of "
-            f"{shape.su_systems} racks, each rack's trays on one leaf per rail ({shape.down_used} of {radix} ports; "
-            "a rack holds no more trays), joined by core switches."
-        )
-    elif tree.tiers == 2:
-        why = (
-            f"Two tiers, as NVIDIA's DGX SuperPOD design: {sus} scalable unit(s) of {shape.su_systems} systems, one "
-            f"leaf per rail per unit, uplinks spread evenly over {tree.spines} spines; two tiers of {radix}-port "
-            f"{name} switches reach up to {radix * radix // 2:,} ports."
-        )
-    else:
-        why = (
-            f"Three tiers, as NVIDIA's DGX SuperPOD design: {sus} scalable units need more leaves than two tiers "
-            f"of {radix}-port {name} switches connect ({radix * radix // 2:,} ports at most), so each unit gets its "
-            "own spines and a core tier joins the units."
-        )
-    systems, displaced = slots
-    last = systems + displaced - (sus - 1) * shape.su_systems
-    if 0 < last < shape.su_systems and not shared:
-        why += (
-            f" The last unit holds {last} of its {shape.su_systems} racks: its spines and cores are built in full, "
-            "so racks can be added later without recabling, and leaves only for the racks present (a leaf serves "
-            "one rack's trays)."
-        )
-    elif 0 < last < shape.su_systems:
-        ufm = (
-            f" The UFM fabric managers take {displaced} system slot(s) of leaf ports in the first unit, so "
-            f"{systems} systems need {systems + displaced} slots."
-            if displaced
-            else ""
-        )
-        why += (
-            f"{ufm} The last unit holds {last} of its {shape.su_systems} system slots; its leaves and uplinks are "
-            "built in full, as the reference design does, so routing stays balanced and the unit can be filled later."
-        )
-    return why
-
-
 def compute_fabric(
     system: System,
     phys: SystemPhysical,
@@ -176,8 +111,10 @@ def compute_fabric(
     needed: bool,
     look_for_alternatives: bool = True,
 ) -> ComputeSizing:
-    """The compute fabric of `systems` systems on the `fabric_id` technology: the reference plane split first,
-    more planes only when one plane would need a fourth tier; or an empty fabric with the plain reason (which
+    """The compute fabric of `systems` systems on the `fabric_id` technology, the first design that connects it:
+    the reference plane split in at most three tiers, then more planes (a NIC split further, each plane of higher
+    radix), then a fourth tier (reference planes first); the spines oversubscribed toward the cores only when the
+    request asks (compute_upper_oversubscription). None connects it: an empty fabric with the plain reason (which
     names the catalog fabrics that would connect the cluster)."""
     sus_plain = math.ceil(systems / system.su_systems)
     if not needed:
@@ -185,22 +122,15 @@ def compute_fabric(
             "No scale-out compute fabric: each replica (or the whole job) fits inside one NVLink domain, so "
             "systems talk only over the storage and in-band networks."
         )
-        empty = empty_fabric("compute", note, _no_fabric_reason(system, systems))
+        empty = empty_fabric("compute", note, no_fabric_reason(system, systems))
         return ComputeSizing(empty, sus_plain, 0, 0, system.su_systems, design="none")
     switch = parts[FABRIC_SWITCH[fabric_id]]
     options = plane_options(system, phys, fabric_id, switch)
-    for link_gbps, planes in options:
-        sized = _planes_fabric(system, phys, systems, fabric_id, switch, link_gbps, planes, a)
-        if sized is not None:
-            if planes > options[0][1] and not sized.problems:
-                base_link, base_planes = options[0]
-                note = (
-                    f"Multi-plane: {base_planes} plane(s) at {base_link:g}G would need more than three tiers, so "
-                    f"each NIC's {system.compute_nic_gbps:g}G splits over {planes} planes of {link_gbps:g}G, each its "
-                    "own Clos of higher radix."
-                )
-                sized = replace(sized, fabric=replace(sized.fabric, notes=(*sized.fabric.notes, note)))
-            return sized
+    for max_tiers in (3, 4):
+        for link_gbps, planes in options:
+            sized = _planes_fabric(system, phys, systems, fabric_id, switch, (link_gbps, planes), a, max_tiers)
+            if sized is not None:
+                return _named_design(sized, system, options, link_gbps, planes)
     alternatives = []
     if look_for_alternatives:
         alternatives = [
@@ -209,8 +139,29 @@ def compute_fabric(
             if other != fabric_id
             and compute_fabric(system, phys, systems, other, parts, a, needed, False).fabric.leaf > 0
         ]
-    problem = beyond_three_tiers(system, phys, systems, switch, options, alternatives)
-    return ComputeSizing(empty_fabric("compute", "beyond three tiers"), sus_plain, 0, 0, system.su_systems, [problem])
+    problem = beyond_four_tiers(system, phys, systems, switch, options, alternatives)
+    return ComputeSizing(empty_fabric("compute", "beyond four tiers"), sus_plain, 0, 0, system.su_systems, [problem])
+
+
+def _named_design(
+    sized: ComputeSizing, system: System, options: list[tuple[float, int]], link_gbps: float, planes: int
+) -> ComputeSizing:
+    """Label the design that connected the cluster and, for more planes than the reference, say why."""
+    fab = sized.fabric
+    if sized.problems or not fab.leaf:
+        return sized
+    base_link, base_planes = options[0]
+    if planes > base_planes:
+        note = (
+            f"Multi-plane: {base_planes} plane(s) at {base_link:g}G would need more than three tiers, so "
+            f"each NIC's {system.compute_nic_gbps:g}G splits over {planes} planes of {link_gbps:g}G, each its "
+            "own Clos of higher radix."
+        )
+        fab = replace(fab, notes=(*fab.notes, note), reason=f"Multi-plane design. {fab.reason}")
+    design = "four-tier" if fab.tiers == 4 else "multi-plane" if planes > base_planes else "fat-tree"
+    if fab.design == "oversubscribed":
+        design = "oversubscribed"
+    return replace(sized, fabric=replace(fab, design=design))
 
 
 def _planes_fabric(
@@ -219,11 +170,14 @@ def _planes_fabric(
     systems: int,
     fabric_id: str,
     switch: Part,
-    link_gbps: float,
-    planes: int,
+    plane: tuple[float, int],
     a: Assumptions,
+    max_tiers: int = 3,
 ) -> ComputeSizing | None:
-    """One identical Clos per plane at `link_gbps`; None when one plane needs more than three tiers."""
+    """One identical Clos per plane at `plane` = (link Gb/s, planes); None when one plane needs more than
+    `max_tiers` tiers. Long only because the Fabric record is written one field per line."""
+    link_gbps, planes = plane
+    upper = a["compute_upper_oversubscription"]
     radix = switch_radix(switch, link_gbps)
     shape, nics_per_rail = _compute_shape(system, phys, radix, a["compute_oversubscription"])
     if shape is None:
@@ -243,7 +197,10 @@ def _planes_fabric(
     leaves_per_su_group = shape.leaves_per_rail_per_su * (phys.compute_rails if rails_shared else 1)
     groups = 1 if rails_shared else phys.compute_rails
     max_up = radix - shape.down_used
-    tree = clos(sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix)
+    tree = clos(
+        sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix,
+        max_tiers=max_tiers, upper_ratio=upper,
+    )  # fmt: skip
     if tree is None:
         return None
     if not rails_shared:  # a leaf serves whole racks only: leave out the last SU's leaves that would serve none
@@ -254,6 +211,7 @@ def _planes_fabric(
             leaf_spine_links=tree.leaf_spine_links - empty_leaves * tree.leaf_uplinks[0],
         )
     notes = _notes(system, phys, sus, shape, tree, link_gbps, radix, planes)
+    oversubscribed = upper > 1.0 and tree.tiers >= 3
     if displaced:
         notes.append(f"UFM takes {ufm_links} leaf ports in SU 1, displacing {displaced} system slot(s).")
     fab = Fabric(
@@ -272,7 +230,23 @@ def _planes_fabric(
         spine_core_links=tree.spine_core_links * planes,
         switches=switch_tiers("compute", switch.id, tree, planes),
         notes=tuple(notes),
-        reason=_reference_reason(system, (systems, displaced), sus, shape, tree, switch, rails_shared, radix),
+        reason=reference_reason(
+            system,
+            (systems, displaced),
+            sus,
+            (shape.su_systems, shape.down_used),
+            tree,
+            switch,
+            rails_shared,
+            radix,
+            planes,
+        )
+        + (oversubscribed_reason(upper) if oversubscribed else ""),
+        super_core=tree.super_cores * planes,
+        core_super_links=tree.core_super_links * planes,
+        design="oversubscribed" if oversubscribed else "",
+        sus_per_pod=sus * groups / tree.pods if tree.pods else float(sus),
+        sus_per_super_pod=sus / tree.super_pods if tree.super_pods else 0.0,
     )
     return ComputeSizing(fab, sus, ufm_links, displaced, shape.su_systems)
 
@@ -370,6 +344,24 @@ def compute_link_groups(
                 native,
                 "in_network_row",
                 length,
+            )
+        )
+    if compute.super_core:
+        groups.append(
+            LinkGroup(
+                "compute",
+                "core-super",
+                "core",
+                "super-core",
+                compute.core_super_links,
+                compute.link_gbps,
+                compute.core,
+                compute.super_core,
+                port,
+                port,
+                native,
+                "in_network_row",
+                geo.in_centre_m(math.ceil((compute.spine + compute.core + compute.super_core) / 32)),
             )
         )
     return groups

@@ -126,7 +126,7 @@ def edge_fabric(
         LeafType(target_leaves, target_used, radix - target_used),
     ]
     tree = clos(1, types, 1, radix, radix, allow_two_tier=True)
-    if tree is None:  # very large: k-ary pods of radix/2 leaves each
+    if tree is None:  # very large: k-ary pods of radix/2 leaves each, a fourth tier past about k^3/4 ports
         widest = max(types, key=lambda t: t.uplinks)
         leaves = node_leaves + target_leaves
         tree = clos(
@@ -137,10 +137,18 @@ def edge_fabric(
             radix,
             first_pod_units=radix // 2,
             allow_two_tier=False,
+            max_tiers=4,
         )
-    assert tree is not None, "edge fabrics always fit three tiers at the sizes the planner allows"
-    tiers = "Two tiers" if tree.tiers == 2 else "Three tiers (leaves cannot reach enough spines for two)"
-    cores = f" and {tree.cores} core switch(es)" if tree.cores else ""
+    if tree is None:
+        note = f"no design of four tiers of {radix}-port {switch.id.upper()} switches takes {node_ports:,} ports"
+        return empty_fabric(name, note, f"Not built: {note}.")
+    tiers = {
+        2: "Two tiers",
+        3: "Three tiers (leaves cannot reach enough spines for two)",
+        4: "Four tiers (three tiers of this radix reach about radix^3/4 ports, too few)",
+    }[tree.tiers]
+    cores = f" and {tree.cores:,} core switch(es)" if tree.cores else ""
+    cores += f" and {tree.super_cores:,} super-core switch(es)" if tree.super_cores else ""
     one = "an MLAG pair of" if switch.text("technology") == "ethernet" and dual_homed else "one"
     reason = (
         f"{tiers}: {node_ports} system ports and {target_ports} storage and server ports are more than {one} "
@@ -163,6 +171,8 @@ def edge_fabric(
         leaf_spine_links=tree.leaf_spine_links,
         spine_core_links=tree.spine_core_links,
         switches=switch_tiers(name, switch.id, tree, 1),
+        super_core=tree.super_cores,
+        core_super_links=tree.core_super_links,
         notes=(
             f"node leaves {node_leaves} ({node_used} ports used, {node_ratio:.3g}:1), target leaves "
             f"{target_leaves} ({target_used} ports, 1:1), {tree.tiers} tier(s), radix {radix} at {link_gbps:g}G.",
@@ -324,6 +334,9 @@ def edge_link_groups(
                 geo.in_centre_m(2),
             )
         )
+    if fab.super_core:
+        top = (name, "core-super", "core", "super-core", fab.core_super_links, gbps, fab.core, fab.super_core)
+        groups.append(LinkGroup(*top, port, port, native, "in_network_row", geo.in_centre_m(2)))
     return groups
 
 

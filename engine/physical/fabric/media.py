@@ -19,20 +19,25 @@ MEDIA_ORDER = ("dac", "acc", "mmf", "smf")
 
 
 def _module(parts: PartsCatalog, port_type: str, medium: str, length_m: float) -> Part | None:
-    for part in parts.of_kind("transceiver"):
-        if part.text("port_type") == port_type and part.text("medium") == medium and part.num("reach_m") >= length_m:
-            return part
-    return None
+    """The shortest-reach module of the medium that spans the run (DR before FR: less power and cost)."""
+    fits = [
+        p
+        for p in parts.of_kind("transceiver")
+        if p.text("port_type") == port_type and p.text("medium") == medium and p.num("reach_m") >= length_m
+    ]
+    return min(fits, key=lambda p: p.num("reach_m")) if fits else None
 
 
 def _cable(parts: PartsCatalog, medium: str, length_m: float) -> tuple[Part, int] | None:
+    """The shortest orderable cable of the medium that spans the run (MPO cords to 500 m, LC runs beyond)."""
+    best: tuple[Part, int] | None = None
     for part in parts.of_kind("cable"):
         if part.text("medium") != medium:
             continue
-        for length in part.spec.get("lengths_m", []):
-            if length >= length_m:
-                return part, int(length)
-    return None
+        length = next((int(x) for x in part.spec.get("lengths_m", []) if x >= length_m), None)
+        if length is not None and (best is None or length < best[1]):
+            best = (part, length)
+    return best
 
 
 def _modules(devices: int, links: int, link_gbps: float, module: Part) -> int:

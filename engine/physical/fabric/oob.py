@@ -14,9 +14,19 @@ from engine.catalog.hardware import System
 from engine.catalog.parts import PartsCatalog, SystemPhysical
 from engine.physical.clos import LeafType, clos
 from engine.physical.fabric.edge import EdgeDevices
-from engine.physical.fabric.types import OOB_AGGREGATION_SWITCH, OOB_SWITCH, Fabric, Geometry, LinkGroup, SwitchTier
+from engine.physical.fabric.types import (
+    OOB_AGGREGATION_SWITCH,
+    OOB_SWITCH,
+    Fabric,
+    Geometry,
+    LinkGroup,
+    SwitchTier,
+    empty_fabric,
+)
 
 __all__ = ["oob_fabric"]
+
+_TIERS = {2: "Two", 3: "Three", 4: "Four"}
 
 
 def _oob_ports(
@@ -77,13 +87,19 @@ def oob_fabric(
         int(agg.num("ports")),
         int(agg.num("ports")),
         first_pod_units=int(agg.num("ports")) // 2,
+        max_tiers=4,
     )
-    assert agg_tree is not None
+    if agg_tree is None:
+        note = f"no four-tier aggregation of {agg.id.upper()} switches takes {oob_leaves:,} management switches"
+        empty = empty_fabric("oob", note, f"Not built: {note}.")
+        return empty, []
     oob_switches = [SwitchTier("oob", "leaf", OOB_SWITCH, oob_leaves, "row")]
     if agg_tree.spines:
         oob_switches.append(SwitchTier("oob", "spine", OOB_AGGREGATION_SWITCH, agg_tree.spines, "central"))
     if agg_tree.cores:
         oob_switches.append(SwitchTier("oob", "core", OOB_AGGREGATION_SWITCH, agg_tree.cores, "central"))
+    if agg_tree.super_cores:
+        oob_switches.append(SwitchTier("oob", "super-core", OOB_AGGREGATION_SWITCH, agg_tree.super_cores, "central"))
     oob = Fabric(
         "oob",
         "ethernet-1g",
@@ -99,14 +115,18 @@ def oob_fabric(
         agg_tree.leaf_spine_links,
         agg_tree.spine_core_links,
         switches=tuple(oob_switches),
+        super_core=agg_tree.super_cores,
+        core_super_links=agg_tree.core_super_links,
         notes=(
             f"{oob_ports_total} management ports (BMCs, switch, PDU, UFM, server and storage "
             f"management) on {oob_sw.part_number} leaves.",
         ),
         reason=(
-            f"Two tiers: {oob_ports_total} management ports need {oob_leaves} {OOB_SWITCH.upper()} switches (one "
-            f"set per row, {oob_ports_per} ports each), joined by {agg_tree.spines} aggregation switch(es)"
-            + (f" and {agg_tree.cores} core(s)." if agg_tree.cores else ".")
+            f"{_TIERS[agg_tree.tiers]} tiers: {oob_ports_total} management ports need {oob_leaves} "
+            f"{OOB_SWITCH.upper()} switches (one set per row, {oob_ports_per} ports each), joined by "
+            f"{agg_tree.spines} aggregation switch(es)"
+            + (f" and {agg_tree.cores} core(s)" if agg_tree.cores else "")
+            + (f" and {agg_tree.super_cores} super-core(s)." if agg_tree.super_cores else ".")
         ),
     )
     return oob, _oob_link_groups(oob, geo)

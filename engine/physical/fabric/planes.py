@@ -5,7 +5,8 @@ A NIC faster than the fabric's link splits its line rate over planes (a ConnectX
 Spectrum-X: DGX SuperPOD RA with DGX B300, NVL72 AI Factory Enterprise RA with GB300). When one plane would need
 more than three tiers, more planes at a slower link give each plane a larger radix (Q3400: 144 ports at 800G,
 288 at 400G) and three tiers of radix k reach about k^3/4 ports per plane (Al-Fares et al., SIGCOMM 2008), as
-long as the NIC can split that far (`compute_nic_max_planes` in the catalog).
+long as the NIC can split that far (`compute_nic_max_planes` in the catalog); past that a fourth tier (about
+2 (k/2)^4 ports per plane), and past that no design.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from engine.catalog.parts import Part, SystemPhysical
 from engine.physical.fabric.ports import switch_radix
 from engine.physical.fabric.types import FABRIC_LINK_GBPS
 
-__all__ = ["beyond_three_tiers", "link_and_planes", "plane_options"]
+__all__ = ["beyond_four_tiers", "link_and_planes", "plane_options"]
 
 
 def link_and_planes(system: System, fabric_id: str) -> tuple[float, int]:
@@ -38,7 +39,7 @@ def plane_options(system: System, phys: SystemPhysical, fabric_id: str, switch: 
     return options
 
 
-def beyond_three_tiers(
+def beyond_four_tiers(
     system: System,
     phys: SystemPhysical,
     systems: int,
@@ -46,8 +47,9 @@ def beyond_three_tiers(
     options: list[tuple[float, int]],
     alternatives: list[str],
 ) -> str:
-    """The plain reason a cluster gets no compute fabric: ports per plane against what three tiers reach at the
-    largest radix tried, whether the NIC could split further, and which catalog fabrics would connect it."""
+    """The plain reason a cluster gets no compute fabric: ports per plane against what four tiers reach at the
+    largest radix tried (a k-ary fat tree of four tiers: 2 (k/2)^4 ports), whether the NIC could split further,
+    and which catalog fabrics would connect it."""
     link_gbps, planes = options[-1]
     radix = switch_radix(switch, link_gbps)
     ports = systems * system.compute_nic_count
@@ -59,10 +61,10 @@ def beyond_three_tiers(
     others = (
         f"Set hardware.fabric to {' or '.join(alternatives)} to connect it"
         if alternatives
-        else "No compute fabric in the catalog connects it (a fourth tier is not modelled)"
+        else "No compute fabric in the catalog connects it"
     )
     return (
-        f"fabric: {systems:,} x {system.id} need {ports:,} compute ports per plane, more than three tiers of "
+        f"fabric: {systems:,} x {system.id} need {ports:,} compute ports per plane, more than four tiers of "
         f"{switch.part_number} ({radix} ports at {link_gbps:g}G) connect in whole SUs (at most about "
-        f"{radix**3 // 4:,}); {split}. {others}, or plan fewer GPUs."
+        f"{2 * (radix // 2) ** 4:,}); {split}. {others}, or plan fewer GPUs."
     )

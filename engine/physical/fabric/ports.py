@@ -33,10 +33,12 @@ def leaf_down_ports(radix: int, ratio: float) -> int:
 
 
 def switch_tiers(name: str, switch: str, tree: Clos, planes: int) -> tuple[SwitchTier, ...]:
-    """Leaves sit in each SU's row; spines and cores in the central network row."""
+    """Leaves sit in each SU's row; spines, cores and super-cores in the central network row."""
     out = [SwitchTier(name, "leaf", switch, tree.leaves * planes, "row")]
     if tree.spines:
         out.append(SwitchTier(name, "spine", switch, tree.spines * planes, "central"))
     if tree.cores:
         out.append(SwitchTier(name, "core", switch, tree.cores * planes, "central"))
+    if tree.super_cores:
+        out.append(SwitchTier(name, "super-core", switch, tree.super_cores * planes, "central"))
     return tuple(out)

@@ -114,6 +114,11 @@ class Fabric:
     links: tuple[LinkGroup, ...] = ()
     notes: tuple[str, ...] = ()
     reason: str = ""  # one line for users: why this many tiers (or no switch at all)
+    super_core: int = 0  # fourth tier (0 in fabrics of three tiers or fewer)
+    core_super_links: int = 0
+    design: str = ""  # which design connects it: "fat-tree", "multi-plane", "four-tier", "oversubscribed"
+    sus_per_pod: float = 0.0  # scalable units under one pod's spines (campus run lengths; not in the plan JSON)
+    sus_per_super_pod: float = 0.0  # scalable units under one super-pod's cores (four tiers)
 
     @property
     def cables(self) -> int:
@@ -141,6 +146,9 @@ class Fabric:
             "node_links": self.node_links,
             "leaf_spine_links": self.leaf_spine_links,
             "spine_core_links": self.spine_core_links,
+            "super_core": self.super_core,
+            "core_super_links": self.core_super_links,
+            "design": self.design,
             "cables": self.cables,
             "transceivers": self.transceivers,
             "optics_w": round(self.optics_w, 1),
