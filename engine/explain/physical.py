@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
+from engine.explain.campus import campus_explain, design_explain
 from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
 
@@ -57,7 +58,8 @@ def _compute_formula(pb: PhysicalBuild) -> tuple[str, str]:
         "planes = NIC line rate / link speed; the full SU is built even when partly populated",
         "two tiers: fewest spines that divide each leaf's uplinks and offer a port for every uplink "
         "(spines x radix >= leaves x uplinks); otherwise three tiers with pod-local spines (half ports down, "
-        "half up) and core groups, cores per group the fewest that divide each spine's uplinks",
+        "half up) and core groups, cores per group the fewest that divide each spine's uplinks; past three tiers, "
+        "super-pods whose cores keep half their ports down, joined by a fourth tier of super-core groups",
     )
 
 
@@ -86,7 +88,8 @@ def _fabric_entries(pb: PhysicalBuild, system: System, build: ClusterBuild, a: A
         "fabric.tiers": _entry(
             "no compute switch when every communicating group fits one NVLink domain; one tier while a switch (or "
             "an MLAG pair) takes the ports; two tiers only when one tier's ports run out; three only when two "
-            "tiers' ports run out",
+            "tiers' ports run out; four only when three tiers' ports run out (and, for the compute fabric, no "
+            "further plane split connects it)",
             {
                 "compute": c.reason,
                 "storage": pb.fabric.storage.reason,
@@ -97,7 +100,8 @@ def _fabric_entries(pb: PhysicalBuild, system: System, build: ClusterBuild, a: A
         ),
         "fabric.compute.cables": _entry(
             "per link group: links x link speed / native port speed; media by run length (DAC <= 2 m, ACC <= 5 m, "
-            "multimode <= 50 m, single-mode <= 500 m); transceivers per device = ceil(links x speed / module capacity)",
+            "multimode <= 50 m, single-mode 2 x DR4 <= 500 m, 2 x FR4 <= 2 km between halls and buildings); "
+            "transceivers per device = ceil(links x speed / module capacity)",
             {
                 "row_pitch_m": a["row_pitch_m"],
                 "cable_slack_m": a["cable_slack_m"],
@@ -136,6 +140,8 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
     site = pb.site
     out: dict[str, Entry] = {
         **_fabric_entries(pb, system, build, a),
+        **design_explain(pb, a),
+        **campus_explain(pb, a),
         "storage.read_gbps": _entry(
             _storage_read_formula(pb, system, build),
             {

@@ -80,6 +80,8 @@ def size_fabrics(
         compute_design=sized.design,
     )
     for fab in result.fabrics():
+        if fab.reason.startswith("Not built:"):  # an edge network past four tiers: say so, never build without it
+            problems.append(f"fabric: {fab.name} network {fab.reason[len('Not built: ') :]}")
         for g in fab.links:
             if g.medium == "unavailable":
                 problems.append(f"fabric: no catalog medium spans {g.length_m:.0f} m for {fab.name} {g.tier} links.")
