@@ -70,6 +70,16 @@ share (nvlink_efficiency 0.75), not the scale-out fabric's (0.8). Plans whose pi
 domain (GB200/GB300 NVL72 with pp > 1, 8-GPU systems with tp x pp <= 8) take 5.5 % longer pipeline sends; their
 days, frontiers, energy and money rise by at most 0.024 % (train-405b-auto-120d, train-gpt3-auto-30d,
 train-70b-auto-90d's GB200 row and a few cloud rows); no GPU count, layout or chosen system changes.
+Re-captured for issue 17's frontier fabrics (on purpose): every plan reports max_cluster_gpus 1,048,576 (was
+131,072) and a new catalog version (2 x FR4 modules and LC runs); every plan gains fabric `super_core`,
+`core_super_links`, `design`, a `racks.campus` block and the design/campus explain entries. Answers that moved:
+- capacity-gb200-50mw (about 41 MW of IT, more than one 32 MW hall): two halls, so the compute leaf-spine runs stay
+  in their hall (76 -> 37 m, single-mode -> multimode) and spine-core runs go hall to hall (38 -> 77 m, multimode ->
+  single-mode); modules and cords trade between SR4 and DR4 (capex +$34K of $404M, $4.7308 -> $4.7311 per
+  GPU-hour); the fabric ceiling the envelope reports is 14,563 systems (was 512).
+- train-405b-auto-120d: the A100 cloud sizings' reason names the global batch (caps data parallelism at 131,072
+  GPUs) instead of the old cluster ceiling; neither is priced, as before.
+- capacity-gb200-50mw and train-16k-gpus: the OOB network with a core layer now says "Three tiers" (it said "Two").
 """
 
 from __future__ import annotations
