@@ -147,6 +147,7 @@ class _Packer:
         self.empty_kg = self.rack.weight_kg or 0.0
         self.racks: list[Rack] = []
         self.unknown: list[str] = []
+        self.made: dict[tuple, Rack] = {}  # racks built so far by content: the same content is built once
 
     def item(self, part_id: str, quantity: int) -> tuple[str, int, int, float, float]:
         """(id, quantity, U, kW, kg) of a catalog part; a part without a published power counts 0 W and is named."""
@@ -159,23 +160,24 @@ class _Packer:
         """GPU systems of one row, `per_rack` to a rack, fed as the system's power redundancy requires."""
         phys = self.parts.systems[self.system.id]
         unit = (self.system.id, 1, self.system.rack_units, self.system.max_power_kw, phys.weight_kg)
-        made: dict[int, Rack] = {}  # a row's racks differ only in their id (and the last one's fill): build each once
+        made = self.made  # racks differ only in their id and row (and the last one's fill): build each once
         for col, first in enumerate(range(0, systems, per_rack), start=1):
             count = min(per_rack, systems - first)
             rid = f"r{row:02d}-c{col:02d}"
-            if count not in made:
-                made[count] = self._rack(rid, row, "compute", [unit] * count, phys.power_redundancy)
-            r = made[count]
+            key = ("compute", count)
+            if key not in made:
+                made[key] = self._rack(rid, row, "compute", [unit] * count, phys.power_redundancy)
+            r = made[key]
             self.racks.append(Rack(rid, row, r.role, r.items, r.kw, r.rack_units, r.weight_kg, r.feeds, r.cooling))
 
     def pack(self, row: int, tag: str, role: str, items: list[tuple[str, int, int, float, float]]) -> None:
         """Network or management devices first-fit into n+1-fed racks r<row>-<tag><n> under the network kW cap;
         racks of the same content are built once and copied under their own id."""
         max_kw = self.assumptions["network_rack_max_kw"]
-        made: dict[tuple, Rack] = {}
+        made = self.made
         for n_idx, content in enumerate(_pack(items, self.usable_u, max_kw), start=1):
             rid = f"r{row:02d}-{tag}{n_idx:02d}"
-            key = tuple(content)
+            key = (role, *content)
             if key not in made:
                 made[key] = self._rack(rid, row, role, content, "n+1")
             r = made[key]
