@@ -299,44 +299,26 @@ def edge_link_groups(
         peer = (name, "peer-link", "leaf", "leaf", PEER_LINK_PORTS, native, 1, 1, port, port, native)
         groups.append(LinkGroup(*peer, "in_network_row", geo.in_centre_m(1)))
     if fab.spine:
-        groups.append(
-            LinkGroup(
-                name,
-                "leaf-spine",
-                "leaf",
-                "spine",
-                fab.leaf_spine_links,
-                gbps,
-                fab.leaf,
-                fab.spine,
-                port,
-                port,
-                native,
-                "between_rows",
-                geo.to_centre_m(),
-            )
-        )
+        up = (name, "leaf-spine", "leaf", "spine", fab.leaf_spine_links, gbps, fab.leaf, fab.spine, port, port, native)
+        groups.append(LinkGroup(*up, "between_rows", geo.to_centre_m()))
     if fab.core:
-        groups.append(
-            LinkGroup(
-                name,
-                "spine-core",
-                "spine",
-                "core",
-                fab.spine_core_links,
-                gbps,
-                fab.spine,
-                fab.core,
-                port,
-                port,
-                native,
-                "in_network_row",
-                geo.in_centre_m(2),
-            )
+        core = (
+            name,
+            "spine-core",
+            "spine",
+            "core",
+            fab.spine_core_links,
+            gbps,
+            fab.spine,
+            fab.core,
+            port,
+            port,
+            native,
         )
+        groups.append(LinkGroup(*core, "in_network_row", geo.in_centre_m(2)))
     if fab.super_core:
-        top = (name, "core-super", "core", "super-core", fab.core_super_links, gbps, fab.core, fab.super_core)
-        groups.append(LinkGroup(*top, port, port, native, "in_network_row", geo.in_centre_m(2)))
+        top = (name, "core-super", "core", "super-core", fab.core_super_links, gbps, fab.core, fab.super_core, port)
+        groups.append(LinkGroup(*top, port, native, "in_network_row", geo.in_centre_m(2)))
     return groups
 
 
