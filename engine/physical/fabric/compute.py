@@ -347,21 +347,8 @@ def compute_link_groups(
             )
         )
     if compute.super_core:
-        groups.append(
-            LinkGroup(
-                "compute",
-                "core-super",
-                "core",
-                "super-core",
-                compute.core_super_links,
-                compute.link_gbps,
-                compute.core,
-                compute.super_core,
-                port,
-                port,
-                native,
-                "in_network_row",
-                geo.in_centre_m(math.ceil((compute.spine + compute.core + compute.super_core) / 32)),
-            )
-        )
+        racks = math.ceil((compute.spine + compute.core + compute.super_core) / 32)
+        top = ("compute", "core-super", "core", "super-core", compute.core_super_links, compute.link_gbps)
+        ends = (compute.core, compute.super_core, port, port, native)
+        groups.append(LinkGroup(*top, *ends, "in_network_row", geo.in_centre_m(racks)))
     return groups
