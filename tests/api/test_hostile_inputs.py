@@ -39,7 +39,7 @@ def _with(training_request: dict, section: str, **fields) -> dict:
 EDGE_VALUES = [
     ("training", "deadline_days", 5e-324, "training.deadline_days", ">= 0.01"),
     ("training", "tokens", 1.5, "training.tokens", "global batch"),
-    ("training", "gpus", 500_000, "training.gpus", "131,072"),
+    ("training", "gpus", 1_000_001, "training.gpus", "1,000,000"),
     ("pricing", "utilization", 5e-324, "pricing.utilization", ">= 0.01"),
     ("model", "params", 5e-324, "model.params", ">= 1,000,000"),
     ("hardware", "rack_kw", 5e-324, "hardware.rack_kw", ">= 1"),
