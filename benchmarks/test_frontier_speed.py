@@ -17,8 +17,10 @@ Where things stand:
 CPU time (time.process_time, median of 5 after a warm-up) measured 2026-11-26 at load 3 on 2 shared cores:
 100K H100 NDR training plan 107 ms, 100K H100 XDR training plan 82 ms, 100K H100 capacity 151 ms, 1M GB200
 training plan 734 ms, 1M GB200 capacity 784 ms, 1M GB200 XDR capacity (stops at 300,096) 897 ms, largest GB200
-NVL72 in 50 MW 44 ms. At a million GPUs most of the time is the rack layout (about 26,000 racks, built, decoded
-and encoded once per distinct content) and the plan JSON that lists every rack.
+NVL72 in 50 MW 44 ms; the first plan in a fresh process (no layout cache): 100K H100 NDR 193 ms, 1M GB200 605 ms
+(measured again at load 8: 1M GB200 training 561 ms, capacity 758 ms). At a million GPUs most of the time is the
+rack layout (about 26,000 racks, built, decoded and encoded once per distinct content) and the plan JSON that lists
+every rack.
 """
 
 from __future__ import annotations
