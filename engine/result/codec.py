@@ -76,9 +76,10 @@ def encode(value: object) -> Any:
     return _encode(value, {})
 
 
-def _encode(value: object, seen: dict[int, list]) -> Any:
+def _encode(value: object, seen: dict[int, tuple[tuple, list]]) -> Any:
     """`encode` with `seen`: a tuple met again in the same value (racks of the same items share one) is encoded
-    once; tuples are immutable, so the shared list is the same JSON."""
+    once; tuples are immutable, so the shared list is the same JSON. `seen` keeps each tuple alive beside its
+    encoding: a tuple made on the fly (a property) could otherwise be freed and its id reused by another."""
     kind = type(value)
     if kind is float:
         if not math.isfinite(value):  # type: ignore[arg-type]
@@ -89,10 +90,10 @@ def _encode(value: object, seen: dict[int, list]) -> Any:
     if kind is dict:
         return {str(k): _encode(v, seen) for k, v in value.items()}  # type: ignore[attr-defined]
     if kind is tuple:
-        done = seen.get(id(value))
-        if done is None:
-            done = seen[id(value)] = [_encode(v, seen) for v in value]  # type: ignore[attr-defined]
-        return done
+        kept = seen.get(id(value))
+        if kept is None:
+            kept = seen[id(value)] = (value, [_encode(v, seen) for v in value])  # type: ignore[attr-defined]
+        return kept[1]
     if kind is list:
         return [_encode(v, seen) for v in value]  # type: ignore[attr-defined]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
