@@ -21,6 +21,7 @@ from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
 from engine.physical.cluster import ClusterBuild, build_cluster
+from engine.physical.fabric.campus_links import MEDIUM_PROBLEM
 from engine.physical.facility import FacilityResult, size_facility
 from engine.request.spec import DEFAULT_GLOBAL_BATCH_TOKENS, PlanRequest
 from engine.result import assemble
@@ -324,13 +325,9 @@ def run_plan(
     for cand in cands:
         if not cand.problems and cand.build is not None:
             cand.facility = size_facility(cand.build, cand.system, request.hardware.cooling, request.site, a)
-    chosen = _select(cands, prices)
+    chosen, physical = _choose_buildable(request, work, cands, prices, catalog, a)
     selection, selection_explain = _selection(request, cands, chosen, prices)
     rented = _cloud_sizings(request, work, a, catalog, set(system_ids), memo) if chosen is not None else ()
-    physical = None
-    if chosen is not None:
-        assert chosen.build is not None
-        physical = physical_for_plan(request, chosen.system, chosen.build, chosen.sizing, work.params, catalog, a)
     report("facility")
 
     sections = _chosen_sections(request, work, cands, chosen, physical)
@@ -426,6 +423,27 @@ def _cloud_sizings(
             )
         )
     return tuple(out)
+
+
+def _choose_buildable(
+    request: PlanRequest,
+    work: Workload,
+    cands: list[_Candidate],
+    prices: SelectionPrices | None,
+    catalog: Catalog,
+    a: Assumptions,
+) -> tuple[_Candidate | None, PhysicalBuild | None]:
+    """The chosen candidate and its physical build. A build with a link no catalog medium spans (a campus run
+    longer than every optic's reach) cannot be cabled, so that candidate becomes infeasible with the reason and
+    the next one is chosen; only the chosen candidates are laid out, because the campus follows the rack layout."""
+    while (chosen := _select(cands, prices)) is not None:
+        assert chosen.build is not None
+        physical = physical_for_plan(request, chosen.system, chosen.build, chosen.sizing, work.params, catalog, a)
+        unspanned = [p for p in (physical.problems if physical is not None else []) if p.startswith(MEDIUM_PROBLEM)]
+        if not unspanned:
+            return chosen, physical
+        chosen.problems.extend(unspanned)
+    return None, None
 
 
 def _notes(chosen: _Candidate | None, physical: PhysicalBuild | None) -> tuple[str, ...]:

@@ -217,3 +217,22 @@ def test_a_storage_fabric_beyond_three_tiers_gets_a_fourth(catalog):
     # Past four tiers (3,000,000 ports): not built, and the reason says so instead of an assertion error.
     too_big = edge_fabric("storage", catalog.parts["qm9700"], 400.0, 3_000_000, 4 / 3, 2_000)
     assert too_big.leaf == 0 and "no design of four tiers" in too_big.reason
+
+
+def test_a_run_no_optic_spans_makes_the_plan_infeasible(plan):
+    """1M GB200 GPUs on XDR: 13,888 NVL72 racks at about 132 kW are about 1.8 GW of GPU systems, so at least
+    ceil(1,833 / 32) = 58 halls in 15 buildings; with buildings 250 m apart the upper tier's runs pass the 500 m of
+    the longest-reach 800G module in the catalog (DR class). A cluster that cannot be cabled is not a plan."""
+    p = plan(
+        {
+            "workload": "training",
+            "model": {"preset": "llama-3-405b"},
+            "training": {"tokens": 15e12, "gpus": 999_936, "global_batch_tokens": 256 * 2**20},
+            "hardware": {"system": "gb200-nvl72", "fabric": "infiniband-xdr"},
+        }
+    )
+    assert p["feasible"] is False
+    (problem,) = p["problems"]
+    assert "no catalog medium spans" in problem
+    metres = float(problem.split("spans ")[1].split(" m")[0])
+    assert metres > 500
