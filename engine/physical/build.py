@@ -18,6 +18,7 @@ from engine.physical.fabric import FabricPlan, size_fabrics
 from engine.physical.fabric.compute import compute_fabric
 from engine.physical.facility import SiteResult, size_site
 from engine.physical.storage import StorageResult, size_storage
+from engine.physical.storage_need import StorageWorkload
 from engine.physical.topology import build_topology
 from engine.request.spec import PlanRequest, SiteSpec
 from engine.result import physical as parts
@@ -99,6 +100,7 @@ def build_physical(
     hardware_fabric: str = "auto",
     requested_cooling: str = "auto",
     request: PlanRequest | None = None,
+    storage_work: StorageWorkload | None = None,
 ) -> PhysicalBuild | None:
     """None when the catalog has no physical data for the system (then the plan omits these sections)."""
     parts = catalog.parts
@@ -115,6 +117,7 @@ def build_physical(
         a,
         systems=build.systems,
         su_systems=system.su_systems,
+        work=storage_work,
     )
     fabric = size_fabrics(
         system, build.systems, build.systems_per_rack, appliance, storage.appliances, hardware_fabric, needed, parts, a
@@ -171,4 +174,19 @@ def physical_for_plan(
         hardware_fabric=request.hardware.fabric,
         requested_cooling=request.hardware.cooling,
         request=request,
+        storage_work=_storage_work(request, sizing),
+    )
+
+
+def _storage_work(request: PlanRequest, sizing: object) -> StorageWorkload:
+    """What storage is sized from: the training job's checkpointing, chosen interval, tokens/s and vocabulary."""
+    if request.training is None:
+        return StorageWorkload(vocab=request.model.vocab)
+    goodput = getattr(sizing, "goodput", None)
+    return StorageWorkload(
+        training_tokens=request.training.tokens,
+        checkpointing=request.training.checkpointing,
+        checkpoint_interval_s=getattr(goodput, "checkpoint_interval_s", None),
+        tokens_per_s=float(getattr(sizing, "tokens_per_s", 0.0) or 0.0),
+        vocab=request.model.vocab,
     )
