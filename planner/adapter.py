@@ -285,7 +285,10 @@ def request_for_editing(stored: dict[str, Any]) -> dict[str, Any]:
 
 WHATIF_SECTIONS = ("pricing", "site")
 # Fields of those sections whose change is not costing alone: they move the facility power the plan was sized with.
-_WHATIF_RESIZES = {"site.pue": "changes the facility power the plan was sized with; re-plan to change it"}
+_WHATIF_RESIZES = {
+    "site.pue": "changes the facility power the plan was sized with; re-plan to change it",
+    "site.ambient_c": "changes the heat rejection the plan was built with; re-plan to change it",
+}
 _MERGED_MAPS = ("component_prices", "parameters")  # keys given are added to (or replace) the stored ones
 
 

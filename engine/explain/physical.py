@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
+from engine.explain.plant import plant_explain
 from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
 
@@ -203,6 +204,7 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
     site = pb.site
     out: dict[str, Entry] = {
         **_fabric_entries(pb, system, build, a),
+        **plant_explain(pb.plant, a),
         "storage.read_gbps": _entry(
             _storage_read_formula(pb, system, build),
             {

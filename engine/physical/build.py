@@ -17,12 +17,14 @@ from engine.physical.cluster import ClusterBuild
 from engine.physical.fabric import FabricPlan, size_fabrics
 from engine.physical.fabric.compute import compute_fabric
 from engine.physical.facility import SiteResult, size_site
+from engine.physical.plant import PlantResult, size_plant
 from engine.physical.storage import StorageResult, size_storage
 from engine.physical.storage_need import StorageWorkload
 from engine.physical.topology import build_topology
 from engine.request.spec import PlanRequest, SiteSpec
 from engine.result import physical as parts
 from engine.result.codec import decode
+from engine.result.plant import PlantSummary
 
 __all__ = [
     "PhysicalBuild",
@@ -45,6 +47,7 @@ class PhysicalParts:
     racks: parts.RacksSummary
     bom: tuple[parts.BomLine, ...]
     topology: parts.Topology
+    plant: PlantSummary
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class PhysicalBuild:
     site: SiteResult
     bom: list[BomLine]
     topology: dict[str, object]
+    plant: PlantResult
 
     @property
     def problems(self) -> list[str]:
@@ -77,6 +81,7 @@ class PhysicalBuild:
             racks=decode(parts.RacksSummary, self.site.racks_dict(), "racks"),
             bom=tuple(decode(parts.BomLine, line.as_dict(), "bom") for line in self.bom),
             topology=decode(parts.Topology, self.topology, "topology"),
+            plant=decode(PlantSummary, self.plant.as_dict(), "plant"),
         )
 
 
@@ -126,7 +131,9 @@ def build_physical(
     site = size_site(build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a)
     bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts, storage_part=appliance.id)
     topology = build_topology(system, build.systems, fabric, storage.appliances)
-    return PhysicalBuild(storage, fabric, site, bom, topology)
+    fac = site.facility
+    plant = size_plant(fac.it_kw, fac.facility_kw, fac.liquid_kw, fac.air_kw, site_spec.ambient_c, a)
+    return PhysicalBuild(storage, fabric, site, bom, topology, plant)
 
 
 def _gpus_per_replica(request: PlanRequest, sizing: object) -> int | None:

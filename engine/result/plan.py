@@ -24,6 +24,7 @@ from engine.result.physical import (
     StorageSummary,
     Topology,
 )
+from engine.result.plant import PlantSummary
 from engine.result.sizing import Candidate, InferenceSummary, ModelSummary, Selection, TrainingSummary
 
 __all__ = [
@@ -100,6 +101,7 @@ class PlanResult:
     racks: RacksSummary | None = field(default=None, metadata=OMIT)
     bom: tuple[BomLine, ...] | None = field(default=None, metadata=OMIT)
     topology: Topology | None = field(default=None, metadata=OMIT)
+    plant: PlantSummary | None = field(default=None, metadata=OMIT)  # the site's electrical chain, heat rejection
     explain: Mapping[str, ExplainEntry] = field(default_factory=dict)
     assumptions: Mapping[str, AssumptionEntry] = field(default_factory=dict)
     costs: Costs | None = field(default=None, metadata=OMIT)
