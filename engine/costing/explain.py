@@ -59,7 +59,8 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
     entries = {
         "costs.onprem.capex_usd": _entry(
             "hardware + the capex lines beyond it (spares pool, installation, freight, sales/use tax, prepaid "
-            "support, software licences), each a BOM line of its own, so the BOM total equals capex",
+            "support, software licences; on an owned site also its electrical chain, cooling plant and building at "
+            "IT kW x USD per kW, instead of colocation), each a BOM line of its own, so the BOM total equals capex",
             {"hardware_usd": on.hardware_usd, **extras, "coverage": o.coverage.basis},
             hw_source + "; the percentages are the named cost parameters (each with its public source in the cost "
             "parameters table)",

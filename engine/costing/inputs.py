@@ -130,6 +130,7 @@ class RequestTerms:
     site_prices: Mapping[str, Decimal] = field(default_factory=dict)  # electricity_usd_per_kwh, colo_usd_...
     part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
+    facility_owned: bool = False  # site.ownership = owned: the site is bought (capex), no colocation is paid
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,7 @@ def request_terms(request: PlanRequest) -> RequestTerms:
         site_prices={name: D(value) for name, value in site_prices.items() if value is not None},
         part_overrides={str(k): D(v) for k, v in pricing.component_prices.items()},
         parameter_overrides=params,
+        facility_owned=site.ownership == "owned",
     )
 
 
