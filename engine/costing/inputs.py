@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from engine.catalog.hardware import load_catalog
+from engine.request.rollout import RolloutSpec
 from engine.request.spec import PlanRequest
 from engine.request.validation import validate_request
 from engine.result.physical import BomLine
@@ -165,6 +166,8 @@ class CostJob:
     assumption_overrides: Mapping[str, float] = field(default_factory=dict)  # the request's `assumptions`
     # instance types whose own system cannot do the job (e.g. misses the deadline at any size): not priced
     cannot_do: Mapping[str, str] = field(default_factory=dict)
+    rollout: RolloutSpec | None = None  # the request's phased delivery (rollout.py)
+    su_systems: int = 0  # systems per reference scalable unit (a roll-out counted in scalable units)
 
     @property
     def chosen(self) -> Sizing:
@@ -266,6 +269,8 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         terms=request_terms(request),
         assumption_overrides=dict(request.assumptions),
         cannot_do=_cannot_do(result),
+        rollout=request.rollout,
+        su_systems=int(cluster.su_systems),
     )
 
 

@@ -30,6 +30,7 @@ from .onprem import price_index
 from .ownership import onprem_section
 from .parameters import Params
 from .result import CostResult
+from .rollout import rollout_explain
 from .sensitivity import sensitivity
 from .series import cumulative_series
 from .verdict import verdict
@@ -91,9 +92,10 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
         carbon=carbon(ev, inputs),
         time_to_capacity=ev.capacity if ev.onprem.capex_usd is not None else None,
         verdict=verdict(ev, comparison.break_even),
+        rollout=ev.rollout,
     )
     bom = None if ev.onprem.bom is None else tuple(ev.onprem.bom)
-    explain = {**costs_explain(ev, costs), **verdict_explain(ev, costs)}
+    explain = {**costs_explain(ev, costs), **verdict_explain(ev, costs), **rollout_explain(ev.rollout)}
     return CostResult(costs=costs, bom=bom, explain=explain, onprem=ev.onprem, job=job)
 
 

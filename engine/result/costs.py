@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from engine.result.codec import meta
+from engine.result.rollout import RolloutSummary
 
 __all__ = [
     "BreakEven",
@@ -485,3 +486,4 @@ class Costs:
     carbon: CarbonSection | None = field(default=None, metadata=OMIT)
     time_to_capacity: TimeToCapacity | None = field(default=None, metadata=OMIT)
     verdict: Verdict | None = field(default=None, metadata=OMIT)
+    rollout: RolloutSummary | None = field(default=None, metadata=OMIT)  # phases of a phased delivery
