@@ -31,6 +31,16 @@ from engine.assumptions.registry import Assumptions
 
 __all__ = ["HeatRejection", "PlantResult", "PlantUnits", "redundant_units", "size_plant"]
 
+LABELS = {
+    "utility_feeds": "Utility feeds",
+    "substation_transformers": "HV/MV substation transformers",
+    "mv_lv_transformers": "MV/LV transformers",
+    "ups_modules": "UPS modules",
+    "generators": "Standby generators",
+    "chillers": "Chillers",
+    "dry_coolers": "Dry coolers",
+}
+
 
 def redundant_units(working: int, a: Assumptions) -> int:
     """One redundant unit per block of working units (at least one when any work)."""
@@ -57,6 +67,7 @@ class PlantUnits:
     def as_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
+            "label": LABELS.get(self.name, self.name),
             "unit_rating": self.unit_rating,
             "unit": self.unit,
             "load": round(self.load, 3),
@@ -87,7 +98,7 @@ class HeatRejection:
             "heat_kw": round(self.heat_kw, 3),
             "supply_c": self.supply_c,
             "equipment": self.equipment,
-            **{k: v for k, v in self.units.as_dict().items() if k not in ("name", "load")},
+            **{k: v for k, v in self.units.as_dict().items() if k not in ("name", "load", "label")},
         }
 
 

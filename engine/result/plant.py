@@ -19,6 +19,7 @@ class PlantUnitsSummary:
     working: int
     redundant: int
     total: int
+    label: str = ""  # for people: "MV/LV transformers"
 
 
 @dataclass(frozen=True)
