@@ -487,3 +487,5 @@ class Costs:
     time_to_capacity: TimeToCapacity | None = field(default=None, metadata=OMIT)
     verdict: Verdict | None = field(default=None, metadata=OMIT)
     rollout: RolloutSummary | None = field(default=None, metadata=OMIT)  # phases of a phased delivery
+    # The priced capex against the request's envelope capex limit, in one sentence (a capex limit only).
+    envelope_capex: str | None = field(default=None, metadata=OMIT)

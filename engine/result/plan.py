@@ -146,9 +146,11 @@ def with_costs(
     bom: Sequence[BomLine] | None,
     explain: Mapping[str, ExplainEntry],
     price_snapshot: Mapping[str, Any] | None,
+    envelope: EnvelopeSummary | None = None,
 ) -> PlanResult:
-    """The priced plan: costing's sections added, priced BOM lines in place of the unpriced ones, and
-    `not_modelled` recomputed. The only step after the engine's chain, and it builds a new result."""
+    """The priced plan: costing's sections added, priced BOM lines in place of the unpriced ones, the envelope with
+    its priced capex (when costing gives one), and `not_modelled` recomputed. The only step after the engine's
+    chain, and it builds a new result."""
     return replace(
         result,
         costs=costs,
@@ -157,4 +159,5 @@ def with_costs(
         not_modelled=not_modelled(physical=result.fabric is not None, priced=True),
         price_snapshot=price_snapshot,
         stamped=True,
+        envelope=result.envelope if envelope is None else envelope,
     )
