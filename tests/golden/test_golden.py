@@ -70,6 +70,18 @@ share (nvlink_efficiency 0.75), not the scale-out fabric's (0.8). Plans whose pi
 domain (GB200/GB300 NVL72 with pp > 1, 8-GPU systems with tp x pp <= 8) take 5.5 % longer pipeline sends; their
 days, frontiers, energy and money rise by at most 0.024 % (train-405b-auto-120d, train-gpt3-auto-30d,
 train-70b-auto-90d's GB200 row and a few cloud rows); no GPU count, layout or chosen system changes.
+Re-captured for issue 17's storage sizing and site plant (on purpose). Storage is sized from the workload: capacity
+holds the data set twice (raw text at 4 bytes per token and the tokenised ids at 2 or 4 bytes, by vocabulary) plus
+the retained checkpoints, so every training plan's storage.capacity_tb rises (15T-token Llama 3 plans 84.4 -> 162.4
+TB, train-405b-auto-120d 114.9 -> 192.9 TB, 2T-token 70B plans 16.8 -> 27.2 TB, GPT-3 on 300B tokens with its
+50,257-entry vocabulary 17.4 -> 18.2 TB); an asynchronous checkpoint (the default) must be written within half the
+goodput model's checkpoint interval instead of the synchronous 120 s stall, so storage.checkpoint_write_gbps moves
+(train-16k-gpus 8.2 -> 241 GB/s, train-405b-auto-120d 47 -> 218 GB/s; smaller where the interval is long). The RA
+guidance still sets read and write in every plan but two, whose write falls to the guidance (train-gpt3-auto-30d
+20.37 -> 15.0 GB/s, train-mixtral-8x7b-auto 5.45 -> 5.0 GB/s: their synchronous-stall figure no longer applies). No
+appliance count, BOM line, power figure or money moves. Async plans no longer read checkpoint_stall_s (absent from
+their assumptions); the storage explain entries say what set each need; every built plan gains `plant` (electrical
+chain and heat rejection), which changes no existing figure.
 """
 
 from __future__ import annotations
