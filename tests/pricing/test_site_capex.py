@@ -61,3 +61,25 @@ def test_owned_site_buys_three_lines_per_kw_and_pays_no_rent():
     # Residual: hardware x 0.10 + site x (1 - 5 / 20 years).
     extra = result.onprem.residual_value_usd - colo.onprem.residual_value_usd
     assert extra == pytest.approx(site_usd * Decimal("0.75"), abs=Decimal("0.01"))
+
+
+def test_an_owned_site_counts_against_an_envelope_capex_limit():
+    # The envelope search prices each build with the plan's own rules: buying the site leaves fewer systems
+    # inside the same $20M.
+    catalog = load_catalog()
+
+    def largest(ownership: str) -> int:
+        body = {
+            "workload": "capacity",
+            "hardware": {"system": "dgx-h100"},
+            "envelope": {"capex_usd": 20_000_000},
+            "site": {"ownership": ownership},
+        }
+        plan = run_plan(validate_request(body, catalog), catalog, cost_inputs=REFS)
+        assert plan.feasible and plan.envelope.binding == "capex_usd"
+        # The plan's priced capex (its site lines included) is the figure the search held to the limit.
+        assert plan_costs(plan, REFS).onprem.capex_usd <= Decimal(20_000_000)
+        return plan.cluster.systems
+
+    colocated, owned = largest("colocation"), largest("owned")
+    assert 0 < owned < colocated
