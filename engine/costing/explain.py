@@ -67,7 +67,9 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
         ),
         "costs.onprem.opex_usd_per_year": _entry(
             "first year: facility_kw x 8760 x utilization x electricity_usd_per_kwh + it_kw x colo_usd_per_kw_month "
-            "x 12 + maintenance (0 while the prepaid support runs, then capex x maintenance_percent_per_year / 100) "
+            "x 12 (0 on an owned site) + maintenance (0 while the prepaid support runs, then capex x "
+            "maintenance_percent_per_year / 100; an owned site's lines instead x facility_upkeep_percent_per_year / "
+            "100 from year 1) "
             "+ staff (staff_usd_per_year + gpus / staff_gpus_per_fte x staff_usd_per_fte_year) + capex x "
             "insurance_percent_per_year / 100",
             {

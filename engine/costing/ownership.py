@@ -33,7 +33,7 @@ from .inputs import CostInputs, CostJob, Scales
 from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .onprem import OnpremCosts, onprem_costs
 from .parameters import Params
-from .site_capex import SITE_CATEGORY, site_residual_usd
+from .site_capex import SITE_CATEGORY, site_residual_usd, site_upkeep_fraction
 
 __all__ = ["FINANCE_NOTE", "finance_terms", "onprem_section", "owned_costs"]
 
@@ -87,11 +87,14 @@ def add_ownership(o: OnpremCosts, job: CostJob, params: Params) -> None:
     assert o.hardware_usd is not None and o.capex_usd is not None
     terms = finance_terms(params)
     facility_kw = D(job.facility_kw)
+    site_usd = sum((i.extended_price_usd for i in o.extras if i.category == SITE_CATEGORY), Decimal(0))
     running = RunningCosts(
         energy_usd=cents(facility_kw * HOURS_PER_YEAR * o.utilization * o.electricity_usd_per_kwh),
         colocation_usd=_colocation_usd(job, params),
         staff_usd=_staff_usd(job, params),
         capex_usd=o.capex_usd,
+        site_usd=site_usd,
+        site_upkeep_fraction=site_upkeep_fraction(site_usd, params),
     )
     flows = year_flows(running, terms, max(terms.horizon_years, terms.useful_life_years))
     o.flows = flows
@@ -101,7 +104,6 @@ def add_ownership(o: OnpremCosts, job: CostJob, params: Params) -> None:
     o.insurance_usd_per_year, o.opex_usd_per_year = first.insurance_usd, first.total_usd
     horizon = flows[: terms.horizon_years]
     o.tco_usd = o.capex_usd + sum((f.total_usd for f in horizon), Decimal(0))
-    site_usd = sum((i.extended_price_usd for i in o.extras if i.category == SITE_CATEGORY), Decimal(0))
     owned = o.hardware_usd + site_usd  # what loses value over the useful life (an owned site's lines too)
     o.residual_value_usd = cents(o.hardware_usd * terms.residual_value_fraction) + site_residual_usd(site_usd, params)
     life, rate_ = terms.useful_life_years, terms.cost_of_capital

@@ -9,6 +9,8 @@ switchgear or chillers at this scale).
 
 The building outlives the hardware: what is left of the site's cost when the hardware's useful life ends is its
 residual value (straight line over facility_useful_life_years), so owning is not charged for a 20-year asset in 5.
+Its upkeep is its own rate (facility_upkeep_percent_per_year) from year 1, in the maintenance column; the hardware
+support percentage applies to the rest of capex only.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .capex_lines import CapexItem
 from .money import D, cents
 from .parameters import Params
 
-__all__ = ["SITE_CATEGORY", "SITE_LINES", "site_items", "site_residual_usd"]
+__all__ = ["SITE_CATEGORY", "SITE_LINES", "site_items", "site_residual_usd", "site_upkeep_fraction"]
 
 SITE_CATEGORY = "site"
 # (part number, input name, cost parameter, what it buys)
@@ -87,3 +89,12 @@ def site_residual_usd(site_usd: Decimal, params: Params) -> Decimal:
     facility_life = params["facility_useful_life_years"]
     left = max(Decimal(0), 1 - D(life) / D(facility_life))
     return cents(site_usd * left)
+
+
+def site_upkeep_fraction(site_usd: Decimal, params: Params) -> Decimal:
+    """The owned site's yearly upkeep as a fraction of its cost (facility_upkeep_percent_per_year), from year 1; the
+    hardware support percentage never applies to the building."""
+    name = "facility_upkeep_percent_per_year"
+    if site_usd <= 0 or (name not in params.base and name not in params.overrides):
+        return Decimal(0)
+    return params[name] / 100

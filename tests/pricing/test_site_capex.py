@@ -83,3 +83,17 @@ def test_an_owned_site_counts_against_an_envelope_capex_limit():
 
     colocated, owned = largest("colocation"), largest("owned")
     assert 0 < owned < colocated
+
+
+def test_owned_site_upkeep_replaces_the_hardware_support_rate_on_the_building():
+    plan, result = _priced("owned")
+    _, colo = _priced("colocation")
+    site_usd = Decimal(11_700) * round(plan.power.it_kw)
+    flows = {f.year: f for f in result.onprem.flows}
+    colo_flows = {f.year: f for f in colo.onprem.flows}
+    # Year 1 (support prepaid for 3 years): only the site's upkeep, 2.5 % of its cost.
+    assert flows[1].maintenance_usd == (site_usd * Decimal("0.025")).quantize(Decimal("0.01"))
+    # Year 4: the hardware's 10 % as when colocated (same hardware capex) plus the site's 2.5 %.
+    assert flows[4].maintenance_usd - colo_flows[4].maintenance_usd == (site_usd * Decimal("0.025")).quantize(
+        Decimal("0.01")
+    )
