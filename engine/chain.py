@@ -489,6 +489,7 @@ def _chosen_sections(
         racks=parts.racks,
         bom=parts.bom,
         topology=parts.topology,
+        plant=parts.plant,
     )
     return out
 

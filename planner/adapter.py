@@ -60,6 +60,7 @@ from engine.result import (
 )
 from engine.result.codec import decode as decode_section
 from engine.result.codec import encode as encode_section
+from engine.result.envelope import EnvelopeSummary
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
 from pricing.records import CloudPriceRecord, PartPriceRecord, PriceBook, PriceReferences
@@ -170,6 +171,7 @@ class PricedParts:
     costs: Costs
     bom: tuple[BomLine, ...] | None
     explain: Mapping[str, ExplainEntry]
+    envelope: EnvelopeSummary | None = None  # the envelope with the priced capex (a capex limit only)
 
 
 def plan_price(
@@ -205,7 +207,7 @@ def plan_price(
             parameter_overrides={**inputs.parameter_overrides, **parameter_overrides},
         )
     priced = plan_costs(result, inputs, with_sensitivity=with_sensitivity)
-    return PricedParts(costs=priced.costs, bom=priced.bom, explain=priced.explain)
+    return PricedParts(costs=priced.costs, bom=priced.bom, explain=priced.explain, envelope=priced.envelope)
 
 
 def selection_prices_for_request(
@@ -266,6 +268,7 @@ def plan_compute(
         bom=priced.bom,
         explain=priced.explain,
         price_snapshot=price_snapshot.summary_dict() if price_snapshot else None,
+        envelope=priced.envelope,
     )
     engine_s = time.perf_counter() - started
     return EngineOutcome(result=to_json(final), engine_s=engine_s)  # the one serialisation of the plan
@@ -285,7 +288,10 @@ def request_for_editing(stored: dict[str, Any]) -> dict[str, Any]:
 
 WHATIF_SECTIONS = ("pricing", "site")
 # Fields of those sections whose change is not costing alone: they move the facility power the plan was sized with.
-_WHATIF_RESIZES = {"site.pue": "changes the facility power the plan was sized with; re-plan to change it"}
+_WHATIF_RESIZES = {
+    "site.pue": "changes the facility power the plan was sized with; re-plan to change it",
+    "site.ambient_c": "changes the heat rejection the plan was built with; re-plan to change it",
+}
 _MERGED_MAPS = ("component_prices", "parameters")  # keys given are added to (or replace) the stored ones
 
 

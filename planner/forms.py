@@ -66,6 +66,11 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("site.pue", "PUE", None),
     ("site.electricity_usd_per_kwh", "Electricity (USD/kWh)", None),
     ("site.colo_usd_per_kw_month", "Colocation (USD/kW-month)", None),
+    ("site.ambient_c", "Design outdoor temperature (C)", None),
+    ("site.ownership", "Site: rented or owned", None),
+    ("rollout.by", "Roll-out phases counted in", None),
+    ("rollout.per_phase", "Roll-out: scalable units or MW per phase", None),
+    ("rollout.months_between", "Roll-out: months between phases", None),
     ("pricing.years", "TCO years", "3"),
     ("pricing.regions", "AWS regions", "us-east-1, us-west-2"),
 )

@@ -22,7 +22,7 @@ from typing import Any
 __all__ = ["ASSUMPTIONS", "FIT_KINDS", "KV_BYTES_BY_PRECISION", "Assumption", "Assumptions"]
 
 # The data files, in the order their entries are registered.
-ASSUMPTION_FILES = ("performance.toml", "build.toml", "procurement.toml", "prices.toml", "campus.toml")
+ASSUMPTION_FILES = ("performance.toml", "build.toml", "procurement.toml", "prices.toml", "campus.toml", "plant.toml")
 STAGES = frozenset({"training", "inference"})
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from engine.result.costs import TimeToCapacity
+from engine.result.rollout import RolloutSummary
 
 from .capacity import time_to_capacity
 from .cloud import PricedRow, cloud_rows
@@ -18,6 +19,7 @@ from .obtainable import apply_rules
 from .onprem import OnpremCosts
 from .ownership import owned_costs
 from .parameters import Params
+from .rollout import rollout_plan
 
 __all__ = ["SPOT_PRICE_FACTOR", "Evaluation", "evaluate"]
 
@@ -36,6 +38,7 @@ class Evaluation:
     options: list[Option]
     capacity: TimeToCapacity
     plan_date: str | None = None
+    rollout: RolloutSummary | None = None  # a phased delivery: the owned option starts when the workload can
 
     @property
     def obtainable(self) -> list[Option]:
@@ -64,5 +67,7 @@ def evaluate(job: CostJob, inputs: CostInputs, scales: Scales) -> Evaluation:
     rows, notes = cloud_rows(job, inputs, params, scales)
     plan_date = inputs.plan_date or None
     capacity = time_to_capacity(job, plan_date)
-    opts = apply_rules(options(onprem, rows, capacity.onprem_start_days), job)
-    return Evaluation(job, params, onprem, rows, notes, opts, capacity, plan_date)
+    rollout = rollout_plan(job, capacity, onprem.capex_usd)
+    start_days = rollout.start_days if rollout is not None else capacity.onprem_start_days
+    opts = apply_rules(options(onprem, rows, start_days), job)
+    return Evaluation(job, params, onprem, rows, notes, opts, capacity, plan_date, rollout)

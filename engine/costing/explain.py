@@ -59,14 +59,17 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
     entries = {
         "costs.onprem.capex_usd": _entry(
             "hardware + the capex lines beyond it (spares pool, installation, freight, sales/use tax, prepaid "
-            "support, software licences), each a BOM line of its own, so the BOM total equals capex",
+            "support, software licences; on an owned site also its electrical chain, cooling plant and building at "
+            "IT kW x USD per kW, instead of colocation), each a BOM line of its own, so the BOM total equals capex",
             {"hardware_usd": on.hardware_usd, **extras, "coverage": o.coverage.basis},
             hw_source + "; the percentages are the named cost parameters (each with its public source in the cost "
             "parameters table)",
         ),
         "costs.onprem.opex_usd_per_year": _entry(
             "first year: facility_kw x 8760 x utilization x electricity_usd_per_kwh + it_kw x colo_usd_per_kw_month "
-            "x 12 + maintenance (0 while the prepaid support runs, then capex x maintenance_percent_per_year / 100) "
+            "x 12 (0 on an owned site) + maintenance (0 while the prepaid support runs, then capex x "
+            "maintenance_percent_per_year / 100; an owned site's lines instead x facility_upkeep_percent_per_year / "
+            "100 from year 1) "
             "+ staff (staff_usd_per_year + gpus / staff_gpus_per_fte x staff_usd_per_fte_year) + capex x "
             "insurance_percent_per_year / 100",
             {

@@ -66,6 +66,9 @@ class RunningCosts:
     colocation_usd: Decimal
     staff_usd: Decimal
     capex_usd: Decimal
+    # An owned site's lines within capex: upkept at their own rate from year 1, not under the hardware support.
+    site_usd: Decimal = Decimal(0)
+    site_upkeep_fraction: Decimal = Decimal(0)
 
 
 @dataclass(frozen=True)
@@ -117,9 +120,10 @@ def year_flows(base: RunningCosts, terms: FinanceTerms, years: int) -> list[Year
     for t in range(1, years + 1):
         energy = cents(base.energy_usd * (1 + terms.power_escalator) ** (t - 1))
         colocation = cents(base.colocation_usd * (1 + terms.colo_escalator) ** (t - 1))
+        hardware = base.capex_usd - base.site_usd
         maintenance = (
-            Decimal("0.00") if t <= terms.support_bundled_years else cents(base.capex_usd * terms.maintenance_fraction)
-        )
+            Decimal("0.00") if t <= terms.support_bundled_years else cents(hardware * terms.maintenance_fraction)
+        ) + cents(base.site_usd * base.site_upkeep_fraction)
         staff = cents(base.staff_usd)
         insurance = cents(base.capex_usd * terms.insurance_fraction)
         total = energy + colocation + maintenance + staff + insurance

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from engine.catalog.hardware import load_catalog
+from engine.request.rollout import RolloutSpec
 from engine.request.spec import PlanRequest
 from engine.request.validation import validate_request
 from engine.result.physical import BomLine
@@ -130,6 +131,7 @@ class RequestTerms:
     site_prices: Mapping[str, Decimal] = field(default_factory=dict)  # electricity_usd_per_kwh, colo_usd_...
     part_overrides: Mapping[str, Decimal] = field(default_factory=dict)
     parameter_overrides: Mapping[str, Decimal] = field(default_factory=dict)
+    facility_owned: bool = False  # site.ownership = owned: the site is bought (capex), no colocation is paid
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,8 @@ class CostJob:
     assumption_overrides: Mapping[str, float] = field(default_factory=dict)  # the request's `assumptions`
     # instance types whose own system cannot do the job (e.g. misses the deadline at any size): not priced
     cannot_do: Mapping[str, str] = field(default_factory=dict)
+    rollout: RolloutSpec | None = None  # the request's phased delivery (rollout.py)
+    su_systems: int = 0  # systems per reference scalable unit (a roll-out counted in scalable units)
 
     @property
     def chosen(self) -> Sizing:
@@ -191,6 +195,7 @@ def request_terms(request: PlanRequest) -> RequestTerms:
         site_prices={name: D(value) for name, value in site_prices.items() if value is not None},
         part_overrides={str(k): D(v) for k, v in pricing.component_prices.items()},
         parameter_overrides=params,
+        facility_owned=site.ownership == "owned",
     )
 
 
@@ -264,6 +269,8 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         terms=request_terms(request),
         assumption_overrides=dict(request.assumptions),
         cannot_do=_cannot_do(result),
+        rollout=request.rollout,
+        su_systems=int(cluster.su_systems),
     )
 
 

@@ -28,6 +28,7 @@ from .finance import YearFlow
 from .inputs import CostInputs, CostJob, PartPrice, RequestTerms, Scales
 from .money import D, cents
 from .parameters import Params
+from .site_capex import SITE_CATEGORY, site_items
 
 __all__ = [
     "EXTRA_CATEGORIES",
@@ -44,7 +45,7 @@ NO_BOM_NOTE = (
     "switches, optics, cables, storage, racks, PDUs and CDUs are not included, so capex is a lower bound."
 )
 # Categories of the capex lines beyond the hardware (capex_lines.py): never part of `hardware_usd`.
-EXTRA_CATEGORIES = frozenset({"services", "tax", "spares", "support", "software"})
+EXTRA_CATEGORIES = frozenset({"services", "tax", "spares", "support", "software", SITE_CATEGORY})
 
 
 @dataclass
@@ -285,6 +286,7 @@ def _add_capex_lines(o: OnpremCosts, job: CostJob, params: Params) -> None:
     report = params.report()
     base = HardwareBase(o.hardware_usd, systems, job.cluster_system, job.cluster_gpus)
     o.extras = capex_items(base, values, {name: report[name] for name in names})
+    o.extras.extend(site_items(job.it_kw, job.terms.facility_owned, params))
     install = [i.extended_price_usd for i in o.extras if i.part_number == "SVC-INSTALL"]
     o.install_usd = install[0] if install else Decimal("0.00")
     o.capex_usd = o.hardware_usd + sum((i.extended_price_usd for i in o.extras), Decimal(0))
@@ -309,12 +311,19 @@ def onprem_costs(job: CostJob, inputs: CostInputs, params: Params, scales: Scale
 
 
 def bom_capex_usd(
-    bom: tuple[BomLine, ...], system_id: str, systems: int, gpus: int, inputs: CostInputs, terms: RequestTerms
+    bom: tuple[BomLine, ...],
+    system_id: str,
+    systems: int,
+    gpus: int,
+    inputs: CostInputs,
+    terms: RequestTerms,
+    it_kw: float = 0.0,
 ) -> Decimal | None:
     """Capex of a built cluster's unpriced BOM, by the same rules as the plan's costing (`onprem_costs`): each line
     priced (override, quote, reference), then the extra capex lines. None when the GPU systems have no price.
     The envelope search (engine/envelope) prices each count it builds with it, so its capex limit and the plan's
-    `costs.onprem.capex_usd` are one figure. `terms` are the request's (its own part and parameter prices apply)."""
+    `costs.onprem.capex_usd` are one figure. `terms` are the request's (its own part and parameter prices apply);
+    `it_kw` prices an owned site's lines (site_capex.py)."""
     inputs = replace(
         inputs,
         part_overrides={**inputs.part_overrides, **terms.part_overrides},
@@ -332,7 +341,7 @@ def bom_capex_usd(
         cluster_systems=systems,
         cluster_gpus=gpus,
         job_gpus=gpus,
-        it_kw=0.0,
+        it_kw=it_kw,
         facility_kw=0.0,
         bom=bom,
         terms=terms,

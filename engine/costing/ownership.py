@@ -33,6 +33,7 @@ from .inputs import CostInputs, CostJob, Scales
 from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .onprem import OnpremCosts, onprem_costs
 from .parameters import Params
+from .site_capex import SITE_CATEGORY, site_residual_usd, site_upkeep_fraction
 
 __all__ = ["FINANCE_NOTE", "finance_terms", "onprem_section", "owned_costs"]
 
@@ -67,6 +68,13 @@ def _staff_usd(job: CostJob, params: Params) -> Decimal:
     return cents(params["staff_usd_per_year"] + ftes * params["staff_usd_per_fte_year"])
 
 
+def _colocation_usd(job: CostJob, params: Params) -> Decimal:
+    """IT kW x the colocation price x 12; nothing on an owned site (its building is in capex instead)."""
+    if job.terms.facility_owned:
+        return Decimal("0.00")
+    return cents(D(job.it_kw) * params["colo_usd_per_kw_month"] * 12)
+
+
 def _levelized(flows: list[YearFlow], terms: FinanceTerms, pick: str) -> Decimal:
     """The equal yearly amount worth the same today as the chosen running cost over the useful life."""
     life = flows[: terms.useful_life_years]
@@ -78,12 +86,15 @@ def add_ownership(o: OnpremCosts, job: CostJob, params: Params) -> None:
     """Every yearly figure, the NPV and the job's costs of a priced cluster (see the module docstring)."""
     assert o.hardware_usd is not None and o.capex_usd is not None
     terms = finance_terms(params)
-    facility_kw, it_kw = D(job.facility_kw), D(job.it_kw)
+    facility_kw = D(job.facility_kw)
+    site_usd = sum((i.extended_price_usd for i in o.extras if i.category == SITE_CATEGORY), Decimal(0))
     running = RunningCosts(
         energy_usd=cents(facility_kw * HOURS_PER_YEAR * o.utilization * o.electricity_usd_per_kwh),
-        colocation_usd=cents(it_kw * params["colo_usd_per_kw_month"] * 12),
+        colocation_usd=_colocation_usd(job, params),
         staff_usd=_staff_usd(job, params),
         capex_usd=o.capex_usd,
+        site_usd=site_usd,
+        site_upkeep_fraction=site_upkeep_fraction(site_usd, params),
     )
     flows = year_flows(running, terms, max(terms.horizon_years, terms.useful_life_years))
     o.flows = flows
@@ -93,14 +104,15 @@ def add_ownership(o: OnpremCosts, job: CostJob, params: Params) -> None:
     o.insurance_usd_per_year, o.opex_usd_per_year = first.insurance_usd, first.total_usd
     horizon = flows[: terms.horizon_years]
     o.tco_usd = o.capex_usd + sum((f.total_usd for f in horizon), Decimal(0))
-    o.residual_value_usd = cents(o.hardware_usd * terms.residual_value_fraction)
+    owned = o.hardware_usd + site_usd  # what loses value over the useful life (an owned site's lines too)
+    o.residual_value_usd = cents(o.hardware_usd * terms.residual_value_fraction) + site_residual_usd(site_usd, params)
     life, rate_ = terms.useful_life_years, terms.cost_of_capital
     o.depreciation_usd_per_year = cents((o.capex_usd - o.residual_value_usd) / life)
     o.capital_charge_usd_per_year = capital_charge(o.capex_usd, o.residual_value_usd, rate_, life)
     o.levelized_opex_usd_per_year = cents(_levelized(flows, terms, "total_usd"))
     if o.utilization > 0:
         o.energy_levelized_per_utilization = _levelized(flows, terms, "energy_usd") / o.utilization
-    o.value_at_horizon_usd = value_at(o.hardware_usd, o.residual_value_usd, life, terms.horizon_years)
+    o.value_at_horizon_usd = value_at(owned, o.residual_value_usd, life, terms.horizon_years)
     present = sum((f.total_usd * f.discount for f in horizon), Decimal(0))
     at_horizon = o.value_at_horizon_usd * discount_factor(rate_, terms.horizon_years)
     o.npv_usd = cents(o.capex_usd + present - at_horizon)

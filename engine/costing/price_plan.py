@@ -20,6 +20,7 @@ from engine.result.plan import PlanResult
 
 from .carbon import carbon
 from .comparison import DEADLINE_RULE, break_even, cheapest, option_result
+from .envelope_check import capex_check, priced_envelope
 from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
 from .explain_verdict import verdict_explain
@@ -30,6 +31,7 @@ from .onprem import price_index
 from .ownership import onprem_section
 from .parameters import Params
 from .result import CostResult
+from .rollout import rollout_explain
 from .sensitivity import sensitivity
 from .series import cumulative_series
 from .verdict import verdict
@@ -76,6 +78,7 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
         return CostResult(costs=Costs(currency="USD", available=False, note=NOTHING_TO_PRICE), bom=None, explain={})
     ev = evaluate(job, inputs, Scales())
     comparison = _comparison(ev)
+    limit = _capex_limit(result)
     costs = Costs(
         currency="USD",
         available=True,
@@ -91,10 +94,22 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
         carbon=carbon(ev, inputs),
         time_to_capacity=ev.capacity if ev.onprem.capex_usd is not None else None,
         verdict=verdict(ev, comparison.break_even),
+        rollout=ev.rollout,
+        envelope_capex=capex_check(limit, ev.onprem.capex_usd),
     )
     bom = None if ev.onprem.bom is None else tuple(ev.onprem.bom)
-    explain = {**costs_explain(ev, costs), **verdict_explain(ev, costs)}
-    return CostResult(costs=costs, bom=bom, explain=explain, onprem=ev.onprem, job=job)
+    explain = {**costs_explain(ev, costs), **verdict_explain(ev, costs), **rollout_explain(ev.rollout)}
+    envelope = priced_envelope(result.envelope, limit, ev.onprem.capex_usd)
+    return CostResult(costs=costs, bom=bom, explain=explain, onprem=ev.onprem, job=job, envelope=envelope)
+
+
+def _capex_limit(result: PlanResult) -> float | None:
+    """The request's envelope capex limit (training and inference plans; a capacity plan's search is its own)."""
+    if result.workload == "capacity":
+        return None
+    envelope = (result.request or {}).get("envelope") or {}
+    limit = envelope.get("capex_usd")
+    return float(limit) if limit is not None else None
 
 
 def selection_price_data(request: PlanRequest, inputs: CostInputs, system_ids: Iterable[str]) -> dict[str, Any]:

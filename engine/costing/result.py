@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.result.codec import encode
 from engine.result.costs import Costs
+from engine.result.envelope import EnvelopeSummary
 from engine.result.physical import BomLine
 from engine.result.plan import ExplainEntry
 
@@ -29,6 +30,7 @@ class CostResult:
     explain: Mapping[str, ExplainEntry]
     onprem: OnpremCosts | None = None
     job: CostJob | None = None
+    envelope: EnvelopeSummary | None = None  # the plan's envelope with its priced capex (a capex limit only)
 
     @property
     def bom_total_usd(self) -> Decimal | None:

@@ -100,7 +100,7 @@ def run_capacity(
         else:
             p = physical.parts()
             sections.update(fabric=p.fabric, storage=p.storage, power=p.power, cooling=p.cooling, racks=p.racks,
-                            bom=p.bom, topology=p.topology)  # fmt: skip
+                            bom=p.bom, topology=p.topology, plant=p.plant)  # fmt: skip
             notes = tuple(physical.problems)
         explain.update(build_explain(built.cluster, chosen.system))
         explain.update(facility_explain(built.facility, built.cluster, chosen.system))

@@ -134,7 +134,8 @@ class Prober:
             return None
         bom = tuple(decode(parts.BomLine, line.as_dict(), "bom") for line in physical.bom)
         terms = request_terms(self.request)
-        return bom_capex_usd(bom, self.system.id, cluster.systems, cluster.gpus, self.prices, terms)
+        it_kw = physical.site.facility.it_kw
+        return bom_capex_usd(bom, self.system.id, cluster.systems, cluster.gpus, self.prices, terms, it_kw)
 
 
 def ceiling_systems(system: System, a: Assumptions, gpus_limit: float | None) -> int:

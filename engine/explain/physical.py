@@ -8,6 +8,7 @@ from __future__ import annotations
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
 from engine.explain.campus import campus_explain, design_explain
+from engine.explain.plant import plant_explain
 from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
 
@@ -133,6 +134,73 @@ def _storage_read_formula(pb: PhysicalBuild, system: System, build: ClusterBuild
     )
 
 
+def _guidance_gbps(pb: PhysicalBuild) -> float:
+    need = pb.storage.need
+    return need.read_guidance_gbps if need is not None else pb.storage.read_gbps
+
+
+def _loader_inputs(pb: PhysicalBuild) -> dict[str, object]:
+    """The data loader's read beside the guidance, and which of the two set the read (training only)."""
+    need = pb.storage.need
+    if need is None or need.checkpointing == "none":
+        return {}
+    return {
+        "guidance_read_gbps": round(need.read_guidance_gbps, 3),
+        "data_loader_read_gbps": round(need.loader_read_gbps, 3),
+        "read set by": need.read_set_by,
+    }
+
+
+def _storage_need_entries(pb: PhysicalBuild) -> dict[str, Entry]:
+    """Write and capacity: the checkpoint (its mode and time budget) and the data set, raw and tokenised."""
+    st, need = pb.storage, pb.storage.need
+    if need is None:
+        return {}
+    if need.checkpointing == "synchronous":
+        budget = "checkpoint_stall_s (training waits for the write)"
+    else:
+        budget = (
+            "checkpoint interval x checkpoint_async_write_fraction (the copy to host memory stalls training for "
+            "seconds; the write to storage runs in the background and must finish before the next save)"
+        )
+    write_inputs: dict[str, object] = {
+        "guidance_write_gbps": round(need.write_guidance_gbps, 3),
+        "checkpoint_tb": round(need.checkpoint_tb, 3),
+        "checkpointing": need.checkpointing,
+        "write time allowed (s)": round(need.checkpoint_write_budget_s, 1),
+        "checkpoint_write_gbps": round(need.checkpoint_write_gbps, 3),
+        "write set by": need.write_set_by,
+    }
+    return {
+        "storage.write_gbps": _entry(
+            f"max(read guidance x storage_write_to_read_ratio, checkpoint_tb / write time allowed); write time "
+            f"allowed = {budget}",
+            write_inputs,
+            "NVIDIA DGX SuperPOD Reference Architecture with GB200 (RA-11338-001): write bandwidth at least half of "
+            "read; asynchronous checkpoints as in PyTorch Distributed Checkpoint async_save (PyTorch 2.3, 2024) and "
+            "Megatron-Core dist_checkpointing; checkpoint interval by Daly, 'A higher order estimate of the optimum "
+            "checkpoint interval for restart dumps' (FGCS 22, 2006)",
+        ),
+        "storage.capacity_tb": _entry(
+            "(raw text + tokenised ids + checkpoints_retained x checkpoint_tb) x (1 + storage_headroom_fraction); "
+            "raw = training tokens / dataset_epochs x dataset_bytes_per_token, tokenised = the same tokens x 2 or 4 "
+            "bytes per id (by vocabulary size); appliances = max over read, write and capacity of ceil(need / "
+            "per-appliance figure)",
+            {
+                "dataset_raw_tb": round(need.dataset_raw_tb, 3),
+                "dataset_tokenised_tb": round(need.dataset_tokenised_tb, 3),
+                "checkpoint_tb": round(need.checkpoint_tb, 3),
+                "checkpoints_retained": need.checkpoints_retained,
+                "appliances": st.appliances,
+                "set by": st.binding,
+            },
+            "Checkpoint of mixed-precision Adam, 14 bytes per parameter (Rajbhandari et al., 'ZeRO', SC 2020); about "
+            "4 characters of English text per token (OpenAI help center, 'What are tokens and how to count them?', "
+            "2024); token ids 16- or 32-bit as in NVIDIA Megatron-LM's indexed datasets",
+        ),
+    }
+
+
 def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
     """Every headline figure of the physical build (fabric, storage, power, cooling, BOM). Long because it is one
     table, one entry per figure; splitting it would scatter a single table over several functions."""
@@ -142,12 +210,14 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
         **_fabric_entries(pb, system, build, a),
         **design_explain(pb, a),
         **campus_explain(pb, a),
+        **plant_explain(pb.plant, a),
         "storage.read_gbps": _entry(
             _storage_read_formula(pb, system, build),
             {
                 "read_gbps_per_su": st.read_gbps_per_su,
                 "tier": st.tier,
-                **_su_inputs(st.read_gbps, st.read_gbps_per_su, system, build),
+                **_su_inputs(_guidance_gbps(pb), st.read_gbps_per_su, system, build),
+                **_loader_inputs(pb),
             },
             "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) Table 6 storage performance guidance "
             "(per scalable unit and single node); GB200 SuperPOD RA (RA-11338-001) Table 5.2",
@@ -174,24 +244,7 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "Reference Architecture, DGX H100 (RA-11333-001) Table 7: five management servers, two of them Base "
             "Command Manager head nodes in a high-availability pair",
         ),
-        "storage.write_gbps": _entry(
-            "max(read x storage_write_to_read_ratio, checkpoint_tb / checkpoint_stall_s)",
-            {"read_gbps": st.read_gbps, "checkpoint_write_gbps": st.checkpoint_write_gbps},
-            "NVIDIA DGX SuperPOD Reference Architecture with GB200 (RA-11338-001): write bandwidth about half of read; "
-            "checkpoint write = checkpoint size / the stall the plan allows",
-        ),
-        "storage.capacity_tb": _entry(
-            "(dataset_tb + checkpoints_retained x checkpoint_tb) x (1 + storage_headroom_fraction); appliances = "
-            "max over read, write and capacity of ceil(need / per-appliance figure)",
-            {
-                "dataset_tb": st.dataset_tb,
-                "checkpoint_tb": st.checkpoint_tb,
-                "appliances": st.appliances,
-                "binding": st.binding,
-            },
-            "NVIDIA DGX SuperPOD Reference Architecture, DGX H100 (RA-11333-001) storage guidance; capacity sized "
-            "from the dataset and the retained checkpoints",
-        ),
+        **_storage_need_entries(pb),
         "power.feeds": _entry(
             "usable feed kW = sqrt(3) x V x A x derate x PF; feeds per rack = ceil(rack kW / usable) + 1 (N+1) or "
             "2 x ceil(rack kW / usable) (N+N)",

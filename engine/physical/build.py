@@ -19,12 +19,15 @@ from engine.physical.fabric import FabricPlan, size_fabrics
 from engine.physical.fabric.campus_links import campus_fabrics
 from engine.physical.fabric.compute import compute_fabric
 from engine.physical.facility import SiteResult, size_site
+from engine.physical.plant import PlantResult, size_plant
 from engine.physical.racks import RackLayout
 from engine.physical.storage import StorageResult, size_storage
+from engine.physical.storage_need import StorageWorkload
 from engine.physical.topology import build_topology
 from engine.request.spec import PlanRequest, SiteSpec
 from engine.result import physical as parts
 from engine.result.codec import decode
+from engine.result.plant import PlantSummary
 
 __all__ = [
     "PhysicalBuild",
@@ -47,6 +50,7 @@ class PhysicalParts:
     racks: parts.RacksSummary
     bom: tuple[parts.BomLine, ...]
     topology: parts.Topology
+    plant: PlantSummary
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class PhysicalBuild:
     site: SiteResult
     bom: list[BomLine]
     topology: dict[str, object]
+    plant: PlantResult
     campus: Campus | None = None
 
     @property
@@ -80,6 +85,7 @@ class PhysicalBuild:
             racks=_racks_part(self._racks_dict()),
             bom=tuple(decode(parts.BomLine, line.as_dict(), "bom") for line in self.bom),
             topology=decode(parts.Topology, self.topology, "topology"),
+            plant=decode(PlantSummary, self.plant.as_dict(), "plant"),
         )
 
     def _racks_dict(self) -> dict[str, object]:
@@ -134,6 +140,7 @@ def build_physical(
     hardware_fabric: str = "auto",
     requested_cooling: str = "auto",
     request: PlanRequest | None = None,
+    storage_work: StorageWorkload | None = None,
 ) -> PhysicalBuild | None:
     """None when the catalog has no physical data for the system (then the plan omits these sections)."""
     parts = catalog.parts
@@ -150,6 +157,7 @@ def build_physical(
         a,
         systems=build.systems,
         su_systems=system.su_systems,
+        work=storage_work,
     )
     fabric = size_fabrics(
         system, build.systems, build.systems_per_rack, appliance, storage.appliances, hardware_fabric, needed, parts, a
@@ -165,7 +173,9 @@ def build_physical(
         )
     bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts, storage_part=appliance.id)
     topology = build_topology(system, build.systems, fabric, storage.appliances)
-    return PhysicalBuild(storage, fabric, site, bom, topology, campus)
+    fac = site.facility
+    plant = size_plant(fac.it_kw, fac.facility_kw, fac.liquid_kw, fac.air_kw, site_spec.ambient_c, a)
+    return PhysicalBuild(storage, fabric, site, bom, topology, plant, campus)
 
 
 def _gpus_per_replica(request: PlanRequest, sizing: object) -> int | None:
@@ -213,4 +223,19 @@ def physical_for_plan(
         hardware_fabric=request.hardware.fabric,
         requested_cooling=request.hardware.cooling,
         request=request,
+        storage_work=_storage_work(request, sizing),
+    )
+
+
+def _storage_work(request: PlanRequest, sizing: object) -> StorageWorkload:
+    """What storage is sized from: the training job's checkpointing, chosen interval, tokens/s and vocabulary."""
+    if request.training is None:
+        return StorageWorkload(vocab=request.model.vocab)
+    goodput = getattr(sizing, "goodput", None)
+    return StorageWorkload(
+        training_tokens=request.training.tokens,
+        checkpointing=request.training.checkpointing,
+        checkpoint_interval_s=getattr(goodput, "checkpoint_interval_s", None),
+        tokens_per_s=float(getattr(sizing, "tokens_per_s", 0.0) or 0.0),
+        vocab=request.model.vocab,
     )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.parts import Part, PartsCatalog
+from engine.physical.storage_need import StorageNeed, StorageWorkload, storage_need
 
 __all__ = ["STORAGE_TIERS_READ_GBPS_PER_SU", "StorageResult", "size_storage"]
 
@@ -42,6 +43,24 @@ class StorageResult:
     appliances: int
     binding: str
     reason: str = ""
+    need: StorageNeed | None = None
+
+    def _need_dict(self) -> dict[str, object]:
+        n = self.need
+        if n is None:
+            return {}
+        return {
+            "read_guidance_gbps": round(n.read_guidance_gbps, 3),
+            "loader_read_gbps": round(n.loader_read_gbps, 3),
+            "read_set_by": n.read_set_by,
+            "write_guidance_gbps": round(n.write_guidance_gbps, 3),
+            "write_set_by": n.write_set_by,
+            "checkpointing": n.checkpointing,
+            "checkpoint_write_budget_s": round(n.checkpoint_write_budget_s, 3),
+            "checkpoints_retained": n.checkpoints_retained,
+            "dataset_raw_tb": round(n.dataset_raw_tb, 3),
+            "dataset_tokenised_tb": round(n.dataset_tokenised_tb, 3),
+        }
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -57,6 +76,7 @@ class StorageResult:
             "appliances": self.appliances,
             "binding": self.binding,
             "reason": self.reason,
+            **self._need_dict(),
         }
 
 
@@ -92,10 +112,16 @@ def _tightest(read: float, write: float, capacity: float, part: Part) -> str:
     return max(shares, key=lambda k: (shares[k], k))
 
 
-def _need_text(read: float, write: float, capacity: float, ckpt_write: float) -> str:
-    why_write = " (a checkpoint in the allowed stall)" if ckpt_write >= write - 1e-9 and ckpt_write > 0 else ""
-    tb = f"{capacity:.1f}" if capacity < 10 else f"{capacity:,.0f}"
-    return f"{read:.3g} GB/s read, {write:.3g} GB/s write{why_write} and {tb} TB"
+def _need_text(need: StorageNeed) -> str:
+    """The three needs in words, each with what set it."""
+    read = f"{need.read_gbps:.3g} GB/s read" + (" (the data loader)" if need.read_set_by == "data loader" else "")
+    write = f"{need.write_gbps:.3g} GB/s write"
+    if need.write_set_by == "checkpoint":
+        how = "synchronous, in the allowed stall" if need.checkpointing == "synchronous" else "in the background"
+        write += f" (a {need.checkpoint_tb:.3g} TB checkpoint in {need.checkpoint_write_budget_s:.3g} s, {how})"
+    cap = need.capacity_tb
+    tb = f"{cap:.1f}" if cap < 10 else f"{cap:,.0f}"
+    return f"{read}, {write} and {tb} TB"
 
 
 def size_storage(
@@ -108,29 +134,23 @@ def size_storage(
     *,
     systems: int | None = None,
     su_systems: int | None = None,
+    work: StorageWorkload | None = None,
 ) -> tuple[StorageResult, Part]:
     """Training: checkpoints are full optimizer state; inference: the served weights (one copy per version).
     With `systems` and `su_systems` given, a cluster below one SU gets its share of the SU's bandwidth and an NFS
-    server when one serves it."""
+    server when one serves it. `work` carries the checkpointing mode, interval, tokens/s and vocabulary
+    (storage_need.py); without it checkpoints are synchronous and the loader is not counted."""
     read_per_su = a["storage_read_gbps_per_su"]
     small = systems is not None and su_systems is not None and systems < su_systems
     if small:
-        read = max(a["storage_single_node_read_gbps"], read_per_su * systems / su_systems)
+        guidance = max(a["storage_single_node_read_gbps"], read_per_su * systems / su_systems)
     else:
-        read = read_per_su * scalable_units
-    write = read * a["storage_write_to_read_ratio"]
-    retained = a["checkpoints_retained"]
-    if training_tokens is not None:
-        checkpoint_tb = params * a["checkpoint_bytes_per_param"] / TB
-        dataset_tb = training_tokens * a["dataset_bytes_per_token"] / TB
-        ckpt_write = checkpoint_tb * TB / 1e9 / a["checkpoint_stall_s"]
-    else:
-        checkpoint_tb = params * weight_bytes_per_param / TB
-        dataset_tb = 0.0
-        ckpt_write = 0.0
-    write = max(write, ckpt_write)
-    capacity = (dataset_tb + retained * checkpoint_tb) * (1.0 + a["storage_headroom_fraction"])
-    need = _need_text(read, write, capacity, ckpt_write)
+        guidance = read_per_su * scalable_units
+    work = work if work is not None else StorageWorkload(training_tokens=training_tokens)
+    sized = storage_need(guidance, params, weight_bytes_per_param, work, a)
+    read, write, capacity = sized.read_gbps, sized.write_gbps, sized.capacity_tb
+    checkpoint_tb, dataset_tb, ckpt_write = sized.checkpoint_tb, sized.dataset_tb, sized.checkpoint_write_gbps
+    need = _need_text(sized)
     pfs = next(p for p in parts.of_kind("storage") if p.text("attach") != "inband")
     nfs = next((p for p in parts.of_kind("storage") if p.text("attach") == "inband"), None)
     nfs_ok = small and nfs is not None and _below_nfs_limit(systems, su_systems, a)
@@ -170,5 +190,6 @@ def size_storage(
         appliances=units,
         binding=binding,
         reason=reason,
+        need=sized,
     )
     return result, appliance

@@ -83,6 +83,18 @@ class SiteSpec(Section):
     colo_usd_per_kw_month: JsonFloat | None = Field(
         None, gt=0, le=100_000, description="Colocation price; default: the sourced default in the plan's costs."
     )
+    ambient_c: JsonFloat | None = Field(
+        None,
+        ge=-50,
+        le=60,
+        description="Design outdoor dry-bulb temperature in C the heat rejection must work at (dry coolers or "
+        "chillers); default: a sourced design value.",
+    )
+    ownership: Literal["colocation", "owned"] = Field(
+        "colocation",
+        description="colocation: the facility is rented (colocation price per kW-month); owned: its building, "
+        "electrical chain and heat rejection are bought (in capex) and no colocation is paid.",
+    )
 
 
 class PricingSpec(Section):

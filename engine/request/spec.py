@@ -32,6 +32,7 @@ from engine.request.fields import (
     raise_problems,
     unknown_key,
 )
+from engine.request.rollout import RolloutSpec
 from engine.request.site import DEFAULT_REGIONS, HardwareSpec, PricingSpec, SiteSpec
 from engine.request.workloads import (
     DEFAULT_GLOBAL_BATCH_TOKENS,
@@ -239,6 +240,9 @@ class PlanRequest(Section):
         description="Limits the cluster must fit (facility_mw, it_mw, racks, capex_usd, gpus); required for "
         "capacity, optional for training and inference (the plan stays within it or names the binding limit).",
     )
+    rollout: RolloutSpec | None = Field(
+        None, description="Deliver the cluster in phases (scalable units or MW each); default: all at once."
+    )
     hardware: HardwareSpec = Field(default_factory=HardwareSpec)
     site: SiteSpec = Field(default_factory=SiteSpec)
     pricing: PricingSpec = Field(default_factory=PricingSpec)
@@ -324,7 +328,9 @@ class PlanRequest(Section):
 
     def to_dict(self) -> dict[str, object]:
         """The normalised request (defaults filled, preset resolved) as plain JSON types, for the plan echo."""
-        absent = {key for key in ("training", "inference", "model", "envelope") if getattr(self, key) is None}
+        absent = {
+            key for key in ("training", "inference", "model", "envelope", "rollout") if getattr(self, key) is None
+        }
         return self.model_dump(mode="json", exclude=absent)
 
     def to_minimal_dict(self) -> dict[str, object]:

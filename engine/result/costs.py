@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from engine.result.codec import meta
+from engine.result.rollout import RolloutSummary
 
 __all__ = [
     "BreakEven",
@@ -485,3 +486,6 @@ class Costs:
     carbon: CarbonSection | None = field(default=None, metadata=OMIT)
     time_to_capacity: TimeToCapacity | None = field(default=None, metadata=OMIT)
     verdict: Verdict | None = field(default=None, metadata=OMIT)
+    rollout: RolloutSummary | None = field(default=None, metadata=OMIT)  # phases of a phased delivery
+    # The priced capex against the request's envelope capex limit, in one sentence (a capex limit only).
+    envelope_capex: str | None = field(default=None, metadata=OMIT)

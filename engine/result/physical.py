@@ -165,6 +165,17 @@ class StorageSummary:
     binding: str
     # Why this storage (NFS server or parallel file system, and how many), in one line; "" in older plans.
     reason: str = ""
+    # What set each need (engine/physical/storage_need.py); absent in plans stored before it.
+    read_guidance_gbps: float | None = field(default=None, metadata=OMIT)
+    loader_read_gbps: float | None = field(default=None, metadata=OMIT)
+    read_set_by: str | None = field(default=None, metadata=OMIT)
+    write_guidance_gbps: float | None = field(default=None, metadata=OMIT)
+    write_set_by: str | None = field(default=None, metadata=OMIT)
+    checkpointing: str | None = field(default=None, metadata=OMIT)
+    checkpoint_write_budget_s: float | None = field(default=None, metadata=OMIT)
+    checkpoints_retained: int | None = field(default=None, metadata=OMIT)
+    dataset_raw_tb: float | None = field(default=None, metadata=OMIT)
+    dataset_tokenised_tb: float | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

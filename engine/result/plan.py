@@ -24,6 +24,7 @@ from engine.result.physical import (
     StorageSummary,
     Topology,
 )
+from engine.result.plant import PlantSummary
 from engine.result.sizing import Candidate, InferenceSummary, ModelSummary, Selection, TrainingSummary
 
 __all__ = [
@@ -100,6 +101,7 @@ class PlanResult:
     racks: RacksSummary | None = field(default=None, metadata=OMIT)
     bom: tuple[BomLine, ...] | None = field(default=None, metadata=OMIT)
     topology: Topology | None = field(default=None, metadata=OMIT)
+    plant: PlantSummary | None = field(default=None, metadata=OMIT)  # the site's electrical chain, heat rejection
     explain: Mapping[str, ExplainEntry] = field(default_factory=dict)
     assumptions: Mapping[str, AssumptionEntry] = field(default_factory=dict)
     costs: Costs | None = field(default=None, metadata=OMIT)
@@ -144,9 +146,11 @@ def with_costs(
     bom: Sequence[BomLine] | None,
     explain: Mapping[str, ExplainEntry],
     price_snapshot: Mapping[str, Any] | None,
+    envelope: EnvelopeSummary | None = None,
 ) -> PlanResult:
-    """The priced plan: costing's sections added, priced BOM lines in place of the unpriced ones, and
-    `not_modelled` recomputed. The only step after the engine's chain, and it builds a new result."""
+    """The priced plan: costing's sections added, priced BOM lines in place of the unpriced ones, the envelope with
+    its priced capex (when costing gives one), and `not_modelled` recomputed. The only step after the engine's
+    chain, and it builds a new result."""
     return replace(
         result,
         costs=costs,
@@ -155,4 +159,5 @@ def with_costs(
         not_modelled=not_modelled(physical=result.fabric is not None, priced=True),
         price_snapshot=price_snapshot,
         stamped=True,
+        envelope=result.envelope if envelope is None else envelope,
     )

@@ -28,7 +28,10 @@ def test_records_load_with_their_types():
     # basis (8); issue 16's right-sized small builds: head nodes below one SU and for one system, the single-node
     # storage read, the NFS limit (4); issue 17's frontier fabrics: the spines' oversubscription (1) and the campus
     # (hall MW, hall racks, halls per building, hall and building pitch: 5)
-    assert len(ASSUMPTIONS) == 116
+    # issue 17's facility: storage sized from the workload (epochs, loader read,
+    # asynchronous write share: 3), the site plant (electrical chain 10, heat rejection 6) and the time between
+    # roll-out phases (1)
+    assert len(ASSUMPTIONS) == 136
     assert ASSUMPTIONS["price_range_assumption_high_percent"].default == 35  # AACE 18R-97 Class 4: +20 to +50 %
     checkpoint = ASSUMPTIONS["checkpoint_bytes_per_param"]
     assert (checkpoint.default, checkpoint.minimum, checkpoint.stages) == (14.0, 1.0, ("training", "inference"))

@@ -116,8 +116,8 @@ def test_checkpoint_write_and_capacity(catalog):
     st, _part = size_storage(1, 405e9, 15e12, 2.0, catalog.parts, Assumptions())
     assert st.checkpoint_tb == pytest.approx(5.67)
     assert st.write_gbps == pytest.approx(5.67e12 / 1e9 / 120)
-    # Capacity: (15e12 x 4 B = 60 TB dataset + 5 x 5.67 TB) x 1.3 = 114.855 TB.
-    assert st.capacity_tb == pytest.approx((60 + 5 * 5.67) * 1.3)
+    # Capacity: (15e12 x 4 B = 60 TB raw text + 15e12 x 4 B = 60 TB of 32-bit ids + 5 x 5.67 TB) x 1.3 = 192.855 TB.
+    assert st.capacity_tb == pytest.approx(192.855)
     # Appliances: write binds, ceil(47.25 / 65) = 1; read 40 / 90 -> 1.
     assert st.appliances == 1
 

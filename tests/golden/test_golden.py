@@ -80,6 +80,18 @@ Re-captured for issue 17's frontier fabrics (on purpose): every plan reports max
 - train-405b-auto-120d: the A100 cloud sizings' reason names the global batch (caps data parallelism at 131,072
   GPUs) instead of the old cluster ceiling; neither is priced, as before.
 - capacity-gb200-50mw and train-16k-gpus: the OOB network with a core layer now says "Three tiers" (it said "Two").
+Re-captured for issue 17's storage sizing and site plant (on purpose). Storage is sized from the workload: capacity
+holds the data set twice (raw text at 4 bytes per token and the tokenised ids at 2 or 4 bytes, by vocabulary) plus
+the retained checkpoints, so every training plan's storage.capacity_tb rises (15T-token Llama 3 plans 84.4 -> 162.4
+TB, train-405b-auto-120d 114.9 -> 192.9 TB, 2T-token 70B plans 16.8 -> 27.2 TB, GPT-3 on 300B tokens with its
+50,257-entry vocabulary 17.4 -> 18.2 TB); an asynchronous checkpoint (the default) must be written within half the
+goodput model's checkpoint interval instead of the synchronous 120 s stall, so storage.checkpoint_write_gbps moves
+(train-16k-gpus 8.2 -> 241 GB/s, train-405b-auto-120d 47 -> 218 GB/s; smaller where the interval is long). The RA
+guidance still sets read and write in every plan but two, whose write falls to the guidance (train-gpt3-auto-30d
+20.37 -> 15.0 GB/s, train-mixtral-8x7b-auto 5.45 -> 5.0 GB/s: their synchronous-stall figure no longer applies). No
+appliance count, BOM line, power figure or money moves. Async plans no longer read checkpoint_stall_s (absent from
+their assumptions); the storage explain entries say what set each need; every built plan gains `plant` (electrical
+chain and heat rejection), which changes no existing figure.
 """
 
 from __future__ import annotations
