@@ -338,6 +338,11 @@ def _costed_sections(stored: Mapping[str, Any]) -> dict[str, Any]:
     return {key: stored[key] for key in COSTED_SECTIONS if key in stored}
 
 
+def decode_costed(stored: Mapping[str, Any]) -> PlanResult:
+    """The typed plan a what-if re-costs: the stored plan's `COSTED_SECTIONS` decoded (`plan_whatif`'s `decoded`)."""
+    return from_json(_costed_sections(stored))
+
+
 def _whatif_cost_inputs(snapshot: PriceSnapshot | None) -> CostInputs:
     key = snapshot.pk if snapshot is not None else None
     now = time.monotonic()
@@ -366,7 +371,7 @@ def plan_whatif(
     request_data = _whatif_request(stored.get("request") or {}, overrides)
     request = validate_request(request_data, load_catalog())
     if decoded is None:
-        decoded = from_json(_costed_sections(stored))
+        decoded = decode_costed(stored)
     result = replace(decoded, request=request.to_dict())
     priced = plan_price(
         result=result,
