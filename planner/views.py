@@ -28,8 +28,16 @@ from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 from .whatif import DEADLINE, overrides_from_post, whatif_fields
 
 
+# The stages each workload's chain reports, in order (engine/chain.py's STAGES for training and inference; a
+# capacity plan runs engine/envelope/plan.py, which builds and sizes the facility for each count it tries and never
+# runs a workload, training or inference stage); "costing" is the pricing step (the engine's "done" before it).
+_WORKLOAD_STAGES = {"capacity": ("build", "facility")}
+
+
 def progress_stages(workload: str) -> list[str]:
-    """The run card's stage names: the engine's chain for this workload, then the pricing step."""
+    """The run card's stage names: the stages this workload's chain runs, then the pricing step."""
+    if workload in _WORKLOAD_STAGES:
+        return [*_WORKLOAD_STAGES[workload], "costing", "done"]
     other = "inference" if workload == "training" else "training"
     return [stage for stage in STAGES if stage not in (other, "done")] + ["costing", "done"]
 
