@@ -27,7 +27,6 @@ from .quotes import MAX_QUOTE_BYTES, QuoteInvalid
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 from .whatif import DEADLINE, overrides_from_post, whatif_fields
 
-
 # The stages each workload's chain reports, in order (engine/chain.py's STAGES for training and inference; a
 # capacity plan runs engine/envelope/plan.py, which builds and sizes the facility for each count it tries and never
 # runs a workload, training or inference stage); "costing" is the pricing step (the engine's "done" before it).
