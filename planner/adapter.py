@@ -19,6 +19,7 @@ import copy
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Any, TypeVar
 
 from django.utils import timezone
@@ -331,6 +332,14 @@ COSTED_SECTIONS = (
 # sends tens of requests a minute, and a reference price edited meanwhile applies within this many seconds.
 WHATIF_PRICES_TTL_S = 30.0
 _whatif_inputs: dict[int | None, tuple[float, CostInputs]] = {}
+
+
+@cache
+def catalog_names() -> dict[str, str]:
+    """Catalog id -> the name its maker prints ("dgx-b200" -> "NVIDIA DGX B200"), for systems and GPUs: what the
+    outputs show wherever a plan stores an id. Names only: no figure of a stored plan is read from the catalog."""
+    catalog = load_catalog()
+    return {**{k: gpu.name for k, gpu in catalog.gpus.items()}, **{k: sys.name for k, sys in catalog.systems.items()}}
 
 
 def _costed_sections(stored: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .formatting import money, number, power, words
+from .formatting import catalog_name, money, number, power, words
 from .stored_plan import lookup
 from .view_models import KeyFigure, SummaryBand
 
@@ -57,7 +57,7 @@ def summary_band(view: PlanView) -> SummaryBand:
 
 
 def system_name(view: PlanView) -> str | None:
-    """The chosen system as its maker names it ("NVIDIA DGX B200"), from the racked devices; else its catalog id."""
+    """The chosen system as its maker names it ("NVIDIA DGX B200"), from the racked devices, else the catalog."""
     result = view.result
     if result is None or result.cluster is None:
         return None
@@ -66,7 +66,7 @@ def system_name(view: PlanView) -> str | None:
         for item in rack.items:
             if item.kind == "system" and item.label:
                 return item.label
-    return result.cluster.system
+    return catalog_name(result.cluster.system)
 
 
 def snapshot_label(snapshot: Mapping[str, Any] | None) -> str | None:
