@@ -19,6 +19,7 @@ import copy
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
+from datetime import UTC
 from functools import cache
 from typing import Any, TypeVar
 
@@ -87,9 +88,11 @@ __all__ = [
     "TopologyLink",
     "TopologyNode",
     "WhatIfRequest",
+    "catalog_names",
     "choices_of",
     "cost_inputs",
     "cost_inputs_for_snapshot",
+    "decode_costed",
     "decode_section",
     "default_catalog_dir",
     "encode_section",
@@ -182,10 +185,12 @@ def plan_price(
     quotes: Iterable[PartPriceRecord] = (),
     with_sensitivity: bool = True,
     base_inputs: CostInputs | None = None,
+    priced_on: str | None = None,
 ) -> PricedParts:
     """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references.
 
-    `plan_date` (ISO date) is the day start dates count from: today (UTC) unless given (tests inject it).
+    `plan_date` (ISO date) is the day start dates count from: today (UTC) unless given (tests inject it);
+    `priced_on` the day the prices are dated (price ages count from it): today unless given.
 
     The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
@@ -195,7 +200,7 @@ def plan_price(
     inputs = replace(
         base_inputs if base_inputs is not None else cost_inputs_for_snapshot(snapshot=snapshot),
         plan_date=plan_date or today,
-        priced_on=today,
+        priced_on=priced_on or today,
         quotes=tuple(_as_engine(PartPrice, q) for q in quotes),
     )
     part_overrides, parameter_overrides = request_overrides(request)
@@ -370,15 +375,21 @@ def plan_whatif(
     snapshot: PriceSnapshot | None,
     quotes: Iterable[PartPriceRecord] = (),
     decoded: PlanResult | None = None,
+    plan_date: str | None = None,
 ) -> dict[str, Any]:
     """Re-price a stored plan (`stored`: its JSON, or at least its `COSTED_SECTIONS`) with `pricing`/`site`
     overrides: costing only, no new search (the sizing, build and
     BOM quantities stay the plan's). The overrides pass the one request schema, so errors name fields by path
     exactly as for a new plan. Returns the JSON of the recomputed `costs` (with its `verdict`) and the effective
     pricing and site blocks. `decoded` is the stored plan already decoded, when the caller has it. The
-    sensitivity table is left out (`costs.sensitivity` absent): the what-if is itself the sensitivity."""
+    sensitivity table is left out (`costs.sensitivity` absent): the what-if is itself the sensitivity.
+
+    Dates: the prices are the plan's snapshot's, so they are dated the snapshot's day (`priced_on`, from which
+    price ages count), not the day a slider moves; start dates count from the plan's own date (`plan_date`, as
+    its page shows them), else from the snapshot's day."""
     request_data = _whatif_request(stored.get("request") or {}, overrides)
     request = validate_request(request_data, load_catalog())
+    priced_on = snapshot.fetched_at.astimezone(UTC).date().isoformat() if snapshot is not None else None
     if decoded is None:
         decoded = decode_costed(stored)
     result = replace(decoded, request=request.to_dict())
@@ -389,10 +400,13 @@ def plan_whatif(
         quotes=quotes,
         with_sensitivity=False,
         base_inputs=_whatif_cost_inputs(snapshot),
+        plan_date=plan_date or priced_on,
+        priced_on=priced_on,
     )
     normalised = result.request
     return {
         "costs": encode_section(priced.costs),
         "pricing": normalised.get("pricing"),
         "site": normalised.get("site"),
+        "priced_on": priced_on,
     }

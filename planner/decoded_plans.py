@@ -28,11 +28,12 @@ MAX_PLANS = 16  # a 16,384-GPU plan decoded is a few MB; a user moves sliders on
 @dataclass(frozen=True)
 class CostedPlan:
     """What a what-if needs of a stored plan: its request (never mutated by callers: the what-if copies it), whether
-    it has costs to recompute, and its costed sections decoded."""
+    it has costs to recompute, its costed sections decoded, and its own plan date."""
 
     request: Mapping[str, Any]
     costs_available: bool
-    decoded: PlanResult
+    decoded: PlanResult | None  # None when it has no costs, or was stored by a version whose plan no longer decodes
+    plan_date: str | None = None  # the day the plan's start dates count from (its costs' time to capacity)
 
 
 _plans: OrderedDict[str, CostedPlan] = OrderedDict()
@@ -48,10 +49,16 @@ def costed_plan(text: str) -> CostedPlan:
             return kept
     stored = json.loads(text)
     costs = stored.get("costs") or {}
+    available = bool(costs.get("available"))
+    try:
+        decoded = decode_costed(stored) if available else None
+    except (ValueError, TypeError):  # an older version's plan: the caller says to run it again
+        decoded = None
     plan = CostedPlan(
         request=stored.get("request") or {},
-        costs_available=bool(costs.get("available")),
-        decoded=decode_costed(stored),
+        costs_available=available,
+        decoded=decoded,
+        plan_date=(costs.get("time_to_capacity") or {}).get("plan_date"),
     )
     with _lock:
         _plans[key] = plan

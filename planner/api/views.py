@@ -175,9 +175,15 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 {"detail": "This plan has no costs to recompute (it is not finished, or its target cannot be met)."},
                 status=status.HTTP_409_CONFLICT,
             )
+        if stored.decoded is None:
+            return Response(
+                {"detail": "This plan was stored by an older version and cannot be re-costed: run it again first."},
+                status=status.HTTP_409_CONFLICT,
+            )
         answer = plan_whatif(
             stored={"request": stored.request},
             decoded=stored.decoded,
+            plan_date=stored.plan_date,
             overrides=request.data,
             snapshot=plan.price_snapshot,
             quotes=selectors.quote_prices_for_owner(owner=plan.owner),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 
 import pytest
 from rest_framework.test import APIClient
@@ -73,4 +74,24 @@ def test_the_whatif_api_answers_alike_from_the_cache_and_after_a_rerun(plan, use
     other["costs"]["available"] = False
     Plan.objects.filter(pk=plan.pk).update(result=other)
     assert client.post(url, data=body, content_type="application/json").status_code == 409
-    assert len(decodes) == 2
+    assert len(decodes) == 1  # a plan without costs to recompute is not decoded at all
+
+
+def test_whatif_prices_carry_the_snapshots_date_and_start_dates_the_plans(plan, user, decodes):
+    """A what-if re-costs with the plan's snapshot: its prices are dated the snapshot's day, not the day the slider
+    moved, and its start dates count from the plan's own date (here moved back to 2026-10-01 as for a plan made
+    then). The fixture snapshot is dated 2026-11-09 (pricing/services.py, the recorded responses' day)."""
+    from datetime import date, timedelta
+
+    stored = copy.deepcopy(plan.result)
+    stored["costs"]["time_to_capacity"]["plan_date"] = "2026-10-01"
+    Plan.objects.filter(pk=plan.pk).update(result=stored)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {services.api_token_issue(user=user)}")
+    body = json.dumps({"pricing": {"utilization": 0.5}})
+    answer = client.post(f"/api/plans/{plan.pk}/whatif/", data=body, content_type="application/json").json()
+    assert answer["priced_on"] == plan.price_snapshot.fetched_at.date().isoformat() == "2026-11-09"
+    capacity = answer["costs"]["time_to_capacity"]
+    assert capacity["plan_date"] == "2026-10-01"
+    start = date(2026, 10, 1) + timedelta(days=math.ceil(capacity["onprem_start_days"]))  # a part day counts whole
+    assert capacity["onprem_start_date"] == start.isoformat()
