@@ -280,11 +280,16 @@ def plan_rerun(request: HttpRequest, plan_id: int) -> HttpResponse:
     if limited := _too_many(request, PLAN_CREATE):
         return limited
     try:
-        services.plan_rerun(plan=plan)
+        run = services.plan_rerun(plan=plan)
     except services.RunInProgress as exc:
         messages.info(request, str(exc))
     except services.QueueFull as exc:
         return _queue_full(request, exc)
+    except RequestInvalid as exc:  # a request an older version accepted and this one refuses
+        problems = "; ".join(problem for found in exc.errors.values() for problem in found)
+        messages.error(request, f"This plan's request is no longer valid: {problems}")
+    else:
+        return redirect(run.plan)
     return redirect(plan)
 
 
