@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from .formatting import catalog_name, money, number, power, words
@@ -136,12 +135,8 @@ def _capex(view: PlanView) -> KeyFigure | None:
     onprem = costs.onprem if costs else None
     if onprem is None or onprem.capex_usd is None:
         return None
-    rng = None
-    hardware = _sensitivity_row(view, "system_price")
-    if hardware is not None:
-        low = onprem.capex_usd * Decimal(str(hardware.low_factor))
-        high = onprem.capex_usd * Decimal(str(hardware.high_factor))
-        rng = f"{money(low)} - {money(high)} by price basis"
+    band = onprem.capex_range  # the engine's figure (engine/costing/capex_range.py); absent from older plans
+    rng = f"{money(band.low_usd)} - {money(band.high_usd)} by price basis" if band is not None else None
     incomplete = costs.coverage and costs.coverage.unpriced_lines
     note = "a lower bound: some BOM lines have no price" if incomplete else "BOM total, hardware to installation"
     return KeyFigure("Capex to build", money(onprem.capex_usd), "", rng, note, "bom")
@@ -160,12 +155,6 @@ def _cheapest(view: PlanView) -> KeyFigure | None:
         rng = f"done in {option.finish_days:,.1f} - {option.finish_days_p90:,.1f} days (p50 - p90)"
     note = f"{verdict.choice}: {verdict.option}"
     return KeyFigure("Cheapest obtainable option", money(verdict.job_usd), "", rng, note, "costs")
-
-
-def _sensitivity_row(view: PlanView, name: str) -> Any:
-    sensitivity = view.costs.sensitivity if view.costs else None
-    rows = sensitivity.rows if sensitivity else ()
-    return next((row for row in rows or () if row.input == name), None)
 
 
 def _risks(view: PlanView) -> list[str]:
