@@ -79,3 +79,17 @@ def test_the_chosen_system_is_named_in_the_figures_and_the_what_if():
     assert human(view.value("cluster.system")) == "NVIDIA DGX B200"
     labels = [field.label for field in whatif_fields(view)]
     assert "Price of one NVIDIA DGX B200" in labels
+
+
+def test_no_catalog_id_in_the_compare_table(user, alice_client, settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    plans = []
+    for name in ("train-70b-dgx-h100", "train-70b-dgx-b200"):
+        result = _stored(name)
+        plans.append(
+            Plan.objects.create(owner=user, name=name, workload="training", request=result["request"], result=result)
+        )
+    page = alice_client.get(reverse("planner:plan_compare") + f"?ids={plans[0].pk},{plans[1].pk}").content.decode()
+    table = _visible(page[page.index('class="data compare') :])
+    assert "NVIDIA DGX H100" in table and "NVIDIA DGX B200" in table
+    assert _ids_in(table) == [], f"compare shows {_ids_in(table)}"
