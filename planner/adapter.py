@@ -19,6 +19,8 @@ import copy
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
+from datetime import UTC
+from functools import cache
 from typing import Any, TypeVar
 
 from django.utils import timezone
@@ -87,9 +89,11 @@ __all__ = [
     "TopologyLink",
     "TopologyNode",
     "WhatIfRequest",
+    "catalog_names",
     "choices_of",
     "cost_inputs",
     "cost_inputs_for_snapshot",
+    "decode_costed",
     "decode_section",
     "default_catalog_dir",
     "encode_section",
@@ -183,10 +187,12 @@ def plan_price(
     quotes: Iterable[PartPriceRecord] = (),
     with_sensitivity: bool = True,
     base_inputs: CostInputs | None = None,
+    priced_on: str | None = None,
 ) -> PricedParts:
     """Price `result` (read only) with `snapshot`'s cloud prices and the current on-prem references.
 
-    `plan_date` (ISO date) is the day start dates count from: today (UTC) unless given (tests inject it).
+    `plan_date` (ISO date) is the day start dates count from: today (UTC) unless given (tests inject it);
+    `priced_on` the day the prices are dated (price ages count from it): today unless given.
 
     The request's own prices (`pricing.component_prices`, `pricing.parameters`, `pricing.utilization`) apply to
     this plan only, on top of the shared references; `engine.result.with_costs` puts the parts into a new result.
@@ -196,7 +202,7 @@ def plan_price(
     inputs = replace(
         base_inputs if base_inputs is not None else cost_inputs_for_snapshot(snapshot=snapshot),
         plan_date=plan_date or today,
-        priced_on=today,
+        priced_on=priced_on or today,
         quotes=tuple(_as_engine(PartPrice, q) for q in quotes),
     )
     part_overrides, parameter_overrides = request_overrides(request)
@@ -339,9 +345,22 @@ WHATIF_PRICES_TTL_S = 30.0
 _whatif_inputs: dict[int | None, tuple[float, CostInputs]] = {}
 
 
+@cache
+def catalog_names() -> dict[str, str]:
+    """Catalog id -> the name its maker prints ("dgx-b200" -> "NVIDIA DGX B200"), for systems and GPUs: what the
+    outputs show wherever a plan stores an id. Names only: no figure of a stored plan is read from the catalog."""
+    catalog = load_catalog()
+    return {**{k: gpu.name for k, gpu in catalog.gpus.items()}, **{k: sys.name for k, sys in catalog.systems.items()}}
+
+
 def _costed_sections(stored: Mapping[str, Any]) -> dict[str, Any]:
     """The `COSTED_SECTIONS` of a stored plan, ready to decode."""
     return {key: stored[key] for key in COSTED_SECTIONS if key in stored}
+
+
+def decode_costed(stored: Mapping[str, Any]) -> PlanResult:
+    """The typed plan a what-if re-costs: the stored plan's `COSTED_SECTIONS` decoded (`plan_whatif`'s `decoded`)."""
+    return from_json(_costed_sections(stored))
 
 
 def _whatif_cost_inputs(snapshot: PriceSnapshot | None) -> CostInputs:
@@ -362,17 +381,23 @@ def plan_whatif(
     snapshot: PriceSnapshot | None,
     quotes: Iterable[PartPriceRecord] = (),
     decoded: PlanResult | None = None,
+    plan_date: str | None = None,
 ) -> dict[str, Any]:
     """Re-price a stored plan (`stored`: its JSON, or at least its `COSTED_SECTIONS`) with `pricing`/`site`
     overrides: costing only, no new search (the sizing, build and
     BOM quantities stay the plan's). The overrides pass the one request schema, so errors name fields by path
     exactly as for a new plan. Returns the JSON of the recomputed `costs` (with its `verdict`) and the effective
     pricing and site blocks. `decoded` is the stored plan already decoded, when the caller has it. The
-    sensitivity table is left out (`costs.sensitivity` absent): the what-if is itself the sensitivity."""
+    sensitivity table is left out (`costs.sensitivity` absent): the what-if is itself the sensitivity.
+
+    Dates: the prices are the plan's snapshot's, so they are dated the snapshot's day (`priced_on`, from which
+    price ages count), not the day a slider moves; start dates count from the plan's own date (`plan_date`, as
+    its page shows them), else from the snapshot's day."""
     request_data = _whatif_request(stored.get("request") or {}, overrides)
     request = validate_request(request_data, load_catalog())
+    priced_on = snapshot.fetched_at.astimezone(UTC).date().isoformat() if snapshot is not None else None
     if decoded is None:
-        decoded = from_json(_costed_sections(stored))
+        decoded = decode_costed(stored)
     result = replace(decoded, request=request.to_dict())
     priced = plan_price(
         result=result,
@@ -381,10 +406,13 @@ def plan_whatif(
         quotes=quotes,
         with_sensitivity=False,
         base_inputs=_whatif_cost_inputs(snapshot),
+        plan_date=plan_date or priced_on,
+        priced_on=priced_on,
     )
     normalised = result.request
     return {
         "costs": encode_section(priced.costs),
         "pricing": normalised.get("pricing"),
         "site": normalised.get("site"),
+        "priced_on": priced_on,
     }

@@ -173,10 +173,18 @@ class RunInProgress(Exception):
 
 
 def plan_rerun(*, plan: Plan) -> PlanRun:
-    """Queue a fresh run of a stored plan with today's catalog and the newest prices."""
+    """Run a stored plan again with today's catalog and the newest prices.
+
+    A plan that has an answer keeps it: the re-run is a new plan whose parent is this one (same request), so its
+    page says what changed (planner/compare.py: assumptions, headline figures, BOM) and the answer that was
+    relied on is still there to compare with. A plan with no answer yet (failed, never finished, or stored by an
+    older version that no longer reads) is run again in place. Returns the new run; `run.plan` is where it is."""
     with transaction.atomic():
         if plan.runs.exclude(status__in=FINISHED_STATUSES).exists():
             raise RunInProgress("This plan is already being run; wait for it to finish.")
+        if plan.result:
+            child = plan_create(owner=plan.owner, request_data=plan.request, name=f"{plan.name} (re-run)", parent=plan)
+            return child.runs.get()
         _check_queue_room(plan.owner)
         Plan.objects.filter(pk=plan.pk).update(price_snapshot=price_snapshot_current())
         run = PlanRun.objects.create(plan=plan)

@@ -23,14 +23,20 @@ from .outputs.page_cache import page_parts
 from .outputs.plan_view import plan_view
 from .outputs.report_cache import report_pdf
 from .outputs.svg_http import svg_response
-from .presenters import record_table
 from .quotes import MAX_QUOTE_BYTES, QuoteInvalid
 from .throttles import EXPORT, PLAN_CREATE, wait_seconds
 from .whatif import DEADLINE, overrides_from_post, whatif_fields
 
+# The stages each workload's chain reports, in order (engine/chain.py's STAGES for training and inference; a
+# capacity plan runs engine/envelope/plan.py, which builds and sizes the facility for each count it tries and never
+# runs a workload, training or inference stage); "costing" is the pricing step (the engine's "done" before it).
+_WORKLOAD_STAGES = {"capacity": ("build", "facility")}
+
 
 def progress_stages(workload: str) -> list[str]:
-    """The run card's stage names: the engine's chain for this workload, then the pricing step."""
+    """The run card's stage names: the stages this workload's chain runs, then the pricing step."""
+    if workload in _WORKLOAD_STAGES:
+        return [*_WORKLOAD_STAGES[workload], "costing", "done"]
     other = "inference" if workload == "training" else "training"
     return [stage for stage in STAGES if stage not in (other, "done")] + ["costing", "done"]
 
@@ -103,32 +109,28 @@ def plan_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
-    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    """The plan page: its owner-independent sections come rendered from the kept page parts (built by the worker
+    when the run ends; planner/outputs/page_html.py), so a view decodes nothing; only the run, the forms' tokens
+    and a derived plan's "changed from" are drawn per request."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id, with_result=False)
     run = selectors.plan_latest_run(plan=plan)
-    view = plan_view(plan.result)  # every figure on the page comes from the stored result, read once here
-    parts = page_parts(plan, view)  # charts and diagrams, built once per result (planner/outputs/page_cache.py)
+    parts = page_parts(plan)
     context = {
         "plan": plan,
         "run": run,
-        "view": view,
-        "candidates": record_table(view.candidates),
-        "headlines": view.headlines,
-        "charts": parts.charts,
-        "diagrams": parts.diagrams,
-        "plan_json": parts.plan_json,
+        "page": parts,
         "stages": progress_stages(plan.workload),
-        "bom": view.bom,
         "xlsx_available": XLSX_AVAILABLE,
-        **_whatif_context(plan, view),
+        **_lineage_context(plan),
     }
     return render(request, "planner/plan_detail.html", context)
 
 
-def _whatif_context(plan, view) -> dict:
-    """The what-if panel's fields and, for a plan derived from another, what changed from that parent."""
+def _lineage_context(plan) -> dict:
+    """For a plan derived from another (re-planned, duplicated, what-if): that parent and what changed from it."""
     parent = plan.parent if plan.parent_id and plan.parent.owner_id == plan.owner_id else None
     changes = plan_diff(parent.request, parent.result, plan.request, plan.result) if parent else None
-    return {"whatif": whatif_fields(view), "parent": parent, "parent_changes": changes}
+    return {"parent": parent, "parent_changes": changes}
 
 
 @login_required
@@ -278,11 +280,16 @@ def plan_rerun(request: HttpRequest, plan_id: int) -> HttpResponse:
     if limited := _too_many(request, PLAN_CREATE):
         return limited
     try:
-        services.plan_rerun(plan=plan)
+        run = services.plan_rerun(plan=plan)
     except services.RunInProgress as exc:
         messages.info(request, str(exc))
     except services.QueueFull as exc:
         return _queue_full(request, exc)
+    except RequestInvalid as exc:  # a request an older version accepted and this one refuses
+        problems = "; ".join(problem for found in exc.errors.values() for problem in found)
+        messages.error(request, f"This plan's request is no longer valid: {problems}")
+    else:
+        return redirect(run.plan)
     return redirect(plan)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from .outputs.formatting import catalog_name
 from .outputs.plan_view import PlanView
 
 __all__ = ["WhatIfField", "overrides_from_post", "whatif_fields"]
@@ -87,8 +88,9 @@ def whatif_fields(view: PlanView) -> list[WhatIfField]:
     system = _system_price(view)
     if system is not None:
         system_id, price = system
+        label = f"Price of one {catalog_name(system_id)}"
         fields.append(
-            WhatIfField(f"pricing.component_prices.{system_id}", f"GPU system price ({system_id})", float(price),
+            WhatIfField(f"pricing.component_prices.{system_id}", label, float(price),
                         float(price) * 0.2, float(price) * 2, max(1000.0, round(float(price) / 100, -3)), "$",
                         "Unit price of one GPU system, as quoted to you.")
         )  # fmt: skip

@@ -18,6 +18,7 @@ from engine.request.spec import PlanRequest
 from engine.result.costs import Comparison, Costs
 from engine.result.plan import PlanResult
 
+from .capex_range import capex_range
 from .carbon import carbon
 from .comparison import DEADLINE_RULE, break_even, cheapest, option_result
 from .envelope_check import capex_check, priced_envelope
@@ -79,13 +80,14 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
     ev = evaluate(job, inputs, Scales())
     comparison = _comparison(ev)
     limit = _capex_limit(result)
+    capex_band, capex_band_explain = capex_range(ev, inputs)  # two on-prem passes, cheap: a what-if keeps it too
     costs = Costs(
         currency="USD",
         available=True,
         money_format=MONEY_FORMAT,
         coverage=ev.onprem.coverage,
         parameters=ev.params.report(),
-        onprem=onprem_section(ev.onprem, job, ev.params),
+        onprem=replace(onprem_section(ev.onprem, job, ev.params), capex_range=capex_band),
         cloud=tuple(p.row for p in ev.rows),
         cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
         price_warnings=_price_warnings(ev, inputs),
@@ -98,7 +100,12 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
         envelope_capex=capex_check(limit, ev.onprem.capex_usd),
     )
     bom = None if ev.onprem.bom is None else tuple(ev.onprem.bom)
-    explain = {**costs_explain(ev, costs), **verdict_explain(ev, costs), **rollout_explain(ev.rollout)}
+    explain = {
+        **costs_explain(ev, costs),
+        **capex_band_explain,
+        **verdict_explain(ev, costs),
+        **rollout_explain(ev.rollout),
+    }
     envelope = priced_envelope(result.envelope, limit, ev.onprem.capex_usd)
     return CostResult(costs=costs, bom=bom, explain=explain, onprem=ev.onprem, job=job, envelope=envelope)
 

@@ -20,7 +20,7 @@ from .evaluation import Evaluation, evaluate
 from .inputs import CostInputs, Scales
 from .money import r
 
-__all__ = ["BASES", "SENSITIVITY_INPUTS", "SENSITIVITY_STEP", "basis_range", "sensitivity"]
+__all__ = ["BASES", "SENSITIVITY_INPUTS", "SENSITIVITY_STEP", "basis_range", "parts_scales", "sensitivity"]
 
 SENSITIVITY_STEP = 0.20  # kept in the plan's `step` for readers of older plans; ranges now come by basis
 BASES = ("quote", "list_price", "public_estimate", "assumption")
@@ -64,18 +64,23 @@ def _metrics(ev: Evaluation) -> SensitivityFigures:
     )
 
 
+def parts_scales(a: Assumptions) -> tuple[Scales, Scales, str]:
+    """Every priced part at the low, then the high end of its own basis's range, and a sentence saying so (the
+    hardware row here and the capex range, capex_range.py)."""
+    every = (*BASES, "user_override")
+    lows = tuple((b, basis_range(a, _basis(b))[0]) for b in every)
+    highs = tuple((b, basis_range(a, _basis(b))[1]) for b in every)
+    ranges = ", ".join(
+        f"{b} -{(1 - lo) * 100:g} %/+{(hi - 1) * 100:g} %" for b, (lo, hi) in ((b, basis_range(a, b)) for b in BASES)
+    )
+    why = f"each part by its price basis ({ranges}; AACE 18R-97 estimate classes)"
+    return replace(Scales(), part_price=lows), replace(Scales(), part_price=highs), why
+
+
 def _scales(base: Evaluation, a: Assumptions, name: str, how: str) -> tuple[Scales, Scales, str]:
     """The low and high scales of one input and a sentence saying where its range comes from."""
     if how == "parts":
-        every = (*BASES, "user_override")
-        lows = tuple((b, basis_range(a, _basis(b))[0]) for b in every)
-        highs = tuple((b, basis_range(a, _basis(b))[1]) for b in every)
-        ranges = ", ".join(
-            f"{b} -{(1 - lo) * 100:g} %/+{(hi - 1) * 100:g} %"
-            for b, (lo, hi) in ((b, basis_range(a, b)) for b in BASES)
-        )
-        why = f"each part by its price basis ({ranges}; AACE 18R-97 estimate classes)"
-        return replace(Scales(), part_price=lows), replace(Scales(), part_price=highs), why
+        return parts_scales(a)
     if how.startswith("param:"):
         used = base.params.report()[how.split(":", 1)[1]]
         basis = _basis(used.confidence)

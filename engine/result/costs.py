@@ -18,6 +18,7 @@ from engine.result.rollout import RolloutSummary
 
 __all__ = [
     "BreakEven",
+    "CapexRange",
     "CarbonCloud",
     "CarbonOnprem",
     "CarbonSection",
@@ -148,6 +149,16 @@ class Finance:
 
 
 @dataclass(frozen=True)
+class CapexRange:
+    """`costs.onprem.capex_range`: the capex again with every priced part at the low, then the high end of its own
+    price basis's range (a quote moves less than an assumed price); the extras that scale with the hardware
+    (spares, installation, freight, tax) move with it."""
+
+    low_usd: Decimal
+    high_usd: Decimal
+
+
+@dataclass(frozen=True)
 class OnpremSection:
     """`costs.onprem`: None money where the hardware has no sourced price."""
 
@@ -169,6 +180,8 @@ class OnpremSection:
     lines: tuple[SystemLine, ...]
     # Issue 14 (absent from plans stored before it):
     finance: Finance | None = field(default=None, metadata=OMIT)
+    # Issue 16 (absent from plans stored before it):
+    capex_range: CapexRange | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

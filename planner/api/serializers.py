@@ -134,3 +134,8 @@ class WhatIfResponseSerializer(serializers.Serializer):
     verdict = serializers.JSONField(allow_null=True, help_text="costs.verdict: build or rent, and what flips it.")
     pricing = serializers.JSONField(help_text="The pricing block the costs were computed with (normalised).")
     site = serializers.JSONField(help_text="The site block the costs were computed with (normalised).")
+    priced_on = serializers.DateField(
+        allow_null=True,
+        help_text="The day the prices are dated: the plan's price snapshot's (price ages count from it); start dates "
+        "count from the plan's own date.",
+    )

@@ -27,6 +27,7 @@ from planner.adapter import (
     plan_whatif,
 )
 from planner.choices import RunStatus
+from planner.decoded_plans import costed_plan
 from planner.models import Plan
 from planner.outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from planner.outputs.bom_xlsx import XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
@@ -168,13 +169,21 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         horizon, cost of capital, spot price factor): costing only, no new search, nothing stored. A changed
         deadline changes the sizing: create a new plan for that."""
         plan = selectors.plan_for_whatif(owner=request.user, plan_id=self.kwargs["pk"])
-        if not ((plan.result or {}).get("costs") or {}).get("available"):
+        stored = costed_plan(plan.result_text) if plan.result_text not in (None, "null", "{}") else None
+        if stored is None or not stored.costs_available:
             return Response(
                 {"detail": "This plan has no costs to recompute (it is not finished, or its target cannot be met)."},
                 status=status.HTTP_409_CONFLICT,
             )
+        if stored.decoded is None:
+            return Response(
+                {"detail": "This plan was stored by an older version and cannot be re-costed: run it again first."},
+                status=status.HTTP_409_CONFLICT,
+            )
         answer = plan_whatif(
-            stored=plan.result,
+            stored={"request": stored.request},
+            decoded=stored.decoded,
+            plan_date=stored.plan_date,
             overrides=request.data,
             snapshot=plan.price_snapshot,
             quotes=selectors.quote_prices_for_owner(owner=plan.owner),

@@ -55,7 +55,7 @@ def _trace(series: Series) -> dict[str, Any]:
             "marker": {
                 "color": series.color,
                 "symbol": series.marker or "circle",
-                "size": 15 if series.kind == "marker" else 6,
+                "size": 15 if series.kind == "marker" else 8,  # shapes told apart (chart_spec.SYMBOLS)
             },
         }
     if hover:

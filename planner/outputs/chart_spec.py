@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 __all__ = [
     "PALETTE",
     "REFERENCE_COLOR",
+    "SYMBOLS",
     "Axis",
     "ChartSpec",
     "RefLine",
     "Series",
+    "SeriesStyle",
     "linear_ticks",
     "log_ticks",
     "money",
@@ -29,14 +31,25 @@ __all__ = [
 
 # Okabe & Ito, "Color Universal Design" (2008): eight colours told apart with every common colour-vision
 # deficiency. Series take these in order; black is kept for reference lines and the chosen plan, and yellow
-# (#F0E442, too pale on white for thin lines) is left out.
-PALETTE: tuple[str, ...] = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#7F7F7F")
+# (#F0E442, too pale on white for thin lines) is left out. A plan over every catalog system draws 9 frontier lines,
+# so three more follow from Paul Tol's colour-blind-safe "muted" scheme (Tol, "Colour Schemes", SRON technical
+# note SRON/EPS/TN/09-002, 2021): indigo, wine and olive, the three furthest from the seven above.
+PALETTE: tuple[str, ...] = (
+    *("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#7F7F7F"),
+    *("#332288", "#882255", "#999933"),
+)
 REFERENCE_COLOR = "#000000"
-# When a chart has more series than colours, the next round repeats the colours with another dash.
-DASHES: tuple[str, ...] = ("solid", "dash", "dot")
+# Colour is never the only difference (a reader who cannot tell two colours apart, or a grey print): each series
+# also takes the next dash and the next marker symbol. The counts are coprime with the palette's, so the first
+# 30 series differ in colour and dash and the first 18 differ in dash and marker, without colour. Star and
+# diamond are kept for the chosen plan and the break-even markers.
+DASHES: tuple[str, ...] = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS: tuple[str, ...] = (
+    *("circle", "square", "triangle-up", "x", "triangle-down", "pentagon", "hexagon", "cross", "triangle-left"),
+)
 
 Kind = Literal["line", "bar", "marker"]
-Dash = Literal["solid", "dash", "dot", "dashdot"]
+Dash = Literal["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
 
 
 @dataclass(frozen=True)
@@ -92,9 +105,18 @@ class ChartSpec:
     height_px: int = 420
 
 
-def series_style(index: int) -> tuple[str, Dash]:
-    """The colour and dash of the index-th series: distinct for the first len(PALETTE) x len(DASHES) series."""
-    return PALETTE[index % len(PALETTE)], DASHES[(index // len(PALETTE)) % len(DASHES)]  # type: ignore[return-value]
+class SeriesStyle(NamedTuple):
+    color: str
+    dash: Dash
+    marker: str
+
+
+def series_style(index: int) -> SeriesStyle:
+    """The colour, dash and marker symbol of the index-th series of a chart: every series of a chart has its own
+    colour (up to len(PALETTE)), and its own dash and marker pair (up to 18), so none is told apart by colour
+    alone."""
+    dash: Dash = DASHES[index % len(DASHES)]  # type: ignore[assignment]
+    return SeriesStyle(PALETTE[index % len(PALETTE)], dash, SYMBOLS[index % len(SYMBOLS)])
 
 
 # ------------------------------------------------------------------------------------------ numbers and ticks

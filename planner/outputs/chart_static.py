@@ -22,8 +22,15 @@ from planner.outputs.chart_spec import Axis, ChartSpec, Series
 __all__ = ["ChartImage", "chart_svg", "chart_svgs"]
 
 WIDTH_IN = 7.0
-LINESTYLES = {"solid": "-", "dash": "--", "dot": ":", "dashdot": "-."}
-MARKERS = {"circle": "o", "star": "*", "diamond": "D"}
+LINESTYLES = {
+    **{"solid": "-", "dash": "--", "dot": ":", "dashdot": "-."},
+    **{"longdash": (0, (8, 3)), "longdashdot": (0, (8, 3, 1, 3))},
+}
+# chart_spec's marker names (plotly's symbols) as matplotlib's.
+MARKERS = {
+    **{"circle": "o", "star": "*", "diamond": "D", "square": "s", "triangle-up": "^", "triangle-down": "v"},
+    **{"triangle-left": "<", "x": "x", "cross": "P", "pentagon": "p", "hexagon": "h"},
+}
 STYLE = {
     "font.family": "DejaVu Sans",
     "font.size": 8.5,
@@ -118,7 +125,7 @@ def _line(ax, series: Series) -> None:
         linestyle=LINESTYLES.get(series.dash, "-"),
         linewidth=series.width * 0.75,
         marker=MARKERS.get(series.marker, "") if series.marker else "",
-        markersize=3.5,
+        markersize=4.5,
         **style,
     )
 

@@ -98,16 +98,16 @@ def frontier_spec(view: PlanView) -> ChartSpec | None:
     series, xs, ys = [], [], []
     for index, (system, points) in enumerate(sorted(frontier.by_system.items())):
         points = sorted(points, key=lambda point: point.gpus)
-        color, dash = series_style(index)
+        style = series_style(index)
         name = system_name(system)
         series.append(
             Series(
                 name=name,
                 x=tuple(float(p.gpus) for p in points),
                 y=tuple(p.days for p in points),
-                color=color,
-                dash=dash,
-                marker="circle",
+                color=style.color,
+                dash=style.dash,
+                marker=style.marker,
                 hover=tuple(
                     f"{name}: {p.gpus:,} GPUs, {number(p.days)} days expected "
                     f"({number(p.days_ideal)} days steady state), MFU {p.mfu * 100:.0f}%"
@@ -160,7 +160,7 @@ def cost_over_time_spec(view: PlanView) -> ChartSpec | None:
         usd = tuple(float(v) for v in stored.usd)
         values += usd
         name = "On-prem: capex, then running costs" if stored.option == "onprem" else stored.label
-        color, dash = series_style(index)
+        color, dash, _marker = series_style(index)  # a line of 36-120 months: no marker on every point
         series.append(
             Series(
                 name,

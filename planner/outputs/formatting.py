@@ -9,13 +9,14 @@ True/False, a raw dict, a field path) reaches the reader.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from planner.adapter import usd_text
+from planner.adapter import catalog_names, usd_text
 
 __all__ = [
     "DASH",
@@ -226,8 +227,29 @@ def figure_title(path: str, known: Mapping[str, str] | None = None) -> str:
     return f"{title} ({unit})" if unit else title
 
 
+def catalog_name(value: Any) -> Any:
+    """A catalog id of a system or GPU as its maker names it ("dgx-b200" -> "NVIDIA DGX B200"); anything else
+    unchanged. A plan stores ids; a reader knows products."""
+    return catalog_names().get(value, value) if isinstance(value, str) else value
+
+
+def products_named(text: Any) -> Any:
+    """Prose from the engine with each catalog id in it named ("The largest gb200-nvl72 cluster ..." -> "The
+    largest NVIDIA GB200 NVL72 rack cluster ..."); a whole id only, never part of a longer token."""
+    if not isinstance(text, str) or not text:
+        return text
+    names = catalog_names()
+    return _id_pattern(tuple(names)).sub(lambda match: names[match.group(0)], text)
+
+
+@functools.cache
+def _id_pattern(ids: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w-])")
+
+
 def human(value: Any, depth: int = 0) -> str:
-    """Any stored value as text for a person: no None, True/False, quotes or braces."""
+    """Any stored value as text for a person: no None, True/False, quotes or braces, no catalog ids."""
     if value is None:
         return DASH
     if isinstance(value, bool):
@@ -235,11 +257,15 @@ def human(value: Any, depth: int = 0) -> str:
     if isinstance(value, int | float | Decimal):
         return number(value)
     if isinstance(value, str):
-        return words(value)
+        named = catalog_name(value)
+        return named if named is not value else words(value)
     if isinstance(value, Mapping):
         if depth > 1:
             return f"{len(value)} items"
-        pairs = (f"{key_label(k)} {human(v, depth + 1)}{_spaced(key_unit(k))}" for k, v in value.items())
+        pairs = (
+            f"{catalog_name(k) if k in catalog_names() else key_label(k)} {human(v, depth + 1)}{_spaced(key_unit(k))}"
+            for k, v in value.items()
+        )
         return "; ".join(pairs) or DASH
     if isinstance(value, Sequence):
         shown = [human(v, depth + 1) for v in list(value)[:8]]

@@ -1,14 +1,17 @@
-"""The plan page's charts (plotly JSON), diagrams (SVG) and plan JSON, built once per plan result and kept as a file.
+"""The plan page's charts (plotly JSON), diagrams (SVG), plan JSON and owner-independent sections (HTML), built once
+per plan result and kept as a file.
 
 For a 16,384-GPU plan the charts and diagrams were about half of the page's server time (90 + 40 ms of 250 ms,
 measured by benchmarks/test_page_speed.py), spent again on every view of a result that never changes. The worker
 builds them right after a run succeeds (planner/tasks.py); a view that finds no file (an older plan, a view that
-beat the worker, a cleared var/) builds them itself and keeps them.
+beat the worker, a cleared var/) builds them itself and keeps them. The sections (page_html.py) took the page from
+302 to about 35 ms: Django's templates had laid out the same 1.2 MB of tables on every view.
 
 A file's name carries what its content was made from: the plan, the digest of its stored result
 (cache_files.stored_result: any new result is a new name) and the digest of the code that draws them (this
-package's modules and planner/presenters.py, read once per process), so a deploy that changes a chart never
-serves the old drawing and nobody has to remember to bump a version. Access control stays with the callers: they
+package's modules, the presenters, the template filters and every planner template; `digest_sources`), so a
+deploy that changes a chart or a template never serves the old drawing and nobody has to remember to bump a
+version. Access control stays with the callers: they
 pass a plan fetched through an owner-filtered selector.
 """
 
@@ -22,18 +25,21 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
+from django.conf import settings
+
 from .cache_files import StoredResult, cache_folder, stored_result, write_replacing
 from .charts import PageChart, plan_charts
 from .plan_view import PlanView, plan_view
 
-__all__ = ["PageParts", "cached_parts_path", "code_digest", "page_parts", "page_parts_prerender"]
+__all__ = ["PageParts", "cached_parts_path", "code_digest", "digest_sources", "page_parts", "page_parts_prerender"]
 
 logger = logging.getLogger(__name__)
 
 # Raise to drop every kept file at once (the code digest already follows changes to the drawing code).
-PAGE_PARTS_VERSION = "2026-11-26.1"
+PAGE_PARTS_VERSION = "2026-11-26.2"
 _OUTPUTS = Path(__file__).resolve().parent
-_FILTERS = "templatetags/planner_format.py"  # pretty_json
+_FILTERS = "templatetags/planner_format.py"  # pretty_json and every filter the kept HTML went through
+_TEMPLATES = ("templates", "planner")  # under BASE_DIR: the page's sections are kept as rendered HTML
 # A view that misses while the worker is building waits up to this long for the worker's file (then builds).
 BUILD_WAIT_S = 2.0
 BUILD_POLL_S = 0.02
@@ -41,21 +47,36 @@ BUILD_POLL_S = 0.02
 
 @dataclass(frozen=True)
 class PageParts:
-    """What the page shows beside the figures: chart id -> plotly JSON, diagram kind -> SVG text, and the plan's
-    JSON pretty-printed (the "Plan JSON" block: json.dumps with an indent runs in pure Python, 30 ms here)."""
+    """What the page shows beside the figures: chart id -> plotly JSON, diagram kind -> SVG text, the plan's
+    JSON pretty-printed (the "Plan JSON" block: json.dumps with an indent runs in pure Python, 30 ms here), and
+    every section of the page that is the same whoever views it, as HTML (a page view then decodes nothing)."""
 
     charts: dict[str, PageChart] = field(default_factory=dict)
     diagrams: dict[str, str] = field(default_factory=dict)
     plan_json: str = ""
+    html: dict[str, str] = field(default_factory=dict)  # the page's owner-independent sections (page_html.py)
+    has_bom: bool = False  # the BOM downloads apply
+
+
+def digest_sources() -> list[Path]:
+    """Every file whose text shapes the kept parts: this package, the presenters, the what-if fields, the template
+    filters and every planner template (the page's sections are kept as rendered HTML)."""
+    base = Path(settings.BASE_DIR)
+    return [
+        *sorted(_OUTPUTS.rglob("*.py")),
+        *(_OUTPUTS.parent / name for name in ("presenters.py", "whatif.py", _FILTERS)),
+        *sorted(base.joinpath(*_TEMPLATES).rglob("*.html")),
+    ]
 
 
 @cache
 def code_digest() -> str:
-    """Digest of the source that draws the charts and diagrams (read once per process: a deploy restarts it)."""
+    """Digest of the source that draws the charts, diagrams and sections (read once per process: a deploy
+    restarts it)."""
     digest = hashlib.sha256(PAGE_PARTS_VERSION.encode())
-    sources = [*sorted(_OUTPUTS.rglob("*.py")), _OUTPUTS.parent / "presenters.py", _OUTPUTS.parent / _FILTERS]
-    for source in sources:
-        digest.update(source.relative_to(_OUTPUTS.parent).as_posix().encode())
+    base = Path(settings.BASE_DIR)
+    for source in digest_sources():
+        digest.update(source.relative_to(base).as_posix().encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -68,18 +89,29 @@ def cached_parts_path(plan, stored: StoredResult | None = None) -> Path | None:
     return cache_folder("pages") / f"plan-{plan.pk}-{stored.digest}-{code_digest()}.json"
 
 
-def _build(view: PlanView) -> PageParts:
+def _build(view: PlanView, plan_pk: int) -> PageParts:
     from planner.presenters import plan_diagrams  # the presenters import this package
     from planner.templatetags.planner_format import pretty_json
 
-    return PageParts(charts=plan_charts(view), diagrams=plan_diagrams(view), plan_json=pretty_json(view.raw))
+    from .page_html import page_html
+
+    charts, diagrams, plan_json = plan_charts(view), plan_diagrams(view), pretty_json(view.raw)
+    html = page_html(plan_pk, view, charts, diagrams, plan_json)
+    has_bom = bool(view.bom_lines)
+    return PageParts(charts=charts, diagrams=diagrams, plan_json=plan_json, html=html, has_bom=has_bom)
 
 
 def _read(path: Path) -> PageParts | None:
     try:
         data = json.loads(path.read_bytes())
         charts = {key: PageChart(**chart) for key, chart in data["charts"].items()}
-        return PageParts(charts=charts, diagrams=dict(data["diagrams"]), plan_json=str(data["plan_json"]))
+        return PageParts(
+            charts=charts,
+            diagrams=dict(data["diagrams"]),
+            plan_json=str(data["plan_json"]),
+            html=dict(data["html"]),
+            has_bom=bool(data["has_bom"]),
+        )
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError):  # a damaged file is built again, never served
@@ -121,7 +153,7 @@ def page_parts(plan, view: PlanView | None = None) -> PageParts:
     if (kept := _read(path)) is not None or (kept := _wait_for_worker(plan, path)) is not None:
         return kept
     current = stored.decoded()  # the same text the name was made from
-    parts = _build(view if view is not None and view.raw == current else plan_view(current))
+    parts = _build(view if view is not None and view.raw == current else plan_view(current), plan.pk)
     _keep(plan, path, parts)
     return parts
 
@@ -142,7 +174,7 @@ def page_parts_prerender(plan) -> bool:
     try:
         stored = stored_result(plan)
         if stored is not None and _read(path := cached_parts_path(plan, stored)) is None:
-            _keep(plan, path, _build(plan_view(stored.decoded())))
+            _keep(plan, path, _build(plan_view(stored.decoded()), plan.pk))
     finally:
         marker.unlink(missing_ok=True)
     return True

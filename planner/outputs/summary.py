@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .formatting import money, number, power, words
+from .formatting import catalog_name, money, number, power, words
 from .stored_plan import lookup
 from .view_models import KeyFigure, SummaryBand
 
@@ -57,7 +56,7 @@ def summary_band(view: PlanView) -> SummaryBand:
 
 
 def system_name(view: PlanView) -> str | None:
-    """The chosen system as its maker names it ("NVIDIA DGX B200"), from the racked devices; else its catalog id."""
+    """The chosen system as its maker names it ("NVIDIA DGX B200"), from the racked devices, else the catalog."""
     result = view.result
     if result is None or result.cluster is None:
         return None
@@ -66,7 +65,7 @@ def system_name(view: PlanView) -> str | None:
         for item in rack.items:
             if item.kind == "system" and item.label:
                 return item.label
-    return result.cluster.system
+    return catalog_name(result.cluster.system)
 
 
 def snapshot_label(snapshot: Mapping[str, Any] | None) -> str | None:
@@ -136,12 +135,8 @@ def _capex(view: PlanView) -> KeyFigure | None:
     onprem = costs.onprem if costs else None
     if onprem is None or onprem.capex_usd is None:
         return None
-    rng = None
-    hardware = _sensitivity_row(view, "system_price")
-    if hardware is not None:
-        low = onprem.capex_usd * Decimal(str(hardware.low_factor))
-        high = onprem.capex_usd * Decimal(str(hardware.high_factor))
-        rng = f"{money(low)} - {money(high)} by price basis"
+    band = onprem.capex_range  # the engine's figure (engine/costing/capex_range.py); absent from older plans
+    rng = f"{money(band.low_usd)} - {money(band.high_usd)} by price basis" if band is not None else None
     incomplete = costs.coverage and costs.coverage.unpriced_lines
     note = "a lower bound: some BOM lines have no price" if incomplete else "BOM total, hardware to installation"
     return KeyFigure("Capex to build", money(onprem.capex_usd), "", rng, note, "bom")
@@ -160,12 +155,6 @@ def _cheapest(view: PlanView) -> KeyFigure | None:
         rng = f"done in {option.finish_days:,.1f} - {option.finish_days_p90:,.1f} days (p50 - p90)"
     note = f"{verdict.choice}: {verdict.option}"
     return KeyFigure("Cheapest obtainable option", money(verdict.job_usd), "", rng, note, "costs")
-
-
-def _sensitivity_row(view: PlanView, name: str) -> Any:
-    sensitivity = view.costs.sensitivity if view.costs else None
-    rows = sensitivity.rows if sensitivity else ()
-    return next((row for row in rows or () if row.input == name), None)
 
 
 def _risks(view: PlanView) -> list[str]:

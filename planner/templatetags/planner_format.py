@@ -50,6 +50,18 @@ def pct(value, digits: int = 0):
 
 
 @register.filter
+def product(value):
+    """A catalog id of a system or GPU as its maker names it; other text unchanged."""
+    return formatting.catalog_name(value)
+
+
+@register.filter
+def products(text):
+    """Engine prose with every catalog id in it named as its product."""
+    return formatting.products_named(text)
+
+
+@register.filter
 def show(value):
     """Any stored value for a person: no None, True/False, quotes or braces."""
     return formatting.human(value)

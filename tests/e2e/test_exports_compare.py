@@ -67,6 +67,6 @@ def test_downloads_and_compare(logged_in, live_server, shot):
     page.wait_for_url("**/plans/compare/**")
     assert {first_id, second_id} == set(page.url.split("ids=")[1].replace("%2C", ",").split(","))
     table = page.locator("table.compare")
-    expect(table).to_contain_text("dgx-h100")
-    expect(table).to_contain_text("dgx-b200")
+    expect(table).to_contain_text("NVIDIA DGX H100")
+    expect(table).to_contain_text("NVIDIA DGX B200")
     shot("compare")

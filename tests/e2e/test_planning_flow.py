@@ -23,7 +23,8 @@ def test_plan_from_preset(logged_in, live_server, shot):
     expect(page.get_by_role("heading", name="8B on H100 in a month")).to_be_visible()
     expect(page.locator("#run-status")).to_have_text("Succeeded", timeout=20_000)
     expect(page.get_by_text("How each figure was derived")).to_be_visible()
-    expect(page.locator("section.card", has_text="Cluster").first).to_contain_text("dgx-h100")
+    # The system by its catalog name, never its id.
+    expect(page.locator("section.card", has_text="Cluster").first).to_contain_text("NVIDIA DGX H100")
     # The frontier chart is drawn by the locally served plotly.js (no CDN).
     expect(page.locator("#chart-frontier .main-svg").first).to_be_visible()
     expect(page.locator("#chart-frontier")).to_contain_text("Time to train vs GPUs")

@@ -162,11 +162,19 @@ def test_cost_breakdown_adds_up_to_the_stored_tco(priced_plan):
 
 
 def test_palette_is_distinct_and_each_charts_series_are_told_apart(every_golden_spec):
-    assert len(set(PALETTE)) == len(PALETTE) and REFERENCE_COLOR not in PALETTE
-    assert len({series_style(i) for i in range(len(PALETTE) * 3)}) == len(PALETTE) * 3
+    assert len(set(PALETTE)) == len(PALETTE) >= 10 and REFERENCE_COLOR not in PALETTE
+    # Up to 10 series: each its own colour; up to 18: each its own dash and marker (told apart without colour).
+    assert len({series_style(i).color for i in range(10)}) == 10
+    assert len({(series_style(i).dash, series_style(i).marker) for i in range(18)}) == 18
     for plan, spec in every_golden_spec:
-        styles = [(s.color, s.dash) for s in spec.series if s.kind == "line"]
-        assert len(styles) == len(set(styles)), f"{plan} {spec.key}: two lines share a colour and dash"
+        lines = [s for s in spec.series if s.kind == "line"]
+        colors = [s.color for s in lines]
+        assert len(colors) == len(set(colors)), f"{plan} {spec.key}: two lines share a colour"
+        marked = [s for s in lines if s.marker]
+        shapes = [(s.dash, s.marker) for s in marked]
+        assert len(shapes) == len(set(shapes)), f"{plan} {spec.key}: two lines share a dash and marker"
+        unmarked = [s.dash for s in lines if not s.marker]
+        assert len(unmarked) <= 6 or len(set(unmarked)) == 6, f"{plan} {spec.key}: dashes not all used"
         bars = [s.color for s in spec.series if s.kind == "bar"]
         assert len(bars) == len(set(bars)), f"{plan} {spec.key}: two bar series share a colour"
 
@@ -347,3 +355,14 @@ def test_static_charts_never_write_to_home(tmp_path):
     subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, check=True, timeout=120)
     assert list(home.iterdir()) == []
     assert (var / "matplotlib").is_dir()
+
+
+def test_every_system_of_a_nine_system_frontier_has_its_own_colour_dash_and_marker():
+    """The auto plan over every catalog system (9 frontier lines): the case where two lines shared a colour."""
+    spec = _spec(_golden("train-70b-auto-90d"), "frontier")
+    lines = [s for s in spec.series if s.kind == "line"]
+    assert len(lines) == 9
+    assert len({s.color for s in lines}) == 9
+    assert len({(s.dash, s.marker) for s in lines}) == 9
+    traces = [t for t in figure(spec)["data"] if t.get("mode") == "lines+markers"]
+    assert len({(t["line"]["color"], t["line"]["dash"], t["marker"]["symbol"]) for t in traces}) == 9

@@ -123,17 +123,22 @@ def test_lost_message_is_resent_once_per_window_even_with_two_sweepers(user, tra
 
 
 def test_rerun_refused_while_running_and_uses_newest_prices(alice_client, finished_plan):
+    """A finished plan's re-run is a new plan (its parent the finished one, same request, newest prices); a plan
+    whose own run is still going is not run again."""
     from pricing.models import PriceSnapshot
 
     newer = PriceSnapshot.objects.create(kind="live", source="test", fetched_at=timezone.now())
-    services.plan_rerun(plan=finished_plan)
+    before = finished_plan.price_snapshot
+    run = services.plan_rerun(plan=finished_plan)
+    child = run.plan
+    assert child.parent == finished_plan and child.request == finished_plan.request and child.price_snapshot == newer
     finished_plan.refresh_from_db()
-    assert finished_plan.price_snapshot == newer
+    assert finished_plan.price_snapshot == before and finished_plan.runs.count() == 1  # its answer is kept
     with pytest.raises(services.RunInProgress):
-        services.plan_rerun(plan=finished_plan)
-    response = alice_client.post(reverse("planner:plan_rerun", args=[finished_plan.pk]), follow=True)
+        services.plan_rerun(plan=child)
+    response = alice_client.post(reverse("planner:plan_rerun", args=[child.pk]), follow=True)
     assert "already being run" in response.content.decode()
-    assert finished_plan.runs.count() == 2
+    assert child.runs.count() == 1
 
 
 def test_a_superseded_delivery_cannot_finish_the_run(user, training_request):

@@ -6,6 +6,8 @@ only the plan's owner reaches them."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -45,9 +47,9 @@ def builds(monkeypatch):
     calls = []
     real = page_cache._build
 
-    def counting(view):
+    def counting(view, plan_pk):
         calls.append(view)
-        return real(view)
+        return real(view, plan_pk)
 
     monkeypatch.setattr(page_cache, "_build", counting)
     return calls
@@ -204,3 +206,57 @@ def test_a_current_view_passed_in_is_reused(plan, builds):
     view = plan_view(plan.result)
     page_cache.page_parts(plan, view)
     assert builds == [view]
+
+
+# --- the page's sections kept as HTML (planner/outputs/page_html.py) ---------------------------------------------
+
+
+def test_the_kept_sections_hold_nothing_of_the_request_or_the_user(plan, alice_client, user):
+    """The CSRF token, the user's name and messages are drawn per request, around the kept HTML, never in it."""
+    from django.conf import settings
+
+    from planner.outputs.page_html import FRAGMENTS
+
+    page = alice_client.get(plan.get_absolute_url()).content.decode()
+    kept = page_cache.cached_parts_path(plan).read_text()
+    assert page.count('name="csrfmiddlewaretoken"') >= 4  # run again, delete, what-if, re-plan: every form has one
+    assert "csrfmiddlewaretoken" not in kept and user.username not in kept
+    included = ("_summary", "_costs", "_bom", "_stage_block", "_envelope", "_legacy")
+    for template in [*FRAGMENTS.values(), *(f"planner/{name}.html" for name in included)]:
+        source = (Path(settings.BASE_DIR) / "templates" / template).read_text()
+        for tag in re.findall(r"{%.*?%}|{{.*?}}", source):
+            found = re.search(r"(?<![.\w])(csrf_token|request|user|messages|perms)\b", tag)
+            assert found is None, f"{template} uses {found and found.group(1)} in {tag}"
+
+
+def test_the_what_if_and_re_plan_forms_wrap_their_kept_fields(plan, alice_client):
+    """The fields come from the kept HTML, the form tags and tokens from the request: they must still nest."""
+    page = alice_client.get(plan.get_absolute_url()).content.decode()
+    whatif = re.search(r'<form[^>]*id="whatif-form".*?</form>', page, re.S).group(0)
+    assert "csrfmiddlewaretoken" in whatif and 'name="pricing.utilization"' in whatif and "whatif-save" in whatif
+    replan = re.search(r'<form method="post" action="/plans/\d+/replan/">.*?</form>', page, re.S).group(0)
+    assert "csrfmiddlewaretoken" in replan and replan.count('name="a__') == len(plan.result["assumptions"])
+
+
+def test_every_template_of_the_kept_sections_is_in_the_code_digest():
+    """A deploy that edits a section's template (or one it includes) must never serve the old HTML."""
+    from django.conf import settings
+
+    sources = {path.relative_to(settings.BASE_DIR).as_posix() for path in page_cache.digest_sources()}
+    for name in ("page/lead.html", "page/tail.html", "_summary.html", "_costs.html", "_bom.html", "_stage_block.html"):
+        assert f"templates/planner/{name}" in sources
+    assert "planner/templatetags/planner_format.py" in sources and "planner/whatif.py" in sources
+
+
+def test_a_page_view_with_kept_parts_decodes_nothing(plan, alice_client, monkeypatch):
+    """The point of keeping the sections: a view reads the file, it does not decode the 16K plan's result."""
+    from planner.outputs import stored_plan
+
+    alice_client.get(plan.get_absolute_url())  # builds and keeps
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("decoded on a kept view")
+
+    monkeypatch.setattr(stored_plan, "from_json", refuse)
+    response = alice_client.get(plan.get_absolute_url())
+    assert response.status_code == 200 and 'id="chart-frontier"' in response.content.decode()

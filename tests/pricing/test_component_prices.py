@@ -178,6 +178,8 @@ def test_component_price_override_by_catalog_id_moves_exactly_the_hardware_depen
         "hardware_usd",
         "install_usd",
         "capex_usd",
+        "capex_range.low_usd",  # the capex priced at each part's low and high end moves with it too
+        "capex_range.high_usd",
         "opex_usd_per_year",
         "opex_breakdown_usd_per_year.maintenance",
         "tco_usd",
