@@ -126,12 +126,17 @@ class WholeRunInputs:
         """Restart time growing with the job: restart_minutes + restart_minutes_per_doubling x log2(systems)."""
         return self.restart_s + self.restart_per_doubling_s * np.log2(self.systems(gpus))
 
-    def goodput(self, gpus, mtbf_scale: float = 1.0):
-        """Failures and checkpoints (goodput.py's formula) with the restart time growing with log2(systems)."""
+    def goodput(self, gpus, mtbf_scale=1.0):
+        """Failures and checkpoints (goodput.py's formula) with the restart time growing with log2(systems).
+
+        `mtbf_scale` may be a column of scales (shape (k, 1)): one row of goodputs per scale, each element the
+        same expression as with that scale alone (`whole_runs` asks for three at once)."""
         gpus = np.maximum(np.asarray(gpus, dtype=float), 1.0)
-        mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / self.systems(gpus)
+        systems = self.systems(gpus)
+        mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / systems
         delta = self.checkpoint_bytes / (self.stall_bytes_s_per_gpu * gpus)
-        return np.maximum(goodput_fraction(delta, mtbf, self.restart_seconds(gpus)), MIN_GOODPUT)
+        restart = self.restart_s + self.restart_per_doubling_s * np.log2(systems)  # `restart_seconds`
+        return np.maximum(goodput_fraction(delta, mtbf, restart), MIN_GOODPUT)
 
     def efficiency_ceiling(self, gpus):
         """An upper bound on `run_efficiency` at `gpus` GPUs and at every larger count, for any step breakdown.
@@ -153,7 +158,9 @@ class WholeRunInputs:
         stragglers = 1.0 / (1.0 + self.straggler_per_doubling * doublings)
         return goodput * self.production_efficiency * (1.0 - self.eval_stall_fraction) * stragglers
 
-    def stragglers(self, gpus, per_doubling: float | None = None):
+    def stragglers(self, gpus, per_doubling=None):
+        """Straggler efficiency 1 / (1 + rate x log2(systems)); `per_doubling` may be a column of rates (shape
+        (k, 1)), one row per rate, as `goodput`'s scales."""
         rate = self.straggler_per_doubling if per_doubling is None else per_doubling
         return 1.0 / (1.0 + rate * np.log2(self.systems(gpus)))
 
@@ -304,28 +311,34 @@ def whole_runs(
     p_lo, p_hi = _scaled("production_efficiency", inputs.production_efficiency)
     e_lo, e_hi = _scaled("eval_and_stall_fraction", inputs.eval_stall_fraction)
     s_lo, s_hi = _bounds("straggler_slowdown_per_doubling")
-    goodput = (inputs.goodput(counts), inputs.goodput(counts, 1.0 / inputs.mtbf_range_factor),
-               inputs.goodput(counts, inputs.mtbf_range_factor))  # fmt: skip
-    stragglers = (inputs.stragglers(counts), inputs.stragglers(counts, s_hi), inputs.stragglers(counts, s_lo))
-    ramps = np.broadcast_to(inputs.ramp(np.asarray(share_fixed, dtype=float)), counts.shape)
+    # The p50, low and high rows of each size-dependent factor in one pass (numpy's per-call cost dominates on a
+    # few values); each element is the expression of that row's scale or rate alone.
+    scales = np.array([[1.0], [1.0 / inputs.mtbf_range_factor], [inputs.mtbf_range_factor]])
+    goodput = inputs.goodput(counts, scales).tolist()
+    rates = np.array([[inputs.straggler_per_doubling], [s_hi], [s_lo]])
+    stragglers = inputs.stragglers(counts, rates).tolist()
+    ramps = np.broadcast_to(inputs.ramp(np.asarray(share_fixed, dtype=float)), counts.shape).tolist()
     out = []
     for i, days_i in enumerate(days_steady):
-        ramp = float(ramps[i])
+        ramp = ramps[i]
         factors = (
-            _factor("failures and checkpoints", *(float(g[i]) for g in goodput),
+            _factor("failures and checkpoints", *(g[i] for g in goodput),
                     "failures (job MTBF from the systems' MTBF), restarts that grow with the job, checkpoint stalls"),
             _factor("production vs benchmark", inputs.production_efficiency, p_lo, p_hi,
                     "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
             _factor("evaluations and data stalls", 1.0 - inputs.eval_stall_fraction, 1.0 - e_hi, 1.0 - e_lo,
                     "periodic evaluations, data-loader and logging stalls"),
-            _factor("stragglers", *(float(x[i]) for x in stragglers), "slow nodes that delay every synchronous step"),
+            _factor("stragglers", *(x[i] for x in stragglers), "slow nodes that delay every synchronous step"),
             _factor("batch ramp-up", ramp, ramp, ramp,
                     "smaller batches early in training: fewer micro-batches per step, a larger share of bubble"),
         )  # fmt: skip
+        sigmas = [f.sigma for f in factors]  # each worked out once (a property of two logarithms)
         efficiency = math.prod(f.efficiency for f in factors)
-        sigma = math.sqrt(sum(f.sigma**2 for f in factors))
+        sigma = math.sqrt(sum(x**2 for x in sigmas))
         days = days_i / efficiency
-        spread = sorted((f for f in factors if f.sigma > 1e-6), key=lambda f: f.sigma, reverse=True)
+        ranked = sorted((pair for pair in zip(sigmas, factors, strict=True) if pair[0] > 1e-6),
+                        key=lambda pair: pair[0], reverse=True)  # fmt: skip
+        spread = [f for _sigma, f in ranked]
         out.append(
             WholeRun(
                 efficiency=efficiency,
