@@ -43,7 +43,7 @@ __all__ = [
 
 # Ring attention passes K and V chunks in 16-bit (Megatron-Core context parallelism, Transformer Engine).
 KV_BYTES_PER_ELEMENT = 2.0
-# Fields of a stage position (LayoutCosts.positions[field]): dense and expert parameters per GPU, one
+# Fields of a stage position (LayoutCosts.positions[..., field]): dense and expert parameters per GPU, one
 # micro-batch's stored activations, the working set held once (full-recompute layer, logits), pp - i (the
 # micro-batches a 1F1B stage i can hold in flight, before the cap m), and the stage index i.
 POS_DENSE, POS_EXPERTS, POS_ACTS, POS_EXTRA, POS_DEPTH, POS_INDEX = range(6)
@@ -174,10 +174,9 @@ def activation_floor(
 
 
 def pack_positions(dense, experts, acts, extra, index, pp) -> np.ndarray:
-    """The (n, 4) position arrays as one (6, n, 4) array, so a search gathers a candidate's positions once (along
-    axis 1), and each field comes out as one contiguous (n, 4) block."""
+    """The (n, 4) position arrays as one (n, 4, 6) array, so a search gathers a candidate's positions once."""
     depth = np.maximum(pp - index, 0.0) * (acts > 0)
-    return np.stack([dense, experts, acts, extra, depth, index.astype(float)], axis=0)
+    return np.stack([dense, experts, acts, extra, depth, index.astype(float)], axis=-1)
 
 
 def offload_time_s(memory: MemoryOptions, offload, updated, m):
@@ -217,7 +216,7 @@ def interleave_factor(pp, v):
 def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
     """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
 
-    `pos` is the candidates' (6, n, 4) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
+    `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
     (experts over edp) from `STATE_BYTES` (weights 2, gradients 2, optimizer 12, sharded from ZeRO-3, -2, -1; one
     gathered layer at 4 B/param under ZeRO-3; offloaded parts 0). Stage i holds min(pp - i, m) micro-batches'
     activations under 1F1B (times `ileave`, `interleave_factor`, with interleaving); the four positions are
@@ -226,9 +225,9 @@ def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
     """
     parts = STATE_BYTES[zero, offload.astype(np.int64)]  # (n, 3, 2)
     per_part_d = parts[:, :, 0] + parts[:, :, 1] / dpc[:, None]  # (n, 3) bytes per dense parameter
-    dense, experts = pos[POS_DENSE], pos[POS_EXPERTS]
-    acts = pos[POS_ACTS] * (np.minimum(pos[POS_DEPTH], m[:, None]) * ileave[:, None])
-    acts += pos[POS_EXTRA]
+    dense, experts = pos[:, :, POS_DENSE], pos[:, :, POS_EXPERTS]
+    acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
+    acts += pos[:, :, POS_EXTRA]
     total = dense * per_part_d.sum(axis=1)[:, None] + acts
     has_experts = bool(experts.any())
     if has_experts:
@@ -241,4 +240,4 @@ def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
         state += per_part_e * experts[rows, k][:, None]
     gathered = np.where(zero == 3, 4.0 * layer_params, 0.0)
     weights = state[:, 0] + gathered
-    return weights, state[:, 1], state[:, 2], acts[rows, k], total[rows, k] + gathered, pos[POS_INDEX][rows, k]
+    return weights, state[:, 1], state[:, 2], acts[rows, k], total[rows, k] + gathered, pos[rows, k, POS_INDEX]

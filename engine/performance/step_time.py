@@ -75,9 +75,9 @@ __all__ = [
 @dataclass
 class LayoutCosts:
     """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep, cp, stage split, offload)
-    layout). `positions` has shape (fields, n, 4): per layout, the four stage positions that can hold the most
+    layout). `positions` has shape (n, 4, fields): per layout, the four stage positions that can hold the most
     memory (`stages.stage_positions`: first, the first middle stage of each size, last), each with the fields
-    named by `layout_terms.POS_*` (parameters, activations, stage index...), one field per leading row."""
+    named by `layout_terms.POS_*` (parameters, activations, stage index...)."""
 
     tp: np.ndarray
     pp: np.ndarray
@@ -101,11 +101,11 @@ class LayoutCosts:
     last_layers: np.ndarray | None = None
     offload: np.ndarray | None = None  # OFFLOAD_CODES; None = 0 everywhere
     cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
-    positions: np.ndarray | None = None  # (POSITION_FIELDS, n, 4): see layout_terms.POS_*
+    positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     dp_chunks: np.ndarray | None = None  # chunks the DP gradient reduction overlaps in (one stays exposed)
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
-    columns: np.ndarray | None = None  # the per-layout figures step_costs reads, one per row (built on first use)
+    columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
     # Figures the searches derive from these costs alone (and the request inputs in their key), kept with the
     # costs so every search sharing them (`search/layout_cache.py`) reuses them; read-only once stored.
     derived: dict[Hashable, Any] = field(default_factory=dict)
