@@ -68,9 +68,10 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
         for c, (was, now) in enumerate(zip(before, alive.any(axis=1), strict=True)):
             misses[c].no_exact_batch = bool(was and not now)
     # (count, layout) pairs alive, count-major as np.nonzero lists them, from the flat mask (a 2-D nonzero walks
-    # an iterator per element: about three times the work)
+    # an iterator per element: about three times the work); each layout's row of counts is copied whole from
+    # its triple's (a gather along the counts' axis copies them one by one)
     n_layouts = len(keys.triple)
-    flat = np.flatnonzero(alive.take(keys.triple, axis=1))
+    flat = np.flatnonzero(np.ascontiguousarray(alive.T).take(keys.triple, axis=0).T)
     ci = flat // n_layouts
     li = flat - ci * n_layouts
     dp = (counts.take(ci) // keys.group.take(li)).astype(float)
