@@ -269,10 +269,7 @@ def smallest(
     j_lb, j_order = _lowest_index(s, lay, grid, limit, nearest)
     possible = j_order <= grid.j_hi
     systems_lb = -(-(grid.k(everything, np.minimum(j_order, grid.j_hi)) * grid.unit) // gps)
-    # Ascending bound, ties in index order: the bound and the position made one unique key, so the default sort
-    # (vectorised) gives exactly the stable sort's order (about half its work here).
-    open_ = everything[possible]
-    order = open_[np.argsort(systems_lb[possible] * max(n, 1) + np.arange(len(open_)))]
+    order = everything[possible][np.argsort(systems_lb[possible], kind="stable")]
     fits_hi, days_hi, mem_hi = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, np.inf)
     scored, met, hi_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
     days_met = np.full(n, np.inf)  # expected days at hi_all of each candidate that meets the deadline
