@@ -15,6 +15,8 @@ evaluates those four "positions" as arrays of shape (layouts, 4).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 __all__ = [
@@ -75,10 +77,17 @@ def _middle(layers: int, pp: np.ndarray, first: np.ndarray, last: np.ndarray):
 
 def stage_layer_counts(layers: int, pp: int, first: int, last: int) -> list[int]:
     """Every stage's layer count, first to last (what the plan reports)."""
+    return list(_stage_layer_counts(layers, pp, first, last))
+
+
+@lru_cache(maxsize=1024)
+def _stage_layer_counts(layers: int, pp: int, first: int, last: int) -> tuple[int, ...]:
+    """`stage_layer_counts`, remembered: a pure function of four whole numbers that every packaged plan asks for
+    (seventy times per auto plan, numpy on one-element arrays each time)."""
     if pp == 1:
-        return [layers]
+        return (layers,)
     lo, hi, extra = (int(x[0]) for x in _middle(layers, np.array([pp]), np.array([first]), np.array([last])))
-    return [first] + [lo] * (pp - 2 - extra) + [hi] * extra + [last]
+    return (first,) + (lo,) * (pp - 2 - extra) + (hi,) * extra + (last,)
 
 
 def stage_positions(layers: int, pp, first, last) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

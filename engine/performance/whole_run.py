@@ -38,6 +38,7 @@ __all__ = [
     "ramp_excess",
     "run_efficiency",
     "whole_run",
+    "whole_run_days",
     "whole_runs",
 ]
 
@@ -126,12 +127,17 @@ class WholeRunInputs:
         """Restart time growing with the job: restart_minutes + restart_minutes_per_doubling x log2(systems)."""
         return self.restart_s + self.restart_per_doubling_s * np.log2(self.systems(gpus))
 
-    def goodput(self, gpus, mtbf_scale: float = 1.0):
-        """Failures and checkpoints (goodput.py's formula) with the restart time growing with log2(systems)."""
+    def goodput(self, gpus, mtbf_scale=1.0):
+        """Failures and checkpoints (goodput.py's formula) with the restart time growing with log2(systems).
+
+        `mtbf_scale` may be a column of scales (shape (k, 1)): one row of goodputs per scale, each element the
+        same expression as with that scale alone (`whole_runs` asks for three at once)."""
         gpus = np.maximum(np.asarray(gpus, dtype=float), 1.0)
-        mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / self.systems(gpus)
+        systems = self.systems(gpus)
+        mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / systems
         delta = self.checkpoint_bytes / (self.stall_bytes_s_per_gpu * gpus)
-        return np.maximum(goodput_fraction(delta, mtbf, self.restart_seconds(gpus)), MIN_GOODPUT)
+        restart = self.restart_s + self.restart_per_doubling_s * np.log2(systems)  # `restart_seconds`
+        return np.maximum(goodput_fraction(delta, mtbf, restart), MIN_GOODPUT)
 
     def efficiency_ceiling(self, gpus):
         """An upper bound on `run_efficiency` at `gpus` GPUs and at every larger count, for any step breakdown.
@@ -153,7 +159,9 @@ class WholeRunInputs:
         stragglers = 1.0 / (1.0 + self.straggler_per_doubling * doublings)
         return goodput * self.production_efficiency * (1.0 - self.eval_stall_fraction) * stragglers
 
-    def stragglers(self, gpus, per_doubling: float | None = None):
+    def stragglers(self, gpus, per_doubling=None):
+        """Straggler efficiency 1 / (1 + rate x log2(systems)); `per_doubling` may be a column of rates (shape
+        (k, 1)), one row per rate, as `goodput`'s scales."""
         rate = self.straggler_per_doubling if per_doubling is None else per_doubling
         return 1.0 / (1.0 + rate * np.log2(self.systems(gpus)))
 
@@ -251,7 +259,7 @@ class RunFactor:
     @property
     def sigma(self) -> float:
         """Standard deviation of log(efficiency) with p10/p90 at low/high."""
-        return (math.log(max(self.high, 1e-9)) - math.log(max(self.low, 1e-9))) / (2.0 * Z90)
+        return _log_spread(self.low, self.high)
 
     @property
     def days_multiplier(self) -> float:
@@ -280,10 +288,6 @@ def _bounds(name: str) -> tuple[float, float]:
     return a.low, a.high
 
 
-def _factor(name: str, efficiency: float, low: float, high: float, description: str) -> RunFactor:
-    return RunFactor(name, efficiency, min(low, efficiency), max(high, efficiency), description, FACTOR_SOURCES[name])
-
-
 def whole_run(days_steady: float, gpus: int, inputs: WholeRunInputs, share_fixed: float = 0.0) -> WholeRun:
     """The expected whole run on `gpus` GPUs from the steady-state days: p50 and the p10-p90 range, with drivers.
 
@@ -300,43 +304,83 @@ def whole_runs(
     """`whole_run` for several plans on the same inputs (the frontier's points): the size-dependent factors are
     computed over all of them at once (numpy's per-call cost dominates on one value), element by element as
     for one plan."""
+    out = []
+    for days_i, ranges in zip(days_steady, _factor_ranges(gpus, inputs, share_fixed), strict=True):
+        factors = tuple(RunFactor(name, e, low, high, text, FACTOR_SOURCES[name])
+                        for (name, text), (e, low, high) in zip(_FACTOR_TEXTS, ranges, strict=True))  # fmt: skip
+        sigmas = [_log_spread(low, high) for _e, low, high in ranges]
+        efficiency, p10, p50, p90 = _days_range(days_i, [e for e, _low, _high in ranges], sigmas)
+        ranked = sorted((pair for pair in zip(sigmas, factors, strict=True) if pair[0] > 1e-6),
+                        key=lambda pair: pair[0], reverse=True)  # fmt: skip
+        drivers = tuple(f.name for _sigma, f in ranked)
+        out.append(WholeRun(efficiency, p10, p50, p90, factors=factors, drivers=drivers))
+    return out
+
+
+def whole_run_days(
+    days_steady: Sequence[float], gpus: Sequence[int], inputs: WholeRunInputs, share_fixed: Sequence[float]
+) -> list[tuple[float, float, float]]:
+    """The (p10, p50, p90) days of `whole_runs`, the same figures without the factor records: all the frontier's
+    points show (a search packages about sixty of them per auto plan)."""
+    out = []
+    for days_i, ranges in zip(days_steady, _factor_ranges(gpus, inputs, share_fixed), strict=True):
+        sigmas = [_log_spread(low, high) for _e, low, high in ranges]
+        _efficiency, p10, p50, p90 = _days_range(days_i, [e for e, _low, _high in ranges], sigmas)
+        out.append((p10, p50, p90))
+    return out
+
+
+# The whole run's factors in the order a plan lists them, each with the description it shows.
+_FACTOR_TEXTS = (
+    ("failures and checkpoints",
+     "failures (job MTBF from the systems' MTBF), restarts that grow with the job, checkpoint stalls"),
+    ("production vs benchmark",
+     "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
+    ("evaluations and data stalls", "periodic evaluations, data-loader and logging stalls"),
+    ("stragglers", "slow nodes that delay every synchronous step"),
+    ("batch ramp-up", "smaller batches early in training: fewer micro-batches per step, a larger share of bubble"),
+)  # fmt: skip
+
+
+def _factor_ranges(gpus: Sequence[int], inputs: WholeRunInputs, share_fixed: Sequence[float]):
+    """Per plan, each factor's (efficiency, low, high) in `_FACTOR_TEXTS`' order, the range widened to hold the
+    efficiency. The p50, low and high rows of each size-dependent factor come from one numpy pass (numpy's
+    per-call cost dominates on a few values); each element is the expression of that row's scale or rate alone."""
     counts = np.asarray(gpus, dtype=float)
     p_lo, p_hi = _scaled("production_efficiency", inputs.production_efficiency)
     e_lo, e_hi = _scaled("eval_and_stall_fraction", inputs.eval_stall_fraction)
     s_lo, s_hi = _bounds("straggler_slowdown_per_doubling")
-    goodput = (inputs.goodput(counts), inputs.goodput(counts, 1.0 / inputs.mtbf_range_factor),
-               inputs.goodput(counts, inputs.mtbf_range_factor))  # fmt: skip
-    stragglers = (inputs.stragglers(counts), inputs.stragglers(counts, s_hi), inputs.stragglers(counts, s_lo))
-    ramps = np.broadcast_to(inputs.ramp(np.asarray(share_fixed, dtype=float)), counts.shape)
+    scales = np.array([[1.0], [1.0 / inputs.mtbf_range_factor], [inputs.mtbf_range_factor]])
+    goodput = inputs.goodput(counts, scales).tolist()
+    rates = np.array([[inputs.straggler_per_doubling], [s_hi], [s_lo]])
+    stragglers = inputs.stragglers(counts, rates).tolist()
+    ramps = np.broadcast_to(inputs.ramp(np.asarray(share_fixed, dtype=float)), counts.shape).tolist()
+    evaluations = 1.0 - inputs.eval_stall_fraction
     out = []
-    for i, days_i in enumerate(days_steady):
-        ramp = float(ramps[i])
-        factors = (
-            _factor("failures and checkpoints", *(float(g[i]) for g in goodput),
-                    "failures (job MTBF from the systems' MTBF), restarts that grow with the job, checkpoint stalls"),
-            _factor("production vs benchmark", inputs.production_efficiency, p_lo, p_hi,
-                    "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
-            _factor("evaluations and data stalls", 1.0 - inputs.eval_stall_fraction, 1.0 - e_hi, 1.0 - e_lo,
-                    "periodic evaluations, data-loader and logging stalls"),
-            _factor("stragglers", *(float(x[i]) for x in stragglers), "slow nodes that delay every synchronous step"),
-            _factor("batch ramp-up", ramp, ramp, ramp,
-                    "smaller batches early in training: fewer micro-batches per step, a larger share of bubble"),
-        )  # fmt: skip
-        efficiency = math.prod(f.efficiency for f in factors)
-        sigma = math.sqrt(sum(f.sigma**2 for f in factors))
-        days = days_i / efficiency
-        spread = sorted((f for f in factors if f.sigma > 1e-6), key=lambda f: f.sigma, reverse=True)
-        out.append(
-            WholeRun(
-                efficiency=efficiency,
-                days_p10=days * math.exp(-Z90 * sigma),
-                days_p50=days,
-                days_p90=days * math.exp(Z90 * sigma),
-                factors=factors,
-                drivers=tuple(f.name for f in spread),
-            )
+    for i, ramp in enumerate(ramps):
+        raw = (
+            (goodput[0][i], goodput[1][i], goodput[2][i]),
+            (inputs.production_efficiency, p_lo, p_hi),
+            (evaluations, 1.0 - e_hi, 1.0 - e_lo),
+            (stragglers[0][i], stragglers[1][i], stragglers[2][i]),
+            (ramp, ramp, ramp),
         )
+        out.append([(e, min(low, e), max(high, e)) for e, low, high in raw])
     return out
+
+
+def _log_spread(low: float, high: float) -> float:
+    """Standard deviation of log(efficiency) with p10/p90 at low/high."""
+    return (math.log(max(high, 1e-9)) - math.log(max(low, 1e-9))) / (2.0 * Z90)
+
+
+def _days_range(days_steady: float, efficiencies: list[float], sigmas: list[float]):
+    """(efficiency, p10, p50, p90 days): the steady-state days over the factors' product, the range from their
+    log-normal spreads added in quadrature."""
+    efficiency = math.prod(efficiencies)
+    sigma = math.sqrt(sum(x**2 for x in sigmas))
+    days = days_steady / efficiency
+    return efficiency, days * math.exp(-Z90 * sigma), days, days * math.exp(Z90 * sigma)
 
 
 def _scaled(name: str, value: float) -> tuple[float, float]:

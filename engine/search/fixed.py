@@ -67,17 +67,25 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
         rule(s.batch_sequences % np.maximum(dp * mb, 1) == 0, "batch_not_exact")
         for c, (was, now) in enumerate(zip(before, alive.any(axis=1), strict=True)):
             misses[c].no_exact_batch = bool(was and not now)
-    ci, li = np.nonzero(alive[:, keys.triple])
-    dp = (counts[ci] // keys.group[li]).astype(float)
+    # (count, layout) pairs alive, count-major as np.nonzero lists them, from the flat mask (a 2-D nonzero walks
+    # an iterator per element: about three times the work); each layout's row of counts is copied whole from
+    # its triple's (a gather along the counts' axis copies them one by one)
+    n_layouts = len(keys.triple)
+    flat = np.flatnonzero(np.ascontiguousarray(alive.T).take(keys.triple, axis=0).T)
+    ci = flat // n_layouts
+    li = flat - ci * n_layouts
+    dp = (counts.take(ci) // keys.group.take(li)).astype(float)
     m, days_lb = s.bound(lay, li, dp, nearest)
-    ok = m >= keys.need_m[li]
+    ok = m >= keys.need_m.take(li)
+    if np.all(ok):
+        return ci, li, dp, days_lb
     n_counts = len(counts)
-    if not np.all(ok):
-        emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
-        for c in np.nonzero(emptied)[0]:
-            misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
+    emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
+    for c in np.nonzero(emptied)[0]:
+        misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
     _reject(stats, "global_batch", ci, ~ok, nz)
-    return ci[ok], li[ok], dp[ok], days_lb[ok]
+    kept = np.flatnonzero(ok)
+    return ci.take(kept), li.take(kept), dp.take(kept), days_lb.take(kept)
 
 
 def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nearest: bool) -> list[Outcome]:
@@ -93,15 +101,18 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
     days, mem, scored = _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, len(counts))
     done = np.isfinite(mem)
     fits = done & (mem <= s.hw.hbm_bytes)
-    bounds = np.searchsorted(ci, np.arange(len(counts) + 1))
+    bounds = np.searchsorted(ci, np.arange(len(counts) + 1)).tolist()
+    # Per count: candidates checked for memory and those that fit (fits is a subset of done)
+    n_done = np.bincount(ci[done], minlength=len(counts)).tolist()
+    n_fits = np.bincount(ci[fits], minlength=len(counts)).tolist()
     out: list[Outcome] = []
     for c in range(len(counts)):
         lo, hi = bounds[c], bounds[c + 1]  # this count's candidates, in the order a lone search would see them
         st, miss = stats[c], misses[c]
-        st.reject("memory", np.count_nonzero(done[lo:hi] & ~fits[lo:hi]))
-        st.reject("slower_bound", np.count_nonzero(~done[lo:hi]))
-        st.feasible = int(np.count_nonzero(fits[lo:hi]))
-        if not fits[lo:hi].any():
+        st.reject("memory", n_done[c] - n_fits[c])
+        st.reject("slower_bound", hi - lo - n_done[c])
+        st.feasible = n_fits[c]
+        if not n_fits[c]:
             if hi > lo:  # every candidate was scored (the bound prunes only once one fits)
                 k = int(lo + np.argmin(mem[lo:hi]))
                 miss.min_memory_gib = float(mem[k]) / GIB
@@ -115,7 +126,9 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
 
 def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_counts: int) -> np.ndarray:
     """Of the `pending` candidates (ascending, so grouped by count), each count's `limit` lowest by `key`."""
-    cuts = np.searchsorted(ci[pending], np.arange(n_counts + 1))
+    cuts = np.searchsorted(ci.take(pending), np.arange(n_counts + 1))
+    if (np.diff(cuts) <= limit).all():
+        return pending  # every count's pending fit in the chunk: all of them, in the same order
     parts = []
     for c in range(n_counts):
         part = pending[cuts[c] : cuts[c + 1]]
@@ -137,7 +150,6 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
     `scored(i)` the `StepCosts` of checked candidate i and its row."""
     n = len(idx)
     days, mem, m_eff = np.full(n, np.inf), np.full(n, np.inf), np.zeros(n)
-    timed = np.zeros(n, dtype=bool)
     t_chunk, t_row, m_chunk, m_row = (np.zeros(n, dtype=np.int64) for _ in range(4))  # where each was scored
     time_chunks: list[StepTimes] = []
     memory_chunks: list[StepMemory] = []
@@ -145,15 +157,19 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
     limit, memory_limit = TIME_CHUNK, MEMORY_CHUNK
     seq = s.work.shape.seq_len
     unchecked = np.zeros(0, dtype=np.int64)  # timed, memory not yet checked (ascending)
+    # The bounds of the candidates not yet timed (NaN once timed: never <= anything), so one comparison per pass
+    # finds those open.
+    untimed_lb = days_lb.copy()
     while True:
         waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
         hold = ~np.isfinite(best) & (np.bincount(ci[waiting], minlength=n_counts) > 0)
-        open_ = ~timed & (days_lb <= best[ci])
-        pending = np.nonzero(open_ & ~hold[ci] if hold.any() else open_)[0]
+        open_ = untimed_lb <= best.take(ci)
+        pending = np.flatnonzero(open_ & ~hold.take(ci) if hold.any() else open_)
         take = _lowest(pending, ci, days_lb, limit, n_counts)
         if len(take):
             t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, nearest)
-            days[take], m_eff[take], timed[take] = s.days(t), t.m_eff, True
+            days[take], m_eff[take] = s.days(t), t.m_eff
+            untimed_lb[take] = np.nan
             t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))
             time_chunks.append(t)
             for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):

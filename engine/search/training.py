@@ -17,7 +17,7 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
-from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_runs
+from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_run_days, whole_runs
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
@@ -181,9 +181,16 @@ def expected_days(plan: Plan, search: TrainingSearch) -> WholeRun:
 
 
 def expected_days_many(plans: list[Plan], search: TrainingSearch) -> list[WholeRun]:
-    """`expected_days` for several plans of one search at once (the frontier's points)."""
+    """`expected_days` for several plans of one search at once."""
     shares = [float(fixed_share(p.step_time_s, p.pipeline_time_s, p.bubble_time_s)) for p in plans]
     return whole_runs([p.days_ideal for p in plans], [p.gpus for p in plans], search.run, shares)
+
+
+def expected_day_ranges(plans: list[Plan], search: TrainingSearch) -> list[tuple[float, float, float]]:
+    """The (p10, p50, p90) days of `expected_days_many`, the same figures without the factor records: what the
+    frontier's points show."""
+    shares = [float(fixed_share(p.step_time_s, p.pipeline_time_s, p.bubble_time_s)) for p in plans]
+    return whole_run_days([p.days_ideal for p in plans], [p.gpus for p in plans], search.run, shares)
 
 
 def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[str, object]:
@@ -323,16 +330,16 @@ def _frontier(
     counts = [n for n in counts if n <= a["max_cluster_gpus"]]
     results = zip(counts, search.fastest_many(counts), strict=True)
     found = [(n, plan) for n, (plan, _stats, _miss) in results if plan is not None]
-    runs = expected_days_many([plan for _n, plan in found], search)
-    for (n, plan), run in zip(found, runs, strict=True):
+    ranges = expected_day_ranges([plan for _n, plan in found], search)
+    for (n, plan), (days_p10, days_p50, days_p90) in zip(found, ranges, strict=True):
         tokens_per_s = plan.tokens_per_step / plan.step_time_s
         points.append(
             {
                 "gpus": n,
                 "days_ideal": plan.days_ideal,
-                "days": run.days_p50,
-                "days_p10": run.days_p10,
-                "days_p90": run.days_p90,
+                "days": days_p50,
+                "days_p10": days_p10,
+                "days_p90": days_p90,
                 "step_time_s": plan.step_time_s,
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
                 "parallelism": {

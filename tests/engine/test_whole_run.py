@@ -16,7 +16,16 @@ import pytest
 
 from engine import run_plan, to_json, validate_request
 from engine.assumptions.registry import Assumptions
-from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, ramp_efficiency, ramp_excess, whole_run
+from engine.performance.whole_run import (
+    Z90,
+    WholeRunInputs,
+    fixed_share,
+    ramp_efficiency,
+    ramp_excess,
+    whole_run,
+    whole_run_days,
+    whole_runs,
+)
 
 NODE_MTBF_H = 6335.0
 PARAMS_405B = 405e9
@@ -165,3 +174,17 @@ def test_planning_at_the_p90_meets_the_deadline_at_the_p90(catalog):
     assert p90["days_range"]["p90"] <= 30 and p90["gpus"] > p50["gpus"]
     # The p90 multiplier: exp(Z90 x sigma); the production-efficiency range alone (0.54-0.85) gives sigma >= 0.177.
     assert p90["days_range"]["p90"] / p90["days"] >= math.exp(Z90 * math.log(0.85 / 0.54) / (2 * Z90)) - 1e-9
+
+
+def test_frontier_days_are_the_whole_runs_days():
+    """The frontier's light path (`whole_run_days`: the range without the factor records) gives exactly the days of
+    `whole_runs` (by hand at 8 GPUs in the first test above), with a batch ramp and at sizes where failures and
+    stragglers spread, and one plan's days are those of the plans taken together."""
+    inputs = replace(_inputs(), ramp_excess=0.3)
+    days, gpus, shares = [10.0, 7.5, 3.0], [8, 4096, 98_304], [0.0, 0.2, 0.45]
+    runs = whole_runs(days, gpus, inputs, shares)
+    assert whole_run_days(days, gpus, inputs, shares) == [(r.days_p10, r.days_p50, r.days_p90) for r in runs]
+    assert whole_run_days(days[1:2], gpus[1:2], inputs, shares[1:2]) == [(runs[1].days_p10, runs[1].days_p50,
+                                                                         runs[1].days_p90)]  # fmt: skip
+    # failures and stragglers widen the range at 98K GPUs
+    assert runs[2].days_p90 / runs[2].days_p50 > runs[1].days_p90 / runs[1].days_p50
