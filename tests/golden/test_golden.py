@@ -92,6 +92,8 @@ guidance still sets read and write in every plan but two, whose write falls to t
 appliance count, BOM line, power figure or money moves. Async plans no longer read checkpoint_stall_s (absent from
 their assumptions); the storage explain entries say what set each need; every built plan gains `plant` (electrical
 chain and heat rejection), which changes no existing figure.
+Re-captured for issue 16's capex range (on purpose): every priced plan gains costs.onprem.capex_range and its
+explain entry; no existing figure moves.
 """
 
 from __future__ import annotations
