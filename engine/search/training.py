@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import Goodput, expected_goodput
@@ -217,41 +219,68 @@ def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[s
 
 
 def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, a: Assumptions) -> Goodput:
-    """The failure-and-checkpoint record of the plan (the same inputs the search's whole-run efficiency uses)."""
+    """The failure-and-checkpoint record of the plan (the same inputs the search's whole-run efficiency uses), in
+    the recovery mode the plan uses and with why."""
     run = search.run
     systems = math.ceil(gpus / system.gpus_per_system)
+    mode = run.mode_at(gpus)
     return expected_goodput(
         params=work.params,
         gpus=gpus,
         systems=systems,
         node_mtbf_hours=search.node_mtbf_hours,
-        write_gbyte_s_per_gpu=run.stall_bytes_s_per_gpu / 1e9,
+        write_gbyte_s_per_gpu=mode.stall_bytes_s_per_gpu / 1e9,
         checkpoint_bytes_per_param=a["checkpoint_bytes_per_param"],
-        restart_s=run.restart_s + run.restart_per_doubling_s * math.log2(max(systems, 1)),
+        restart_s=float(mode.restart_seconds(systems)),
         mtbf_source=system.mtbf_source if a["node_mtbf_hours"] <= 0 else "assumption node_mtbf_hours",
+        checkpointing=mode.name,
+        checkpointing_reason=_recovery_reason(work, gpus, search, a),
     )
 
 
-def _failure_note(
-    work: Workload, spec: TrainingSpec, gpus: int, run: WholeRun, search: TrainingSearch, a: Assumptions
-) -> str | None:
-    """When failures eat more than a fifth of the run, what in-memory checkpoints (restart from peers' memory)
-    would keep: at 100K GPUs a failure comes every half hour, and restarting from storage cannot keep up."""
-    failures = next(f for f in run.factors if f.name == "failures and checkpoints")
-    if spec.checkpointing == "in_memory" or failures.efficiency >= FAILURE_NOTE_BELOW:
-        return None
+def _recovery_reason(work: Workload, gpus: int, search: TrainingSearch, a: Assumptions) -> str:
+    """Why the plan uses its recovery mode: pinned, or `auto`'s choice with every candidate's goodput beside it
+    (and, for a pinned mode that loses more than a fifth of the run, what the alternatives would keep)."""
     inputs = search.run
-    alt = WholeRunInputs.resolve(params=work.params, checkpointing="in_memory", node_mtbf_hours=inputs.node_mtbf_hours,
-                                 gpus_per_system=inputs.gpus_per_system, a=a)  # fmt: skip
+    pinned = len(inputs.modes) == 1
+    if pinned:
+        inputs = WholeRunInputs.resolve(
+            params=work.params,
+            checkpointing="auto",
+            node_mtbf_hours=inputs.node_mtbf_hours,
+            gpus_per_system=inputs.gpus_per_system,
+            a=a,
+        )
     systems = float(inputs.systems(gpus))
-    mtbf_min = inputs.node_mtbf_hours * 60.0 / systems
-    return (
-        f"Failures cost {1 - failures.efficiency:.0%} of the run: on {systems:,.0f} systems a failure comes about "
-        f"every {mtbf_min:.0f} minutes and each restart from storage takes about "
-        f"{float(inputs.restart_seconds(gpus)) / 60:.0f} minutes. In-memory checkpoints (training.checkpointing = "
-        f"in_memory, restart from peers' memory in about {float(alt.restart_seconds(gpus)) / 60:.0f} minutes) would "
-        f"keep {float(alt.goodput(gpus)):.0%} of the time instead of {failures.efficiency:.0%}."
+    kept = inputs.mode_goodputs(gpus)
+    options = "; ".join(
+        f"{m.name} {max(float(g), 0.0):.0%} (about {float(m.restart_seconds(systems)) / 60:.1f} minutes lost per "
+        f"failure)" + ("" if gpus >= m.min_gpus else f", not possible: needs {m.min_gpus:,.0f}+ GPUs' host memory")
+        for m, g in zip(inputs.modes, kept, strict=True)
     )
+    context = (
+        f"on {systems:,.0f} systems a failure comes about every {inputs.node_mtbf_hours * 60.0 / systems:,.1f} "
+        f"minutes; share of time kept by recovery mode: {options}"
+    )
+    if pinned:
+        return f"{search.run.modes[0].name}, as set in training.checkpointing; {context}."
+    chosen = inputs.mode_at(gpus).name
+    target = inputs.goodput_target
+    why = (
+        f"the least elaborate to keep at least {target:.0%} (goodput_target)"
+        if float(np.max(kept)) >= target
+        else f"none keeps {target:.0%} (goodput_target), so the one that keeps the most"
+    )
+    return f"{chosen}, chosen by training.checkpointing = auto as {why}; {context}."
+
+
+def _failure_note(spec: TrainingSpec, run: WholeRun, good: Goodput) -> str | None:
+    """The whole-run note on recovery: which mode the plan uses and why, when `auto` chose it or when a pinned
+    mode loses more than a fifth of the run to failures (at 100K GPUs a failure comes every half hour)."""
+    failures = next(f for f in run.factors if f.name == "failures and checkpoints")
+    if spec.checkpointing != "auto" and failures.efficiency >= FAILURE_NOTE_BELOW:
+        return None
+    return f"Failures cost {1 - failures.efficiency:.0%} of the run. Recovery: {good.checkpointing_reason}"
 
 
 def _result(
@@ -307,7 +336,7 @@ def _result(
         plan=plan,
         goodput=good,
         whole_run=run,
-        whole_run_note=_failure_note(work, spec, plan.gpus, run, search, a),
+        whole_run_note=_failure_note(spec, run, good),
         search=stats,
         global_batch_sequences_requested=search.batch_sequences,
     )
