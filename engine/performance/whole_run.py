@@ -51,7 +51,9 @@ FACTOR_SOURCES = {
         "unexpected interruptions in 54 days on 16,384 H100; checkpoint interval: Daly, 'A higher order estimate "
         "of the optimum checkpoint interval for restart dumps' (FGCS 22, 2006); restart growing with scale: Jiang "
         "et al., 'MegaScale' (arXiv 2402.15627, Feb 2024); in-memory checkpoints: Wang et al., 'Gemini: Fast "
-        "Failure Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023)"
+        "Failure Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023) and Gemini Team, 'Gemini: A "
+        "Family of Highly Capable Multimodal Models' (arXiv 2312.11805, Dec 2023); elastic recovery of a failed "
+        "replica: PyTorch blog, 'Fault Tolerant Llama' (torchft, June 2025)"
     ),
     "production vs benchmark": (
         "Fitted on published whole runs: Touvron et al., 'Llama 2' (arXiv 2307.09288, July 2023) Tables 1-2; "
