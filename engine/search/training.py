@@ -13,18 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
-from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_runs
+from engine.performance.whole_run import WholeRun, fixed_share, whole_runs
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
 from engine.search.shared import SearchMemo, copy_outcome, copy_points
 from engine.search.training_failure import explain_failure
+from engine.search.training_recovery import failure_note, recovery_reason
 from engine.workload.model import Workload
 
 __all__ = [
@@ -40,8 +39,6 @@ __all__ = [
 SECONDS_PER_DAY = 86_400.0
 # GPU counts of the frontier, as multiples of the plan's count (then rounded to whole systems).
 FRONTIER_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
-# Below this failures-and-checkpoints efficiency the plan says what in-memory checkpoints would recover.
-FAILURE_NOTE_BELOW = 0.8
 
 
 @dataclass(frozen=True)
@@ -234,53 +231,8 @@ def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, 
         restart_s=float(mode.restart_seconds(systems)),
         mtbf_source=system.mtbf_source if a["node_mtbf_hours"] <= 0 else "assumption node_mtbf_hours",
         checkpointing=mode.name,
-        checkpointing_reason=_recovery_reason(work, gpus, search, a),
+        checkpointing_reason=recovery_reason(work, gpus, search, a),
     )
-
-
-def _recovery_reason(work: Workload, gpus: int, search: TrainingSearch, a: Assumptions) -> str:
-    """Why the plan uses its recovery mode: pinned, or `auto`'s choice with every candidate's goodput beside it
-    (and, for a pinned mode that loses more than a fifth of the run, what the alternatives would keep)."""
-    inputs = search.run
-    pinned = len(inputs.modes) == 1
-    if pinned:
-        inputs = WholeRunInputs.resolve(
-            params=work.params,
-            checkpointing="auto",
-            node_mtbf_hours=inputs.node_mtbf_hours,
-            gpus_per_system=inputs.gpus_per_system,
-            a=a,
-        )
-    systems = float(inputs.systems(gpus))
-    kept = inputs.mode_goodputs(gpus)
-    options = "; ".join(
-        f"{m.name} {max(float(g), 0.0):.0%} (about {float(m.restart_seconds(systems)) / 60:.1f} minutes lost per "
-        f"failure)" + ("" if gpus >= m.min_gpus else f", not possible: needs {m.min_gpus:,.0f}+ GPUs' host memory")
-        for m, g in zip(inputs.modes, kept, strict=True)
-    )
-    context = (
-        f"on {systems:,.0f} systems a failure comes about every {inputs.node_mtbf_hours * 60.0 / systems:,.1f} "
-        f"minutes; share of time kept by recovery mode: {options}"
-    )
-    if pinned:
-        return f"{search.run.modes[0].name}, as set in training.checkpointing; {context}."
-    chosen = inputs.mode_at(gpus).name
-    target = inputs.goodput_target
-    why = (
-        f"the least elaborate to keep at least {target:.0%} (goodput_target)"
-        if float(np.max(kept)) >= target
-        else f"none keeps {target:.0%} (goodput_target), so the one that keeps the most"
-    )
-    return f"{chosen}, chosen by training.checkpointing = auto as {why}; {context}."
-
-
-def _failure_note(spec: TrainingSpec, run: WholeRun, good: Goodput) -> str | None:
-    """The whole-run note on recovery: which mode the plan uses and why, when `auto` chose it or when a pinned
-    mode loses more than a fifth of the run to failures (at 100K GPUs a failure comes every half hour)."""
-    failures = next(f for f in run.factors if f.name == "failures and checkpoints")
-    if spec.checkpointing != "auto" and failures.efficiency >= FAILURE_NOTE_BELOW:
-        return None
-    return f"Failures cost {1 - failures.efficiency:.0%} of the run. Recovery: {good.checkpointing_reason}"
 
 
 def _result(
@@ -336,7 +288,7 @@ def _result(
         plan=plan,
         goodput=good,
         whole_run=run,
-        whole_run_note=_failure_note(spec, run, good),
+        whole_run_note=failure_note(spec, run, good),
         search=stats,
         global_batch_sequences_requested=search.batch_sequences,
     )
