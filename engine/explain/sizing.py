@@ -147,10 +147,13 @@ def _whole_run_entries(tr: TrainingResult, spec: TrainingSpec) -> dict[str, Entr
         "training.goodput": _entry(
             "share of time kept through failures and checkpoints = tau / (tau + delta) x (1 - ((tau + delta) / 2 + "
             "restart) / job_mtbf); job_mtbf = system MTBF / systems; delta = checkpoint stall = checkpoint bytes / "
-            "(stall bandwidth per GPU x GPUs); tau = Daly's optimum checkpoint interval; restart = base + growth per "
-            "doubling of systems",
+            "(stall bandwidth per GPU x GPUs); tau = Daly's optimum checkpoint interval; restart = time lost per "
+            "failure in the recovery mode used, base + growth per doubling of systems (elastic: most failures cost "
+            "only a short stall while a replica rejoins; the share elastic_whole_job_failure_fraction restarts from "
+            "memory)",
             {
-                "checkpointing": spec.checkpointing,
+                "checkpointing": g.checkpointing or spec.checkpointing,
+                "why this recovery mode": g.checkpointing_reason,
                 "systems": g.systems,
                 "system MTBF (hours)": g.node_mtbf_hours,
                 "job MTBF (minutes)": g.job_mtbf_s / 60.0,
@@ -162,7 +165,11 @@ def _whole_run_entries(tr: TrainingResult, spec: TrainingSpec) -> dict[str, Entr
             },
             "Daly, 'A higher order estimate of the optimum checkpoint interval for restart dumps' (FGCS 22, 2006); "
             "failure rate: " + (g.mtbf_source or "the system's catalog MTBF") + "; restart growth: Jiang et al., "
-            "'MegaScale' (arXiv 2402.15627, 2024)",
+            "'MegaScale' (NSDI 2024, arXiv 2402.15627); in-memory recovery: Wang et al., 'Gemini: Fast Failure "
+            "Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023) and Gemini Team, 'Gemini: A "
+            "Family of Highly Capable Multimodal Models' (arXiv 2312.11805, Dec 2023); elastic recovery: PyTorch "
+            "blog, 'Fault Tolerant Llama' (torchft, June 2025); failures a replica cannot absorb: Meta, 'The Llama 3 "
+            "Herd of Models' (arXiv 2407.21783, July 2024) Table 5",
         ),
         "training.days": _entry(
             "expected whole run (p50) = steady-state days / (failures and checkpoints x production vs benchmark x "

@@ -13,7 +13,9 @@ ideal days understate the calendar time a purchase must cover. Model:
 The stall delta depends on `training.checkpointing` (resolved in whole_run.py): synchronous checkpoints stall for
 the storage write; asynchronous ones (Megatron-Core dist_checkpointing, PyTorch DCP async_save) only for the
 device-to-host copy, the storage write proceeding in the background; in-memory ones (Gemini, SOSP 2023) also copy
-to host memory and restart from peers' memory, so the restart R is shorter. R grows with the job's systems.
+to host memory and restart from peers' memory, so the restart R is shorter; elastic ones (torchft) let a failed
+replica drop out while the others continue, so R is mostly a short stall (recovery.py, which also picks the mode
+for `auto`). R grows with the job's systems.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ class Goodput:
     restart_s: float
     mtbf_source: str
     floored: bool
+    checkpointing: str = ""  # the recovery mode used (recovery.py), resolved from `auto` when not pinned
+    checkpointing_reason: str = ""  # why that mode, for the plan
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -83,6 +87,8 @@ def expected_goodput(
     checkpoint_bytes_per_param: float,
     restart_s: float,
     mtbf_source: str = "",
+    checkpointing: str = "",
+    checkpointing_reason: str = "",
 ) -> Goodput:
     """Goodput of a job on `systems` systems with `gpus` GPUs training a `params`-parameter model."""
     systems = max(1, systems)
@@ -102,4 +108,6 @@ def expected_goodput(
         restart_s=restart_s,
         mtbf_source=mtbf_source,
         floored=floored,
+        checkpointing=checkpointing,
+        checkpointing_reason=checkpointing_reason,
     )

@@ -26,6 +26,7 @@ import numpy as np
 
 from engine.assumptions.registry import ASSUMPTIONS, Assumptions
 from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
+from engine.performance.recovery import RecoveryMode, choose_modes, recovery_modes
 
 __all__ = [
     "FACTOR_SOURCES",
@@ -51,7 +52,9 @@ FACTOR_SOURCES = {
         "unexpected interruptions in 54 days on 16,384 H100; checkpoint interval: Daly, 'A higher order estimate "
         "of the optimum checkpoint interval for restart dumps' (FGCS 22, 2006); restart growing with scale: Jiang "
         "et al., 'MegaScale' (arXiv 2402.15627, Feb 2024); in-memory checkpoints: Wang et al., 'Gemini: Fast "
-        "Failure Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023)"
+        "Failure Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023) and Gemini Team, 'Gemini: A "
+        "Family of Highly Capable Multimodal Models' (arXiv 2312.11805, Dec 2023); elastic recovery of a failed "
+        "replica: PyTorch blog, 'Fault Tolerant Llama' (torchft, June 2025)"
     ),
     "production vs benchmark": (
         "Fitted on published whole runs: Touvron et al., 'Llama 2' (arXiv 2307.09288, July 2023) Tables 1-2; "
@@ -80,9 +83,7 @@ class WholeRunInputs:
     node_mtbf_hours: float
     gpus_per_system: int
     checkpoint_bytes: float
-    stall_bytes_s_per_gpu: float  # storage write (synchronous) or device-to-host copy (asynchronous, in memory)
-    restart_s: float
-    restart_per_doubling_s: float
+    modes: tuple[RecoveryMode, ...]  # the pinned checkpointing mode, or the candidates of `auto` (recovery.py)
     production_efficiency: float
     eval_stall_fraction: float
     straggler_per_doubling: float
@@ -91,27 +92,22 @@ class WholeRunInputs:
     # The whole-run quantile a deadline must be met at, in standard deviations of log(days): 0 meets the p50
     # (expected) run, Z90 the p90 (a run this long or shorter nine times in ten).
     deadline_z: float = 0.0
+    goodput_target: float = 0.9  # `auto` takes the least elaborate mode whose goodput reaches it
 
     @classmethod
     def resolve(
         cls, *, params: float, checkpointing: str, node_mtbf_hours: float, gpus_per_system: int, a: Assumptions
     ) -> WholeRunInputs:
-        stall_gbyte_s = (
-            a["storage_write_gbyte_s_per_gpu"] if checkpointing == "synchronous" else a["host_copy_gbyte_s_per_gpu"]
-        )
-        # In-memory checkpoints (copies in peers' host memory) restart from memory, not storage, onto hot spares.
-        restart_minutes = a["in_memory_restart_minutes"] if checkpointing == "in_memory" else a["restart_minutes"]
         return cls(
             node_mtbf_hours=node_mtbf_hours,
             gpus_per_system=gpus_per_system,
             checkpoint_bytes=params * a["checkpoint_bytes_per_param"],
-            stall_bytes_s_per_gpu=stall_gbyte_s * 1e9,
-            restart_s=restart_minutes * 60.0,
-            restart_per_doubling_s=a["restart_minutes_per_doubling"] * 60.0,
+            modes=recovery_modes(params, checkpointing, a),
             production_efficiency=a["production_efficiency"],
             eval_stall_fraction=a["eval_and_stall_fraction"],
             straggler_per_doubling=a["straggler_slowdown_per_doubling"],
             mtbf_range_factor=a["mtbf_range_factor"],
+            goodput_target=a["goodput_target"],
         )
 
     def with_ramp(self, ramp: Mapping[str, Any] | None, batch_tokens: float, tokens: float) -> WholeRunInputs:
@@ -123,21 +119,41 @@ class WholeRunInputs:
     def systems(self, gpus):
         return np.maximum(np.ceil(np.maximum(np.asarray(gpus, dtype=float), 1.0) / self.gpus_per_system), 1.0)
 
-    def restart_seconds(self, gpus):
-        """Restart time growing with the job: restart_minutes + restart_minutes_per_doubling x log2(systems)."""
-        return self.restart_s + self.restart_per_doubling_s * np.log2(self.systems(gpus))
-
-    def goodput(self, gpus, mtbf_scale=1.0):
-        """Failures and checkpoints (goodput.py's formula) with the restart time growing with log2(systems).
-
-        `mtbf_scale` may be a column of scales (shape (k, 1)): one row of goodputs per scale, each element the
-        same expression as with that scale alone (`whole_runs` asks for three at once)."""
+    def mode_goodputs(self, gpus, mtbf_scale: float = 1.0):
+        """Goodput (goodput.py's formula, unfloored) of every candidate mode: one row per mode."""
         gpus = np.maximum(np.asarray(gpus, dtype=float), 1.0)
         systems = self.systems(gpus)
         mtbf = self.node_mtbf_hours * mtbf_scale * 3600.0 / systems
-        delta = self.checkpoint_bytes / (self.stall_bytes_s_per_gpu * gpus)
-        restart = self.restart_s + self.restart_per_doubling_s * np.log2(systems)  # `restart_seconds`
-        return np.maximum(goodput_fraction(delta, mtbf, restart), MIN_GOODPUT)
+        return np.stack([
+            goodput_fraction(self.checkpoint_bytes / (m.stall_bytes_s_per_gpu * gpus), mtbf, m.restart_seconds(systems))
+            for m in self.modes
+        ])  # fmt: skip
+
+    def mode_index(self, gpus):
+        """Which of `modes` a job on `gpus` GPUs uses (chosen on the expected failure rate, `choose_modes`)."""
+        gpus = np.asarray(gpus, dtype=float)
+        if len(self.modes) == 1:
+            return np.zeros(gpus.shape, dtype=int)
+        return choose_modes(self.mode_goodputs(gpus, 1.0), gpus, self.modes, self.goodput_target)
+
+    def mode_at(self, gpus: int) -> RecoveryMode:
+        return self.modes[int(self.mode_index(gpus))]
+
+    def restart_seconds(self, gpus):
+        """Per-failure loss of the mode used, growing with the job: base + growth per doubling x log2(systems)."""
+        index = self.mode_index(gpus)
+        systems = self.systems(gpus)
+        return np.choose(index, [m.restart_seconds(systems) for m in self.modes])
+
+    def goodput(self, gpus, mtbf_scale=1.0):
+        """Failures and checkpoints (goodput.py's formula) in the mode used at each GPU count; the mode is chosen
+        on the expected failure rate and kept when the p10/p90 range scales the MTBF. `mtbf_scale` may be a column
+        of scales (shape (k, 1)): one row of goodputs per scale (`whole_runs` asks for three at once)."""
+        gpus = np.asarray(gpus, dtype=float)
+        fractions = self.mode_goodputs(gpus, mtbf_scale)
+        index = np.broadcast_to(self.mode_index(gpus), fractions.shape[1:])[None, ...]
+        chosen = np.take_along_axis(fractions, index, axis=0)[0]
+        return np.maximum(chosen, MIN_GOODPUT)
 
     def efficiency_ceiling(self, gpus):
         """An upper bound on `run_efficiency` at `gpus` GPUs and at every larger count, for any step breakdown.
@@ -150,7 +166,8 @@ class WholeRunInputs:
         systems = self.systems(gpus)
         doublings = np.log2(systems)  # the restart and stragglers formulas, with the systems counted once
         if self.node_mtbf_hours > 0:
-            restart = self.restart_s + self.restart_per_doubling_s * doublings
+            # The smallest per-failure loss of any candidate mode bounds whichever mode `auto` picks.
+            restart = np.min([m.restart_s + m.restart_per_doubling_s * doublings for m in self.modes], axis=0)
             goodput = np.maximum(
                 np.minimum(1.0 - restart * systems / (self.node_mtbf_hours * 3600.0), 1.0), MIN_GOODPUT
             )

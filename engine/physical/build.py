@@ -234,7 +234,8 @@ def _storage_work(request: PlanRequest, sizing: object) -> StorageWorkload:
     goodput = getattr(sizing, "goodput", None)
     return StorageWorkload(
         training_tokens=request.training.tokens,
-        checkpointing=request.training.checkpointing,
+        # The mode the plan uses (training.checkpointing = auto resolves per plan, engine/performance/recovery.py).
+        checkpointing=getattr(goodput, "checkpointing", "") or request.training.checkpointing,
         checkpoint_interval_s=getattr(goodput, "checkpoint_interval_s", None),
         tokens_per_s=float(getattr(sizing, "tokens_per_s", 0.0) or 0.0),
         vocab=request.model.vocab,

@@ -278,10 +278,13 @@ class TrainingSpec(Section):
     precision: Literal["bf16", "fp8"] = Field("bf16", description="Training math precision.")
     parallelism: TrainingParallelism = Field(default_factory=TrainingParallelism)
     memory: TrainingMemory = Field(default_factory=TrainingMemory)
-    checkpointing: Literal["synchronous", "asynchronous", "in_memory"] = Field(
-        "asynchronous",
-        description="How checkpoints are written: synchronous (training waits for storage), asynchronous (only the "
-        "copy to host memory stalls training) or in_memory (copies kept in peers' memory, storage rarely).",
+    checkpointing: Literal["auto", "synchronous", "asynchronous", "in_memory", "elastic"] = Field(
+        "auto",
+        description="How checkpoints are kept and failures recovered: synchronous (training waits for storage), "
+        "asynchronous (only the copy to host memory stalls training), in_memory (copies in peers' host memory, "
+        "restart onto hot spares), elastic (a failed data-parallel replica drops out and rejoins while the others "
+        "continue) or auto (the least elaborate of asynchronous, in_memory, elastic that keeps goodput at "
+        "goodput_target, as teams at that scale do).",
     )
 
     @classmethod

@@ -132,6 +132,8 @@ class GoodputSummary:
     restart_s: float
     mtbf_source: str
     floored: bool
+    checkpointing: str = ""
+    checkpointing_reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,13 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
-from engine.performance.whole_run import WholeRun, WholeRunInputs, fixed_share, whole_run_days, whole_runs
+from engine.performance.whole_run import WholeRun, fixed_share, whole_run_days, whole_runs
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report
 from engine.search.shared import SearchMemo, copy_outcome, copy_points
 from engine.search.training_failure import explain_failure
+from engine.search.training_recovery import failure_note, recovery_reason
 from engine.workload.model import Workload
 
 __all__ = [
@@ -38,8 +39,6 @@ __all__ = [
 SECONDS_PER_DAY = 86_400.0
 # GPU counts of the frontier, as multiples of the plan's count (then rounded to whole systems).
 FRONTIER_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
-# Below this failures-and-checkpoints efficiency the plan says what in-memory checkpoints would recover.
-FAILURE_NOTE_BELOW = 0.8
 
 
 @dataclass(frozen=True)
@@ -224,40 +223,22 @@ def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[s
 
 
 def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, a: Assumptions) -> Goodput:
-    """The failure-and-checkpoint record of the plan (the same inputs the search's whole-run efficiency uses)."""
+    """The failure-and-checkpoint record of the plan (the same inputs the search's whole-run efficiency uses), in
+    the recovery mode the plan uses and with why."""
     run = search.run
     systems = math.ceil(gpus / system.gpus_per_system)
+    mode = run.mode_at(gpus)
     return expected_goodput(
         params=work.params,
         gpus=gpus,
         systems=systems,
         node_mtbf_hours=search.node_mtbf_hours,
-        write_gbyte_s_per_gpu=run.stall_bytes_s_per_gpu / 1e9,
+        write_gbyte_s_per_gpu=mode.stall_bytes_s_per_gpu / 1e9,
         checkpoint_bytes_per_param=a["checkpoint_bytes_per_param"],
-        restart_s=run.restart_s + run.restart_per_doubling_s * math.log2(max(systems, 1)),
+        restart_s=float(mode.restart_seconds(systems)),
         mtbf_source=system.mtbf_source if a["node_mtbf_hours"] <= 0 else "assumption node_mtbf_hours",
-    )
-
-
-def _failure_note(
-    work: Workload, spec: TrainingSpec, gpus: int, run: WholeRun, search: TrainingSearch, a: Assumptions
-) -> str | None:
-    """When failures eat more than a fifth of the run, what in-memory checkpoints (restart from peers' memory)
-    would keep: at 100K GPUs a failure comes every half hour, and restarting from storage cannot keep up."""
-    failures = next(f for f in run.factors if f.name == "failures and checkpoints")
-    if spec.checkpointing == "in_memory" or failures.efficiency >= FAILURE_NOTE_BELOW:
-        return None
-    inputs = search.run
-    alt = WholeRunInputs.resolve(params=work.params, checkpointing="in_memory", node_mtbf_hours=inputs.node_mtbf_hours,
-                                 gpus_per_system=inputs.gpus_per_system, a=a)  # fmt: skip
-    systems = float(inputs.systems(gpus))
-    mtbf_min = inputs.node_mtbf_hours * 60.0 / systems
-    return (
-        f"Failures cost {1 - failures.efficiency:.0%} of the run: on {systems:,.0f} systems a failure comes about "
-        f"every {mtbf_min:.0f} minutes and each restart from storage takes about "
-        f"{float(inputs.restart_seconds(gpus)) / 60:.0f} minutes. In-memory checkpoints (training.checkpointing = "
-        f"in_memory, restart from peers' memory in about {float(alt.restart_seconds(gpus)) / 60:.0f} minutes) would "
-        f"keep {float(alt.goodput(gpus)):.0%} of the time instead of {failures.efficiency:.0%}."
+        checkpointing=mode.name,
+        checkpointing_reason=recovery_reason(work, gpus, search, a),
     )
 
 
@@ -314,7 +295,7 @@ def _result(
         plan=plan,
         goodput=good,
         whole_run=run,
-        whole_run_note=_failure_note(work, spec, plan.gpus, run, search, a),
+        whole_run_note=failure_note(spec, run, good),
         search=stats,
         global_batch_sequences_requested=search.batch_sequences,
     )

@@ -248,7 +248,7 @@ def test_whole_run_stays_plausible_at_16k_and_100k_gpus(plan):
     t_big = plan(big)["training"]
     # 12,288 systems: job MTBF 6335 h / 12288 = 30.9 min; restart 3 + 0.25 x log2(12288) = 6.4 min -> about 0.79.
     assert 0.75 < t_big["goodput"]["fraction"] < 0.85
-    slow_body = _fixed("llama-3-405b", 98_304, global_batch_tokens=64 * 1024 * 1024)
+    slow_body = _fixed("llama-3-405b", 98_304, global_batch_tokens=64 * 1024 * 1024, checkpointing="asynchronous")
     slow_body["hardware"]["fabric"] = "roce-400g"
     slow = plan(slow_body)["training"]
     assert slow["goodput"]["fraction"] < t_big["goodput"]["fraction"]
