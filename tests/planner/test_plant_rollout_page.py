@@ -36,3 +36,16 @@ def test_page_shows_the_plant_and_the_phases(alice_client, phased_plan):
     parts = {line["part_number"] for line in result["bom"]}
     assert {"SITE-ELECTRICAL", "SITE-MECHANICAL", "SITE-BUILDING"} <= parts
     assert result["costs"]["onprem"]["opex_breakdown_usd_per_year"]["colocation"] == "0.00"
+
+
+def test_report_carries_the_plant_and_the_phases(phased_plan):
+    """The PDF is the page on paper: its HTML (rendered as the PDF renders it) has the site section."""
+    from django.template.loader import render_to_string
+
+    from planner.presenters import report_context
+
+    html = render_to_string("planner/report.html", report_context(phased_plan))
+    assert 'id="site"' in html and "Site: halls, plant and roll-out" in html
+    # 2 phases of 64 DGX H100 (2 SUs of 32): 512 GPUs installed after the first, 1,024 after the second.
+    assert "2 (work starts)" in html and ">512<" in html and ">1,024<" in html
+    assert "Heat rejection, air loop" in html or "Heat rejection, liquid loop" in html
