@@ -16,6 +16,7 @@ plan_patterns = [
     path("prices/refresh/", price_views.prices_refresh, name="prices_refresh"),
     path("plans/<int:plan_id>/delete/", views.plan_delete, name="plan_delete"),
     path("plans/compare/", views.plan_compare, name="plan_compare"),
+    path("plans/<int:plan_id>/plan.json", views.plan_result_json, name="plan_result_json"),
     path("plans/<int:plan_id>/bom.csv", views.plan_bom_csv, name="plan_bom_csv"),
     path("plans/<int:plan_id>/bom.xlsx", views.plan_bom_xlsx, name="plan_bom_xlsx"),
     path("plans/<int:plan_id>/bom.pdf", views.plan_report_pdf, name="plan_report_pdf"),

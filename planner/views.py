@@ -19,6 +19,7 @@ from .forms import PlanForm, QuoteUploadForm, initial_from_request
 from .health import health_report
 from .outputs.bom_csv import BOM_CSV_VERSION, bom_csv
 from .outputs.bom_xlsx import XLSX_AVAILABLE, XLSX_CONTENT_TYPE, XlsxUnavailable, bom_xlsx
+from .outputs.cache_files import stored_result
 from .outputs.page_cache import page_parts
 from .outputs.plan_view import plan_view
 from .outputs.report_cache import report_pdf
@@ -144,6 +145,20 @@ def plan_bom_csv(request: HttpRequest, plan_id: int) -> HttpResponse:
     response = HttpResponse(bom_csv(lines, view.lead_times), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}-bom.csv"'
     response["X-BOM-CSV-Version"] = BOM_CSV_VERSION
+    return response
+
+
+@login_required
+@require_GET
+def plan_result_json(request: HttpRequest, plan_id: int) -> HttpResponse:
+    """The plan's result exactly as stored, as a file: the page links it (a large plan's JSON is megabytes, too
+    much to show inline)."""
+    plan = selectors.plan_get_owned(owner=request.user, plan_id=plan_id)
+    stored = stored_result(plan)
+    if stored is None:
+        raise Http404("This plan has no result yet.")
+    response = HttpResponse(stored.text, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="plan-{plan.pk}.json"'
     return response
 
 

@@ -43,12 +43,16 @@ _TEMPLATES = ("templates", "planner")  # under BASE_DIR: the page's sections are
 # A view that misses while the worker is building waits up to this long for the worker's file (then builds).
 BUILD_WAIT_S = 2.0
 BUILD_POLL_S = 0.02
+# The "Plan JSON" block shows the plan inline up to this size; a larger plan (a 1M-GPU plan's JSON is about 8 MB,
+# which made its page 20 MB) links the download instead (views.plan_result_json).
+INLINE_JSON_MAX_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
 class PageParts:
     """What the page shows beside the figures: chart id -> plotly JSON, diagram kind -> SVG text, the plan's
-    JSON pretty-printed (the "Plan JSON" block: json.dumps with an indent runs in pure Python, 30 ms here), and
+    JSON pretty-printed (the "Plan JSON" block: json.dumps with an indent runs in pure Python, 30 ms here; "" above
+    INLINE_JSON_MAX_BYTES), and
     every section of the page that is the same whoever views it, as HTML (a page view then decodes nothing)."""
 
     charts: dict[str, PageChart] = field(default_factory=dict)
@@ -95,7 +99,8 @@ def _build(view: PlanView, plan_pk: int) -> PageParts:
 
     from .page_html import page_html
 
-    charts, diagrams, plan_json = plan_charts(view), plan_diagrams(view), pretty_json(view.raw)
+    charts, diagrams = plan_charts(view), plan_diagrams(view)
+    plan_json = pretty_json(view.raw) if len(json.dumps(view.raw)) <= INLINE_JSON_MAX_BYTES else ""
     html = page_html(plan_pk, view, charts, diagrams, plan_json)
     has_bom = bool(view.bom_lines)
     return PageParts(charts=charts, diagrams=diagrams, plan_json=plan_json, html=html, has_bom=has_bom)
