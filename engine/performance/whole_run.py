@@ -58,7 +58,8 @@ FACTOR_SOURCES = {
     ),
     "production vs benchmark": (
         "Fitted on published whole runs: Touvron et al., 'Llama 2' (arXiv 2307.09288, July 2023) Tables 1-2; "
-        "Biderman et al., 'Pythia' (arXiv 2304.01373, April 2023); MosaicML, 'Introducing MPT-7B' (May 2023)"
+        "Biderman et al., 'Pythia' (arXiv 2304.01373, April 2023); MosaicML, 'Introducing MPT-7B' (May 2023); "
+        "DeepSeek-AI, 'DeepSeek-V3 Technical Report' (arXiv 2412.19437, Dec 2024)"
     ),
     "evaluations and data stalls": (
         "Jiang et al., 'MegaScale' (arXiv 2402.15627, Feb 2024): data loading and evaluation among the overheads "

@@ -64,7 +64,7 @@ def test_training_with_too_small_envelope_is_infeasible(api, django_capture_on_c
     body = {
         "workload": "training",
         "model": {"preset": "llama-3-8b"},
-        "training": {"tokens": 1e12, "deadline_days": 30},
+        "training": {"tokens": 3e12, "deadline_days": 30},
         "hardware": {"system": "dgx-h100"},
         "envelope": {"racks": 3},
     }

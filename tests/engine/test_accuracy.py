@@ -30,8 +30,9 @@ def _median(errors: dict[str, float]) -> float:
 
 
 def test_every_throughput_row_is_evaluated(catalog):
-    # 6 Narayanan + 4 Korthikanti models x 2 recompute modes + 4 llm-foundry + 6 NVIDIA table rows + TinyLlama.
-    assert len(ROWS) == 25
+    # 6 Narayanan + 4 Korthikanti models x 2 recompute modes + 4 llm-foundry + 7 NVIDIA table rows (one of them
+    # DeepSeek-V3, MoE) + TinyLlama.
+    assert len(ROWS) == 26
     results = evaluate_rows(catalog)
     assert all(r.predicted_step_s is not None for r in results), [r.problems for r in results if r.problems]
 
@@ -51,25 +52,32 @@ def test_every_whole_run_row_runs(figures):
     assert set(figures["whole_run_loso"]) == {r.id for r in WHOLE_RUN_ROWS}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Known gap (issue 13 note): the whole-run sources disagree (Pythia's 2022 "
-    "stack implies production efficiency 0.54, Llama 2 0.85), so the LOSO median sits at the bound (20.04 %, 8 "
-    "rows, 4 sources). Strict: "
-    "an improvement that meets the bound makes this test fail until the mark is removed.",
-)
 def test_whole_run_loso_median_below_limit(figures):
     assert _median(figures["whole_run_loso"]) <= LOSO_MEDIAN_LIMIT
 
 
+def test_whole_run_loso_worst_within_the_goal(figures):
+    # Issue 13's goal on unseen runs: worst |error| at most 35 % (met since the Pythia rows use their layout).
+    assert max(abs(v) for v in figures["whole_run_loso"].values()) <= 0.35
+
+
+def test_whole_runs_with_a_published_layout_are_predicted_on_it():
+    # EleutherAI/pythia models/12B/pythia-12b.yml: model-parallel-size 4, pipe-parallel-size 1, micro-batch 8,
+    # checkpoint-activations true, ZeRO stage 1; models/6.9B/pythia-6.9b.yml: the same with model-parallel-size 2.
+    pinned = {r.id: r.request["training"].get("parallelism") for r in WHOLE_RUN_ROWS}
+    layout = {"pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 1}
+    assert pinned["pythia-12b"] == {"tp": 4, **layout}
+    assert pinned["pythia-6.9b"] == {"tp": 2, **layout}
+
+
 def test_the_plan_range_covers_most_published_whole_runs(figures):
-    """p10-p90 should cover about 80 % of runs; at least half must be inside, or the range is not honest."""
+    """p10-p90 should cover about 80 % of runs; at least 60 % must be inside, or the range is not honest."""
     inside = [
         rid
         for rid, rng in figures["whole_run_ranges"].items()
         if rng and rng[0] <= next(r.published for r in WHOLE_RUN_ROWS if r.id == rid) <= rng[1]
     ]
-    assert len(inside) >= len(WHOLE_RUN_ROWS) / 2, inside
+    assert len(inside) >= 0.6 * len(WHOLE_RUN_ROWS), inside
 
 
 def test_stored_defaults_reproduce_the_full_fit(figures):
@@ -91,3 +99,8 @@ def test_published_iteration_times_are_converted_on_their_own_basis():
     row = next(r for r in ROWS if r.id == "3f-llama31-405b-h100")
     assert row.published_step_s == pytest.approx(512 * 8192 / (1024 * 292), rel=1e-9)
     assert (row.parallelism.tp, row.parallelism.pp, row.parallelism.cp, row.parallelism.dp) == (8, 8, 2, 8)
+    # Megatron-Bridge 25.09 DeepSeek-V3 on 1,024 H100: 8192 x 4096 tokens / (1024 x 1,297 tokens/s/GPU) = 25.26 s,
+    # TP2 PP8 EP64 (dp 64 = 1024 / (2 x 8)).
+    row = next(r for r in ROWS if r.id == "3f-deepseek-v3-h100")
+    assert row.published_step_s == pytest.approx(25.264, rel=1e-4)
+    assert (row.parallelism.tp, row.parallelism.pp, row.parallelism.ep, row.parallelism.dp) == (2, 8, 64, 64)
