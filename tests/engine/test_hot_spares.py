@@ -1,0 +1,95 @@
+"""Hot spares of an elastic-recovery build (engine/physical/spares.py), worked by hand.
+
+mean systems down = systems x repair_hours / system MTBF hours; spares = the smallest k with P(Poisson(mean) <= k)
+>= the service level (0.99 by default). Poisson CDFs below are summed by hand from p(k) = e^-m m^k / k!.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import pytest
+
+from engine import load_catalog, run_plan, validate_request
+from engine.assumptions.registry import Assumptions
+from engine.physical.spares import hot_spares, poisson_quantile
+from engine.result import to_json
+
+# DGX H100's system MTBF: the Llama 3 paper's 419 interruptions in 54 days on 16,384 GPUs = one per
+# 16,384 x 54 x 24 / 419 = 50,677 GPU-hours, so an 8-GPU system fails once per 50,677 / 8 = 6,335 h.
+H100_SYSTEM_MTBF_H = 6335.0
+
+
+def test_poisson_quantile_of_mean_two_by_hand():
+    # m = 2: p(0) = e^-2 = 0.1353, p(1) = 0.2707, p(2) = 0.2707, p(3) = 0.1804, p(4) = 0.0902, p(5) = 0.0361,
+    # p(6) = 0.0120. CDF: 0.1353, 0.4060, 0.6767, 0.8571, 0.9473, 0.9834, 0.9955.
+    assert poisson_quantile(2.0, 0.99) == 6  # CDF(5) = 0.9834 < 0.99 <= CDF(6) = 0.9955
+    assert poisson_quantile(2.0, 0.90) == 4  # CDF(3) = 0.8571 < 0.90 <= CDF(4) = 0.9473
+    assert poisson_quantile(2.0, 0.5) == 2  # CDF(1) = 0.4060 < 0.5 <= CDF(2) = 0.6767
+    assert poisson_quantile(0.0, 0.99) == 0  # nothing ever down
+
+
+def test_12500_systems_need_118_spares_at_p99():
+    # 12,500 DGX H100 (100,000 GPUs), repair 48 h: mean down = 12,500 x 48 / 6,335 = 94.71 systems.
+    # Poisson p99 by the Cornish-Fisher expansion: m + z sqrt(m) + (z^2 - 1) / 6 with z = 2.326:
+    # 94.71 + 2.326 x 9.732 + (5.410 - 1) / 6 = 94.71 + 22.64 + 0.74 = 118.09, less the continuity half: 117.6,
+    # so the first whole count at or above p99 is 118 (summing the terms: CDF(117) = 0.9885, CDF(118) = 0.9911).
+    spares = hot_spares(12_500, H100_SYSTEM_MTBF_H, Assumptions())
+    assert spares.mean_systems_down == pytest.approx(94.712, abs=0.001)
+    assert (spares.systems, spares.repair_hours, spares.percentile) == (118, 48.0, 0.99)
+
+
+def test_repair_time_and_service_level_are_assumptions():
+    # Repair 24 h halves the mean: 12,500 x 24 / 6,335 = 47.36; p90 (z = 1.2816): 47.36 + 1.2816 x 6.882
+    # + (1.642 - 1) / 6 = 47.36 + 8.82 + 0.11 = 56.29, less 0.5 -> 55.8 -> 56.
+    a = Assumptions(overrides={"spare_repair_hours": 24.0, "hot_spare_percentile": 0.9})
+    spares = hot_spares(12_500, H100_SYSTEM_MTBF_H, a)
+    assert spares.mean_systems_down == pytest.approx(47.356, abs=0.001)
+    assert spares.systems == 56
+
+
+def _plan(checkpointing: str) -> dict:
+    catalog = load_catalog()
+    request = {
+        "workload": "training",
+        "model": {"preset": "llama-3-405b"},
+        "training": {"tokens": 15e12, "gpus": 16_384, "checkpointing": checkpointing},
+        "hardware": {"system": "dgx-h100"},
+    }
+    return to_json(run_plan(validate_request(request, catalog), catalog))
+
+
+@functools.cache
+def _elastic() -> dict:
+    return _plan("elastic")
+
+
+def test_an_elastic_build_carries_its_spares_as_systems():
+    # 16,384 GPUs = 2,048 DGX H100; mean down = 2,048 x 48 / 6,335 = 15.52; p99: 15.52 + 2.326 x 3.939 + 0.735
+    # = 25.42, less 0.5 -> 24.9 -> 25 (CDF(24) = 0.9838 < 0.99 <= CDF(25) = 0.9908).
+    plan = _elastic()
+    assert plan["training"]["goodput"]["checkpointing"] == "elastic"
+    cluster = plan["cluster"]
+    spares = cluster["hot_spares"]
+    assert (spares["systems"], spares["gpus"], spares["job_systems"]) == (25, 200, 2048)
+    assert spares["mean_systems_down"] == pytest.approx(15.5176, abs=1e-4)
+    assert (cluster["systems"], cluster["gpus"], cluster["job_gpus"]) == (2073, 16_584, 16_384)
+    compute = [line for line in plan["bom"] if line["category"] == "compute"]
+    assert [line["quantity"] for line in compute] == [2048, 25]
+    assert compute[0]["part_number"] == compute[1]["part_number"] and "hot spares" in compute[1]["description"]
+    # Racked like the others: 4 DGX H100 per rack -> ceil(2,073 / 4) = 519 compute racks.
+    assert cluster["racks"] == math.ceil(2073 / 4) == 519
+    entry = plan["explain"]["cluster.hot_spares"]
+    assert entry["inputs"]["hot_spares"] == 25 and entry["inputs"]["repair_hours"] == 48.0
+    assert "Llama 3" in entry["source"] and "Poisson" in entry["formula"] and "powered" in entry["formula"]
+    assert plan["explain"]["cluster.systems"]["inputs"]["hot_spares"] == 25
+    assert {"spare_repair_hours", "hot_spare_percentile"} <= set(plan["assumptions"])
+
+
+def test_a_build_without_elastic_recovery_carries_none():
+    plan = _plan("asynchronous")
+    assert "hot_spares" not in plan["cluster"] and plan["cluster"]["systems"] == 2048
+    assert [line["quantity"] for line in plan["bom"] if line["category"] == "compute"] == [2048]
+    assert "cluster.hot_spares" not in plan["explain"]
+    assert not {"spare_repair_hours", "hot_spare_percentile"} & set(plan["assumptions"])
