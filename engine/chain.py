@@ -16,7 +16,7 @@ from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
 from engine.costing.inputs import CostInputs
 from engine.envelope.plan import run_capacity
-from engine.envelope.workload import EnvelopeCaps, plan_envelope, size_within_envelope
+from engine.envelope.workload import EnvelopeCaps, plan_envelope, size_within_envelope, spares_problem
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
@@ -324,6 +324,8 @@ def run_plan(
             cand.problems.extend(problems)
             if cand.build is not None:  # never a cluster without a network: no compute fabric, no plan
                 cand.problems.extend(fabric_problems(request, cand.system, cand.build, cand.sizing, catalog, a))
+                if too_big := spares_problem(request, caps, cand.system, cand.build):
+                    cand.problems.append(too_big)
     report("build")
 
     for cand in cands:

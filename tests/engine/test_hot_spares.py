@@ -93,3 +93,28 @@ def test_a_build_without_elastic_recovery_carries_none():
     assert [line["quantity"] for line in plan["bom"] if line["category"] == "compute"] == [2048]
     assert "cluster.hot_spares" not in plan["explain"]
     assert not {"spare_repair_hours", "hot_spare_percentile"} & set(plan["assumptions"])
+
+
+def _within(facility_mw: float) -> dict:
+    catalog = load_catalog()
+    request = {
+        "workload": "training",
+        "model": {"preset": "llama-3-405b"},
+        "training": {"tokens": 15e12, "deadline_days": 110, "checkpointing": "elastic"},
+        "hardware": {"system": "dgx-h100"},
+        "envelope": {"facility_mw": facility_mw},
+    }
+    return to_json(run_plan(validate_request(request, catalog), catalog))
+
+
+def test_spares_count_against_an_envelope():
+    """The job (2,048 systems) fits both envelopes; with its 25 spares (2,073 systems) it fits 35.2 MW but not
+    34.3 MW, where the plan is infeasible and says the spares are what does not fit, never feasible outside."""
+    roomy = _within(35.2)
+    assert roomy["feasible"] and roomy["envelope"]["within"]
+    assert (roomy["cluster"]["systems"], roomy["cluster"]["hot_spares"]["systems"]) == (2073, 25)
+    assert roomy["envelope"]["limits"][0]["used"] <= 35.2
+    tight = _within(34.3)
+    assert not tight["feasible"]
+    (problem,) = [p for p in tight["problems"] if "hot spares" in p]
+    assert "2,048 systems and their 25 hot spares" in problem and "34.300 MW" in problem
