@@ -31,7 +31,10 @@ def hot_spares_explain(spares: HotSpares | None) -> dict[str, dict[str, object]]
                 "whose Poisson probability of that many or fewer down reaches the service level. The spares are "
                 "whole systems, racked, cabled and powered (hot) like the others: their racks, fabric ports, "
                 "feeds and cooling are sized for full load (a spare runs the failed system's share the moment it "
-                "rejoins) and their energy is charged at that load (an idle spare draws less, so this errs high)."
+                "rejoins) and their energy is charged at that load (an idle spare draws less, so this errs high). "
+                "A spare is a whole system: for a rack-scale system (NVL72) a whole rack, since a failed tray takes "
+                "its NVLink domain's replica out until the tray is swapped; spare trays inside each rack (running "
+                "fewer GPUs per domain) are not modelled."
             ),
             "inputs": {
                 "job_systems": spares.job_systems,

@@ -11,7 +11,10 @@ down at one moment is systems x repair_hours / node_mtbf_hours (Little's law). I
 count Poisson distributed (the M/G/infinity queue), and the build carries the smallest count whose Poisson
 probability reaches `hot_spare_percentile` (0.99 by default). The MTBF is the one the job's goodput used (the
 system's catalog value from the Llama 3 interruption rate, or the `node_mtbf_hours` override): every
-job-interrupting failure is counted as one that needs a spare, which errs on the side of more spares.
+job-interrupting failure is counted as one that needs a spare, which errs on the side of more spares. A spare is
+a whole system, so a rack-scale system (GB200/GB300 NVL72) is spared by whole racks: a failed compute tray takes
+its rack's NVLink domain, and so the data-parallel replica on it, out of the job until the tray is swapped.
+Keeping spare trays inside each rack (a layout of fewer GPUs per domain) would need far fewer; it is not modelled.
 """
 
 from __future__ import annotations

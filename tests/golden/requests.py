@@ -181,7 +181,7 @@ GOLDEN_REQUESTS: dict[str, dict] = {
         pricing={"years": 1, "regions": ["us-east-1", "us-west-2", "eu-west-1"]},
     ),
     "train-16k-gpus": _with(_training(LLAMA_70B_15T, tokens=15e12, gpus=16384), hardware={"system": "dgx-h100"}),
-    # elastic recovery: the build carries hot spares (2,048 systems + 25 spares), priced in the BOM and capex
+    # elastic recovery: the build carries hot spares (2,048 systems + 15 spares), priced in the BOM and capex
     "train-405b-16k-elastic": _with(
         _training({"preset": "llama-3-405b"}, tokens=15e12, gpus=16384, checkpointing="elastic"),
         hardware={"system": "dgx-h100"},
