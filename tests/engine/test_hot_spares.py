@@ -15,6 +15,7 @@ from engine import load_catalog, run_plan, validate_request
 from engine.assumptions.registry import Assumptions
 from engine.physical.spares import hot_spares, poisson_quantile
 from engine.result import to_json
+from tests.samples import elastic_16k_request
 
 # DGX H100's system MTBF: the Llama 3 paper's 419 interruptions in 54 days on 16,384 GPUs = one per
 # 16,384 x 54 x 24 / 419 = 50,677 GPU-hours, so an 8-GPU system fails once per 50,677 / 8 = 6,335 h.
@@ -51,13 +52,7 @@ def test_repair_time_and_service_level_are_assumptions():
 
 def _plan(checkpointing: str) -> dict:
     catalog = load_catalog()
-    request = {
-        "workload": "training",
-        "model": {"preset": "llama-3-405b"},
-        "training": {"tokens": 15e12, "gpus": 16_384, "checkpointing": checkpointing},
-        "hardware": {"system": "dgx-h100"},
-    }
-    return to_json(run_plan(validate_request(request, catalog), catalog))
+    return to_json(run_plan(validate_request(elastic_16k_request(checkpointing), catalog), catalog))
 
 
 @functools.cache

@@ -17,18 +17,13 @@ from engine.costing import plan_costs
 from engine.costing.onprem import EXTRA_CATEGORIES
 from planner.adapter import cost_inputs
 from pricing.references import price_references_load
+from tests.samples import elastic_16k_request
 
 
 @functools.cache
 def _priced(checkpointing: str) -> dict:
     catalog = load_catalog()
-    request = {
-        "workload": "training",
-        "model": {"preset": "llama-3-405b"},
-        "training": {"tokens": 15e12, "gpus": 16_384, "checkpointing": checkpointing},
-        "hardware": {"system": "dgx-h100"},
-    }
-    plan = run_plan(validate_request(request, catalog), catalog)
+    plan = run_plan(validate_request(elastic_16k_request(checkpointing), catalog), catalog)
     return json.loads(json.dumps(plan_costs(plan, cost_inputs(price_references_load())).to_json()))
 
 
