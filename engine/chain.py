@@ -16,13 +16,14 @@ from engine.assumptions.registry import KV_BYTES_BY_PRECISION, Assumptions
 from engine.catalog.hardware import Catalog, Gpu, System
 from engine.costing.inputs import CostInputs
 from engine.envelope.plan import run_capacity
-from engine.envelope.workload import EnvelopeCaps, plan_envelope, size_within_envelope
+from engine.envelope.workload import EnvelopeCaps, plan_envelope, size_within_envelope, spares_problem
 from engine.explain.physical import physical_explain
 from engine.explain.sizing import build_explain, facility_explain, inference_explain, training_explain
 from engine.physical.build import PhysicalBuild, fabric_problems, physical_for_plan
 from engine.physical.cluster import ClusterBuild, build_cluster
 from engine.physical.fabric.campus_links import MEDIUM_PROBLEM
 from engine.physical.facility import FacilityResult, size_facility
+from engine.physical.spares import spares_for
 from engine.request.spec import DEFAULT_GLOBAL_BATCH_TOKENS, PlanRequest
 from engine.result import assemble
 from engine.result.envelope import EnvelopeSummary
@@ -316,10 +317,15 @@ def run_plan(
     for cand in cands:
         if not cand.problems:
             assert cand.sizing is not None
-            cand.build, problems = build_cluster(cand.system, cand.sizing.gpus, request.hardware, a, catalog.parts)
+            spares = spares_for(getattr(cand.sizing, "goodput", None), cand.system.rented, a)
+            cand.build, problems = build_cluster(
+                cand.system, cand.sizing.gpus, request.hardware, a, catalog.parts, spares=spares
+            )
             cand.problems.extend(problems)
             if cand.build is not None:  # never a cluster without a network: no compute fabric, no plan
                 cand.problems.extend(fabric_problems(request, cand.system, cand.build, cand.sizing, catalog, a))
+                if too_big := spares_problem(request, caps, cand.system, cand.build):
+                    cand.problems.append(too_big)
     report("build")
 
     for cand in cands:

@@ -63,6 +63,7 @@ from engine.result import (
 from engine.result.codec import decode as decode_section
 from engine.result.codec import encode as encode_section
 from engine.result.envelope import EnvelopeSummary
+from engine.result.projection import FieldTree, UnknownField, encode_fields, field_tree
 from engine.search.selection import SelectionPrices
 from pricing.models import PriceSnapshot
 from pricing.records import CloudPriceRecord, PartPriceRecord, PriceBook, PriceReferences
@@ -88,6 +89,7 @@ __all__ = [
     "RequestInvalid",
     "TopologyLink",
     "TopologyNode",
+    "WhatIfFields",
     "WhatIfRequest",
     "catalog_names",
     "choices_of",
@@ -113,6 +115,7 @@ __all__ = [
     "to_json",
     "unsafe_values",
     "usd_text",
+    "whatif_fields",
 ]
 
 ProgressCallback = Callable[[str, int], None]
@@ -374,6 +377,21 @@ def _whatif_cost_inputs(snapshot: PriceSnapshot | None) -> CostInputs:
     return cached[1]
 
 
+WhatIfFields = FieldTree
+
+
+def whatif_fields(paths: Iterable[str]) -> WhatIfFields:
+    """The `costs` fields a what-if answers (dotted paths below `costs`, e.g. `onprem.capex_usd`, `verdict`),
+    checked against the costs section's types; RequestInvalid under `fields` names a path that is no field."""
+    paths = [path.strip() for path in paths]
+    if not paths or not all(paths):
+        raise RequestInvalid({"fields": ["fields must name costs fields, comma-separated (e.g. onprem.capex_usd)"]})
+    try:
+        return field_tree(Costs, paths, prefix="costs")
+    except UnknownField as exc:
+        raise RequestInvalid({"fields": [f"fields: {exc}"]}) from None
+
+
 def plan_whatif(
     *,
     stored: Mapping[str, Any],
@@ -382,6 +400,7 @@ def plan_whatif(
     quotes: Iterable[PartPriceRecord] = (),
     decoded: PlanResult | None = None,
     plan_date: str | None = None,
+    fields: WhatIfFields | None = None,
 ) -> dict[str, Any]:
     """Re-price a stored plan (`stored`: its JSON, or at least its `COSTED_SECTIONS`) with `pricing`/`site`
     overrides: costing only, no new search (the sizing, build and
@@ -392,7 +411,8 @@ def plan_whatif(
 
     Dates: the prices are the plan's snapshot's, so they are dated the snapshot's day (`priced_on`, from which
     price ages count), not the day a slider moves; start dates count from the plan's own date (`plan_date`, as
-    its page shows them), else from the snapshot's day."""
+    its page shows them), else from the snapshot's day. `fields` (from `whatif_fields`) keeps only those figures
+    of `costs`; without it the whole section is answered."""
     request_data = _whatif_request(stored.get("request") or {}, overrides)
     request = validate_request(request_data, load_catalog())
     priced_on = snapshot.fetched_at.astimezone(UTC).date().isoformat() if snapshot is not None else None
@@ -411,7 +431,7 @@ def plan_whatif(
     )
     normalised = result.request
     return {
-        "costs": encode_section(priced.costs),
+        "costs": encode_section(priced.costs) if fields is None else encode_fields(priced.costs, fields),
         "pricing": normalised.get("pricing"),
         "site": normalised.get("site"),
         "priced_on": priced_on,

@@ -120,11 +120,12 @@ def headline_rows(views: Sequence[PlanView]) -> list[dict[str, Any]]:
     return rows
 
 
-def _by_part(lines: Iterable[Any]) -> dict[str, Any]:
-    """BOM lines by part number (the BOM has one line per part number; a repeat keeps the first line)."""
-    out: dict[str, Any] = {}
+def _by_part(lines: Iterable[Any]) -> dict[tuple[str, str], Any]:
+    """BOM lines by part number and description: one line per part number, except a system's hot spares (the same
+    part on a line of its own, engine/physical/bom.py); a repeat keeps the first line."""
+    out: dict[tuple[str, str], Any] = {}
     for line in lines:
-        out.setdefault(line.part_number, line)
+        out.setdefault((line.part_number, line.description), line)
     return out
 
 
@@ -133,8 +134,9 @@ def bom_changes(before: Iterable[Any], after: Iterable[Any]) -> tuple[BomChange,
     different quantity or unit price, in part-number order."""
     a, b = _by_part(before), _by_part(after)
     out: list[BomChange] = []
-    for part in sorted(set(a) | set(b)):
-        old, new = a.get(part), b.get(part)
+    for key in sorted(set(a) | set(b), key=lambda k: (k[0] or "", k[1] or "")):
+        old, new = a.get(key), b.get(key)
+        part = key[0]
         if old is None:
             out.append(BomChange("added", part, new.description, None, new.quantity))
         elif new is None:

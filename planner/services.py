@@ -178,11 +178,17 @@ def plan_rerun(*, plan: Plan) -> PlanRun:
     A plan that has an answer keeps it: the re-run is a new plan whose parent is this one (same request), so its
     page says what changed (planner/compare.py: assumptions, headline figures, BOM) and the answer that was
     relied on is still there to compare with. A plan with no answer yet (failed, never finished, or stored by an
-    older version that no longer reads) is run again in place. Returns the new run; `run.plan` is where it is."""
+    older version that no longer reads) is run again in place. Returns the new run; `run.plan` is where it is.
+
+    Run again twice (a double click, a second tab) gives the re-run already queued or running rather than a second
+    child computing the same thing; once that child has finished, run again makes a new one (newer prices)."""
     with transaction.atomic():
+        Plan.objects.select_for_update().filter(pk=plan.pk).first()  # one re-run decision at a time (PostgreSQL)
         if plan.runs.exclude(status__in=FINISHED_STATUSES).exists():
             raise RunInProgress("This plan is already being run; wait for it to finish.")
         if plan.result:
+            if pending := _rerun_in_progress(plan):
+                return pending
             child = plan_create(owner=plan.owner, request_data=plan.request, name=f"{plan.name} (re-run)", parent=plan)
             return child.runs.get()
         _check_queue_room(plan.owner)
@@ -190,6 +196,13 @@ def plan_rerun(*, plan: Plan) -> PlanRun:
         run = PlanRun.objects.create(plan=plan)
         _enqueue_on_commit(run.pk)
     return run
+
+
+def _rerun_in_progress(plan: Plan) -> PlanRun | None:
+    """The queued or running run of a child that re-runs `plan` (same request), newest first; None if there is none.
+    Children with another request (re-planned, what-if) are different questions and never stand in for a re-run."""
+    pending = PlanRun.objects.filter(plan__parent=plan).exclude(status__in=FINISHED_STATUSES).select_related("plan")
+    return next((run for run in pending.order_by("-pk") if run.plan.request == plan.request), None)
 
 
 def _enqueue_on_commit(run_id: int) -> None:

@@ -23,6 +23,17 @@ INFERENCE_REQUEST = {
 }
 
 
+def elastic_16k_request(checkpointing: str = "elastic") -> dict:
+    """Llama 3 405B on 16,384 DGX H100 GPUs (2,048 systems) with the recovery mode given: with `elastic` the build
+    carries hot spares (engine/physical/spares.py)."""
+    return {
+        "workload": "training",
+        "model": {"preset": "llama-3-405b"},
+        "training": {"tokens": 15e12, "gpus": 16_384, "checkpointing": checkpointing},
+        "hardware": {"system": "dgx-h100"},
+    }
+
+
 def priced_plan(owner, body: dict, name: str, capture_on_commit):
     """A plan made through the service with the recorded prices loaded and its run executed on commit, as stored.
 

@@ -25,7 +25,7 @@ from engine.result.costs import ParameterUsed
 
 from .money import cents
 
-__all__ = ["CapexItem", "HardwareBase", "capex_items", "software_bundled"]
+__all__ = ["CapexItem", "HardwareBase", "capex_item", "capex_items", "software_bundled"]
 
 # NVIDIA DGX systems ship with NVIDIA AI Enterprise (DGX H100/H200/B200/B300 datasheets, "Software" row).
 DGX_PREFIX = "dgx-"
@@ -72,23 +72,33 @@ def software_bundled(system: str) -> bool:
     return system.startswith(DGX_PREFIX)
 
 
-def _item(
-    part: str, category: str, description: str, quantity: int, unit: Decimal, name: str, used: ParameterUsed
-) -> CapexItem:
-    unit = cents(unit)
+def capex_item(
+    part: str, name: str, category: str, description: str, quantity: int, unit_usd: Decimal, parameter: str,
+    used: ParameterUsed,
+) -> CapexItem:  # fmt: skip
+    """The one way an extra capex line is made (these lines and the owned site's): the unit price rounded to the
+    cent, extended = quantity x that unit, and the source, date and confidence of the cost parameter behind it."""
+    unit = cents(unit_usd)
     return CapexItem(
         part_number=part,
-        name=ITEM_NAMES.get(part) or ITEM_NAMES[part.split("-")[0]],
+        name=name,
         category=category,
         description=description,
         quantity=quantity,
         unit_price_usd=unit,
         extended_price_usd=cents(unit * quantity),
-        parameter=name,
+        parameter=parameter,
         source=used.source or "",
         as_of=used.as_of or "",
         confidence=used.confidence or "assumption",
     )
+
+
+def _item(
+    part: str, category: str, description: str, quantity: int, unit: Decimal, name: str, used: ParameterUsed
+) -> CapexItem:
+    item_name = ITEM_NAMES.get(part) or ITEM_NAMES[part.split("-")[0]]
+    return capex_item(part, item_name, category, description, quantity, unit, name, used)
 
 
 def capex_items(base: HardwareBase, value: dict[str, Decimal], used: dict[str, ParameterUsed]) -> list[CapexItem]:

@@ -151,7 +151,7 @@ def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
     fixed_onprem = o.capital_charge_usd_per_year + o.levelized_opex_usd_per_year - per_util_onprem * o.utilization
     c = priced.effective_usd_per_gpu_hour
     ratio = work_ratio(o, job, priced)
-    equivalent_gpus = job.cluster_gpus * ratio
+    equivalent_gpus = job.working_gpus * ratio
     capacity = D(equivalent_gpus) * HOURS_PER_YEAR * c
     fixed_cloud, per_util_cloud = (capacity, Decimal(0)) if priced.fixed else (Decimal(0), capacity)
     # fixed_onprem + per_util_onprem u = fixed_cloud + per_util_cloud u

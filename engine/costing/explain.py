@@ -96,7 +96,7 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
         "costs.onprem.usd_per_gpu_hour": _entry(
             "(capital charge + levelised running costs) / (gpus x 8760 x utilization); capital charge = (capex - "
             "residual x (1 + r)^-n) x r / (1 - (1 + r)^-n), r = cost of capital, n = useful life",
-            {**finance_inputs, "gpus": job.cluster_gpus, "utilization": utilization},
+            {**finance_inputs, "gpus": job.working_gpus, "utilization": utilization},
             "equivalent annual cost (Brealey, Myers and Allen, Principles of Corporate Finance); useful life from "
             "Amazon's 2024 Form 10-K; cost of capital and residual value as in the cost parameters table",
         ),
@@ -198,7 +198,7 @@ def _comparison_and_carbon(ev: Evaluation, costs: Costs) -> dict[str, ExplainEnt
             "$/GPU-hour (reserved); work_ratio = the cloud option's GPU-hours for this job / on-prem's (job GPUs x "
             "job hours), so both sides do the same work",
             {
-                "gpus": job.cluster_gpus,
+                "gpus": job.working_gpus,
                 "onprem_job_gpu_hours": r(job.job_gpus * ev.onprem.job_hours, 1),
                 "years": p.years,
             },

@@ -168,10 +168,16 @@ class CostJob:
     cannot_do: Mapping[str, str] = field(default_factory=dict)
     rollout: RolloutSpec | None = None  # the request's phased delivery (rollout.py)
     su_systems: int = 0  # systems per reference scalable unit (a roll-out counted in scalable units)
+    spare_gpus: int = 0  # GPUs of the hot spares (elastic recovery): installed and paid for, but they run no work
 
     @property
     def chosen(self) -> Sizing:
         return self.sizings[0]
+
+    @property
+    def working_gpus(self) -> int:
+        """The GPUs that deliver GPU-hours: all installed but the hot spares (what a cloud option replicates)."""
+        return self.cluster_gpus - self.spare_gpus
 
 
 def request_terms(request: PlanRequest) -> RequestTerms:
@@ -271,6 +277,7 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         cannot_do=_cannot_do(result),
         rollout=request.rollout,
         su_systems=int(cluster.su_systems),
+        spare_gpus=cluster.hot_spares.gpus if cluster.hot_spares is not None else 0,
     )
 
 

@@ -118,7 +118,8 @@ def add_ownership(o: OnpremCosts, job: CostJob, params: Params) -> None:
     o.npv_usd = cents(o.capex_usd + present - at_horizon)
     o.lease_npv_usd = lease_npv(o.capex_usd, terms, flows)
     annual = o.capital_charge_usd_per_year + o.levelized_opex_usd_per_year
-    used_gpu_hours = D(job.cluster_gpus) * HOURS_PER_YEAR * o.utilization
+    # Hot spares are paid for but run no work: the GPU-hours delivered are the working GPUs'.
+    used_gpu_hours = D(job.working_gpus) * HOURS_PER_YEAR * o.utilization
     o.usd_per_gpu_hour = annual / used_gpu_hours if used_gpu_hours > 0 else None
     hours = D(o.job_hours)
     if o.usd_per_gpu_hour is not None:

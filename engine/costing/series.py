@@ -42,7 +42,7 @@ def rented_capacity(ev: Evaluation) -> list[tuple[PricedRow, Decimal]]:
     for purchase in PURCHASE_ORDER:
         if purchase in best:
             work_rate, chosen = best[purchase]
-            per_year = D(ev.job.cluster_gpus) * HOURS_PER_YEAR * work_rate
+            per_year = D(ev.job.working_gpus) * HOURS_PER_YEAR * work_rate
             out.append((chosen, per_year if chosen.fixed else per_year * o.utilization))
     return out
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .capex_lines import CapexItem
+from .capex_lines import CapexItem, capex_item
 from .money import D, cents
 from .parameters import Params
 
@@ -62,22 +62,8 @@ def site_items(it_kw: float, owned: bool, params: Params) -> list[CapexItem]:
     items = []
     for part, name, parameter, what in SITE_LINES:
         unit = cents(params[parameter])
-        used = report[parameter]
-        items.append(
-            CapexItem(
-                part_number=part,
-                name=name,
-                category=SITE_CATEGORY,
-                description=f"Owned site: {what}; {kw:,} kW of IT load x {unit:,.0f} USD per kW",
-                quantity=kw,
-                unit_price_usd=unit,
-                extended_price_usd=cents(unit * kw),
-                parameter=parameter,
-                source=used.source or "",
-                as_of=used.as_of or "",
-                confidence=used.confidence or "assumption",
-            )
-        )
+        description = f"Owned site: {what}; {kw:,} kW of IT load x {unit:,.0f} USD per kW"
+        items.append(capex_item(part, name, SITE_CATEGORY, description, kw, unit, parameter, report[parameter]))
     return [i for i in items if i.extended_price_usd > 0]
 
 

@@ -29,7 +29,15 @@ from engine.result.envelope import EnvelopeSummary
 from engine.search.serving import InferenceResult
 from engine.search.training import TrainingResult
 
-__all__ = ["EnvelopeCap", "EnvelopeCaps", "capped", "envelope_problem", "plan_envelope", "size_within_envelope"]
+__all__ = [
+    "EnvelopeCap",
+    "EnvelopeCaps",
+    "capped",
+    "envelope_problem",
+    "plan_envelope",
+    "size_within_envelope",
+    "spares_problem",
+]
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,19 @@ def envelope_problem(request: PlanRequest, cap: EnvelopeCap) -> str:
     return (
         f"envelope: at most {cap.fit.systems:,} x {sid} ({cap.gpus:,} GPUs) fit the envelope; binding limit: "
         f"{binding_words(cap.fit, limits)}."
+    )
+
+
+def spares_problem(request: PlanRequest, caps: EnvelopeCaps | None, system: System, build: ClusterBuild) -> str | None:
+    """Why a build whose hot spares (elastic recovery) take it past the envelope cannot be planned; None when it
+    fits or carries no spares. The search capped the job's GPUs; the spares come on top, so a job that fits can
+    still break a limit once they are added, and a plan is never feasible outside its envelope. A smaller job would
+    miss the deadline (the search took the smallest that meets it), so the candidate is infeasible, limit named."""
+    if caps is None or build.spares is None or build.spare_systems == 0 or caps.fits(system, build.gpus):
+        return None
+    return (
+        f"envelope: the job's {build.spares.job_systems:,} systems and their {build.spare_systems:,} hot spares "
+        f"(elastic recovery) do not fit; {envelope_problem(request, caps.cap(system))}"
     )
 
 

@@ -6,6 +6,7 @@ Kept apart from the stages so the wording a user reads can be reviewed in one pl
 from __future__ import annotations
 
 from engine.catalog.hardware import Gpu, System
+from engine.explain.spares import hot_spares_explain
 from engine.physical.cluster import ClusterBuild
 from engine.physical.cooling import KW_PER_TON
 from engine.physical.facility import FacilityResult
@@ -407,12 +408,14 @@ def _effective(ir: InferenceResult) -> float:
 
 
 def build_explain(build: ClusterBuild, system: System) -> dict[str, Entry]:
+    inputs: dict[str, object] = {"job_gpus": build.job_gpus, "gpus_per_system": system.gpus_per_system}
+    formula = "ceil(job_gpus / gpus_per_system)"
+    if build.spares is not None:  # elastic recovery: the hot spares are systems of the build (cluster.hot_spares)
+        formula, inputs["hot_spares"] = f"{formula} + hot spares", build.spares.systems
+    systems = _entry(formula, inputs, system.source)
     return {
-        "cluster.systems": _entry(
-            "ceil(job_gpus / gpus_per_system)",
-            {"job_gpus": build.job_gpus, "gpus_per_system": system.gpus_per_system},
-            system.source,
-        ),
+        "cluster.systems": systems,
+        **hot_spares_explain(build.spares),
         "cluster.racks": _entry(
             "ceil(systems / systems_per_rack); systems_per_rack = min(catalog default, floor(rack budget / "
             "system max kW))",

@@ -14,7 +14,10 @@ from engine.catalog.parts import PartsCatalog
 from engine.physical.fabric import FabricPlan
 from engine.physical.facility import SiteResult
 
-__all__ = ["BomLine", "build_bom"]
+__all__ = ["HOT_SPARE_DESCRIPTION", "BomLine", "build_bom"]
+
+# What the hot spares' line says after the system's name (engine/physical/spares.py sizes them).
+HOT_SPARE_DESCRIPTION = "hot spares for elastic recovery (racked, cabled and powered)"
 
 _CATEGORY = {
     "switch": "network",
@@ -59,9 +62,12 @@ def build_bom(
     storage_units: int,
     parts: PartsCatalog,
     storage_part: str | None = None,
+    spare_systems: int = 0,
 ) -> list[BomLine]:
     """Lines in a stable order: compute, network, optics, cabling, storage, management, facility. The storage
-    line is `storage_part` (the storage stage's choice; the catalog's first storage part when not given)."""
+    line is `storage_part` (the storage stage's choice; the catalog's first storage part when not given).
+    `spare_systems` of the `systems` are hot spares for elastic recovery: a compute line of their own (the one
+    exception to one line per part number), so a buyer sees what the spares cost."""
     # Keyed by part number: two catalog records may name the same orderable module (one line per part number).
     counts: dict[str, int] = {}
     first_id: dict[str, str] = {}
@@ -94,7 +100,12 @@ def build_bom(
         add(site.cdu_part, site.cdus)
 
     phys = parts.systems[system.id]
-    lines = [BomLine(phys.part_number, phys.manufacturer, system.name, "compute", systems, phys.source, system.id)]
+    job_systems = systems - spare_systems
+    lines = [BomLine(phys.part_number, phys.manufacturer, system.name, "compute", job_systems, phys.source, system.id)]
+    if spare_systems > 0:
+        spare_name = f"{system.name}: {HOT_SPARE_DESCRIPTION}"
+        lines.append(BomLine(phys.part_number, phys.manufacturer, spare_name, "compute", spare_systems, phys.source,
+                             system.id))  # fmt: skip
     order = ["network", "optics", "cabling", "storage", "management", "facility"]
     rest = []
     for number, qty in counts.items():

@@ -171,7 +171,16 @@ def build_physical(
         site = size_site(
             build, system, fabric, appliance, storage.appliances, requested_cooling, site_spec, parts, a, layout
         )
-    bom = build_bom(system, build.systems, fabric, site, storage.appliances, parts, storage_part=appliance.id)
+    bom = build_bom(
+        system,
+        build.systems,
+        fabric,
+        site,
+        storage.appliances,
+        parts,
+        storage_part=appliance.id,
+        spare_systems=build.spare_systems,
+    )
     topology = build_topology(system, build.systems, fabric, storage.appliances)
     fac = site.facility
     plant = size_plant(fac.it_kw, fac.facility_kw, fac.liquid_kw, fac.air_kw, site_spec.ambient_c, a)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
 from engine.catalog.parts import PartsCatalog
+from engine.physical.spares import HotSpares
 from engine.request.spec import HardwareSpec
 
 __all__ = [
@@ -26,7 +27,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClusterBuild:
-    """The physical cluster: `gpus` installed (whole systems) may exceed the `job_gpus` the workload uses."""
+    """The physical cluster: `gpus` installed (whole systems) may exceed the `job_gpus` the workload uses; with
+    elastic recovery `systems` includes the `spares` (engine/physical/spares.py)."""
 
     system: str
     systems: int
@@ -37,6 +39,11 @@ class ClusterBuild:
     systems_per_rack: int
     su_systems: int
     rack_budget_kw: float | None
+    spares: HotSpares | None = None
+
+    @property
+    def spare_systems(self) -> int:
+        return self.spares.systems if self.spares is not None else 0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -98,10 +105,11 @@ def build_cluster(
     hardware: HardwareSpec,
     assumptions: Assumptions,
     parts: PartsCatalog | None = None,
+    spares: HotSpares | None = None,
 ) -> tuple[ClusterBuild | None, list[str]]:
-    """systems = ceil(gpus / gpus_per_system); racks = ceil(systems / systems_per_rack); SUs likewise.
+    """systems = ceil(gpus / gpus_per_system) + hot spares; racks = ceil(systems / systems_per_rack); SUs likewise.
     systems_per_rack is the catalog default lowered by the rack kW budget and, with parts data, by the rack's
-    usable U, its weight rating and what its feeds can carry with one failed."""
+    usable U, its weight rating and what its feeds can carry with one failed. Spares are racked like the others."""
     problems: list[str] = []
     if system.cooling == "liquid" and hardware.cooling in ("air", "rdhx"):
         problems.append(
@@ -124,7 +132,7 @@ def build_cluster(
         per_rack = min(per_rack, count)
     if problems:
         return None, problems
-    systems = math.ceil(job_gpus / system.gpus_per_system)
+    systems = math.ceil(job_gpus / system.gpus_per_system) + (spares.systems if spares is not None else 0)
     return ClusterBuild(
         system=system.id,
         systems=systems,
@@ -135,4 +143,5 @@ def build_cluster(
         systems_per_rack=per_rack,
         su_systems=system.su_systems,
         rack_budget_kw=budget,
+        spares=spares,
     ), []

@@ -12,7 +12,7 @@ from engine.assumptions.registry import Assumptions
 from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
 from engine.result.codec import decode
-from engine.result.physical import ClusterSummary
+from engine.result.physical import ClusterSummary, HotSparesSummary
 from engine.result.plan import AssumptionEntry, ExplainEntry
 from engine.result.sizing import InferenceSummary, ModelSummary, MoeSummary, TrainingSummary
 from engine.search.serving import InferenceResult
@@ -71,6 +71,7 @@ def cluster_summary(build: ClusterBuild, physical: PhysicalBuild | None) -> Clus
         racks=build.racks,
         systems_per_rack=build.systems_per_rack,
         su_systems=build.su_systems,
+        hot_spares=_hot_spares(build),
     )
     if physical is None:
         return summary
@@ -81,6 +82,22 @@ def cluster_summary(build: ClusterBuild, physical: PhysicalBuild | None) -> Clus
             "racks": physical.compute_racks,
             "racks_total": len(physical.site.racks),
         }
+    )
+
+
+def _hot_spares(build: ClusterBuild) -> HotSparesSummary | None:
+    spares = build.spares
+    if spares is None:
+        return None
+    gpus_per_system = build.gpus // build.systems if build.systems else 0
+    return HotSparesSummary(
+        systems=spares.systems,
+        gpus=spares.systems * gpus_per_system,
+        job_systems=spares.job_systems,
+        node_mtbf_hours=spares.node_mtbf_hours,
+        repair_hours=spares.repair_hours,
+        mean_systems_down=spares.mean_systems_down,
+        percentile=spares.percentile,
     )
 
 

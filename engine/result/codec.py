@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar
 
-__all__ = ["decode", "encode", "meta"]
+__all__ = ["decode", "encode", "json_fields", "meta"]
 
 T = TypeVar("T")
 
@@ -65,6 +65,11 @@ def _fields(cls: type) -> tuple[_Field, ...]:
             )
         )
     return tuple(out)
+
+
+def json_fields(cls: type) -> tuple[_Field, ...]:
+    """A result type's fields as the codec writes them (JSON key, type, omission rules): what `projection` walks."""
+    return _fields(cls)
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})

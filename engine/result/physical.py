@@ -17,6 +17,7 @@ __all__ = [
     "CoolingSummary",
     "FabricNetwork",
     "FabricSummary",
+    "HotSparesSummary",
     "LinkGroup",
     "PowerSummary",
     "RackEntry",
@@ -32,6 +33,20 @@ OMIT = meta(omit_none=True)
 
 
 @dataclass(frozen=True)
+class HotSparesSummary:
+    """The spare systems an elastic-recovery build carries (engine/physical/spares.py): `systems` of the cluster's
+    systems are spares, sized as the Poisson `percentile` of the mean systems down at once."""
+
+    systems: int
+    gpus: int
+    job_systems: int
+    node_mtbf_hours: float
+    repair_hours: float
+    mean_systems_down: float
+    percentile: float
+
+
+@dataclass(frozen=True)
 class ClusterSummary:
     """Installed GPUs may exceed the job's; `scalable_units` and `racks` are the physical layout's when it ran."""
 
@@ -44,6 +59,7 @@ class ClusterSummary:
     systems_per_rack: int
     su_systems: int
     racks_total: int | None = field(default=None, metadata=OMIT)
+    hot_spares: HotSparesSummary | None = field(default=None, metadata=OMIT)  # elastic recovery only
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,9 @@ class WhatIfResponseSerializer(serializers.Serializer):
     """The answer of `POST /api/plans/{id}/whatif/` (the schema of `costs` is the plan's `costs` section)."""
 
     plan_id = serializers.IntegerField()
-    costs = serializers.JSONField(help_text="The recomputed costs section (without the sensitivity table).")
+    costs = serializers.JSONField(
+        help_text="The recomputed costs section (without the sensitivity table); with `fields`, only those figures."
+    )
     verdict = serializers.JSONField(allow_null=True, help_text="costs.verdict: build or rent, and what flips it.")
     pricing = serializers.JSONField(help_text="The pricing block the costs were computed with (normalised).")
     site = serializers.JSONField(help_text="The site block the costs were computed with (normalised).")

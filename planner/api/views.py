@@ -25,6 +25,7 @@ from planner.adapter import (
     default_catalog_dir,
     load_catalog,
     plan_whatif,
+    whatif_fields,
 )
 from planner.choices import RunStatus
 from planner.decoded_plans import costed_plan
@@ -156,6 +157,18 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     @extend_schema(
         request=WhatIfRequest,
+        parameters=[
+            OpenApiParameter(
+                "fields",
+                str,
+                required=False,
+                description="Only these figures of `costs`, as comma-separated dotted paths below `costs` (e.g. "
+                "`onprem.capex_usd,onprem.opex_usd_per_year,onprem.tco_usd,onprem.capex_range,verdict`); a path "
+                "into a list applies to every item (`cloud.job_usd`). Without it the whole `costs` section is "
+                "answered. `verdict` at the top level is null unless `verdict` is asked for. A path that names no "
+                "field is a 400 naming it under `fields`.",
+            )
+        ],
         responses={
             200: WhatIfResponseSerializer,
             409: OpenApiResponse(ErrorSerializer, description="The plan has no costs to recompute (yet)."),
@@ -169,6 +182,8 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         horizon, cost of capital, spot price factor): costing only, no new search, nothing stored. A changed
         deadline changes the sizing: create a new plan for that."""
         plan = selectors.plan_for_whatif(owner=request.user, plan_id=self.kwargs["pk"])
+        asked = request.query_params.getlist("fields")
+        fields = whatif_fields(",".join(asked).split(",")) if asked else None
         stored = costed_plan(plan.result_text) if plan.result_text not in (None, "null", "{}") else None
         if stored is None or not stored.costs_available:
             return Response(
@@ -187,6 +202,7 @@ class PlanViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             overrides=request.data,
             snapshot=plan.price_snapshot,
             quotes=selectors.quote_prices_for_owner(owner=plan.owner),
+            fields=fields,
         )
         return Response({"plan_id": plan.pk, **answer, "verdict": answer["costs"].get("verdict")})
 

@@ -106,31 +106,39 @@ _TITLES = {
 _WORDISH = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")
 
 
-def money(value: Any) -> str:
-    """Money for a person ($56.9M, $796k, $2.46); a dash for no value; text that is not a number unchanged."""
-    if value is None or value == "":
-        return DASH
+def _as_decimal(value: Any) -> Any:
+    """The shared first step of `money` and `number`: None stays None, a bool becomes its word (a string), a string
+    that reads as a number becomes a Decimal and any other string is returned as it is (text, not a figure); numbers
+    pass through. Callers print a string unchanged and format anything else."""
+    if value is None:
+        return None
     if isinstance(value, bool):
         return human(value)
     if isinstance(value, str):
         try:
-            value = Decimal(value)
+            return Decimal(value)
         except InvalidOperation:
             return value
-    return usd_text(value)
+    return value
+
+
+def money(value: Any) -> str:
+    """Money for a person ($56.9M, $796k, $2.46); a dash for no value; text that is not a number unchanged."""
+    parsed = _as_decimal(value)
+    if parsed is None or parsed == "":
+        return DASH
+    if isinstance(parsed, str):
+        return parsed
+    return usd_text(parsed)
 
 
 def number(value: Any) -> str:
     """1234567.891 -> '1,234,568'; 12.345 -> '12.3'; 0.4123 -> '0.412'; FLOP totals as 3.14e23."""
+    value = _as_decimal(value)
     if value is None:
         return DASH
-    if isinstance(value, bool):
-        return human(value)
     if isinstance(value, str):
-        try:
-            value = Decimal(value)
-        except InvalidOperation:
-            return value
+        return value
     if isinstance(value, Decimal):
         if not value.is_finite():
             return str(value)

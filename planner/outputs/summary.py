@@ -84,6 +84,8 @@ def _gpus(view: PlanView) -> KeyFigure | None:
     if cluster is None:
         return None
     note = f"{cluster.systems:,} x {system_name(view)}"
+    if cluster.hot_spares is not None and cluster.hot_spares.systems:  # elastic recovery's spares
+        note += f" ({cluster.hot_spares.systems:,} of them hot spares)"
     if cluster.job_gpus and cluster.job_gpus != cluster.gpus:
         note += f"; the job uses {cluster.job_gpus:,}"
     return KeyFigure("GPUs", number(cluster.gpus), "GPUs", None, note, "compute")

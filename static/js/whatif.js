@@ -4,7 +4,6 @@
 (function () {
   const form = document.getElementById("whatif-form");
   if (!form) return;
-  const url = form.dataset.apiUrl;
   const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
   const numbers = Array.from(form.querySelectorAll("input[type=number]"));
   const choice = document.getElementById("whatif-choice");
@@ -12,6 +11,9 @@
   const state = document.getElementById("whatif-state");
   const errors = document.getElementById("whatif-errors");
   const figures = Array.from(form.querySelectorAll("dd[data-path]"));
+  // Ask only for what the panel shows (the verdict and each figure's costs path): a few kB, not the whole costs.
+  const fields = ["verdict", ...figures.map((dd) => dd.dataset.path)].join(",");
+  const url = form.dataset.apiUrl + "?fields=" + encodeURIComponent(fields);
   const planned = { choice: choice.textContent, sentence: sentence.textContent };
 
   function money(text, rate) {

@@ -180,3 +180,64 @@ def test_openapi_documents_the_whatif_body(client):
     name = ref.rsplit("/", 1)[-1]
     assert name.startswith("WhatIfRequest")
     assert {"pricing", "site"} <= set(schema["components"]["schemas"][name]["properties"])
+
+
+SLIDER_FIELDS = "onprem.capex_usd,onprem.opex_usd_per_year,onprem.tco_usd,onprem.capex_range,verdict"
+
+
+def _whatif_fields(client, plan_id, body, fields: str):
+    return client.post(
+        f"/api/plans/{plan_id}/whatif/?fields={fields}", data=json.dumps(body), content_type="application/json"
+    )
+
+
+def test_fields_answer_only_the_figures_a_slider_shows(api, plan):
+    """With `fields` the answer's `costs` holds those paths and nothing else, each the same JSON as the full answer
+    at that path (the default, still the whole section); the answer shrinks from the whole section to a few
+    hundred bytes."""
+    body = {"pricing": {"utilization": 0.6}}
+    full = _whatif(api, plan.pk, body)
+    small = _whatif_fields(api, plan.pk, body, SLIDER_FIELDS)
+    assert full.status_code == 200 and small.status_code == 200, small.content
+    whole, part = full.json()["costs"], small.json()["costs"]
+    assert set(part) == {"onprem", "verdict"}
+    assert set(part["onprem"]) == {"capex_usd", "opex_usd_per_year", "tco_usd", "capex_range"}
+    for key in part["onprem"]:
+        assert part["onprem"][key] == whole["onprem"][key]
+    assert part["verdict"] == whole["verdict"] == small.json()["verdict"]
+    assert {"cloud", "comparison", "parameters"} <= set(whole)  # the default is the whole section
+    assert len(small.content) < 4_000 < 20_000 < len(full.content)
+
+
+def test_a_field_path_into_a_list_applies_to_every_row(api, plan):
+    full = _whatif(api, plan.pk, {}).json()["costs"]
+    rows = _whatif_fields(api, plan.pk, {}, "cloud.job_usd,cloud.region").json()["costs"]["cloud"]
+    assert len(full["cloud"]) > 1
+    assert rows == [{"region": row["region"], "job_usd": row["job_usd"]} for row in full["cloud"]]
+    answer = _whatif_fields(api, plan.pk, {}, "onprem.capex_usd").json()
+    assert answer["costs"] == {"onprem": {"capex_usd": full["onprem"]["capex_usd"]}}
+    assert answer["verdict"] is None  # not asked for
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ("onprem.capex", "'capex' is not a field of costs.onprem"),
+        ("onprem.capex_usd,verdikt", "'verdikt' is not a field of costs"),
+        ("onprem.capex_usd.cents", "'cents' is not a field of costs.onprem.capex_usd"),
+        ("", "fields must name costs fields"),
+        ("verdict,,onprem", "fields must name costs fields"),
+    ],
+)
+def test_a_bad_field_is_a_400_naming_it(api, plan, fields, words):
+    response = _whatif_fields(api, plan.pk, {}, fields)
+    assert response.status_code == 400, response.content
+    errors = response.json()["errors"]
+    assert list(errors) == ["fields"] and words in errors["fields"][0]
+
+
+def test_fields_is_documented_in_the_openapi_schema(api):
+    schema = api.get("/api/schema/", {"format": "json"}).json()
+    operation = schema["paths"]["/api/plans/{id}/whatif/"]["post"]
+    (param,) = [p for p in operation["parameters"] if p["name"] == "fields"]
+    assert param["in"] == "query" and not param.get("required") and "onprem.capex_usd" in param["description"]

@@ -314,7 +314,9 @@ def check_feasible_plan(plan: dict, data: dict) -> None:
         _whole(line["quantity"], f"bom {line['part_number']}")
         assert line["quantity"] > 0, line
     compute = plan["bom"][0]
-    assert compute["category"] == "compute" and compute["quantity"] == cluster["systems"]
+    spares = (cluster.get("hot_spares") or {}).get("systems", 0)  # elastic recovery: a line of their own
+    assert compute["category"] == "compute" and compute["quantity"] == cluster["systems"] - spares
+    assert sum(line["quantity"] for line in plan["bom"] if line["category"] == "compute") == cluster["systems"]
 
 
 # ------------------------------------------------------------------------------------------------ tests

@@ -181,6 +181,11 @@ GOLDEN_REQUESTS: dict[str, dict] = {
         pricing={"years": 1, "regions": ["us-east-1", "us-west-2", "eu-west-1"]},
     ),
     "train-16k-gpus": _with(_training(LLAMA_70B_15T, tokens=15e12, gpus=16384), hardware={"system": "dgx-h100"}),
+    # elastic recovery: the build carries hot spares (2,048 systems + 15 spares), priced in the BOM and capex
+    "train-405b-16k-elastic": _with(
+        _training({"preset": "llama-3-405b"}, tokens=15e12, gpus=16384, checkpointing="elastic"),
+        hardware={"system": "dgx-h100"},
+    ),
     # plans inside an envelope (issue 17): the largest GB200 NVL72 cluster in 50 MW, and Llama-3-405B on 15T tokens
     # within 20 MW on DGX H100 (infeasible: facility power binds; the largest cluster that fits and its time)
     "capacity-gb200-50mw": {

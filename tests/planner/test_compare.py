@@ -51,6 +51,20 @@ def test_bom_changes_added_removed_quantity_and_price():
     }  # QM9700: 30000 and 30000.00 are the same price
 
 
+def test_hot_spares_of_the_same_part_are_a_line_of_their_own():
+    """An elastic build's hot spares share the system's part number on a line of their own: re-planned with more
+    spares, the spares' line changes quantity and the systems' line is left alone."""
+    spares = "NVIDIA DGX H100: hot spares for elastic recovery (racked, cabled and powered)"
+    price = Decimal("270000.00")
+    before = [_line("DGX-H100", 2048, price, "NVIDIA DGX H100"), _line("DGX-H100", 25, price, spares)]
+    after = [_line("DGX-H100", 2048, price, "NVIDIA DGX H100"), _line("DGX-H100", 31, price, spares)]
+    (change,) = bom_changes(before, after)
+    assert (change.kind, change.part_number, change.description) == ("quantity", "DGX-H100", spares)
+    assert (change.before, change.after) == (25, 31)
+    (added,) = bom_changes(before[:1], after)
+    assert (added.kind, added.after, added.description) == ("added", 31, spares)
+
+
 @pytest.fixture
 def two_plans(user, training_request):
     from pricing.services import price_snapshot_load_fixtures

@@ -116,3 +116,11 @@ def test_summary_band_of_a_stored_plan():
     assert figures["Racks"].value == "149"
     assert figures["Cheapest obtainable option"].value == "$66.4M"
     assert any(r.startswith("Deadline risk") for r in band.risks)
+
+
+def test_summary_band_names_the_hot_spares():
+    """2,048 DGX H100 for the job + 15 hot spares (elastic recovery) = 2,063 systems, 16,504 GPUs."""
+    view = plan_view(json.loads((GOLDEN / "train-405b-16k-elastic.json").read_text()))
+    gpus = next(fig for fig in view.summary_band.figures if fig.label == "GPUs")
+    assert gpus.value == "16,504"
+    assert gpus.note == "2,063 x NVIDIA DGX H100 (15 of them hot spares); the job uses 16,384"

@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from planner import services
+from planner.choices import RunStatus
 from planner.models import Plan
 
 pytestmark = pytest.mark.django_db
@@ -53,3 +54,33 @@ def test_a_plan_without_an_answer_runs_again_in_place(user, training_request):
     plan = Plan.objects.create(owner=user, name="never ran", workload="training", request=training_request)
     run = services.plan_rerun(plan=plan)
     assert run.plan == plan and not Plan.objects.filter(parent=plan).exists()
+
+
+def test_run_again_twice_while_the_first_rerun_is_queued_gives_that_one_child(finished, alice_client):
+    """A double click: the second post redirects to the child the first one queued (no task runs here, so it stays
+    queued); once that child has finished, run again makes a new child."""
+    url = reverse("planner:plan_rerun", args=[finished.pk])
+    first = alice_client.post(url)
+    second = alice_client.post(url)
+    children = list(Plan.objects.filter(parent=finished))
+    assert len(children) == 1
+    child = children[0]
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"] == child.get_absolute_url()
+    assert child.runs.count() == 1 and child.runs.get().status == RunStatus.QUEUED
+
+    child.runs.update(status=RunStatus.SUCCEEDED)  # the re-run finished: it no longer stands in for a new one
+    third = alice_client.post(url)
+    newest = Plan.objects.filter(parent=finished).exclude(pk=child.pk).get()
+    assert third["Location"] == newest.get_absolute_url()
+    assert Plan.objects.filter(parent=finished).count() == 2
+
+
+def test_a_queued_what_if_child_does_not_stand_in_for_a_rerun(finished, alice_client):
+    """A child with another request (a what-if at another electricity price) is another question: run again still
+    makes its own re-run."""
+    what_if = services.plan_derive(plan=finished, overrides={"site": {"electricity_usd_per_kwh": 0.2}})
+    assert what_if.runs.get().status == RunStatus.QUEUED
+    response = alice_client.post(reverse("planner:plan_rerun", args=[finished.pk]))
+    rerun = Plan.objects.filter(parent=finished).exclude(pk=what_if.pk).get()
+    assert response["Location"] == rerun.get_absolute_url() and rerun.request == finished.request
