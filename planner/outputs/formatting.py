@@ -21,6 +21,7 @@ from planner.adapter import catalog_names, usd_text
 __all__ = [
     "DASH",
     "UNIT_SUFFIXES",
+    "field_text",
     "figure_title",
     "human",
     "key_label",
@@ -177,6 +178,8 @@ def words(value: str) -> str:
 def key_unit(key: Any) -> str:
     """The unit a field name carries (design rule: units in names)."""
     text = str(key)
+    if text in _KEY_UNITS:
+        return _KEY_UNITS[text]
     for suffix, label in UNIT_SUFFIXES.items():
         if text.endswith(suffix):
             return label
@@ -190,7 +193,35 @@ _KEY_LABELS = {
     "racks_total": "racks, all roles",
     "it_kw": "IT power (racks + optics in cables)",
     "pue": "PUE",
+    # The stage tables' fields whose suffix rule reads wrongly ("GPU 3,836,092 hours", "Tokens 3,480,646 /s").
+    "gpu_hours": "GPU-hours",
+    "days": "days (expected whole run)",
+    "days_ideal": "days, steady state",
+    "days_steady_state": "days, steady state",
+    "tokens_per_s": "throughput",
+    "model_tflops_per_gpu": "model FLOP/s achieved",
+    "hardware_tflops_per_gpu": "hardware FLOP/s achieved",
+    "flops_per_token": "FLOPs per token",
+    "hardware_flops_per_token": "hardware FLOPs per token",
+    "total_flops": "total FLOPs",
+    "usable_feed_kw": "usable power per feed",
+    "feeds": "power feeds",
+    "worst_feed_after_failure_kw": "worst feed after a feed fails",
+    "airflow_cfm": "airflow",
+    "coolant_lpm": "coolant flow",
+    "tons": "cooling",
+    "cdu_part": "CDU model",
 }
+# Units a field's suffix does not spell, or spells as a reader would not.
+_KEY_UNITS = {
+    "gpu_hours": "GPU-hours",
+    "tokens_per_s": "tokens/s",
+    "airflow_cfm": "CFM",
+    "coolant_lpm": "L/min",
+    "tons": "tons of refrigeration",
+}
+# Fields stored as fractions (0.364) that people read as percentages (36.4 %).
+_FRACTION_KEYS = {"mfu", "hfu"}
 
 
 def key_label(key: Any) -> str:
@@ -276,3 +307,19 @@ def human(value: Any, depth: int = 0) -> str:
 
 def _spaced(unit: str) -> str:
     return f" {unit}" if unit else ""
+
+
+def field_text(key: Any, value: Any) -> str:
+    """A stored field's value with its unit, by its name: money as money ($172M, never '171565402.56 USD'), kW as
+    kW or MW, fractions named as such as percentages (MFU 36.4 %), anything else as `human` plus the unit."""
+    text = str(key)
+    unit = key_unit(text)
+    number_like = isinstance(value, int | float | Decimal | str) and not isinstance(value, bool)
+    if number_like and unit == "USD":
+        return money(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if unit == "kW":
+            return power(value)
+        if text in _FRACTION_KEYS or text.endswith("_fraction"):
+            return f"{value * 100:.1f} %"
+    return f"{human(value)}{_spaced(unit)}"

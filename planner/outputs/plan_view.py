@@ -37,6 +37,7 @@ from .view_models import (
     RacksView,
     RackView,
     ServingCurve,
+    StorageStory,
     SummaryBand,
     TopologyView,
 )
@@ -196,6 +197,13 @@ class PlanView:
         from .summary import summary_band
 
         return summary_band(self)
+
+    @cached_property
+    def storage_story(self) -> StorageStory | None:
+        """The storage card as sentences (what sets each need) with the figures behind them (`storage_story`)."""
+        from .storage_story import storage_story
+
+        return storage_story(self)
 
     @property
     def notes(self) -> list[str]:

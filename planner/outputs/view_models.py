@@ -28,6 +28,7 @@ __all__ = [
     "RackView",
     "RacksView",
     "ServingCurve",
+    "StorageStory",
     "SummaryBand",
     "TopologyView",
 ]
@@ -211,3 +212,14 @@ class SummaryBand:
     sentence: str | None
     figures: tuple[KeyFigure, ...]
     risks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StorageStory:
+    """The storage a plan needs, told: what the file system is and does, one sentence per need (write, read,
+    capacity) naming what sets it, and the figures behind them as (label, text) rows for a disclosure."""
+
+    lead: str
+    needs: tuple[str, ...]
+    details: tuple[tuple[str, str], ...]
+    sources: tuple[str, ...] = ()

@@ -68,6 +68,13 @@ def show(value):
 
 
 @register.filter
+def field_text(value, key):
+    """A stored field's value with its unit, by the field's name (`{{ value|field_text:key }}`): money, power and
+    fractions as people read them."""
+    return formatting.field_text(key, value)
+
+
+@register.filter
 def figure_title(path):
     """An explain entry's figure path as a title a reader understands."""
     return formatting.figure_title(str(path), _HEADLINE_LABELS)

@@ -85,7 +85,7 @@ def test_figure_titles_are_words_not_paths():
     assert f.figure_title("costs.comparison.obtainable.spot_fleet") == "Rule: largest spot fleet one job can count on"
     assert f.figure_title("costs.cloud.us-east-1.p5.48xlarge.spot.job_usd") == "Job cost: p5.48xlarge spot, us-east-1"
     assert f.figure_title("training.step_time_s") == "Step time (steady state)"  # the headline's own label
-    assert f.figure_title("training.hardware_tflops_per_gpu") == "Training · hardware (TFLOP/s per GPU)"
+    assert f.figure_title("training.hardware_tflops_per_gpu") == "Training · hardware FLOP/s achieved (TFLOP/s per GPU)"
     assert f.figure_title("costs.sensitivity.cloud_minus_onprem_usd") == "Sensitivity · cloud minus on-prem cost"
     assert f.figure_title("costs.onprem.capex_usd") == "Capex (BOM total)"  # the headline's own label
 
