@@ -21,7 +21,9 @@ from planner.adapter import catalog_names, usd_text
 __all__ = [
     "DASH",
     "UNIT_SUFFIXES",
+    "device_short_name",
     "field_text",
+    "figure_text",
     "figure_title",
     "human",
     "key_label",
@@ -209,7 +211,7 @@ _KEY_LABELS = {
     "worst_feed_after_failure_kw": "worst feed after a feed fails",
     "airflow_cfm": "airflow",
     "coolant_lpm": "coolant flow",
-    "tons": "cooling",
+    "tons": "cooling (refrigeration)",
     "cdu_part": "CDU model",
 }
 # Units a field's suffix does not spell, or spells as a reader would not.
@@ -218,7 +220,7 @@ _KEY_UNITS = {
     "tokens_per_s": "tokens/s",
     "airflow_cfm": "CFM",
     "coolant_lpm": "L/min",
-    "tons": "tons of refrigeration",
+    "tons": "tons",
 }
 # Fields stored as fractions (0.364) that people read as percentages (36.4 %).
 _FRACTION_KEYS = {"mfu", "hfu"}
@@ -323,3 +325,35 @@ def field_text(key: Any, value: Any) -> str:
         if text in _FRACTION_KEYS or text.endswith("_fraction"):
             return f"{value * 100:.1f} %"
     return f"{human(value)}{_spaced(unit)}"
+
+
+def figure_text(value: Any, unit: str) -> str:
+    """A headline figure (`plan_view.HEADLINES`) as the compare table shows it, by the headline's unit: money as
+    money, kW as kW or MW, a p10-p90 range as "61.8 - 98.5", a name in words or as its product; never a Python
+    repr or an eleven-digit dollar figure."""
+    if value is None:
+        return DASH
+    if hasattr(value, "p10") and hasattr(value, "p90"):  # the typed range (FloatPercentiles)
+        return f"{number(value.p10)} - {number(value.p90)}"
+    if unit == "USD":
+        return money(value)
+    if unit == "kW" and isinstance(value, int | float) and not isinstance(value, bool):
+        return power(value)
+    return human(value)
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def device_short_name(device_id: str, label: str, part_number: str | None = None) -> str:
+    """What a rack elevation prints in a device too narrow for its full name: the model as its maker prints it in
+    that name ("qm9700" -> "QM9700", "ddn-ai400x2" -> "AI400X2"), else the part number the BOM orders
+    ("mgmt-server-2s" -> "PowerEdge R760"); the catalog id only when neither is known."""
+    wanted = _alnum(device_id)
+    tokens = [t for t in re.split(r"[\s(),]+", label or "") if t]
+    spans = [" ".join(tokens[i:j]) for i in range(len(tokens)) for j in range(i + 1, min(i + 3, len(tokens)) + 1)]
+    found = [s for s in spans if len(_alnum(s)) >= 4 and _alnum(s) in wanted and re.search(r"\d", s)]
+    if found:
+        return max(found, key=lambda s: len(_alnum(s)))
+    return part_number or device_id

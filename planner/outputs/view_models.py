@@ -90,6 +90,7 @@ class RackDeviceView:
     rack_units: int  # 0 = mounts outside the U space (or a plan stored before devices carried their height)
     kind: str
     label: str
+    short: str = ""  # the model a reader knows ("QM9700"), printed where the full name does not fit
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,12 @@ def field_text(value, key):
 
 
 @register.filter
+def figure_text(value, unit):
+    """A headline figure by its unit (`{{ value|figure_text:row.unit }}`): $172M, 5.74 MW, 61.8 - 98.5."""
+    return formatting.figure_text(value, unit)
+
+
+@register.filter
 def figure_title(path):
     """An explain entry's figure path as a title a reader understands."""
     return formatting.figure_title(str(path), _HEADLINE_LABELS)
