@@ -31,6 +31,7 @@ __all__ = [
     "money",
     "number",
     "power",
+    "prose_words",
     "significant",
     "words",
 ]
@@ -357,3 +358,11 @@ def device_short_name(device_id: str, label: str, part_number: str | None = None
     if found:
         return max(found, key=lambda s: len(_alnum(s)))
     return part_number or device_id
+
+
+def prose_words(text: Any) -> Any:
+    """Engine prose that names its enums ("public_estimate range -15 %/+20 %") with each snake_case word in words
+    ("public estimate range ..."); for short labels only, not sources, which may cite an API by its own name."""
+    if not isinstance(text, str):
+        return text
+    return re.sub(r"\b[a-z]+(?:_[a-z0-9]+)+\b", lambda match: words(match.group(0)), text)

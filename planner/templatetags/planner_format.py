@@ -75,6 +75,12 @@ def field_text(value, key):
 
 
 @register.filter
+def prose_words(text):
+    """A short engine label with its snake_case enum names in words (`public_estimate` -> public estimate)."""
+    return formatting.prose_words(text)
+
+
+@register.filter
 def figure_text(value, unit):
     """A headline figure by its unit (`{{ value|figure_text:row.unit }}`): $172M, 5.74 MW, 61.8 - 98.5."""
     return formatting.figure_text(value, unit)

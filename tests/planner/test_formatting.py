@@ -151,3 +151,11 @@ def test_device_short_names_are_models():
     assert device_short_name("dgx-b200", "NVIDIA DGX B200") == "DGX B200"
     assert device_short_name("mgmt-server-2s", "2-socket x86 management server", "PowerEdge R760") == "PowerEdge R760"
     assert device_short_name("mystery-1", "Something") == "mystery-1"
+
+
+def test_sensitivity_range_basis_in_words():
+    from planner.outputs.formatting import prose_words
+
+    basis = "each part by its price basis (list_price -10 %/+12.5 %, public_estimate -15 %/+20 %)"
+    assert prose_words(basis) == "each part by its price basis (list price -10 %/+12.5 %, public estimate -15 %/+20 %)"
+    assert prose_words(None) is None
