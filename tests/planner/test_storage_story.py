@@ -111,3 +111,17 @@ def test_rack_elevations_print_models_not_catalog_ids():
     printed = {t.split(" x ")[0].split(":")[0].strip() for t in texts}
     assert not printed & _catalog_ids(), printed & _catalog_ids()
     assert any(t.startswith("QM9700") for t in texts) and any("PowerEdge R760" in t for t in texts)
+
+
+def test_page_storage_card_leads_with_sentences_and_folds_the_figures():
+    """The page's storage card: the sentences first, the figures inside a closed disclosure, no stage table."""
+    from planner.outputs.page_html import page_html
+
+    view = _golden("train-16k-gpus")
+    lead = page_html(7, view, {}, {}, "")["lead"]
+    card = lead[lead.index('id="stage-storage"') :]
+    card = card[: card.index("</section>")]
+    assert card.index("Write 1.28 TB/s") < card.index("<details")  # the story is outside the fold
+    assert "<details open" not in card and "Checkpoint size" in card
+    assert "ddn-ai400x2" not in card and "Read gbps per SU" not in card
+    assert 'href="#explain-storagewrite_gbps"' in card  # the derivation of the write figure, one click away
