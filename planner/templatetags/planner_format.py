@@ -75,6 +75,17 @@ def field_text(value, key):
 
 
 @register.filter
+def moved_rows(rows):
+    """The sensitivity rows that move the build-or-rent difference at either end (a plan with no obtainable cloud
+    option has no difference to move: every row would read as a dash)."""
+    return [
+        row
+        for row in rows or ()
+        if any(getattr(end, "cloud_minus_onprem_usd", None) is not None for end in (row.low, row.high))
+    ]
+
+
+@register.filter
 def prose_words(text):
     """A short engine label with its snake_case enum names in words (`public_estimate` -> public estimate)."""
     return formatting.prose_words(text)

@@ -30,3 +30,14 @@ def test_a_batch_far_from_the_request_is_a_top_risk():
     risks = [r for r in view.summary_band.risks if r.startswith("Batch differs from the request")]
     assert len(risks) == 1 and "not the 8,192 asked" in risks[0]
     assert not any(r.startswith("Batch differs") for r in _golden("train-70b-auto-90d").summary_band.risks)
+
+
+def test_sensitivity_without_an_obtainable_cloud_option_says_why_instead_of_rows_of_dashes():
+    """The 50 MW GB200 capacity plan has no obtainable cloud option: no row can say how much an input moves the
+    build-or-rent difference, so the page says why; a plan with a cloud option keeps its table."""
+    from planner.outputs.page_html import page_html
+
+    capacity = page_html(3, _golden("capacity-gb200-50mw"), {}, {}, "")["lead"]
+    assert 'id="sensitivity-none"' in capacity and 'id="sensitivity"' not in capacity
+    training = page_html(4, _golden("train-70b-auto-90d"), {}, {}, "")["lead"]
+    assert 'id="sensitivity"' in training and "On-prem utilisation" in training
