@@ -350,10 +350,16 @@ _whatif_inputs: dict[int | None, tuple[float, CostInputs]] = {}
 
 @cache
 def catalog_names() -> dict[str, str]:
-    """Catalog id -> the name its maker prints ("dgx-b200" -> "NVIDIA DGX B200"), for systems and GPUs: what the
-    outputs show wherever a plan stores an id. Names only: no figure of a stored plan is read from the catalog."""
+    """Catalog id -> the name its maker prints ("dgx-b200" -> "NVIDIA DGX B200"), for systems, GPUs and build parts
+    (a CDU, a switch): what the outputs show wherever a plan stores an id. Names only: no figure of a stored plan is
+    read from the catalog."""
     catalog = load_catalog()
-    return {**{k: gpu.name for k, gpu in catalog.gpus.items()}, **{k: sys.name for k, sys in catalog.systems.items()}}
+    parts = catalog.parts.parts if catalog.parts else {}
+    return {
+        **{k: part.name for k, part in parts.items()},
+        **{k: gpu.name for k, gpu in catalog.gpus.items()},
+        **{k: sys.name for k, sys in catalog.systems.items()},
+    }
 
 
 def _costed_sections(stored: Mapping[str, Any]) -> dict[str, Any]:

@@ -108,15 +108,18 @@ def _same(x: Any, y: Any) -> bool:
 
 
 def headline_rows(views: Sequence[PlanView]) -> list[dict[str, Any]]:
-    """Rows of {label, path, unit, values[...], differs} for every headline figure any plan has; `differs` when
-    the plans disagree (the compare page highlights those cells)."""
+    """Rows of {label, path, unit, values[...], cells[(value, differs from the baseline)], differs} for every
+    headline figure any plan has; `differs` when the plans disagree (the compare page highlights the cells that
+    differ from the baseline)."""
     rows = []
     for label, path, unit in HEADLINES:
         values = [view.value(path) for view in views]
         if all(value is None for value in values):
             continue
-        differs = any(not _same(values[0], value) for value in values[1:])
-        rows.append({"label": label, "path": path, "unit": unit, "values": values, "differs": differs})
+        # Each cell against the baseline's: a plan equal to the baseline is not highlighted because a third differs.
+        cells = [(value, i > 0 and not _same(values[0], value)) for i, value in enumerate(values)]
+        differs = any(changed for _value, changed in cells)
+        rows.append({"label": label, "path": path, "unit": unit, "values": values, "cells": cells, "differs": differs})
     return rows
 
 

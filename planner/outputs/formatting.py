@@ -21,6 +21,9 @@ from planner.adapter import catalog_names, usd_text
 __all__ = [
     "DASH",
     "UNIT_SUFFIXES",
+    "device_short_name",
+    "field_text",
+    "figure_text",
     "figure_title",
     "human",
     "key_label",
@@ -28,6 +31,7 @@ __all__ = [
     "money",
     "number",
     "power",
+    "prose_words",
     "significant",
     "words",
 ]
@@ -185,6 +189,8 @@ def words(value: str) -> str:
 def key_unit(key: Any) -> str:
     """The unit a field name carries (design rule: units in names)."""
     text = str(key)
+    if text in _KEY_UNITS:
+        return _KEY_UNITS[text]
     for suffix, label in UNIT_SUFFIXES.items():
         if text.endswith(suffix):
             return label
@@ -198,7 +204,35 @@ _KEY_LABELS = {
     "racks_total": "racks, all roles",
     "it_kw": "IT power (racks + optics in cables)",
     "pue": "PUE",
+    # The stage tables' fields whose suffix rule reads wrongly ("GPU 3,836,092 hours", "Tokens 3,480,646 /s").
+    "gpu_hours": "GPU-hours",
+    "days": "days (expected whole run)",
+    "days_ideal": "days, steady state",
+    "days_steady_state": "days, steady state",
+    "tokens_per_s": "throughput",
+    "model_tflops_per_gpu": "model FLOP/s achieved",
+    "hardware_tflops_per_gpu": "hardware FLOP/s achieved",
+    "flops_per_token": "FLOPs per token",
+    "hardware_flops_per_token": "hardware FLOPs per token",
+    "total_flops": "total FLOPs",
+    "usable_feed_kw": "usable power per feed",
+    "feeds": "power feeds",
+    "worst_feed_after_failure_kw": "worst feed after a feed fails",
+    "airflow_cfm": "airflow",
+    "coolant_lpm": "coolant flow",
+    "tons": "cooling (refrigeration)",
+    "cdu_part": "CDU model",
 }
+# Units a field's suffix does not spell, or spells as a reader would not.
+_KEY_UNITS = {
+    "gpu_hours": "GPU-hours",
+    "tokens_per_s": "tokens/s",
+    "airflow_cfm": "CFM",
+    "coolant_lpm": "L/min",
+    "tons": "tons",
+}
+# Fields stored as fractions (0.364) that people read as percentages (36.4 %).
+_FRACTION_KEYS = {"mfu", "hfu"}
 
 
 def key_label(key: Any) -> str:
@@ -284,3 +318,59 @@ def human(value: Any, depth: int = 0) -> str:
 
 def _spaced(unit: str) -> str:
     return f" {unit}" if unit else ""
+
+
+def field_text(key: Any, value: Any) -> str:
+    """A stored field's value with its unit, by its name: money as money ($172M, never '171565402.56 USD'), kW as
+    kW or MW, fractions named as such as percentages (MFU 36.4 %), anything else as `human` plus the unit."""
+    text = str(key)
+    unit = key_unit(text)
+    number_like = isinstance(value, int | float | Decimal | str) and not isinstance(value, bool)
+    if number_like and unit == "USD":
+        return money(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if unit == "kW":
+            return power(value)
+        if text in _FRACTION_KEYS or text.endswith("_fraction"):
+            return f"{value * 100:.1f} %"
+    return f"{human(value)}{_spaced(unit)}"
+
+
+def figure_text(value: Any, unit: str) -> str:
+    """A headline figure (`plan_view.HEADLINES`) as the compare table shows it, by the headline's unit: money as
+    money, kW as kW or MW, a p10-p90 range as "61.8 - 98.5", a name in words or as its product; never a Python
+    repr or an eleven-digit dollar figure."""
+    if value is None:
+        return DASH
+    if hasattr(value, "p10") and hasattr(value, "p90"):  # the typed range (FloatPercentiles)
+        return f"{number(value.p10)} - {number(value.p90)}"
+    if unit == "USD":
+        return money(value)
+    if unit == "kW" and isinstance(value, int | float) and not isinstance(value, bool):
+        return power(value)
+    return human(value)
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def device_short_name(device_id: str, label: str, part_number: str | None = None) -> str:
+    """What a rack elevation prints in a device too narrow for its full name: the model as its maker prints it in
+    that name ("qm9700" -> "QM9700", "ddn-ai400x2" -> "AI400X2"), else the part number the BOM orders
+    ("mgmt-server-2s" -> "PowerEdge R760"); the catalog id only when neither is known."""
+    wanted = _alnum(device_id)
+    tokens = [t for t in re.split(r"[\s(),]+", label or "") if t]
+    spans = [" ".join(tokens[i:j]) for i in range(len(tokens)) for j in range(i + 1, min(i + 3, len(tokens)) + 1)]
+    found = [s for s in spans if len(_alnum(s)) >= 4 and _alnum(s) in wanted and re.search(r"\d", s)]
+    if found:
+        return max(found, key=lambda s: len(_alnum(s)))
+    return part_number or device_id
+
+
+def prose_words(text: Any) -> Any:
+    """Engine prose that names its enums ("public_estimate range -15 %/+20 %") with each snake_case word in words
+    ("public estimate range ..."); for short labels only, not sources, which may cite an API by its own name."""
+    if not isinstance(text, str):
+        return text
+    return re.sub(r"\b[a-z]+(?:_[a-z0-9]+)+\b", lambda match: words(match.group(0)), text)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, to_json
 
+from .formatting import device_short_name
 from .stored_plan import Decoded, decode_stored, lookup, read_section, typed_figure
 from .view_models import (
     BomGroup,
@@ -37,6 +38,7 @@ from .view_models import (
     RacksView,
     RackView,
     ServingCurve,
+    StorageStory,
     SummaryBand,
     TopologyView,
 )
@@ -197,6 +199,13 @@ class PlanView:
 
         return summary_band(self)
 
+    @cached_property
+    def storage_story(self) -> StorageStory | None:
+        """The storage card as sentences (what sets each need) with the figures behind them (`storage_story`)."""
+        from .storage_story import storage_story
+
+        return storage_story(self)
+
     @property
     def notes(self) -> list[str]:
         """The problems the summary band's risks do not already say (a feasible plan's notes, once each)."""
@@ -332,10 +341,17 @@ class PlanView:
         )
         return RacksView(
             height_u=racks.rack_height_u or 48,
-            racks=tuple(_rack(rack) for rack in racks.layout),
+            racks=tuple(_rack(rack, self._part_numbers) for rack in racks.layout),
             cooling_thresholds_kw=thresholds,
             rack_budget_kw=lookup(self.result.request, "hardware.rack_kw") or None,
         )
+
+    @cached_property
+    def _part_numbers(self) -> dict[str, str]:
+        """Catalog id -> the part number its BOM line orders (what a drawing prints instead of the id)."""
+        return {
+            line.catalog_id: line.part_number for line in self.bom_lines or () if line.catalog_id and line.part_number
+        }
 
     @cached_property
     def topology(self) -> TopologyView | None:
@@ -458,9 +474,16 @@ def _bom_group(category: str, lines: list[BomLine]) -> BomGroup:
     return BomGroup(category, tuple(lines), subtotal)
 
 
-def _rack(rack: RackEntry) -> RackView:
+def _rack(rack: RackEntry, part_numbers: Mapping[str, str]) -> RackView:
     devices = tuple(
-        RackDeviceView(item.id, item.quantity, item.rack_units or 0, item.kind or "other", item.label or item.id)
+        RackDeviceView(
+            item.id,
+            item.quantity,
+            item.rack_units or 0,
+            item.kind or "other",
+            item.label or item.id,
+            device_short_name(item.id, item.label or "", part_numbers.get(item.id)),
+        )
         for item in rack.items
     )
     return RackView(rack.id, rack.role, float(rack.kw), rack.feeds, rack.cooling, rack.rack_units, devices, rack.row)

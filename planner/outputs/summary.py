@@ -167,6 +167,8 @@ def _risks(view: PlanView) -> list[str]:
     if not view.feasible:
         out.append("The target cannot be met as asked: " + (result.problems[0] if result.problems else "see below."))
     out += [p for p in view.problems if p.startswith("Deadline risk")]
+    if batch := _batch_risk(view):
+        out.append(batch)
     costs = view.costs
     if costs is None or not costs.available:
         return out
@@ -192,3 +194,16 @@ def _risks(view: PlanView) -> list[str]:
     if unpriced:
         out.append(f"Capex is a lower bound: {len(unpriced)} BOM line(s) have no sourced price.")
     return out
+
+
+def _batch_risk(view: PlanView) -> str | None:
+    """A plan that trains on another global batch than the one asked for says so up front: at 100,000 GPUs the
+    nearest batch that divides the layout can be many times the request, and every day and dollar assumes it."""
+    training = view.result.training if view.result else None
+    if training is None or not training.batch_note or not training.global_batch_sequences_requested:
+        return None
+    asked, used = training.global_batch_sequences_requested, training.global_batch_sequences
+    return (
+        f"Batch differs from the request: the plan trains on {used:,} sequences per step, not the {asked:,} asked "
+        f"({used / asked:.1f} x); its time and cost assume that batch trains as well as the requested one (see Notes)."
+    )

@@ -28,6 +28,7 @@ __all__ = [
     "RackView",
     "RacksView",
     "ServingCurve",
+    "StorageStory",
     "SummaryBand",
     "TopologyView",
 ]
@@ -89,6 +90,7 @@ class RackDeviceView:
     rack_units: int  # 0 = mounts outside the U space (or a plan stored before devices carried their height)
     kind: str
     label: str
+    short: str = ""  # the model a reader knows ("QM9700"), printed where the full name does not fit
 
 
 @dataclass(frozen=True)
@@ -211,3 +213,14 @@ class SummaryBand:
     sentence: str | None
     figures: tuple[KeyFigure, ...]
     risks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StorageStory:
+    """The storage a plan needs, told: what the file system is and does, one sentence per need (write, read,
+    capacity) naming what sets it, and the figures behind them as (label, text) rows for a disclosure."""
+
+    lead: str
+    needs: tuple[str, ...]
+    details: tuple[tuple[str, str], ...]
+    sources: tuple[str, ...] = ()

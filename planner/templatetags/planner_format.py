@@ -68,6 +68,36 @@ def show(value):
 
 
 @register.filter
+def field_text(value, key):
+    """A stored field's value with its unit, by the field's name (`{{ value|field_text:key }}`): money, power and
+    fractions as people read them."""
+    return formatting.field_text(key, value)
+
+
+@register.filter
+def moved_rows(rows):
+    """The sensitivity rows that move the build-or-rent difference at either end (a plan with no obtainable cloud
+    option has no difference to move: every row would read as a dash)."""
+    return [
+        row
+        for row in rows or ()
+        if any(getattr(end, "cloud_minus_onprem_usd", None) is not None for end in (row.low, row.high))
+    ]
+
+
+@register.filter
+def prose_words(text):
+    """A short engine label with its snake_case enum names in words (`public_estimate` -> public estimate)."""
+    return formatting.prose_words(text)
+
+
+@register.filter
+def figure_text(value, unit):
+    """A headline figure by its unit (`{{ value|figure_text:row.unit }}`): $172M, 5.74 MW, 61.8 - 98.5."""
+    return formatting.figure_text(value, unit)
+
+
+@register.filter
 def figure_title(path):
     """An explain entry's figure path as a title a reader understands."""
     return formatting.figure_title(str(path), _HEADLINE_LABELS)

@@ -16,15 +16,26 @@
   const url = form.dataset.apiUrl + "?fields=" + encodeURIComponent(fields);
   const planned = { choice: choice.textContent, sentence: sentence.textContent };
 
-  function money(text, rate) {
+  // Money as the engine's usd_text writes it everywhere else on the page: three significant figures with a
+  // k/M/B/T suffix ($172M, $4.18), so the what-if never shows "$171.57M" beside the summary's "$172M".
+  function money(text) {
     const x = Number(text);
     if (text === "" || text === null || text === undefined || !isFinite(x)) return "–";
-    if (rate) return "$" + x.toFixed(2);
-    const abs = Math.abs(x);
-    if (abs >= 1e9) return "$" + (x / 1e9).toFixed(2) + "B";
-    if (abs >= 1e6) return "$" + (x / 1e6).toFixed(2) + "M";
-    if (abs >= 1e3) return "$" + (x / 1e3).toFixed(1) + "k";
-    return "$" + x.toFixed(0);
+    const sign = x < 0 ? "-" : "";
+    const magnitude = Math.abs(x);
+    let rounded = Number(magnitude.toPrecision(3));
+    let suffix = "";
+    for (const [threshold, name] of [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "k"]]) {
+      if (rounded >= threshold) {
+        rounded = Number((magnitude / threshold).toPrecision(3));
+        suffix = name;
+        break;
+      }
+    }
+    if (rounded === 0) return "$0";
+    const places = Math.max(3 - (Math.floor(Math.log10(rounded)) + 1), 0);
+    const digits = { minimumFractionDigits: places, maximumFractionDigits: places };
+    return sign + "$" + rounded.toLocaleString("en-US", digits) + suffix;
   }
   function pick(obj, path) {
     return path.split(".").reduce((o, k) => (o && o[k] !== undefined ? o[k] : null), obj);
@@ -32,7 +43,7 @@
   function showFigures(costs) {
     figures.forEach((dd) => {
       const value = costs ? pick(costs, dd.dataset.path) : dd.dataset.value;
-      dd.textContent = money(value, dd.dataset.rate === "1");
+      dd.textContent = money(value);
     });
   }
   function body() {

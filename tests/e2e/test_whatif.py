@@ -4,12 +4,14 @@ place (through POST /api/plans/{id}/whatif/ with the session and its CSRF token)
 from __future__ import annotations
 
 import copy
+import re
 from decimal import Decimal
 
 import pytest
 from playwright.sync_api import expect
 
 from planner import services
+from planner.adapter import usd_text
 from tests.e2e.conftest import ARTEFACTS
 from tests.samples import INFERENCE_REQUEST
 
@@ -55,6 +57,15 @@ def test_moving_the_system_price_flips_the_verdict_in_place(logged_in, live_serv
     page.goto(f"{live_server.url}{plan.get_absolute_url()}")
     choice = page.locator("#whatif-choice")
     assert choice.inner_text() == "rent"
+    # The panel's money reads as the rest of the page does (three significant figures: "$840k", "$5.30"), never
+    # "$839.10k" beside the summary's "$840k".
+    onprem = plan.result["costs"]["onprem"]
+    expect(page.locator("#whatif-capex")).to_have_text(usd_text(onprem["capex_usd"]))
+    expect(page.locator("#whatif-rate")).to_have_text(usd_text(onprem["usd_per_gpu_hour"]))
+    expect(page.locator("#whatif-owned")).to_have_text(usd_text(onprem["job_usd_shared"]))
+    expect(page.locator("#whatif-cheapest")).to_have_text(
+        usd_text(plan.result["costs"]["comparison"]["cheapest"]["job_usd"])
+    )
     field = page.locator(f"input[name='pricing.component_prices.{SYSTEM}']")
     field.fill(str(_build_price(plan)))
     expect(choice).to_have_text("build", timeout=15000)  # CSP forbids eval, so no wait_for_function strings
@@ -67,6 +78,10 @@ def test_moving_the_system_price_flips_the_verdict_in_place(logged_in, live_serv
     # The slider moves the same field: dragging the price back up restores renting.
     page.locator(f"#{field.get_attribute('id')}-range").fill(str(int(Decimal(field.get_attribute("data-default")) * 2)))
     expect(choice).to_have_text("rent", timeout=15000)
+    expect(page.locator("#whatif-capex")).not_to_have_text(usd_text(onprem["capex_usd"]), timeout=15000)
+    for figure in ("#whatif-capex", "#whatif-owned", "#whatif-rate", "#whatif-cheapest"):
+        shown = page.locator(figure).inner_text()
+        assert len(re.sub(r"\D", "", shown)) <= 3, f"{figure} shows {shown}: more figures than the prices support"
 
     page.locator("#whatif-reset").click()
     expect(page.locator("#whatif-state")).to_have_text("(as planned)", timeout=15000)

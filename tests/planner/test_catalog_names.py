@@ -35,7 +35,8 @@ def _ids_in(text: str) -> list[str]:
     """Each catalog id in the text, with the words around it (so a failure says where)."""
     catalog = load_catalog()
     found = []
-    for i in [*catalog.systems, *catalog.gpus]:
+    parts = catalog.parts.parts if catalog.parts else {}  # switches, storage, servers, CDUs: ids a reader never knows
+    for i in [*catalog.systems, *catalog.gpus, *parts]:
         for match in re.finditer(rf"(?<![\w.-]){re.escape(i)}(?![\w-])", text):
             found.append(" ".join(text[max(0, match.start() - 80) : match.end() + 30].split()))
     return found

@@ -85,7 +85,7 @@ def test_figure_titles_are_words_not_paths():
     assert f.figure_title("costs.comparison.obtainable.spot_fleet") == "Rule: largest spot fleet one job can count on"
     assert f.figure_title("costs.cloud.us-east-1.p5.48xlarge.spot.job_usd") == "Job cost: p5.48xlarge spot, us-east-1"
     assert f.figure_title("training.step_time_s") == "Step time (steady state)"  # the headline's own label
-    assert f.figure_title("training.hardware_tflops_per_gpu") == "Training · hardware (TFLOP/s per GPU)"
+    assert f.figure_title("training.hardware_tflops_per_gpu") == "Training · hardware FLOP/s achieved (TFLOP/s per GPU)"
     assert f.figure_title("costs.sensitivity.cloud_minus_onprem_usd") == "Sensitivity · cloud minus on-prem cost"
     assert f.figure_title("costs.onprem.capex_usd") == "Capex (BOM total)"  # the headline's own label
 
@@ -125,3 +125,46 @@ def test_summary_band_names_the_hot_spares():
     gpus = next(fig for fig in view.summary_band.figures if fig.label == "GPUs")
     assert gpus.value == "16,504"
     assert gpus.note == "2,063 x NVIDIA DGX H100 (15 of them hot spares); the job uses 16,384"
+
+
+def test_stage_fields_read_by_their_names():
+    """The stage tables and the derivations' inputs: money, power and fractions as the headlines show them."""
+    from planner.outputs.formatting import field_text, key_label, key_unit
+
+    assert field_text("hardware_usd", "124010796.00") == "$124M"  # was "124010796.00 USD"
+    assert field_text("it_kw", 4102.27) == "4.10 MW" and field_text("per_rack_kw", 28.6) == "28.6 kW"
+    assert field_text("mfu", 0.36365) == "36.4 %" and field_text("pipeline_bubble_fraction", 0.0691) == "6.9 %"
+    assert field_text("step_time_s", 1.205) == "1.21 s"
+    # "GPU 3,836,092 hours" and "Tokens 3,480,646 /s" read as GPU-hours and a throughput
+    assert (key_label("gpu_hours"), key_unit("gpu_hours")) == ("GPU-hours", "GPU-hours")
+    assert (key_label("tokens_per_s"), key_unit("tokens_per_s")) == ("throughput", "tokens/s")
+
+
+def test_compare_figures_by_unit():
+    """The compare table once showed "FloatPercentiles(p10=61.81470882473502, ...)" and "171,565,403"."""
+    from planner.outputs.formatting import figure_text
+
+    view = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
+    assert figure_text(view.value("training.days_range"), "days") == "63.1 - 85.7"
+    assert figure_text(view.value("costs.onprem.capex_usd"), "USD") == "$172M"
+    assert figure_text(view.value("power.facility_kw"), "kW") == "5.74 MW"
+    assert figure_text(view.value("cooling.method"), "") == "air containment"
+    assert figure_text(view.value("cluster.system"), "") == "NVIDIA DGX B200"
+    assert figure_text(None, "USD") == "\u2013"
+
+
+def test_device_short_names_are_models():
+    from planner.outputs.formatting import device_short_name
+
+    assert device_short_name("qm9700", "NVIDIA Quantum-2 QM9700 NDR InfiniBand switch (managed)") == "QM9700"
+    assert device_short_name("dgx-b200", "NVIDIA DGX B200") == "DGX B200"
+    assert device_short_name("mgmt-server-2s", "2-socket x86 management server", "PowerEdge R760") == "PowerEdge R760"
+    assert device_short_name("mystery-1", "Something") == "mystery-1"
+
+
+def test_sensitivity_range_basis_in_words():
+    from planner.outputs.formatting import prose_words
+
+    basis = "each part by its price basis (list_price -10 %/+12.5 %, public_estimate -15 %/+20 %)"
+    assert prose_words(basis) == "each part by its price basis (list price -10 %/+12.5 %, public estimate -15 %/+20 %)"
+    assert prose_words(None) is None

@@ -234,7 +234,7 @@ def test_an_old_plan_that_does_not_decode_opens_with_what_can_be_read(alice_clie
     assert outputs["csv"].count("\r\n") == len(old["bom"]) + 1
     assert "older version" in outputs["pdf"] and "training not shown" in outputs["pdf"]
     listing = alice_client.get(reverse("planner:plan_list"))
-    assert listing.status_code == 200 and "dgx-h100" in listing.content.decode()
+    assert listing.status_code == 200 and "NVIDIA DGX H100" in listing.content.decode()  # the system, named
     compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{plan.pk}"})
     assert compare.status_code == 200
 

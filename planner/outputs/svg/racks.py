@@ -171,7 +171,8 @@ class RackElevationSVG:
         for n in range(1, count):
             block.add(d.line(start=(x, y + n * unit_h), end=(x + DEVICE_W, y + n * unit_h), class_="divider"))
         suffix = f" x {count}" if count > 1 else ""
-        name = fitting([device.label + suffix, device.id + suffix, f"{count}x {device.id}"], DEVICE_W - 6) or device.id
+        short = device.short or device.id
+        name = fitting([device.label + suffix, short + suffix, f"{count}x {short}"], DEVICE_W - 6) or short
         baseline = y + min(unit_h, 2 * U_PX) / 2 + MIN_FONT_PX * 0.36  # inside the first unit, clear of dividers
         block.add(d.text(name, insert=(x + 4, baseline), class_="dev"))
         g.add(block)
@@ -186,7 +187,12 @@ class RackElevationSVG:
         width = self.width - 2 * MARGIN - 16
         lines = []
         for device in devices.values():
-            text = f"{device.id}: {device.label}, {device.rack_units}U"
+            short = device.short or device.id
+            text = (
+                f"{device.label}, {device.rack_units}U"
+                if short == device.label
+                else f"{short}: {device.label}, {device.rack_units}U"
+            )
             lines += [
                 (KIND_CSS.get(device.kind, "unit-other") if i == 0 else "", t) for i, t in enumerate(wrap(text, width))
             ]
