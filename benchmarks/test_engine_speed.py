@@ -107,12 +107,14 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
 
 def _forget_layouts() -> None:
     """Empty the caches a repeated request hits (layout costs and what is derived from them, activation floors,
-    layout grids), so a round plans from scratch."""
+    layout grids, whole-run efficiencies by GPU count), so a round plans from scratch."""
+    from engine.search.count_efficiency import COUNT_EFFICIENCIES
     from engine.search.grid import _layout_grid
     from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 
     LAYOUTS.clear()
     ACTIVATION_FLOORS.clear()
+    COUNT_EFFICIENCIES.clear()
     _layout_grid.cache_clear()
 
 
