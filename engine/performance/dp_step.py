@@ -154,7 +154,7 @@ def step_times(
     seq_len: int,
     hw: Hardware,
     eff: Efficiency,
-    nearest_batch: bool = False,
+    nearest_batch: bool | np.ndarray = False,
 ) -> StepTimes:
     """The step time of rows `idx` at data parallelism `dp` and ZeRO stage `zero`, without the memory (`_times`)."""
     dp = np.asarray(dp, dtype=float)
@@ -209,12 +209,12 @@ def _times(
     seq_len: int,
     hw: Hardware,
     eff: Efficiency,
-    nearest_batch: bool,
+    nearest_batch: bool | np.ndarray,
 ) -> StepTimes:
     """m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
-    `batch_exact` says so) or, with `nearest_batch`, the nearest whole number. A 1F1B pipeline takes
-    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over dp x cp (weights
-    are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
+    `batch_exact` says so) or, with `nearest_batch` (a bool, or one per candidate), the nearest whole number. A
+    1F1B pipeline takes m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over
+    dp x cp (weights are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
     micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
     forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
     HBM bound over the parameters a GPU updates, or runs on the host with offload (`layout_terms.offload_time_s`).
@@ -232,7 +232,10 @@ def _times(
     any_experts = bool(experts.any())
 
     ratio = batch_sequences / (dp * mb)
-    m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
+    if isinstance(nearest_batch, np.ndarray):  # per candidate (a frontier pass with both kinds of count)
+        m = np.where(nearest_batch, np.maximum(np.rint(ratio), 1.0), np.floor(ratio))
+    else:
+        m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
     m_eff = np.maximum(m, 1.0)
     pipeline = m_eff * per_micro_batch + bubble
 

@@ -311,14 +311,20 @@ class TrainingSearch:
         """The fastest feasible plan on exactly `gpus` GPUs."""
         return self._search(lambda lay, nearest: fixed.fastest_many(self, lay, [gpus], nearest)[0])
 
-    def fastest_many(self, gpu_counts: list[int]) -> list[tuple[Plan | None, SearchStats, Infeasibility]]:
+    def fastest_many(
+        self, gpu_counts: list[int], fold_nearest: bool = False
+    ) -> list[tuple[Plan | None, SearchStats, Infeasibility]]:
         """`fastest` for several GPU counts (the frontier), sharing every pass; a count the first pass leaves
-        without a plan is searched again alone, with the offload and nearest-batch retries."""
+        without a plan is searched again alone, with the offload and nearest-batch retries. `fold_nearest` runs
+        the nearest-batch retry inside the first pass (`fixed.fastest_many`): the same plans, statistics that may
+        differ, for the frontier, which shows the plans alone."""
         t0 = time.perf_counter()
         if self.layouts is None or not gpu_counts:
             return [self.fastest(n) for n in gpu_counts]
-        out = fixed.fastest_many(self, self.layouts, list(gpu_counts), False)
-        inexact = [i for i, (plan, _stats, miss) in enumerate(out) if plan is None and miss.no_exact_batch]
+        out = fixed.fastest_many(self, self.layouts, list(gpu_counts), False, fold_nearest)
+        inexact = [
+            i for i, (plan, _stats, miss) in enumerate(out) if plan is None and miss.no_exact_batch and not fold_nearest
+        ]
         if inexact:  # no layout takes the batch exactly on these counts: the nearest batch, again together
             nearest = fixed.fastest_many(self, self.layouts, [gpu_counts[i] for i in inexact], True)
             for i, (plan, stats, miss) in zip(inexact, nearest, strict=True):
