@@ -107,7 +107,8 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
 
 def _forget_layouts() -> None:
     """Empty the caches a repeated request hits (layout costs and what is derived from them, activation floors,
-    layout grids, whole-run efficiencies by GPU count), so a round plans from scratch."""
+    layout grids, whole-run efficiencies and recovery modes by GPU count), so a round plans from scratch."""
+    from engine.performance.mode_memo import modes_at
     from engine.search.count_efficiency import COUNT_EFFICIENCIES
     from engine.search.grid import _layout_grid
     from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
@@ -115,6 +116,7 @@ def _forget_layouts() -> None:
     LAYOUTS.clear()
     ACTIVATION_FLOORS.clear()
     COUNT_EFFICIENCIES.clear()
+    modes_at.cache_clear()
     _layout_grid.cache_clear()
 
 
