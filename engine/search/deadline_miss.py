@@ -54,6 +54,7 @@ class _Days:
 
     def __init__(self, days: np.ndarray, known: np.ndarray, bound: np.ndarray, days_at) -> None:
         self.days, self.known, self.bound, self._days_at = days.copy(), known.copy(), bound, days_at
+        self.by_bound = np.argsort(bound, kind="stable")  # once: the untimed candidate to time next
 
     def time(self, sel: np.ndarray) -> None:
         self.days[sel] = self._days_at(sel)
@@ -63,9 +64,12 @@ class _Days:
         """The first of `cands` (ascending) in order of (days, index) that fits memory, timing only as far as the
         order is needed: a timed candidate whose days are below every untimed one's bound has its place."""
         chunk, placed = MISS_CHUNK, 0
+        member = np.zeros(len(self.known), dtype=bool)
+        member[cands] = True
+        by_bound = self.by_bound[member[self.by_bound]]
         while True:
-            untimed = cands[~self.known[cands]]
-            floor = float(self.bound[untimed].min()) if len(untimed) else np.inf
+            untimed = by_bound[~self.known[by_bound]]  # by bound, lowest first
+            floor = float(self.bound[untimed[0]]) if len(untimed) else np.inf
             timed = cands[self.known[cands]]
             settled = timed[self.days[timed] < floor]
             order = settled[np.lexsort((settled, self.days[settled]))]
@@ -73,7 +77,7 @@ class _Days:
             if found is not None or not len(untimed):
                 return found
             placed = len(order)
-            self.time(untimed[np.argsort(self.bound[untimed], kind="stable")[:chunk]])
+            self.time(untimed[:chunk])
             chunk *= 2
 
 
