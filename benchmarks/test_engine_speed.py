@@ -113,9 +113,12 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
     candidate in ten; 386 M -> 388-390 M instructions, as one 8-10K-row pass was few instructions per value but
     memory-bound: that sizing's CPU time 6.7-7.1 ms -> 4.4 ms). pytest-benchmark median interleaved with main, two
     rounds at load 2-2.8: 125 and 114 ms on main -> 114 and 105 ms; then at load 1.6-2.4: 163 and 330 (noise) ms
-    on main -> 120 and 125 ms (min 127-145 -> 116 ms). Measured at load about 0.3 before this round, main took
-    119 ms CPU per plan. The 100 ms median is not met on this shared machine: about 105-120 ms at load 2, perhaps
-    about 100 ms on a quiet one (not measured for lack of a quiet moment). What is left is still spread: the 13
+    on main -> 120 and 125 ms (min 127-145 -> 116 ms). The quietest measurement (load 1.3, 15 plans timed with
+    `time.process_time`, two rounds interleaved with main): CPU median 117.5 and 114.9 ms on main -> 106.6 and
+    103.5 ms, wall the same; from scratch 205 and 184 -> 177 and 178 ms; the 405B plan 99 and 96 -> 91 and 90 ms;
+    the every-system plan 123 and 117 -> 116 and 109 ms. The 100 ms median is not met: about 104 ms at load 1.3
+    (main took 119 ms CPU at load 0.3 before this round, so perhaps just under 100 ms on a quiet machine, not
+    measured). What is left is still spread: the 13
     deadline searches about 44 % and the 8 frontiers about 40 % of a plan, mostly numpy's cost per call
     (`dp_step._times` about 140 us per call whatever the rows, about 12 %)."""
     request = validate_request(copy.deepcopy(AUTO_70B), catalog)
