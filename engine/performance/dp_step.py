@@ -154,7 +154,7 @@ def step_times(
     seq_len: int,
     hw: Hardware,
     eff: Efficiency,
-    nearest_batch: bool = False,
+    nearest_batch: bool | np.ndarray = False,
 ) -> StepTimes:
     """The step time of rows `idx` at data parallelism `dp` and ZeRO stage `zero`, without the memory (`_times`)."""
     dp = np.asarray(dp, dtype=float)
@@ -209,12 +209,12 @@ def _times(
     seq_len: int,
     hw: Hardware,
     eff: Efficiency,
-    nearest_batch: bool,
+    nearest_batch: bool | np.ndarray,
 ) -> StepTimes:
     """m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
-    `batch_exact` says so) or, with `nearest_batch`, the nearest whole number. A 1F1B pipeline takes
-    m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over dp x cp (weights
-    are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
+    `batch_exact` says so) or, with `nearest_batch` (a bool, or one per candidate), the nearest whole number. A
+    1F1B pipeline takes m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over
+    dp x cp (weights are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
     micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
     forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
     HBM bound over the parameters a GPU updates, or runs on the host with offload (`layout_terms.offload_time_s`).
@@ -228,31 +228,46 @@ def _times(
     (_tp, _pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, _layer_params, offload, chunks,
      bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
-    edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     any_experts = bool(experts.any())
+    edp = dpc / ep if any_experts else dpc  # ranks holding the same experts (expert-data-parallel group)
 
-    ratio = batch_sequences / (dp * mb)
-    m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
+    dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
+    ratio = batch_sequences / dp_mb
+    if isinstance(nearest_batch, np.ndarray):  # per candidate (a frontier pass with both kinds of count)
+        m = np.where(nearest_batch, np.maximum(np.rint(ratio), 1.0), np.floor(ratio))
+    else:
+        m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
     m_eff = np.maximum(m, 1.0)
     pipeline = m_eff * per_micro_batch + bubble
 
     # DP groups stay inside a system only when the whole job does; otherwise they cross the compute fabric.
     inside = group * dp <= hw.gpus_per_system
-    bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
-    link_eff = np.where(inside, eff.nvlink, eff.scaleout)
+    nvlink, scaleout = hw.nvlink_bytes_s * eff.nvlink, lay.dp_bandwidth_bytes_s * eff.scaleout
     grad_bytes = dense * eff.grad_reduce_bytes_per_param
     lat = eff.collective_latency_s
-    # roofline.ring_time over dpc ranks, its (ranks - 1) / ranks and bandwidth shared by the three collectives
-    # (2 x that fraction is exactly (2 (ranks - 1)) / ranks: doubling is exact in floating point).
+    # roofline.ring_time over dpc ranks, its (ranks - 1) / ranks and bandwidth shared by the three collectives.
+    # Fewer operations per candidate, each element the same figure as ring_time's expression: the bandwidth x link
+    # efficiency product is taken per branch (the same two factors); 2 x fraction x bytes / bandwidth is exactly 2 x
+    # (fraction x bytes / bandwidth) (doubling is exact in floating point); and with one rank (fraction 0) each
+    # collective is 0 + 0 = 0 rather than a `where`, as long as the bandwidths are positive and finite (else the
+    # plain form below).
     several = dpc > 1
     fraction = (dpc - 1.0) / np.maximum(dpc, 1.0)
-    bandwidth = bw * link_eff
-    all_reduce = np.where(several, lat + 2.0 * fraction * grad_bytes / bandwidth, 0.0)
-    reduce_scatter = np.where(several, lat + fraction * grad_bytes / bandwidth, 0.0)
-    gather = np.where(several, lat + fraction * dense_16bit / bandwidth, 0.0)
+    bandwidth = np.where(inside, nvlink, scaleout)
+    if min(nvlink, scaleout) > 0.0 and max(nvlink, scaleout) < np.inf:
+        start = np.where(several, lat, 0.0)
+        ring = fraction * grad_bytes / bandwidth
+        all_reduce, reduce_scatter = start + 2.0 * ring, start + ring
+        gather = start + fraction * dense_16bit / bandwidth
+    else:
+        all_reduce = np.where(several, lat + 2.0 * fraction * grad_bytes / bandwidth, 0.0)
+        reduce_scatter = np.where(several, lat + fraction * grad_bytes / bandwidth, 0.0)
+        gather = np.where(several, lat + fraction * dense_16bit / bandwidth, 0.0)
     if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
         has_experts = experts > 0
         expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
+        bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
+        link_eff = np.where(inside, eff.nvlink, eff.scaleout)
 
         def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
             return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
@@ -260,12 +275,13 @@ def _times(
         all_reduce = all_reduce + expert_ring(expert_grad_bytes, 2.0)
         reduce_scatter = reduce_scatter + expert_ring(expert_grad_bytes, 1.0)
         gather = gather + expert_ring(experts_16bit, 1.0)
-    hide = eff.dp_overlap
+    hidden = eff.dp_overlap * backward_last
     # The reduction runs in chunks (a layer each; with pipelining, a virtual stage's layers each) that start as
     # the backward produces them, so at least the last chunk is exposed (Megatron Bridge, 'Communication
     # Overlap'); ZeRO-3 likewise cannot hide the first chunk's parameter gather.
-    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hide * backward_last)
-    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hide * backward_last) + gather
+    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hidden)
+    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hidden) + gather
+    hide = eff.dp_overlap
     exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
     dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
 
@@ -292,8 +308,8 @@ def _times(
         dp_exposed_time_s=dp_exposed,
         optimizer_time_s=optimizer_time,
         offload_time_s=offload_time,
-        tokens_per_step=dp * mb * m * seq_len,
-        batch_exact=dp * mb * m == batch_sequences,
+        tokens_per_step=dp_mb * m * seq_len,
+        batch_exact=dp_mb * m == batch_sequences,
     )
 
 

@@ -16,15 +16,14 @@ is met (`dp_step.step_memory`), and the closest miss checks it in order of days 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from engine.performance.dp_step import StepTimes, step_memory, step_times
-from engine.performance.memory import GIB
 from engine.performance.step_time import LayoutCosts
-from engine.search.grid import BOUND_CHUNK, MISS_CHUNK, DivisorTable
+from engine.search.deadline_miss import record_misses
+from engine.search.grid import BOUND_CHUNK, DivisorTable
 from engine.search.results import Infeasibility, Plan, SearchStats
 
 if TYPE_CHECKING:
@@ -139,50 +138,6 @@ def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest
 
     return _Grid(np.repeat(keep, nz), np.tile(zeros, len(keep)), q[of_kept], unit[of_kept], rows[of_kept],
                  j_hi[of_kept], k_cap_batch[of_kept], k_cap_cluster[of_kept], table, nz)  # fmt: skip
-
-
-def _first_fit(order: np.ndarray, memory_of: Callable[[np.ndarray], np.ndarray], hbm: float) -> int | None:
-    """The first candidate of `order` that fits memory (None when none does), checked in doubling chunks."""
-    start, chunk = 0, MISS_CHUNK
-    while start < len(order):
-        part = order[start : start + chunk]
-        ok = np.nonzero(memory_of(part) <= hbm)[0]
-        if len(ok):
-            return int(part[ok[0]])
-        start, chunk = start + chunk, chunk * 2
-    return None
-
-
-def _miss(lay: LayoutCosts, grid: _Grid, days_hi: np.ndarray, memory_of: Callable[[np.ndarray], np.ndarray],
-          hbm: float, miss: Infeasibility) -> None:  # fmt: skip
-    """Record the closest misses when no candidate meets the deadline at its largest size: the fewest expected days
-    among those that fit (among those the cluster cap limits, if any of them fits: a bigger batch cannot help
-    them, so the cap is named), and the most GPUs the batch feeds among those that fit; if none fits, the least
-    memory.
-
-    Memory (`memory_of` some candidates, at their largest size) is worked out lazily: the candidates in order of
-    days (then index, as argmin breaks ties) up to the first that fits, and in order of the GPUs the batch feeds
-    up to the first that fits; all of them only when none fits. The same misses as checking every candidate."""
-    everything = np.arange(len(grid.idx))
-    capped = everything[grid.k_cap_cluster <= grid.k_cap_batch]
-    best = _first_fit(capped[np.lexsort((capped, days_hi[capped]))], memory_of, hbm)
-    by_cap = best is not None
-    if best is None:
-        best = _first_fit(np.lexsort((everything, days_hi)), memory_of, hbm)
-    if best is None:
-        mem = memory_of(everything)
-        k = int(np.argmin(mem))
-        miss.min_memory_gib = float(mem[k]) / GIB
-        miss.min_memory_layout = (int(lay.tp[grid.idx[k]]), int(lay.pp[grid.idx[k]]))
-        return
-    k_hi = grid.k(everything, grid.j_hi)
-    miss.best_days = float(days_hi[best])
-    miss.best_days_gpus = int(k_hi[best] * grid.unit[best])
-    miss.best_days_limit = "cluster size" if by_cap else "global batch"
-    feeds = grid.k_cap_batch * grid.unit
-    widest = _first_fit(np.lexsort((everything, -feeds)), memory_of, hbm)
-    assert widest is not None  # `best` fits
-    miss.batch_cap_gpus = int(feeds[widest])
 
 
 def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float, nearest: bool) -> np.ndarray:
@@ -312,8 +267,7 @@ def smallest(
     stats.reject("slower_bound", np.count_nonzero(possible & ~scored))
     stats.feasible = int(np.count_nonzero(met))
     if not np.any(met):  # nothing meets it: the closest misses at every candidate's largest size
-        t, dp, days_hi = timed(grid.j_hi, everything)
-        _miss(lay, grid, days_hi, lambda sel: memory(sel, dp[sel], t.m_eff[sel]), s.hw.hbm_bytes, miss)
+        record_misses(s, lay, grid, nearest, days_hi, scored, lambda sel: timed(grid.j_hi[sel], sel)[2], memory, miss)
         return None, stats, miss
     # Fewest systems (a job may leave spare GPUs in its last system when the exact batch needs it), then the
     # fewest GPUs, then the fastest (the expected days each was found to meet the deadline with, the same figures

@@ -88,17 +88,32 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
     return ci.take(kept), li.take(kept), dp.take(kept), days_lb.take(kept)
 
 
-def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nearest: bool) -> list[Outcome]:
-    """The fastest feasible plan on each GPU count (None where nothing fits), with its statistics and misses."""
+def fastest_many(
+    s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nearest: bool, fold_nearest: bool = False
+) -> list[Outcome]:
+    """The fastest feasible plan on each GPU count (None where nothing fits), with its statistics and misses.
+
+    `fold_nearest` (exact batch only): a count no layout can take the batch on exactly is searched with the nearest
+    batch in the same scoring pass (`_with_nearest`), instead of a second call: the same plans as that call (its
+    candidates, in its order, on the same rules), at one pass's numpy cost per call instead of two. Its statistics
+    (the exact pass's added to the nearest's, as the caller's retry adds them) may count candidates timed or checked
+    for memory differently, as the shared pass's chunks grow with every count's work: only for callers that read
+    the plans alone (the frontier)."""
     counts = np.asarray(gpu_counts, dtype=np.int64)
     zeros = np.array(s._zero_options(), dtype=np.int64)
     nz = len(zeros)
     stats = [SearchStats(candidates_evaluated=len(lay.tp) * nz) for _ in counts]
     misses = [Infeasibility() for _ in counts]
     ci, li, dp, days_lb = _filter(s, lay, counts, nearest, stats, misses, nz)
+    near: bool | np.ndarray = nearest
+    folded: list[tuple[SearchStats, Infeasibility] | None] = [None] * len(counts)
+    if fold_nearest and not nearest and any(m.no_exact_batch for m in misses):
+        ci, li, dp, days_lb, near = _with_nearest(s, lay, counts, (ci, li, dp, days_lb), stats, misses, folded, nz)
     ci, idx, zero = np.repeat(ci, nz), np.repeat(li, nz), np.tile(zeros, len(li))
     dp, days_lb = np.repeat(dp, nz), np.repeat(days_lb, nz)
-    days, mem, scored = _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, len(counts))
+    if isinstance(near, np.ndarray):
+        near = np.repeat(near, nz)
+    days, mem, scored = _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, near, stats, len(counts))
     done = np.isfinite(mem)
     fits = done & (mem <= s.hw.hbm_bytes)
     bounds = np.searchsorted(ci, np.arange(len(counts) + 1)).tolist()
@@ -117,11 +132,37 @@ def fastest_many(s: TrainingSearch, lay: LayoutCosts, gpu_counts: list[int], nea
                 k = int(lo + np.argmin(mem[lo:hi]))
                 miss.min_memory_gib = float(mem[k]) / GIB
                 miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
-            out.append((None, st, miss))
-            continue
-        best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
-        out.append((s.plan(lay, idx, zero, dp, best, nearest, scored(best)), st, miss))
+            plan = None
+        else:
+            best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
+            row_near = bool(near[best]) if isinstance(near, np.ndarray) else near
+            plan = s.plan(lay, idx, zero, dp, best, row_near, scored(best))
+        exact = folded[c]
+        if exact is not None:  # as the caller's retry reports it: the nearest search's counts plus the exact one's
+            st.add(exact[0])
+            miss.no_exact_batch = True
+        out.append((plan, st, miss))
     return out
+
+
+def _with_nearest(s, lay, counts, rows, stats, misses, folded, nz):
+    """The exact pass's rows (`rows`: count index, layout, dp, bound) with, for each count that no layout takes the
+    batch on exactly (it has no rows), the rows of a nearest-batch search of it (`_filter` with the nearest rules),
+    merged count-major with a per-row nearest flag. Those counts' statistics and misses start afresh for the
+    nearest search; the exact search's are kept in `folded` to be added at the end."""
+    inexact = [c for c, m in enumerate(misses) if m.no_exact_batch]
+    sub_stats = [SearchStats(candidates_evaluated=len(lay.tp) * nz) for _ in inexact]
+    sub_misses = [Infeasibility() for _ in inexact]
+    ci2, li2, dp2, lb2 = _filter(s, lay, counts[inexact], True, sub_stats, sub_misses, nz)
+    for k, c in enumerate(inexact):
+        folded[c] = (stats[c], misses[c])
+        stats[c], misses[c] = sub_stats[k], sub_misses[k]
+    ci, li, dp, days_lb = rows
+    ci_all = np.concatenate([ci, np.asarray(inexact, dtype=ci.dtype)[ci2]])
+    order = np.argsort(ci_all, kind="stable")  # the exact rows of an inexact count: none, so no mixing
+    near = np.concatenate([np.zeros(len(ci), dtype=bool), np.ones(len(ci2), dtype=bool)])[order]
+    merged = [np.concatenate(pair)[order] for pair in ((li, li2), (dp, dp2), (days_lb, lb2))]
+    return ci_all[order], merged[0], merged[1], merged[2], near
 
 
 def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_counts: int) -> np.ndarray:
@@ -167,7 +208,8 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
         pending = np.flatnonzero(open_ & ~hold.take(ci) if hold.any() else open_)
         take = _lowest(pending, ci, days_lb, limit, n_counts)
         if len(take):
-            t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, nearest)
+            near = nearest[take] if isinstance(nearest, np.ndarray) else nearest
+            t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, near)
             days[take], m_eff[take] = s.days(t), t.m_eff
             untimed_lb[take] = np.nan
             t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))

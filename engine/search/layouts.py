@@ -48,6 +48,7 @@ from engine.performance.step_time import (
 from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, run_efficiency
 from engine.request.spec import TrainingSpec
 from engine.search import deadline, fixed
+from engine.search.count_efficiency import CountEfficiency, count_efficiency
 from engine.search.grid import (
     CP_OPTIONS,
     MICRO_BATCH_OPTIONS,
@@ -109,7 +110,7 @@ class TrainingSearch:
         self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
         self.layout_seconds = time.perf_counter() - t0
-        self._efficiency: tuple[WholeRunInputs | None, np.ndarray, np.ndarray] = (None, np.zeros(0), np.zeros(0))
+        self._efficiency: tuple[WholeRunInputs | None, CountEfficiency | None] = (None, None)
 
     def inputs_key(self) -> tuple[object, ...]:
         """Everything the search's answers depend on (`search/shared.py`): two searches with equal keys give the
@@ -267,21 +268,13 @@ class TrainingSearch:
 
     def _count_efficiency(self, gpus: np.ndarray) -> np.ndarray:
         """`run_efficiency` per GPU count: a search's thousands of candidates share a few dozen counts, each worked
-        out once per search (and `run`, which the chain may replace) into a sorted table later evaluations read."""
-        run, counts, values = self._efficiency
-        if run is not self.run:
-            counts, values = np.zeros(0), np.zeros(0)
-        pos = np.minimum(np.searchsorted(counts, gpus), max(len(counts) - 1, 0))
-        known = counts[pos] == gpus if len(counts) else np.zeros(np.shape(gpus), dtype=bool)
-        if not np.all(known):
-            new = np.unique(gpus[~known])
-            counts = np.concatenate([counts, new])
-            values = np.concatenate([values, np.asarray(run_efficiency(new, self.run), dtype=float)])
-            order = np.argsort(counts)
-            counts, values = counts[order], values[order]
-            pos = np.searchsorted(counts, gpus)
-        self._efficiency = (self.run, counts, values)
-        return values[pos]
+        out once into a table shared by every search with equal whole-run inputs (`count_efficiency.py`; looked up
+        again when the chain replaces `run`)."""
+        run, table = self._efficiency
+        if run is not self.run or table is None:
+            table = count_efficiency(self.run)
+            self._efficiency = (self.run, table)
+        return table(gpus)
 
     def plan(self, lay: LayoutCosts, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int, nearest: bool,
              scored: tuple[StepCosts, int] | None = None) -> Plan:  # fmt: skip
@@ -318,14 +311,20 @@ class TrainingSearch:
         """The fastest feasible plan on exactly `gpus` GPUs."""
         return self._search(lambda lay, nearest: fixed.fastest_many(self, lay, [gpus], nearest)[0])
 
-    def fastest_many(self, gpu_counts: list[int]) -> list[tuple[Plan | None, SearchStats, Infeasibility]]:
+    def fastest_many(
+        self, gpu_counts: list[int], fold_nearest: bool = False
+    ) -> list[tuple[Plan | None, SearchStats, Infeasibility]]:
         """`fastest` for several GPU counts (the frontier), sharing every pass; a count the first pass leaves
-        without a plan is searched again alone, with the offload and nearest-batch retries."""
+        without a plan is searched again alone, with the offload and nearest-batch retries. `fold_nearest` runs
+        the nearest-batch retry inside the first pass (`fixed.fastest_many`): the same plans, statistics that may
+        differ, for the frontier, which shows the plans alone."""
         t0 = time.perf_counter()
         if self.layouts is None or not gpu_counts:
             return [self.fastest(n) for n in gpu_counts]
-        out = fixed.fastest_many(self, self.layouts, list(gpu_counts), False)
-        inexact = [i for i, (plan, _stats, miss) in enumerate(out) if plan is None and miss.no_exact_batch]
+        out = fixed.fastest_many(self, self.layouts, list(gpu_counts), False, fold_nearest)
+        inexact = [
+            i for i, (plan, _stats, miss) in enumerate(out) if plan is None and miss.no_exact_batch and not fold_nearest
+        ]
         if inexact:  # no layout takes the batch exactly on these counts: the nearest batch, again together
             nearest = fixed.fastest_many(self, self.layouts, [gpu_counts[i] for i in inexact], True)
             for i, (plan, stats, miss) in zip(inexact, nearest, strict=True):

@@ -309,7 +309,7 @@ def _frontier(
     counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
     points: list[dict[str, object]] = []
     counts = [n for n in counts if n <= a["max_cluster_gpus"]]
-    results = zip(counts, search.fastest_many(counts), strict=True)
+    results = zip(counts, search.fastest_many(counts, fold_nearest=True), strict=True)
     found = [(n, plan) for n, (plan, _stats, _miss) in results if plan is not None]
     ranges = expected_day_ranges([plan for _n, plan in found], search)
     for (n, plan), (days_p10, days_p50, days_p90) in zip(found, ranges, strict=True):

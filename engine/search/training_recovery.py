@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from engine.assumptions.registry import Assumptions
 from engine.performance.goodput import Goodput
 from engine.performance.whole_run import WholeRun, WholeRunInputs
@@ -39,7 +37,7 @@ def recovery_reason(work: Workload, gpus: int, search: TrainingSearch, a: Assump
             a=a,
         )
     systems = float(inputs.systems(gpus))
-    kept = inputs.mode_goodputs(gpus)
+    kept = inputs.mode_goodputs_at(gpus)
     options = "; ".join(
         f"{m.name} {max(float(g), 0.0):.0%} (about {float(m.restart_seconds(systems)) / 60:.1f} minutes lost per "
         f"failure)" + ("" if gpus >= m.min_gpus else f", not possible: needs {m.min_gpus:,.0f}+ GPUs' host memory")
@@ -55,7 +53,7 @@ def recovery_reason(work: Workload, gpus: int, search: TrainingSearch, a: Assump
     target = inputs.goodput_target
     why = (
         f"the least elaborate to keep at least {target:.0%} (goodput_target)"
-        if float(np.max(kept)) >= target
+        if max(kept) >= target
         else f"none keeps {target:.0%} (goodput_target), so the one that keeps the most"
     )
     return f"{chosen}, chosen by training.checkpointing = auto as {why}; {context}."

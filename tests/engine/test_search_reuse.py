@@ -11,6 +11,7 @@ import pytest
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import load_catalog
 from engine.request.spec import PlanRequest
+from engine.search.count_efficiency import COUNT_EFFICIENCIES
 from engine.search.grid import _layout_grid
 from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 from engine.search.shared import SearchMemo
@@ -36,6 +37,7 @@ def _size(system_id: str, training: dict) -> dict:
 def _cold(system_id: str, training: dict) -> dict:
     LAYOUTS.clear()
     ACTIVATION_FLOORS.clear()
+    COUNT_EFFICIENCIES.clear()
     _layout_grid.cache_clear()
     return _size(system_id, training)
 

@@ -1,0 +1,36 @@
+"""The recovery mode and every mode's goodput at one GPU count, remembered per whole-run inputs and count.
+
+Why: a plan asks for them several times per count (the goodput record, the recovery reason, the whole run's p10-p90
+range) and an auto plan's 8-GPU systems share their whole-run inputs and often their GPU count; on one value
+numpy's cost per call is all there is (about 80 us each time, a few per cent of an auto 70B plan). The figures are
+`WholeRunInputs.mode_goodputs` and `mode_index` of that count, worked out once: the same values. Keyed by value
+(the inputs are a frozen dataclass; 4096 and 4096.0 are one key, as both give the same figures) and bounded (an
+entry is a few floats).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.performance.recovery import choose_modes
+
+if TYPE_CHECKING:
+    from engine.performance.whole_run import WholeRunInputs
+
+__all__ = ["FEW_COUNTS", "modes_at"]
+
+# Up to this many GPU counts (a plan's, a frontier's), `WholeRunInputs.goodput` reads each count's mode from here.
+FEW_COUNTS = 16
+
+
+@functools.lru_cache(maxsize=4096)
+def modes_at(inputs: WholeRunInputs, gpus: float) -> tuple[int, tuple[float, ...]]:
+    """(index of the mode used, every mode's goodput) on `gpus` GPUs: `mode_index` and `mode_goodputs` of it."""
+    goodputs = inputs.mode_goodputs(gpus, 1.0)
+    if len(inputs.modes) == 1:
+        return 0, tuple(goodputs.tolist())
+    index = choose_modes(goodputs, np.asarray(gpus, dtype=float), inputs.modes, inputs.goodput_target)
+    return int(index), tuple(goodputs.tolist())
