@@ -113,7 +113,7 @@ def capex_items(base: HardwareBase, value: dict[str, Decimal], used: dict[str, P
         _item(
             "SPARES-POOL",
             "spares",
-            f"On-site spares pool (field-replaceable units): {spares_pct:f} % of the GPU systems",
+            f"On-site spares pool (field-replaceable units): {spares_pct.normalize():f} % of the GPU systems",
             1,
             spares,
             "spares_percent",
@@ -161,7 +161,7 @@ def capex_items(base: HardwareBase, value: dict[str, Decimal], used: dict[str, P
             _item(
                 "SW-NVAIE",
                 "software",
-                f"NVIDIA AI Enterprise licence, per GPU-year: {base.gpus} GPUs x {licence_years} years",
+                f"NVIDIA AI Enterprise licence, per GPU-year: {base.gpus:,} GPUs x {licence_years} years",
                 base.gpus * licence_years,
                 per_gpu_year,
                 "software_usd_per_gpu_year",

@@ -18,6 +18,7 @@ from engine.result.costs import BreakEven, FlipsAt, Verdict
 from .comparison import Option, option_result
 from .evaluation import Evaluation
 from .money import r, usd_text
+from .providers import PROVIDER_NAMES
 
 __all__ = ["verdict"]
 
@@ -90,8 +91,13 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
     within = f" by the {deadline:,.0f}-day deadline" if deadline is not None else ""
     p90 = f" ({best.finish_days_p90:,.1f} at p90)" if best.finish_days_p90 > best.finish_days + 1e-9 else ""
     start = f"a start on day {best.start_days:,.0f}" if best.start_days else "the plan date"
+    # "Build: Build and own the cluster ..." says the choice twice: "Build: own the cluster ...".
+    label = best.label
+    if label.lower().startswith(f"{choice} and "):
+        label = label[len(choice) + len(" and ") :]
+    lead = f"{choice.capitalize()}: {label}"
     text = (
-        f"{choice.capitalize()}: {best.label} for {_usd(best.job_usd)}, done in {best.finish_days:,.1f} days{p90}"
+        f"{lead} for {_usd(best.job_usd)}, done in {best.finish_days:,.1f} days{p90}"
         f" from {start}, the cheapest of {len(ok)} obtainable option{'s' if len(ok) != 1 else ''}{within}."
     )
     if runner is not None:
@@ -100,7 +106,8 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
         side = "Building" if other_out.choice == "build" else "Renting"
         reason = other_out.excluded_reason.removeprefix("Not obtainable: ")
         label = other_out.label
-        if label[1:2].islower():  # "Build a cluster ..." reads on inside the sentence; "AWS ..." keeps its case
+        # "Build a cluster ..." reads on inside the sentence; a provider's name ("AWS", "Google Cloud") keeps its case
+        if label[1:2].islower() and not label.startswith(tuple(PROVIDER_NAMES.values())):
             label = label[:1].lower() + label[1:]
         text += f" {side} is out ({label}): {reason}"
     flips = _flips(ev, best, runner, table)

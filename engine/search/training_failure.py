@@ -34,7 +34,7 @@ def explain_failure(
             problems.append("the pinned parallelism rules out leaner layouts; unpin tp/pp/zero_stage/recompute.")
         if spec.gpus is not None:
             problems.append(
-                f"only layouts whose tp x pp divides {spec.gpus} GPUs were tried; more GPUs shard the state further."
+                f"only layouts whose tp x pp divides {spec.gpus:,} GPUs were tried; more GPUs shard the state further."
             )
         return problems
     sequences = max(1, spec.global_batch_tokens // work.shape.seq_len)
@@ -42,9 +42,9 @@ def explain_failure(
         needed = math.ceil((miss.best_days_gpus or 0) * miss.best_days / spec.deadline_days)
         if miss.best_days_limit == "global batch":
             problems.append(
-                f"global batch: the deadline needs about {needed} GPUs, but {spec.global_batch_tokens} tokens = "
-                f"{sequences} sequences caps data parallelism at {miss.batch_cap_gpus} GPUs; the shortest achievable "
-                f"time is {miss.best_days:.1f} days (deadline {spec.deadline_days:g} days). Raise "
+                f"global batch: the deadline needs about {needed:,} GPUs, but {spec.global_batch_tokens:,} tokens = "
+                f"{sequences:,} sequences caps data parallelism at {miss.batch_cap_gpus:,} GPUs; the shortest "
+                f"achievable time is {miss.best_days:.1f} days (deadline {_days(spec.deadline_days)}). Raise "
                 f"training.global_batch_tokens."
             )
         else:
@@ -52,22 +52,22 @@ def explain_failure(
                 f"cluster size: the deadline needs about {needed:,} GPUs, more than the largest cluster the planner "
                 f"builds ({max_gpus:,} GPUs, the max cluster GPUs assumption a request may raise); with "
                 f"{miss.best_days_gpus:,} GPUs the shortest achievable time is {miss.best_days:.1f} days (deadline "
-                f"{spec.deadline_days:g} days)."
+                f"{_days(spec.deadline_days)})."
             )
         return problems
     if rejected.get("global_batch") and spec.gpus is not None:
-        cap = f" (at most {miss.batch_cap_gpus} GPUs with a layout that fits)" if miss.batch_cap_gpus else ""
+        cap = f" (at most {miss.batch_cap_gpus:,} GPUs with a layout that fits)" if miss.batch_cap_gpus else ""
         problems.append(
-            f"global batch: {spec.global_batch_tokens} tokens = {sequences} sequences cannot feed the data "
-            f"parallelism {spec.gpus} GPUs need{cap}; raise training.global_batch_tokens or use fewer GPUs."
+            f"global batch: {spec.global_batch_tokens:,} tokens = {sequences:,} sequences cannot feed the data "
+            f"parallelism {spec.gpus:,} GPUs need{cap}; raise training.global_batch_tokens or use fewer GPUs."
         )
     elif rejected.get("global_batch"):
         problems.append(
-            f"global batch: {sequences} sequences per step cannot fill any layout's pipeline; raise "
+            f"global batch: {sequences:,} sequences per step cannot fill any layout's pipeline; raise "
             f"training.global_batch_tokens."
         )
     if not problems and rejected.get("gpus_not_divisible") and spec.gpus is not None:
-        problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus} GPUs.")
+        problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus:,} GPUs.")
     if not problems and rejected.get("ep_not_dividing_dp") and not stats.feasible and pin.ep is not None:
         problems.append(
             f"layout: pinned ep={pin.ep} must divide the data-parallel degree dp = GPUs / (tp x pp); no layout "
@@ -78,3 +78,8 @@ def explain_failure(
     if not problems:
         problems.append(f"no parallel layout satisfies the request on {system.id} (rejected: {rejected}).")
     return problems
+
+
+def _days(days: float) -> str:
+    """A day count with its noun in the right number ("1 day", "2.5 days")."""
+    return f"{days:g} day" + ("" if days == 1 else "s")

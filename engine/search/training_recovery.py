@@ -39,17 +39,18 @@ def recovery_reason(work: Workload, gpus: int, search: TrainingSearch, a: Assump
     systems = float(inputs.systems(gpus))
     kept = inputs.mode_goodputs_at(gpus)
     options = "; ".join(
-        f"{m.name} {max(float(g), 0.0):.0%} (about {float(m.restart_seconds(systems)) / 60:.1f} minutes lost per "
+        f"{_mode_words(m.name)} {max(float(g), 0.0):.0%} (about {float(m.restart_seconds(systems)) / 60:.1f} minutes "
+        "lost per "
         f"failure)" + ("" if gpus >= m.min_gpus else f", not possible: needs {m.min_gpus:,.0f}+ GPUs' host memory")
         for m, g in zip(inputs.modes, kept, strict=True)
     )
     context = (
-        f"on {systems:,.0f} systems a failure comes about every {inputs.node_mtbf_hours * 60.0 / systems:,.1f} "
-        f"minutes; share of time kept by recovery mode: {options}"
+        f"on {systems:,.0f} systems a failure comes about every {_interval(inputs.node_mtbf_hours / systems)}; "
+        f"share of time kept by recovery mode: {options}"
     )
     if pinned:
-        return f"{search.run.modes[0].name}, as set in training.checkpointing; {context}."
-    chosen = inputs.mode_at(gpus).name
+        return f"{_mode_words(search.run.modes[0].name)}, as set in training.checkpointing; {context}."
+    chosen = _mode_words(inputs.mode_at(gpus).name)
     target = inputs.goodput_target
     why = (
         f"the least elaborate to keep at least {target:.0%} (goodput_target)"
@@ -59,10 +60,27 @@ def recovery_reason(work: Workload, gpus: int, search: TrainingSearch, a: Assump
     return f"{chosen}, chosen by training.checkpointing = auto as {why}; {context}."
 
 
+def _mode_words(name: str) -> str:
+    """A recovery mode's id as a reader writes it (`in_memory` -> in-memory)."""
+    return name.replace("_", "-")
+
+
+def _interval(hours: float) -> str:
+    """A mean time between failures in the unit a reader thinks in: minutes under two hours, hours under two days,
+    days beyond."""
+    if hours < 2.0:
+        return f"{hours * 60.0:,.1f} minutes"
+    if hours < 48.0:
+        return f"{hours:,.1f} hours"
+    return f"{hours / 24.0:,.1f} days"
+
+
 def failure_note(spec: TrainingSpec, run: WholeRun, good: Goodput) -> str | None:
     """The whole-run note on recovery: which mode the plan uses and why, when `auto` chose it or when a pinned
     mode loses more than a fifth of the run to failures (at 100K GPUs a failure comes every half hour)."""
     failures = next(f for f in run.factors if f.name == "failures and checkpoints")
     if spec.checkpointing != "auto" and failures.efficiency >= FAILURE_NOTE_BELOW:
         return None
-    return f"Failures cost {1 - failures.efficiency:.0%} of the run. Recovery: {good.checkpointing_reason}"
+    lost = 1 - failures.efficiency
+    cost = f"{lost:.0%} of the run" if lost >= 0.005 else "under 1% of the run"  # never "0% of the run"
+    return f"Failures cost {cost}. Recovery: {good.checkpointing_reason}"

@@ -112,5 +112,5 @@ def test_plan_says_which_mode_it_used_and_why(plan):
     t = plan(body)["training"]
     assert t["goodput"]["checkpointing"] == "elastic"
     reason = t["goodput"]["checkpointing_reason"]
-    assert "auto" in reason and "90%" in reason and "asynchronous 39%" in reason and "in_memory 79%" in reason
+    assert "auto" in reason and "90%" in reason and "asynchronous 39%" in reason and "in-memory 79%" in reason
     assert "Recovery: elastic" in t["whole_run"]["note"]

@@ -196,12 +196,12 @@ def test_405b_batch_limit_matches_llama3_practice(plan):
     }  # fmt: skip
     p = plan(body)
     assert not p["feasible"]
-    assert "caps data parallelism at 16384 GPUs" in " ".join(p["problems"])
+    assert "caps data parallelism at 16,384 GPUs" in " ".join(p["problems"])
     # Context parallelism splits each sequence over more GPUs, so the batch no longer caps the cluster there: with
     # cp = 8 and tp = 8 the same 2,048 sequences feed up to 2,048 x 8 x 8 = 131,072 GPUs.
     del body["training"]["parallelism"]
     problems = " ".join(plan(body)["problems"])
-    assert "caps data parallelism at 16384 GPUs" not in problems
+    assert "caps data parallelism at 16,384 GPUs" not in problems
 
 
 def test_global_batch_caps_data_parallelism(plan):

@@ -115,7 +115,7 @@ def test_verdict_sentence_build_with_runner_up_price_factor():
     # 16,000,000 / 20,000,000 = 0.8: the runner-up must fall by more than 20.0 % to win.
     assert v.flips_at.runner_up_price_factor == 0.8
     assert v.sentence == (
-        "Build: Build and own the cluster, this job's share of its cost for $16.0M, done in 78.0 days from the "
+        "Build: own the cluster, this job's share of its cost for $16.0M, done in 78.0 days from the "
         "plan date, the cheapest of 2 obtainable options. Runner-up: CoreWeave gd-8xh100ib-i128 3-year reserved "
         "(512 instances, us) for $20.0M. The answer would flip with the runner-up's cost falling by more than "
         "20.0 % (below $16.0M)."

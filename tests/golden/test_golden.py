@@ -149,7 +149,7 @@ INTENDED: dict[str, str] = {
     r"^explain\.selection\.system\.inputs\.(days|selection_usd_by_system\.[\w-]+): ": (
         "one Daly interval model (days follow goodput)"
     ),
-    r"^(candidates\[\d+\]\.reason|problems\[\d+\]): '.*the deadline needs about \d+ GPUs": (
+    r"^(candidates\[\d+\]\.reason|problems\[\d+\]): '.*the deadline needs about [\d,]+ GPUs": (
         "one Daly interval model (the GPUs a deadline needs follow goodput)"
     ),
     r"^(explain\.)?costs\.\S*(job_hours|finish_days(_p90)?(\.p\d0)?): [\d.]+ -> [\d.]+$": (
