@@ -52,9 +52,15 @@ def _verdict(kind: str, errors: dict[str, float]) -> str:
         return "no rows run yet"
     met = median <= goal_median and worst <= goal_worst
     return (
-        f"median {median:.1%} (goal {goal_median:.0%}), worst {worst:.1%} (goal {goal_worst:.0%}): "
-        f"{'goal met' if met else 'goal NOT met'}"
+        f"median {_near(median, goal_median)} (goal {goal_median:.0%}), worst {_near(worst, goal_worst)} (goal "
+        f"{goal_worst:.0%}): {'goal met' if met else 'goal NOT met'}"
     )
+
+
+def _near(value: float, goal: float) -> str:
+    """A percentage with one decimal, or two when one would print the goal itself ("35.0%" that misses 35%)."""
+    text = f"{value:.1%}"
+    return f"{value:.2%}" if text == f"{goal:.1%}" and value != goal else text
 
 
 def training_lines(catalog: Catalog) -> list[str]:
@@ -161,8 +167,17 @@ def training_lines(catalog: Catalog) -> list[str]:
         "- A source whose rows all lean one way after refitting without it is a source the other sources do "
         "not explain: its software, its hardware power cap or its measurement basis differs. The spread "
         "between sources, not the in-sample fit, is what a plan's range must cover.",
-        "- The test `tests/engine/test_accuracy.py` fails if the throughput LOSO median rises above 20 %, "
-        "or the whole-run LOSO median (once whole-run rows run) rises above 20 %.",
+        "- Whole runs are predicted on the layout the run published where it did (Pythia's GPT-NeoX configurations: "
+        "tensor parallel 4 or 2, micro-batch 8, every layer recomputed, ZeRO-1), as benchmark rows are; searching "
+        "instead would skip the recompute the run paid for.",
+        "- The worst throughput row, MosaicML's 13B (8 H100, micro-batch 2, no recompute), is too fast even "
+        "in-sample: llm-foundry's own table shows its hardware utilisation rising with the tokens per micro-batch at "
+        "a fixed model and GPU count (39.8 % at 4K tokens per GPU, 55-59 % at 20-41K), the same on 8 and 64 GPUs, "
+        "a per-micro-batch cost of that stack which the modern NVIDIA rows do not show, so no constant is fitted "
+        "to it.",
+        "- The test `tests/engine/test_accuracy.py` fails if the throughput LOSO median rises above 20 %, the "
+        "whole-run LOSO median above 20 % or its worst above 35 %, or the plan's p10-p90 covers fewer than 60 % of "
+        "the published whole runs.",
         "",
     ]
     return lines
