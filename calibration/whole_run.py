@@ -82,6 +82,23 @@ _NEOX = {"ffn_gated": False, "biases": True}
 _PYTHIA_LAYOUT = {"pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 1}
 _DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
 
+
+def _pythia(label: str, shape: tuple[int, ...], gpus: int, tp: int, hours: float) -> WholeRunRow:
+    """A Pythia row (App. D Table 5: GPU-hours from iteration time x iterations, failures excluded) on A100-40GB,
+    300B tokens at 1,024 x 2,048 tokens per step, with its published layout (`_PYTHIA_LAYOUT` and its TP)."""
+    model = _shape(*shape, 50304, 2048, **_NEOX)
+    return WholeRunRow(
+        f"pythia-{label}",
+        _PYTHIA,
+        _request(model, "dgx-a100-40gb", gpus, 300e9, 1024 * 2048, {"tp": tp, **_PYTHIA_LAYOUT}),
+        hours,
+        "gpu_hours",
+        True,
+        f"{gpus} A100-40GB, GPT-NeoX (2022); failures excluded; published layout TP{tp}, micro-batch 8, full "
+        "recompute, ZeRO-1 (EleutherAI/pythia configs)",
+    )
+
+
 WHOLE_RUN_ROWS: list[WholeRunRow] = [
     *(
         WholeRunRow(
@@ -115,40 +132,8 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         False,
         "440 A100-40GB, wall clock including 4 hardware-failure restarts",
     ),
-    WholeRunRow(
-        "pythia-12b",
-        _PYTHIA,
-        _request(
-            _shape(36, 5120, 40, 40, 20480, 50304, 2048, **_NEOX),
-            "dgx-a100-40gb",
-            256,
-            300e9,
-            1024 * 2048,
-            {"tp": 4, **_PYTHIA_LAYOUT},
-        ),
-        72_300,
-        "gpu_hours",
-        True,
-        "256 A100-40GB, GPT-NeoX (2022); failures excluded; published layout TP4, micro-batch 8, full recompute, "
-        "ZeRO-1 (EleutherAI/pythia configs)",
-    ),
-    WholeRunRow(
-        "pythia-6.9b",
-        _PYTHIA,
-        _request(
-            _shape(32, 4096, 32, 32, 16384, 50304, 2048, **_NEOX),
-            "dgx-a100-40gb",
-            128,
-            300e9,
-            1024 * 2048,
-            {"tp": 2, **_PYTHIA_LAYOUT},
-        ),
-        33_500,
-        "gpu_hours",
-        True,
-        "128 A100-40GB, GPT-NeoX (2022); failures excluded; published layout TP2, micro-batch 8, full recompute, "
-        "ZeRO-1 (EleutherAI/pythia configs)",
-    ),
+    _pythia("12b", (36, 5120, 40, 40, 20480), 256, 4, 72_300),
+    _pythia("6.9b", (32, 4096, 32, 32, 16384), 128, 2, 33_500),
     WholeRunRow(
         "deepseek-v3",
         _DEEPSEEK,

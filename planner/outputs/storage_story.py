@@ -42,20 +42,22 @@ _SOURCES = ("storage.write_gbps", "storage.read_gbps", "storage.capacity_tb", "s
 
 def rate_text(gbps: float) -> str:
     """A bandwidth in GB/s as people say it: '2.56 TB/s', '160 GB/s', '28.0 MB/s' (three significant figures)."""
-    if gbps >= 1000:
-        return f"{significant(gbps / 1000)} TB/s"
-    if 0 < gbps < 1:
-        return f"{significant(gbps * 1000)} MB/s"
-    return f"{significant(gbps)} GB/s"
+    return _thousands(gbps, ("MB/s", "GB/s", "TB/s"))
 
 
 def size_text(tb: float) -> str:
     """A size in TB as '988 GB', '5.68 TB', '1.25 PB' (three significant figures)."""
-    if tb >= 1000:
-        return f"{significant(tb / 1000)} PB"
-    if 0 < tb < 1:
-        return f"{significant(tb * 1000)} GB"
-    return f"{significant(tb)} TB"
+    return _thousands(tb, ("GB", "TB", "PB"))
+
+
+def _thousands(value: float, units: tuple[str, str, str]) -> str:
+    """`value` in the middle unit, shown in the unit a thousand times smaller or larger when it reads better."""
+    smaller, unit, larger = units
+    if value >= 1000:
+        return f"{significant(value / 1000)} {larger}"
+    if 0 < value < 1:
+        return f"{significant(value * 1000)} {smaller}"
+    return f"{significant(value)} {unit}"
 
 
 def seconds_text(seconds: float) -> str:
