@@ -317,7 +317,8 @@ def run_plan(
     for cand in cands:
         if not cand.problems:
             assert cand.sizing is not None
-            spares = spares_for(getattr(cand.sizing, "goodput", None), cand.system.rented, a)
+            goodput = cand.sizing.goodput if isinstance(cand.sizing, TrainingResult) else None  # serving: no spares
+            spares = spares_for(goodput, cand.system.rented, a)
             cand.build, problems = build_cluster(
                 cand.system, cand.sizing.gpus, request.hardware, a, catalog.parts, spares=spares
             )
