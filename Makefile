@@ -51,10 +51,11 @@ test: install system-deps
 system-deps:
 	scripts/system-deps.sh
 
-## test-scaleout: models, tasks, workers, API and pricing again on PostgreSQL + Redis
+## test-scaleout: models, tasks, workers, API and pricing again on PostgreSQL + Redis: only the tests that reach the
+## database or the broker (PLANNER_TEST_SCALEOUT=1 deselects the rest, tests/conftest.py; `make test` ran them)
 ## (needs PLANNER_TEST_DATABASE_URL and PLANNER_TEST_REDIS_URL; .ci/run starts both servers)
 test-scaleout: install
-	DATABASE_URL="$(PLANNER_TEST_DATABASE_URL)" CELERY_BROKER_URL="$(PLANNER_TEST_REDIS_URL)" \
+	DATABASE_URL="$(PLANNER_TEST_DATABASE_URL)" CELERY_BROKER_URL="$(PLANNER_TEST_REDIS_URL)" PLANNER_TEST_SCALEOUT=1 \
 	  $(VENV)/bin/pytest tests/planner tests/api tests/pricing
 
 ## bench: engine, page and PDF speed benchmarks (pytest-benchmark), then `make latency`

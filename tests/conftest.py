@@ -10,6 +10,32 @@ import pytest
 
 from tests.samples import INFERENCE_REQUEST, TRAINING_REQUEST
 
+# The scale-out pass (`make test-scaleout`: PostgreSQL + Redis) re-runs only the tests that reach the database or
+# the broker; the rest (pure functions, subprocess smoke tests that strip DATABASE_URL, mocked health checks) ran
+# in `make test` already and would check nothing new on PostgreSQL.
+SCALEOUT_PASS = os.environ.get("PLANNER_TEST_SCALEOUT") == "1"
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"})
+BROKER_MARKS = ("redis",)
+
+
+def _reaches_database_or_broker(item: pytest.Item) -> bool:
+    """A django_db mark, a database fixture (directly or through another fixture, e.g. `django_user_model`), or a
+    mark for a real broker."""
+    if item.get_closest_marker("django_db") or any(item.get_closest_marker(mark) for mark in BROKER_MARKS):
+        return True
+    return bool(DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the scale-out pass, deselect (and so report) the tests that touch neither the database nor the broker."""
+    if not SCALEOUT_PASS:
+        return
+    kept = [item for item in items if _reaches_database_or_broker(item)]
+    dropped = [item for item in items if not _reaches_database_or_broker(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _remove_session_var_dir():
