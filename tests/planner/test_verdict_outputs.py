@@ -3,10 +3,12 @@ sentence and figures, none re-derives them."""
 
 from __future__ import annotations
 
+import copy
 import html
 import io
 import re
 from decimal import Decimal
+from functools import cache
 
 import pytest
 from django.urls import reverse
@@ -15,6 +17,7 @@ from rest_framework.test import APIClient
 
 from planner import services
 from planner.adapter import usd_text
+from tests.samples import TRAINING_REQUEST
 
 pytestmark = pytest.mark.django_db
 
@@ -25,15 +28,43 @@ def _words(text: str) -> str:
     return re.sub(r"-\s+", "-", re.sub(r"\s+", " ", text)).strip()
 
 
-@pytest.fixture
-def priced_plan(user, training_request, django_capture_on_commit_callbacks):
+@pytest.fixture(scope="module")
+def _shared_plan(django_db_setup, django_db_blocker):
+    """Alice and one priced plan, made once for this module's tests, which only read them: planning and rendering
+    the report (kept by the report cache after the first download) are the costly part. Made inside a transaction
+    rolled back after the module's last test (each test's own changes roll back to a savepoint inside it), so no
+    other test sees them."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.test import TestCase
+
     from pricing.services import price_snapshot_load_fixtures
 
-    price_snapshot_load_fixtures()
-    with django_capture_on_commit_callbacks(execute=True):
-        plan = services.plan_create(owner=user, request_data=training_request, name="verdict")
+    with django_db_blocker.unblock(), transaction.atomic():
+        user = get_user_model().objects.create_user(username="alice", password="correct-horse-battery")
+        price_snapshot_load_fixtures()
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            plan = services.plan_create(owner=user, request_data=copy.deepcopy(TRAINING_REQUEST), name="verdict")
+        yield user, plan
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def user(_shared_plan):
+    return _shared_plan[0]
+
+
+@pytest.fixture
+def priced_plan(_shared_plan):
+    plan = _shared_plan[1]
     plan.refresh_from_db()
     return plan
+
+
+@cache
+def _pdf_text(pdf: bytes) -> str:
+    """The PDF's text with _words' spacing; the same report bytes are read once."""
+    return _words(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))
 
 
 def test_verdict_is_identical_in_page_pdf_and_api(alice_client, user, priced_plan):
@@ -53,7 +84,7 @@ def test_verdict_is_identical_in_page_pdf_and_api(alice_client, user, priced_pla
     assert html.unescape(shown.group(1)).strip() == sentence
 
     pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
-    text = _words(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))
+    text = _pdf_text(pdf)
     assert _words(sentence) in text
 
 
@@ -77,7 +108,7 @@ def test_onprem_job_cost_tco_and_npv_are_one_labelled_figure_everywhere(alice_cl
     assert f"NPV of owning over {onprem['years']} years: {usd_text(npv)}" in page
 
     pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
-    text = _words(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))
+    text = _pdf_text(pdf)
     assert f"Job cost on the owned cluster (GPU-hours x cost per GPU-hour) {usd_text(shared)}" in text
     assert f"Bought for this job alone (capex + running costs \u2212 resale) {usd_text(bought)}" in text
     assert f"TCO over {onprem['years']} years (nominal) {usd_text(tco)}" in text
