@@ -44,9 +44,21 @@ lock:
 run: install
 	PORT=$(PORT) scripts/run.sh
 
-## test: install (plus chromium, redis-server and fonts from Debian), then the whole suite
+## test: install (plus chromium, redis-server and fonts from Debian), then the whole suite as two pytest processes
+## at once, one per core: tests/planner, and the rest (engine, golden, api, pricing, browser; its report is printed
+## after the first's, from var/test-rest.log). Each has its own database and var folder; either failing fails.
+## Tests may write bytecode (gitignored __pycache__): the worker and command subprocesses and the second pass then
+## import compiled modules instead of compiling them again.
+TEST_REST_LOG := var/test-rest.log
 test: install system-deps
-	$(VENV)/bin/pytest
+	@mkdir -p var
+	@export PYTHONDONTWRITEBYTECODE=; \
+	$(VENV)/bin/pytest tests --ignore=tests/planner $(PYTEST_ARGS) > $(TEST_REST_LOG) 2>&1 & rest=$$!; \
+	trap 'kill $$rest 2>/dev/null' INT TERM; \
+	$(VENV)/bin/pytest tests/planner $(PYTEST_ARGS); planner=$$?; \
+	wait $$rest; rest_status=$$?; \
+	echo "== the rest of the suite (tests/engine, golden, api, pricing, e2e) =="; cat $(TEST_REST_LOG); \
+	test $$planner -eq 0 && test $$rest_status -eq 0
 
 system-deps:
 	scripts/system-deps.sh
@@ -56,7 +68,7 @@ system-deps:
 ## (needs PLANNER_TEST_DATABASE_URL and PLANNER_TEST_REDIS_URL; .ci/run starts both servers)
 test-scaleout: install
 	DATABASE_URL="$(PLANNER_TEST_DATABASE_URL)" CELERY_BROKER_URL="$(PLANNER_TEST_REDIS_URL)" PLANNER_TEST_SCALEOUT=1 \
-	  $(VENV)/bin/pytest tests/planner tests/api tests/pricing
+	  PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest tests/planner tests/api tests/pricing $(PYTEST_ARGS)
 
 ## bench: engine, page and PDF speed benchmarks (pytest-benchmark), then `make latency`
 bench: install

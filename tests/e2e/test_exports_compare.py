@@ -48,8 +48,9 @@ def test_downloads_and_compare(logged_in, live_server, shot):
             Decimal("0.01")
         )
 
-    with page.expect_download() as pdf_download:
-        page.get_by_role("link", name="Report (PDF)").click()
+    # The report is rendered on this download (seconds of CPU, more on a busy machine): wait as the page test does.
+    with page.expect_download(timeout=180_000) as pdf_download:
+        page.get_by_role("link", name="Report (PDF)").click(timeout=180_000)
     data = Path(pdf_download.value.path()).read_bytes()
     assert data.startswith(b"%PDF-")
     text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages)
