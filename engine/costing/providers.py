@@ -28,6 +28,7 @@ __all__ = [
     "row_hardware",
     "row_label",
     "seller_name",
+    "system_display_name",
     "term_name",
 ]
 
@@ -128,6 +129,14 @@ def gpu_display_name(gpu_id: str) -> str | None:
 
     gpu = load_catalog().gpus.get(gpu_id)
     return gpu.name if gpu is not None else None
+
+
+def system_display_name(system_id: str) -> str:
+    """The catalog's name for a system id ("aws-p5" -> "AWS EC2 p5.48xlarge (8 x H100)"); the id when unknown."""
+    from engine.catalog.hardware import load_catalog  # late, as above
+
+    system = load_catalog().systems.get(system_id)
+    return system.name if system is not None else system_id
 
 
 def row_hardware(row: CloudRow) -> str:

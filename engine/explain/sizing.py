@@ -20,6 +20,10 @@ __all__ = ["build_explain", "facility_explain", "inference_explain", "training_e
 Entry = dict[str, object]
 
 
+# A cooling method id in words, for the PUE it set ("the assumed PUE of contained-air cooling").
+_COOLING_WORDS = {"air": "room-air", "air_containment": "contained-air", "rdhx": "rear-door", "liquid": "liquid"}
+
+
 def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
     return {"formula": formula, "inputs": inputs, "source": source}
 
@@ -267,7 +271,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
         at_p90 = spec.deadline_percentile == "p90"
         met = "the p90 whole run (nine runs in ten finish sooner)" if at_p90 else "the expected whole run (p50 days)"
         out["training.gpus"] = _entry(
-            f"smallest whole-system GPU count whose fastest plan fits memory and finishes {met} within deadline_days, "
+            f"smallest whole-system GPU count whose fastest plan fits memory and finishes {met} within the deadline, "
             "found by bisection per layout",
             {
                 "deadline (days)": spec.deadline_days,
@@ -281,7 +285,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "The layout space of Narayanan et al. (SC21, 2021); the whole run as in the time to train",
         )
     else:
-        out["training.gpus"] = _entry("given in the request (training.gpus)", {"GPUs": tr.gpus}, "the request")
+        out["training.gpus"] = _entry("the GPU count given in the request", {"GPUs": tr.gpus}, "the request")
     return out
 
 
@@ -463,14 +467,17 @@ def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -
             {"systems": build.systems, "system_max_power_kw": system.max_power_kw},
             system.source,
         )
+    cooling_words = _COOLING_WORDS.get(fac.cooling_method, fac.cooling_method)
     return {
         "power.it_kw": it_kw,
         "power.facility_kw": _entry(
-            "it_kw x pue",
+            "it_kw x PUE",
             {
                 "it_kw": fac.it_kw,
                 "pue": fac.pue,
-                "pue_from": "site.pue" if fac.pue_from_site else f"assumption pue_{fac.cooling_method}",
+                "pue_from": "the site's own PUE"
+                if fac.pue_from_site
+                else f"the assumed PUE of {cooling_words} cooling",
             },
             "Power usage effectiveness as defined by The Green Grid (White Paper 49, 2012); defaults from Uptime "
             "Institute Global Data Center Surveys 2023-2024 (average about 1.56-1.58) and liquid-cooled AI halls "

@@ -260,7 +260,7 @@ def test_plan_compute_picks_the_system_by_cost_with_the_fixture_prices():
     assert chosen["selection_usd"] == pytest.approx(expected)
     entry = result["explain"]["selection.system"]
     assert entry["inputs"]["basis"] == "cost" and entry["inputs"]["system_usd"] == price
-    assert entry["formula"].startswith("min over feasible systems of systems x system_usd")
+    assert entry["formula"].startswith("min over feasible systems of systems x the system price")
     # the source names what a reader can look up (the price references, EIA), never a file of ours
     assert "System prices: each system's dated price reference" in entry["source"]
     assert "Electricity price: EIA" in entry["source"] and "components.json" not in entry["source"]
