@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, to_json
 
-from .formatting import device_short_name
+from .formatting import device_short_name, products_named
 from .stored_plan import Decoded, decode_stored, lookup, read_section, typed_figure
 from .view_models import (
     BomGroup,
@@ -156,7 +156,7 @@ class PlanView:
         on when it is not the requested one, and a deadline met at the expected (p50) whole run but not at its p90."""
         if self.result is None:
             return []
-        out = list(self.result.problems)
+        out = [products_named(p) for p in self.result.problems]  # the engine names a system by its catalog id
         training = self.result.training
         if training is None:
             return out
