@@ -41,8 +41,8 @@ from engine.costing import (
 from engine.costing.money import usd_text
 from engine.costing.onprem import EXTRA_CATEGORIES as CAPEX_EXTRA_CATEGORIES
 from engine.costing.providers import purchase_name
+from engine.request.schema_lookup import choices_of, field_at
 from engine.request.site import price_keys
-from engine.request.spec import choices_of, field_at
 from engine.request.validation import safe_text, unsafe_values
 from engine.request.whatif import WhatIfRequest
 from engine.result import (
