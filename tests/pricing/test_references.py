@@ -16,9 +16,10 @@ from planner.adapter import cost_inputs_for_snapshot, plan_compute
 from pricing.aws.fetch import AwsClients
 from pricing.aws.recorded import stubbed_client
 from pricing.models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
+from pricing.reference_services import price_references_load_fixtures
 from pricing.references import CONFIDENCE_LABELS, price_references_load
 from pricing.selectors import GRID_INTENSITY
-from pricing.services import price_references_load_fixtures, price_snapshot_load_fixtures
+from pricing.services import price_snapshot_load_fixtures
 from tests.pricing.conftest import FIXTURES
 
 REQUEST = {
