@@ -17,7 +17,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, to_json
+from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, in_words, to_json
 
 from .formatting import products_named
 from .headlines import HEADLINES, shown
@@ -114,7 +114,8 @@ class PlanView:
         on when it is not the requested one, and a deadline met at the expected (p50) whole run but not at its p90."""
         if self.result is None:
             return []
-        out = [products_named(p) for p in self.result.problems]  # the engine names a system by its catalog id
+        # the engine names a system by its catalog id, and some of its prose a request field by its path
+        out = [in_words(products_named(p)) for p in self.result.problems]
         training = self.result.training
         if training is None:
             return out
@@ -134,7 +135,7 @@ class PlanView:
                 f"Main drivers of the range: {drivers}."
             )
         if run is not None and run.note:
-            out.append(run.note)
+            out.append(in_words(run.note))
         deadline = lookup(self.result.request, "training.deadline_days")
         p90 = training.days_range.p90 if training.days_range else None
         if deadline and p90 and p90 > deadline and training.days <= deadline:
