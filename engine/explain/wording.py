@@ -154,6 +154,7 @@ TERMS: dict[str, str] = {
     "costs.comparison.options": "the options table",
     "site.pue": "the site's PUE",
     "training.checkpointing": "the checkpointing option",
+    "training.global_batch_tokens": "the requested global batch",
     "training.gpus": "the requested GPU count",
 }
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .formatting import catalog_name, money, number, power, products_named, words
+from .formatting import catalog_name, money, number, power, words
 from .stored_plan import lookup
 from .view_models import KeyFigure, SummaryBand
 
@@ -165,8 +165,8 @@ def _risks(view: PlanView) -> list[str]:
     out: list[str] = []
     result = view.result
     if not view.feasible:
-        # the engine prefixes a problem with its system's catalog id: the band names the product
-        first = products_named(result.problems[0]) if result.problems else "see below."
+        # the view's problems name products and say engine prose in words (PlanView.problems)
+        first = view.problems[0] if result.problems else "see below."
         out.append("The target cannot be met as asked: " + first)
     out += [p for p in view.problems if p.startswith("Deadline risk")]
     if batch := _batch_risk(view):

@@ -70,7 +70,7 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     (r"^selection\.rule$", r".*", OUT_OF_BOUNDS.format(module="engine/chain.py (the selection rule)")),
     (r"^problems$", r"^[a-z0-9-]+$", OUT_OF_BOUNDS.format(module="engine/chain.py (each problem's system prefix)")),
     (
-        r"^(problems|candidates\.reason|cloud_sizings\.reason|costs\.cloud_notes|training\.batch_note|summary\.risks)$",
+        r"^(problems|candidates\.reason|cloud_sizings\.reason|costs\.cloud_notes|training\.batch_note)$",
         r"^training\.global_batch_tokens$",
         OUT_OF_BOUNDS.format(module="engine/search/training_failure.py (the batch-cap advice)"),
     ),
