@@ -41,8 +41,9 @@ from engine.costing import (
 from engine.costing.money import usd_text
 from engine.costing.onprem import EXTRA_CATEGORIES as CAPEX_EXTRA_CATEGORIES
 from engine.costing.providers import purchase_name
+from engine.explain.wording import in_words
+from engine.request.schema_lookup import choices_of, field_at
 from engine.request.site import price_keys
-from engine.request.spec import choices_of, field_at
 from engine.request.validation import safe_text, unsafe_values
 from engine.request.whatif import WhatIfRequest
 from engine.result import (
@@ -101,6 +102,7 @@ __all__ = [
     "encode_section",
     "field_at",
     "from_json",
+    "in_words",
     "load_catalog",
     "plan_compute",
     "plan_price",

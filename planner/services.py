@@ -12,7 +12,6 @@ import json
 import logging
 import secrets
 import time
-from decimal import ROUND_HALF_UP, Decimal
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -21,11 +20,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .adapter import plan_compute, price_key_known, request_validate
+from .adapter import plan_compute, request_validate
 from .choices import ANSWERED_STATUSES, FINISHED_STATUSES, RunStatus
 from .dispatch import report_publish, run_publish
-from .models import ApiIdempotencyKey, ApiToken, Plan, PlanRun, VendorQuote, VendorQuoteLine
-from .quotes import parse_quote
+from .models import ApiIdempotencyKey, ApiToken, Plan, PlanRun
 from .selectors import price_snapshot_current, quote_prices_for_owner
 
 logger = logging.getLogger(__name__)
@@ -378,38 +376,3 @@ def api_token_issue(*, user: AbstractBaseUser) -> str:
 def api_token_revoke(*, user: AbstractBaseUser) -> int:
     deleted, _ = ApiToken.objects.filter(user=user).delete()
     return deleted
-
-
-CENT = Decimal("0.01")  # quoted prices are kept in cents, half up (the costing's money rule)
-
-
-# --- Vendor quotes --------------------------------------------------------------------------
-
-
-def quote_upload(
-    *, owner: AbstractBaseUser, vendor: str, reference: str, quoted_on, filename: str, content: bytes
-) -> VendorQuote:
-    """Store a checked quote for its owner (raises planner.quotes.QuoteInvalid naming every bad row and column).
-
-    Its prices apply to the owner's plans from their next run on; plans already computed keep what they showed.
-    """
-    rows = parse_quote(content, filename, price_key_known)
-    with transaction.atomic():
-        quote = VendorQuote.objects.create(
-            owner=owner, vendor=vendor, reference=reference, quoted_on=quoted_on, filename=filename[:255]
-        )
-        VendorQuoteLine.objects.bulk_create(
-            VendorQuoteLine(
-                quote=quote,
-                row=r.row,
-                part=r.part,
-                description=r.description,
-                unit_price_usd=r.unit_price_usd.quantize(CENT, rounding=ROUND_HALF_UP),
-            )
-            for r in rows
-        )
-    return quote
-
-
-def quote_set_active(*, quote: VendorQuote, active: bool) -> None:
-    VendorQuote.objects.filter(pk=quote.pk).update(active=active)

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import selectors, services
+from . import quote_services, selectors, services
 from .adapter import STAGES, RequestInvalid, request_for_editing
 from .choices import RunStatus
 from .compare import diffs_against_first, headline_rows, plan_diff
@@ -366,7 +366,7 @@ def quote_list(request: HttpRequest) -> HttpResponse:
             try:
                 if upload.size > MAX_QUOTE_BYTES:  # refused before it is read into memory
                     raise QuoteInvalid([f"the file is larger than {MAX_QUOTE_BYTES:,} bytes"])
-                services.quote_upload(
+                quote_services.quote_upload(
                     owner=request.user,
                     vendor=form.cleaned_data["vendor"],
                     reference=form.cleaned_data["reference"],
@@ -389,5 +389,5 @@ def quote_list(request: HttpRequest) -> HttpResponse:
 def quote_active(request: HttpRequest, quote_id: int) -> HttpResponse:
     """Switch one of the user's quotes on or off (another user's quote is a 404)."""
     quote = selectors.quote_get_owned(owner=request.user, quote_id=quote_id)
-    services.quote_set_active(quote=quote, active=request.POST.get("active") == "1")
+    quote_services.quote_set_active(quote=quote, active=request.POST.get("active") == "1")
     return redirect("planner:quote_list")

@@ -64,7 +64,8 @@ def price_refresh() -> RefreshOutcome:
 
         refresh_prices_task.delay()
         return RefreshOutcome(None, True, "Live price refresh queued: a new snapshot appears here when it finishes.")
-    from .services import price_references_load_fixtures, price_snapshot_load_fixtures
+    from .reference_services import price_references_load_fixtures
+    from .services import price_snapshot_load_fixtures
 
     price_references_load_fixtures()
     snapshot = price_snapshot_load_fixtures()

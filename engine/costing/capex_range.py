@@ -11,6 +11,7 @@ cloud rows: two cheap passes over the BOM.
 from __future__ import annotations
 
 from engine.assumptions.registry import Assumptions
+from engine.explain.wording import explain_entry
 from engine.result.codec import encode
 from engine.result.costs import CapexRange
 from engine.result.plan import ExplainEntry
@@ -54,7 +55,7 @@ def capex_range(ev: Evaluation, inputs: CostInputs) -> tuple[CapexRange | None, 
         "low (high) = the capex priced again with each BOM line's unit price x (1 - its basis's low %) "
         "(x (1 + its basis's high %)); spares, installation, freight and tax follow the hardware; " + why
     )
-    entry = ExplainEntry(formula=formula, inputs=encode(inputs_used), source=CAPEX_RANGE_SOURCE)
+    entry = explain_entry(formula, encode(inputs_used), CAPEX_RANGE_SOURCE)
     return figure, {CAPEX_RANGE_FIGURE: entry}
 
 

@@ -21,7 +21,7 @@ from engine.result.costs import CloudRow, SizedOn
 from .inputs import CloudPrice, CostInputs, CostJob, Scales, Sizing
 from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .parameters import Params
-from .providers import AWS
+from .providers import AWS, gpu_display_name, system_display_name
 from .spot import SpotQuote, spot_row
 
 __all__ = [
@@ -209,8 +209,9 @@ def cloud_rows(job: CostJob, inputs: CostInputs, params: Params, scales: Scales)
         types = {k: v for k, v in _types_for(sizing, gpu_types, own, claims).items() if k not in job.cannot_do}
         if not gpu_types.get(sizing.gpu) and sizing.chosen:
             notes.append(
-                f"No cloud instance type in the price snapshot carries the chosen system's GPU ({sizing.gpu}, "
-                f"{sizing.system}); the same work is priced on each instance type's own hardware instead."
+                "No cloud instance type in the price snapshot carries the chosen system's GPU "
+                f"({gpu_display_name(sizing.gpu) or sizing.gpu} in the {system_display_name(sizing.system)}); "
+                "the same work is priced on each instance type's own hardware instead."
             )
         hours = sizing.days * 24 / scales.mfu
         for region in regions:

@@ -21,7 +21,7 @@ from .cloud import PricedRow
 from .inputs import CostJob
 from .money import HOURS_PER_YEAR, D, r, rate
 from .onprem import OnpremCosts
-from .providers import option_label
+from .providers import row_label
 
 __all__ = ["DEADLINE_RULE", "Option", "break_even", "cheapest", "option_result", "options", "work_ratio"]
 
@@ -88,7 +88,7 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
         opts.append(
             Option(
                 option=row.purchase,
-                label=option_label(row.provider, row.instance_type, row.purchase, row.instances, row.region),
+                label=row_label(row),
                 job_usd=row.job_usd,
                 finish_days=row.job_days,
                 finish_days_p90=row.job_days if p90 is None else p90,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.explain.wording import explain_entry
 from engine.result.codec import encode
 from engine.result.costs import CloudRow, Costs, OnpremSection
 from engine.result.plan import ExplainEntry
@@ -34,7 +35,7 @@ SPOT_KEYS = (
 
 
 def _entry(formula: str, inputs: dict[str, Any], source: str) -> ExplainEntry:
-    return ExplainEntry(formula=formula, inputs=encode(inputs), source=source)
+    return explain_entry(formula, encode(inputs), source)
 
 
 def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
@@ -42,7 +43,7 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
     hw_source = (
         "every BOM line x its unit price (component price references, each with its source and date)"
         if o.coverage.basis == "bom"
-        else "cluster.systems x the system's price (component price references); no BOM in this plan"
+        else "the cluster's systems x the system's price (component price references); no BOM in this plan"
     )
     utilization = str(o.utilization)
     fin = on.finance

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.assumptions.registry import ASSUMPTIONS
+from engine.explain.wording import explain_entry
 from engine.result.codec import encode
 from engine.result.costs import Costs
 from engine.result.plan import ExplainEntry
@@ -32,7 +33,7 @@ def _named(assumption: str) -> str:
 
 
 def _entry(formula: str, inputs: dict[str, Any], source: str) -> ExplainEntry:
-    return ExplainEntry(formula=formula, inputs=encode(inputs), source=source)
+    return explain_entry(formula, encode(inputs), source)
 
 
 def _rules(ev: Evaluation) -> dict[str, ExplainEntry]:

@@ -28,6 +28,7 @@ from .finance import YearFlow
 from .inputs import CostInputs, CostJob, PartPrice, RequestTerms, Scales
 from .money import D, cents
 from .parameters import Params
+from .providers import system_display_name
 from .site_capex import SITE_CATEGORY, site_items
 
 __all__ = [
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 NO_BOM_NOTE = (
-    "No BOM in this plan: capex prices the GPU systems only (cluster.systems x system price). Fabric "
+    "No BOM in this plan: capex prices the GPU systems only (the cluster's systems x the system's price). Fabric "
     "switches, optics, cables, storage, racks, PDUs and CDUs are not included, so capex is a lower bound."
 )
 # Categories of the capex lines beyond the hardware (capex_lines.py): never part of `hardware_usd`.
@@ -212,7 +213,10 @@ def _price_systems(job: CostJob, index: PriceIndex, scales: Scales) -> OnpremCos
             basis="systems_only",
             priced_lines=0,
             unpriced_lines=(UnpricedLine(job.cluster_system, "GPU system", job.cluster_systems),),
-            notes=(NO_BOM_NOTE, f"{job.cluster_system} has no sourced price: on-prem cost is not computed."),
+            notes=(
+                NO_BOM_NOTE,
+                f"{system_display_name(job.cluster_system)} has no sourced price: on-prem cost is not computed.",
+            ),
         )
         return OnpremCosts(hardware_usd=None, lines=[], coverage=coverage, bom=None)
     unit, extended = extended_price(job.cluster_systems, price.unit_price_usd * _price_factor(scales, price.confidence))

@@ -7,7 +7,30 @@ entries saying the same thing. An id not listed is shown as given (a new provide
 
 from __future__ import annotations
 
-__all__ = ["AWS", "PROVIDER_NAMES", "PURCHASE_NAMES", "option_label", "option_name", "provider_name", "purchase_name"]
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.result.costs import CloudRow
+
+__all__ = [
+    "AWS",
+    "NAMED_INSTANCE_PROVIDERS",
+    "PROVIDER_NAMES",
+    "PURCHASE_NAMES",
+    "gpu_display_name",
+    "gpu_short_name",
+    "option_label",
+    "option_name",
+    "provider_name",
+    "purchase_name",
+    "rented_hardware",
+    "row_hardware",
+    "row_label",
+    "seller_name",
+    "system_display_name",
+    "term_name",
+]
 
 AWS = "aws"
 
@@ -50,17 +73,77 @@ def purchase_name(purchase: str | None) -> str:
     return PURCHASE_NAMES.get(purchase, purchase.replace("_", " "))
 
 
-def option_name(provider: str | None, instance_type: str, purchase: str) -> str:
-    """A rented option's name without its size: "AWS p5.48xlarge on-demand", each term said once."""
+# Providers whose instance type is the product name on the bill (p5.48xlarge, Standard_ND96isr_H100_v5,
+# a3-highgpu-8g): a reader knows the hardware by it. Price-list rows of the other providers carry ids from an API or a
+# web page ("gpu_8x_h100_sxm5", "hgx-h100-8gpu 3-year contract") that a buyer would not write: their hardware is
+# named from the catalog GPU instead ("8 x H100 SXM5 80GB").
+NAMED_INSTANCE_PROVIDERS = frozenset({"aws", "azure", "gcp"})
+# A neocloud contract is a term of its own: "Neocloud 3-year contract", not "Neocloud contract ... 3-year reserved".
+CONTRACT = "contract"
+
+
+def gpu_short_name(gpu_name: str) -> str:
+    """A catalog GPU name without its maker and its parenthesis ("NVIDIA H100 SXM5 80GB" -> "H100 SXM5 80GB",
+    "NVIDIA B200 (HGX/DGX B200, 1,000 W)" -> "B200"): what a line of a quote calls the GPU."""
+    short = re.sub(r"\s*\([^()]*\)", "", gpu_name).strip()
+    return short.removeprefix("NVIDIA ").strip() or gpu_name
+
+
+def rented_hardware(provider: str | None, instance_type: str, gpus_per_instance: int, gpu_name: str | None) -> str:
+    """What one rented instance is, in the words a buyer uses: the instance type where it is the product name
+    (`NAMED_INSTANCE_PROVIDERS`), else "<GPUs> x <catalog GPU>" ("8 x H100 SXM5 80GB")."""
+    if (provider or AWS) in NAMED_INSTANCE_PROVIDERS or not gpu_name:
+        return instance_type
+    return f"{gpus_per_instance:,} x {gpu_short_name(gpu_name)}"
+
+
+def term_name(provider: str | None, purchase: str) -> str:
+    """The purchase option in words, a neocloud contract's term as a contract ("3-year contract")."""
     words = purchase_name(purchase)
-    if "contract" in instance_type:  # a contract's name says its term ("3-year contract"): no second term
-        words = ""
-    elif words.endswith(" reserved"):  # "1cc_h100_sxm5 reserved" + "1-year reserved": say "reserved" once
-        instance_type = instance_type.removesuffix(" reserved")
-    return " ".join(x for x in (provider_name(provider), instance_type, words) if x)
+    if provider == CONTRACT:
+        return words.replace(" reserved", " contract") if words.endswith(" reserved") else f"{words} contract"
+    return words
 
 
-def option_label(provider: str | None, instance_type: str, purchase: str, instances: int, region: str) -> str:
-    """A rented option as people name it: "AWS p5.48xlarge on-demand (16 instances, us-east-1)"."""
+def seller_name(provider: str | None) -> str:
+    """Who is renting: the provider's name ("Neocloud" for a contract, whose term says the rest)."""
+    return "Neocloud" if provider == CONTRACT else provider_name(provider)
+
+
+def option_name(provider: str | None, purchase: str, hardware: str) -> str:
+    """A rented option's name without its size, as a finance user writes it: "AWS on-demand, p5.48xlarge",
+    "Neocloud 3-year contract, 8 x H100 SXM5 80GB"; each term said once."""
+    return f"{seller_name(provider)} {term_name(provider, purchase)}, {hardware}"
+
+
+def option_label(provider: str | None, purchase: str, hardware: str, instances: int, region: str) -> str:
+    """A rented option as people name it: "AWS on-demand, p5.48xlarge (16 instances, us-east-1)"."""
     count = f"{instances:,} instance{'s' if instances != 1 else ''}"
-    return f"{option_name(provider, instance_type, purchase)} ({count}, {region})"
+    return f"{option_name(provider, purchase, hardware)} ({count}, {region})"
+
+
+def gpu_display_name(gpu_id: str) -> str | None:
+    """The catalog's name for a GPU id (the packaged catalog: names only, no figure is read from it); None when
+    the id is not in it."""
+    from engine.catalog.hardware import load_catalog  # late: the catalog loads files, the names above need none
+
+    gpu = load_catalog().gpus.get(gpu_id)
+    return gpu.name if gpu is not None else None
+
+
+def system_display_name(system_id: str) -> str:
+    """The catalog's name for a system id ("aws-p5" -> "AWS EC2 p5.48xlarge (8 x H100)"); the id when unknown."""
+    from engine.catalog.hardware import load_catalog  # late, as above
+
+    system = load_catalog().systems.get(system_id)
+    return system.name if system is not None else system_id
+
+
+def row_hardware(row: CloudRow) -> str:
+    """A cloud row's rented hardware in words (`rented_hardware`), its GPU named from the catalog."""
+    return rented_hardware(row.provider, row.instance_type, row.gpus_per_instance, gpu_display_name(row.sized_on.gpu))
+
+
+def row_label(row: CloudRow) -> str:
+    """A cloud row as the comparison names it: "Lambda on-demand, 8 x H100 SXM5 80GB (512 instances, us-east)"."""
+    return option_label(row.provider, row.purchase, row_hardware(row), row.instances, row.region)

@@ -19,6 +19,7 @@ import math
 from decimal import Decimal
 
 from engine.assumptions.registry import Assumptions
+from engine.explain.wording import explain_entry
 from engine.result.codec import encode
 from engine.result.costs import TimeToCapacity
 from engine.result.plan import ExplainEntry
@@ -164,14 +165,14 @@ def rollout_explain(rollout: RolloutSummary | None) -> dict[str, ExplainEntry]:
         "why": rollout.start_reason,
     }
     return {
-        "costs.rollout": ExplainEntry(
-            formula=(
+        "costs.rollout": explain_entry(
+            (
                 f"systems per phase = {counted}; phase k ready at time to capacity + (k - 1) x days between phases; "
                 "each phase's power and spend = its systems' share of the cluster's; training starts when the phases "
                 "ready hold the job's GPUs, serving with the first phase"
             ),
-            inputs=encode(inputs),
-            source=(
+            encode(inputs),
+            (
                 "Time to capacity from the procurement lead times, build and burn-in (each a named assumption with "
                 "its source); days between phases after xAI's Colossus (100,000 H100 in 122 days, doubled in 92 "
                 "days; xAI, 2024)"

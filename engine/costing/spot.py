@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from engine.performance.goodput import daly_interval
-from engine.result.costs import FloatPercentiles, SpotDetail, UsdPercentiles, ZonePrices
+from engine.result.costs_cloud import FloatPercentiles, SpotDetail, UsdPercentiles, ZonePrices
 
 from .inputs import CloudPrice, Sizing, SpotBand
 from .money import HOURS_PER_MONTH, D, cents, r, rate

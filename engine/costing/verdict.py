@@ -18,7 +18,6 @@ from engine.result.costs import BreakEven, FlipsAt, Verdict
 from .comparison import Option, option_result
 from .evaluation import Evaluation
 from .money import r, usd_text
-from .providers import PROVIDER_NAMES
 
 __all__ = ["verdict"]
 
@@ -106,8 +105,9 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
         side = "Building" if other_out.choice == "build" else "Renting"
         reason = other_out.excluded_reason.removeprefix("Not obtainable: ")
         label = other_out.label
-        # "Build a cluster ..." reads on inside the sentence; a provider's name ("AWS", "Google Cloud") keeps its case
-        if label[1:2].islower() and not label.startswith(tuple(PROVIDER_NAMES.values())):
+        # "Build a cluster ..." reads on inside the sentence; a rented option starts with its provider's name ("AWS",
+        # "Neocloud"), which keeps its case
+        if not other_out.cloud and label[1:2].islower():
             label = label[:1].lower() + label[1:]
         text += f" {side} is out ({label}): {reason}"
     flips = _flips(ev, best, runner, table)

@@ -219,7 +219,7 @@ def envelope_summary(
         for r in rows
         if not r.binding and r.used is not None
     )
-    sid = sf.system.id
+    sid = sf.system.name
     if sf.built is None:
         sentence = f"Not even one {sid} fits the envelope: {binding_words(sf, limits)}."
     elif capacity:

@@ -144,7 +144,7 @@ def envelope_problem(request: PlanRequest, cap: EnvelopeCap) -> str:
     """The envelope's limit on this system, in words, for the candidate's problems."""
     assert request.envelope is not None
     limits = request.envelope.given()
-    sid = cap.fit.system.id
+    sid = cap.fit.system.name
     if cap.gpus == 0:
         return f"envelope: not even one {sid} fits: {binding_words(cap.fit, limits)}."
     return (

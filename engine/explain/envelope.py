@@ -13,8 +13,8 @@ Entry = dict[str, object]
 
 _SOURCE = (
     "Each count is built as a plan builds it: system power from the vendor's datasheet ({system_source}); switch, "
-    "transceiver and storage power from their datasheets (listed under power.it_kw); PUE as defined by The Green "
-    "Grid (White Paper 49, 2012); capex by the plan's costing rules (costs.onprem.capex_usd)"
+    "transceiver and storage power from their datasheets (counted in IT power); PUE as defined by The Green "
+    "Grid (White Paper 49, 2012); capex by the plan's costing rules (the plan's capex)"
 )
 
 

@@ -201,6 +201,11 @@ def _storage_need_entries(pb: PhysicalBuild) -> dict[str, Entry]:
     }
 
 
+def _part_name(pb: PhysicalBuild, part_id: str | None) -> str | None:
+    """A part of the build by the name its BOM line gives it (the catalog's name), not its catalog id."""
+    return next((line.description for line in pb.bom if line.catalog_id == part_id), part_id)
+
+
 def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
     """Every headline figure of the physical build (fabric, storage, power, cooling, BOM). Long because it is one
     table, one entry per figure; splitting it would scatter a single table over several functions."""
@@ -258,8 +263,8 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "'DGX SuperPOD Data Center Design featuring DGX H100 Systems'",
         ),
         "cooling.cdus": _entry(
-            "smallest CDU class carrying liquid_kw with <= cdu_max_units working units, + cdu_redundant_units",
-            {"liquid_kw": site.facility.liquid_kw, "cdu_part": site.cdu_part, "cdus": site.cdus},
+            "smallest CDU class carrying liquid_kw in at most cdu_max_units, plus cdu_redundant_units",
+            {"liquid_kw": site.facility.liquid_kw, "cdu_part": _part_name(pb, site.cdu_part), "cdus": site.cdus},
             "Vendor CDU capacity classes: Vertiv CoolChip CDU product pages (in-rack about 50-300 kW, in-row up "
             "to 2.5 MW); Motivair MCDU product sheet",
         ),

@@ -34,7 +34,7 @@ def plant_explain(plant: PlantResult, a: Assumptions) -> dict[str, Entry]:
     """One entry for the electrical chain, one for the heat rejection."""
     heat_inputs: dict[str, object] = {
         "design ambient (C)": plant.ambient_c,
-        "ambient given by the site": "yes" if plant.ambient_from_site else "no (assumption site_design_ambient_c)",
+        "ambient given by the site": "yes" if plant.ambient_from_site else "no (the assumed design ambient)",
         "dry_cooler_approach_k": a["dry_cooler_approach_k"],
     }
     for h in plant.heat_rejection:

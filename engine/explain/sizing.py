@@ -1,410 +1,26 @@
 """`explain` entries: for each headline figure, the formula, the inputs it was computed from, and the source.
 
-Kept apart from the stages so the wording a user reads can be reviewed in one place.
+Kept apart from the stages so the wording a user reads can be reviewed in one place: this module holds the
+cluster's and the facility's entries and exports the training (`engine/explain/training.py`) and serving
+(`engine/explain/serving.py`) ones, so the chain imports every sizing explainer from here.
 """
 
 from __future__ import annotations
 
-from engine.catalog.hardware import Gpu, System
+from engine.catalog.hardware import System
+from engine.explain.entry import Entry
+from engine.explain.entry import entry as _entry
+from engine.explain.serving import inference_explain
 from engine.explain.spares import hot_spares_explain
+from engine.explain.training import training_explain
 from engine.physical.cluster import ClusterBuild
 from engine.physical.cooling import KW_PER_TON
 from engine.physical.facility import FacilityResult
-from engine.request.spec import InferenceSpec, TrainingSpec
-from engine.search.serving import InferenceResult, effective_mbu
-from engine.search.training import SECONDS_PER_DAY, TrainingResult
-from engine.workload.model import Workload
 
 __all__ = ["build_explain", "facility_explain", "inference_explain", "training_explain"]
 
-Entry = dict[str, object]
-
-
-def _entry(formula: str, inputs: dict[str, object], source: str) -> Entry:
-    return {"formula": formula, "inputs": inputs, "source": source}
-
-
-_MODEL_SOURCE = (
-    "Per-operation roofline of a transformer step after Narayanan et al., 'Efficient Large-Scale Language Model "
-    "Training on GPU Clusters Using Megatron-LM' (SC21, 2021) and Korthikanti et al., 'Reducing Activation "
-    "Recomputation in Large Transformer Models' (arXiv 2205.05198, 2022); GEMM and communication efficiencies "
-    "fitted on published training throughput tables (Narayanan et al. 2021 Table 1, Korthikanti et al. 2022 "
-    "Table 5, MosaicML llm-foundry, NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 performance summaries), each "
-    "checked leave-one-source-out"
-)
-_FLOPS_SOURCE = (
-    "Kaplan et al., 'Scaling Laws for Neural Language Models' (arXiv 2001.08361, 2020): 6 FLOPs per parameter per "
-    "token; attention term from Narayanan et al. (SC21, 2021); checked against GPT-3's published 3.14e23 training "
-    "FLOPs (Brown et al., arXiv 2005.14165, 2020)"
-)
-_STEADY = "steady state: a tuned stack between failures"
-
-
-def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
-    """Every training headline figure: how fast a step runs (steady state), then what that means for the whole
-    run's time, GPU-hours and memory."""
-    return {
-        **_training_speed(tr, work, spec, gpu),
-        **_whole_run_entries(tr, spec),
-        **_training_time_and_memory(tr, spec, gpu),
-    }
-
-
-def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
-    assert tr.layout is not None and tr.plan is not None
-    lay, p = tr.layout, tr.plan
-    s = work.shape
-    return {
-        "training.total_flops": _entry(
-            "tokens x (6 x compute_params_active + 12 x layers x seq_len x hidden)",
-            {
-                "tokens": spec.tokens,
-                "compute parameters (active, without the embedding)": work.compute_params_active,
-                "layers": s.layers,
-                "seq_len (tokens)": s.seq_len,
-                "hidden": s.hidden,
-                "FLOPs per token": tr.flops_per_token,
-            },
-            _FLOPS_SOURCE,
-        ),
-        "training.step_time_s": _entry(
-            f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
-            "bubble) + exposed data-parallel collectives + optimizer step; stage_time = layers/pp x per-layer "
-            "roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, HBM-bound element-wise ops, TP "
-            "collectives on NVLink, MoE expert all-to-alls (4 per layer, each tokens x active x hidden x 2 B x "
-            "(ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else the scale-out NICs), recompute) + LM "
-            "head on the last stage",
-            {
-                "micro-batches per step": lay.micro_batches,
-                "stage time (s)": p.stage_time_s,
-                "pipeline time (s)": p.pipeline_time_s,
-                "pipeline bubble (s)": p.bubble_time_s,
-                "tensor-parallel communication (s)": p.tp_comm_time_s,
-                "expert all-to-all (s)": p.ep_comm_time_s,
-                "pipeline point-to-point (s)": p.p2p_time_s,
-                "exposed data-parallel communication (s)": p.dp_exposed_time_s,
-                "optimizer step (s)": p.optimizer_time_s,
-                "interleave": lay.interleave,
-                "ZeRO stage": lay.zero_stage,
-            },
-            _MODEL_SOURCE,
-        ),
-        "training.mfu": _entry(
-            f"({_STEADY}) tokens_per_s x flops_per_token / (gpus x peak); HFU also counts recomputed forward FLOPs",
-            {
-                "tokens per second": tr.tokens_per_s,
-                "FLOPs per token": tr.flops_per_token,
-                "hardware FLOPs per token (with recompute)": tr.hardware_flops_per_token,
-                "GPUs": tr.gpus,
-                "peak (TFLOP/s per GPU)": tr.peak_tflops,
-                "precision": spec.precision,
-                "MFU": tr.mfu,
-                "HFU": tr.hfu,
-                "GPU": gpu.name,
-            },
-            "Chowdhery et al., 'PaLM' (arXiv 2204.02311, 2022) Appendix B: model FLOPs utilization (MFU) and "
-            "hardware FLOPs utilization (HFU); an output of the step-time model, not an input",
-        ),
-        "training.model_tflops_per_gpu": _entry(
-            "mfu x peak_tflops_per_gpu", {"peak (TFLOP/s per GPU)": tr.peak_tflops, "MFU": tr.mfu}, gpu.source
-        ),
-        "training.tokens_per_s": _entry(
-            f"({_STEADY}) tokens_per_step / step_time_s",
-            {"tokens per step": p.tokens_per_step, "step time (s)": tr.step_time_s},
-            _MODEL_SOURCE,
-        ),
-    }
-
-
-def _factor_inputs(tr: TrainingResult) -> dict[str, object]:
-    """The whole run's factors as a user reads them: each efficiency, its plausible range and what it costs."""
-    assert tr.whole_run is not None
-    return {
-        f"{f.name} (share of time kept)": f"{f.efficiency:.3f}, plausible {f.low:.3f} - {f.high:.3f}; stretches "
-        f"the days x{f.days_multiplier:.3f}"
-        for f in tr.whole_run.factors
-    }
-
-
-def _whole_run_entries(tr: TrainingResult, spec: TrainingSpec) -> dict[str, Entry]:
-    run, g = tr.whole_run, tr.goodput
-    assert run is not None and g is not None
-    steady = {"steady-state days": tr.days_ideal}
-    shares = "; ".join(f"{name} {run.share_of_spread(name):.0%}" for name in run.drivers) or "none"
-    days_range = f"p10 {run.days_p10:.1f} days, p50 {run.days_p50:.1f} days, p90 {run.days_p90:.1f} days"
-    factor_sources = " | ".join(f"{f.name}: {f.source}" for f in run.factors)
-    hours = 24.0 * tr.gpus
-    return {
-        "training.days_ideal": _entry(
-            f"({_STEADY}) tokens / tokens_per_s / 86,400 s per day: no failures, restarts or stalls",
-            {"tokens": spec.tokens, "tokens per second": tr.tokens_per_s, "seconds per day": SECONDS_PER_DAY},
-            _MODEL_SOURCE,
-        ),
-        "training.days_steady_state": _entry(
-            f"({_STEADY}) tokens / tokens_per_s / 86,400 s per day (the same figure as days_ideal)",
-            {"tokens": spec.tokens, "tokens per second": tr.tokens_per_s, "seconds per day": SECONDS_PER_DAY},
-            _MODEL_SOURCE,
-        ),
-        "training.goodput": _entry(
-            "share of time kept through failures and checkpoints = tau / (tau + delta) x (1 - ((tau + delta) / 2 + "
-            "restart) / job_mtbf); job_mtbf = system MTBF / systems; delta = checkpoint stall = checkpoint bytes / "
-            "(stall bandwidth per GPU x GPUs); tau = Daly's optimum checkpoint interval; restart = time lost per "
-            "failure in the recovery mode used, base + growth per doubling of systems (elastic: most failures cost "
-            "only a short stall while a replica rejoins; the share elastic_whole_job_failure_fraction restarts from "
-            "memory)",
-            {
-                "checkpointing": g.checkpointing or spec.checkpointing,
-                "why this recovery mode": g.checkpointing_reason,
-                "systems": g.systems,
-                "system MTBF (hours)": g.node_mtbf_hours,
-                "job MTBF (minutes)": g.job_mtbf_s / 60.0,
-                "checkpoint size (GB)": g.checkpoint_bytes / 1e9,
-                "checkpoint stall (s)": g.checkpoint_write_s,
-                "checkpoint interval (minutes)": g.checkpoint_interval_s / 60.0,
-                "restart (minutes)": g.restart_s / 60.0,
-                "share of time kept": g.fraction,
-            },
-            "Daly, 'A higher order estimate of the optimum checkpoint interval for restart dumps' (FGCS 22, 2006); "
-            "failure rate: " + (g.mtbf_source or "the system's catalog MTBF") + "; restart growth: Jiang et al., "
-            "'MegaScale' (NSDI 2024, arXiv 2402.15627); in-memory recovery: Wang et al., 'Gemini: Fast Failure "
-            "Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023) and Gemini Team, 'Gemini: A "
-            "Family of Highly Capable Multimodal Models' (arXiv 2312.11805, Dec 2023); elastic recovery: PyTorch "
-            "blog, 'Fault Tolerant Llama' (torchft, June 2025); failures a replica cannot absorb: Meta, 'The Llama 3 "
-            "Herd of Models' (arXiv 2407.21783, July 2024) Table 5",
-        ),
-        "training.days": _entry(
-            "expected whole run (p50) = steady-state days / (failures and checkpoints x production vs benchmark x "
-            "evaluations and data stalls x stragglers x batch ramp-up), each the share of wall-clock time it keeps",
-            {
-                **steady,
-                **_factor_inputs(tr),
-                "whole-run efficiency": run.efficiency,
-                "expected whole run (p50 days)": run.days_p50,
-            },
-            factor_sources,
-        ),
-        "training.days_range": _entry(
-            "p10 / p90 = p50 x exp(-/+ 1.2816 x sigma), sigma = sqrt(sum over factors of ((ln high - ln low) / "
-            "(2 x 1.2816))^2): each factor's log is treated as normal with its plausible range as p10-p90; the "
-            "drivers are the factors with the largest share of sigma^2",
-            {"range": days_range, "drivers (share of the spread)": shares, **_factor_inputs(tr)},
-            "Each factor's plausible range is its named assumption's low/high (production vs benchmark: the value "
-            "each published whole run implies alone; failures: the system MTBF halved and doubled). " + factor_sources,
-        ),
-        "training.gpu_hours": _entry(
-            "GPUs x expected whole-run days (p50) x 24; the p10-p90 range scales with the days' range",
-            {
-                "GPUs": tr.gpus,
-                "expected whole run (p50 days)": run.days_p50,
-                "hours per day": 24,
-                "GPU-hours p10 / p90": f"{run.days_p10 * hours:,.0f} / {run.days_p90 * hours:,.0f}",
-            },
-            "Follows from the expected whole run (time to train)",
-        ),
-    }
-
-
-def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
-    assert tr.layout is not None and tr.memory is not None
-    lay, mem = tr.layout, tr.memory
-    search = tr.search
-    out: dict[str, Entry] = {
-        "training.parallelism": _entry(
-            "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), cp, pp, micro_batch, "
-            "interleave, recompute, ZeRO stage, ep (MoE only: divisors of the expert count, dividing dp) and dp; "
-            "infeasible candidates rejected by reason; the fastest feasible plan wins (deadline mode: the fewest "
-            "GPUs first)",
-            {
-                "tp": lay.tp,
-                "cp": lay.cp,
-                "pp": lay.pp,
-                "dp": lay.dp,
-                "ep": lay.ep,
-                "micro-batch (sequences)": lay.micro_batch,
-                "micro-batches per step": lay.micro_batches,
-                "interleave": lay.interleave,
-                "ZeRO stage": lay.zero_stage,
-                "recompute": lay.recompute,
-                "optimizer offload": lay.offload,
-                "layouts evaluated": search.candidates_evaluated if search else 0,
-                "layouts that fit": search.feasible if search else 0,
-            },
-            "The layout space of Narayanan et al., 'Efficient Large-Scale Language Model Training on GPU Clusters "
-            "Using Megatron-LM' (SC21, 2021)",
-        ),
-        "training.memory_per_gpu_gib": _entry(
-            "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it; MoE "
-            "expert params / ep per GPU, sharded over dp / ep) + "
-            "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
-            "+ working set + reserve_fraction x HBM",
-            {
-                **{f"{part} (GiB)": gib for part, gib in mem.as_dict().items()},
-                "dp": lay.dp,
-                "tp": lay.tp,
-                "pp": lay.pp,
-                "ep": lay.ep,
-                "ZeRO stage": lay.zero_stage,
-                "recompute": lay.recompute,
-                "HBM (GiB)": gpu.hbm_gib,
-            },
-            "Rajbhandari et al., 'ZeRO' (SC20, 2020): 16 bytes per parameter with Adam in mixed precision; "
-            "Korthikanti et al. (arXiv 2205.05198, 2022): activation memory per layer",
-        ),
-    }
-    out["training.global_batch_sequences"] = _entry(
-        "global_batch_tokens / seq_len sequences per optimizer step, split as dp x micro_batch x micro-batches; "
-        "trained exactly unless the plan's notes say otherwise",
-        {
-            "global batch (tokens)": spec.global_batch_tokens,
-            "sequences per step": lay.dp * lay.micro_batch * lay.micro_batches,
-            "dp": lay.dp,
-            "micro-batch (sequences)": lay.micro_batch,
-            "micro-batches per step": lay.micro_batches,
-        },
-        tr.batch_source,
-    )
-    if spec.deadline_days is not None:
-        at_p90 = spec.deadline_percentile == "p90"
-        met = "the p90 whole run (nine runs in ten finish sooner)" if at_p90 else "the expected whole run (p50 days)"
-        out["training.gpus"] = _entry(
-            f"smallest whole-system GPU count whose fastest plan fits memory and finishes {met} within deadline_days, "
-            "found by bisection per layout",
-            {
-                "deadline (days)": spec.deadline_days,
-                "deadline met at": "p90" if at_p90 else "p50",
-                "expected whole run (p50 days)": tr.days,
-                **({"p90 whole run (days)": tr.whole_run.days_p90} if at_p90 and tr.whole_run is not None else {}),
-                "tp": lay.tp,
-                "pp": lay.pp,
-                "dp": lay.dp,
-            },
-            "The layout space of Narayanan et al. (SC21, 2021); the whole run as in the time to train",
-        )
-    else:
-        out["training.gpus"] = _entry("given in the request (training.gpus)", {"GPUs": tr.gpus}, "the request")
-    return out
-
-
-def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, gpu: Gpu) -> dict[str, Entry]:
-    """Every serving headline figure. Long because it is one table (one entry per figure, read top to bottom like
-    the page shows them); splitting it would scatter a single table over several functions."""
-    assert ir.shape is not None and ir.point is not None and ir.shape.capacity is not None
-    sh, pt, cap, m = ir.shape, ir.point, ir.shape.capacity, ir.shape.model
-    c = m.c
-    src = (
-        "Serving roofline: decode bounded by HBM bandwidth (model bandwidth utilisation as defined in Databricks, "
-        "'LLM Inference Performance Engineering: Best Practices', 2023-10-12), prefill by compute, concurrency by "
-        "Little's law"
-    )
-    fitted = (
-        "constants fitted on NVIDIA TensorRT-LLM performance-overview tables (v0.9-v1.0), MLPerf Inference v4.1 "
-        "and v5.0 results and vLLM v0.6 benchmarks"
-    )
-    mem = ir.memory_breakdown_gib()
-    return {
-        "inference.ttft_ms": _entry(
-            "prefill(prompt) + half a scheduling round + prefill queueing (M/D/1: busy x prefill / (2 (1 - busy))); "
-            "prefill = max((2 x compute_params_active x prompt + 4 x layers x prompt^2 x hidden) / (tp x peak x "
-            "prefill_mfu x n / (n + prefill_half_mfu_tokens)), weights / tp / (HBM x decode_mbu)) + 2 x layers TP "
-            "all-reduces, n = min(prompt, prefill_chunk_tokens)",
-            {
-                "prefill_alone_ms": m.prefill_s(spec.prompt_tokens) * 1000.0,
-                "prefill_busy_fraction": pt.prefill_busy_fraction,
-                "compute_params_active": work.compute_params_active,
-                "prompt_tokens": spec.prompt_tokens,
-                "tp": sh.tp,
-                "peak_tflops_per_gpu": ir.peak_tflops,
-                "compute_precision": ir.compute_precision,
-                "prefill_mfu": c.prefill_mfu,
-                "prefill_half_mfu_tokens": c.half_mfu_tokens,
-            },
-            f"{src} items 5-6; {fitted}",
-        ),
-        "inference.tpot_ms": _entry(
-            "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating batch; "
-            "decode step = max((weights_read / tp + batch x (prompt + output/2) x kv_bytes_per_token / (min(tp, "
-            "kv_heads) x pp)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x peak x GEMM efficiency)) + 2 x "
-            "layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) + decode_step_overhead_ms",
-            {
-                "batch": pt.batch,
-                "decode_step_ms": pt.tpot_decode_s * 1000.0,
-                "tp": sh.tp,
-                "pp": sh.pp,
-                "hbm_tbps": ir.hbm_tbps,
-                "decode_mbu": c.decode_mbu,
-                "effective_mbu": _effective(ir),
-                "weight_bytes_per_param": ir.weight_bytes_per_param,
-                "kv_bytes_per_token": ir.kv_bytes_per_token,
-                "floor_ms_weights_over_tp_x_hbm": m.bandwidth_floor_tpot_s() * 1000.0,
-            },
-            f"{src} items 3-4; {fitted}",
-        ),
-        "inference.kv_bytes_per_token": _entry(
-            "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element",
-            {
-                "layers": work.shape.layers,
-                "kv_heads": work.shape.kv_heads,
-                "head_dim": work.head_dim,
-                "kv_cache_bytes_per_element": ir.kv_bytes_per_element,
-            },
-            src + " item 1",
-        ),
-        "inference.kv_cache_gib_per_replica": _entry(
-            "(HBM x inference_memory_utilization - weights / (tp x pp) - activation workspace) x tp x pp",
-            {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "gpus_per_replica": sh.gpus},
-            src + " items 1-2",
-        ),
-        "inference.batch": _entry(
-            "concurrency by Little's law at the load each replica carries: batch = (requests_per_s / replicas) x "
-            "output_tokens x TPOT(batch), solved by bisection; capacity batch = the largest batch <= min("
-            "max_batch_per_replica, KV budget / (kv_bytes_per_token_per_gpu x (prompt + output))) meeting both targets",
-            {
-                "capacity_batch": sh.capacity_batch,
-                "max_sequences_by_memory": sh.max_sequences_by_memory,
-                "limit": sh.limit,
-                "ttft_target_ms": spec.ttft_ms,
-                "tpot_target_ms": spec.tpot_ms,
-            },
-            src + " items 1 and 6",
-        ),
-        "inference.replicas": _entry(
-            "ceil(requests_per_s / (serving_utilization_target x capacity requests/s per replica)); capacity = "
-            "tokens/s at the capacity batch / output_tokens",
-            {
-                "requests_per_s": spec.requests_per_s,
-                "serving_utilization_target": ir.utilization_target,
-                "capacity_requests_per_s_per_replica": cap.requests_per_s,
-            },
-            src + " item 6 (Little's law)",
-        ),
-        "inference.gpus": _entry(
-            "replicas x tp x pp; the replica shape needing the fewest GPUs in total wins (ties: no pipeline, then the "
-            "smaller replica); pipeline stages only when no tensor-parallel replica inside the NVLink domain fits",
-            {"replicas": ir.replicas, "tp": sh.tp, "pp": sh.pp, "spans_systems": ir.spans_systems},
-            "engine rule (issue 4)",
-        ),
-        "inference.tokens_per_s": _entry(
-            "replicas x replica capacity; replica capacity = 1 / (decode step / batch + batched prefill / "
-            "output_tokens) output tokens/s at the capacity batch",
-            {
-                "replicas": ir.replicas,
-                "capacity_tokens_per_s_per_replica": cap.tokens_per_s,
-                "capacity_batch": sh.capacity_batch,
-            },
-            "continuous batching as in Yu et al., 'Orca' (OSDI 2022) and Kwon et al., 'Efficient Memory Management "
-            "for Large Language Model Serving with PagedAttention' (SOSP 2023)",
-        ),
-        "inference.tokens_per_s_per_gpu": _entry(
-            "replica capacity / gpus_per_replica (within both latency targets, independent of the requested rate)",
-            {"capacity_tokens_per_s_per_replica": cap.tokens_per_s, "gpus_per_replica": sh.gpus},
-            "definition (issue 4)",
-        ),
-    }
-
-
-def _effective(ir: InferenceResult) -> float:
-    assert ir.shape is not None and ir.point is not None
-    return effective_mbu(ir.shape.model, ir.point)
+# A cooling method id in words, for the PUE it set ("the assumed PUE of contained-air cooling").
+_COOLING_WORDS = {"air": "room-air", "air_containment": "contained-air", "rdhx": "rear-door", "liquid": "liquid"}
 
 
 def build_explain(build: ClusterBuild, system: System) -> dict[str, Entry]:
@@ -463,14 +79,17 @@ def facility_explain(fac: FacilityResult, build: ClusterBuild, system: System) -
             {"systems": build.systems, "system_max_power_kw": system.max_power_kw},
             system.source,
         )
+    cooling_words = _COOLING_WORDS.get(fac.cooling_method, fac.cooling_method)
     return {
         "power.it_kw": it_kw,
         "power.facility_kw": _entry(
-            "it_kw x pue",
+            "it_kw x PUE",
             {
                 "it_kw": fac.it_kw,
                 "pue": fac.pue,
-                "pue_from": "site.pue" if fac.pue_from_site else f"assumption pue_{fac.cooling_method}",
+                "pue_from": "the site's own PUE"
+                if fac.pue_from_site
+                else f"the assumed PUE of {cooling_words} cooling",
             },
             "Power usage effectiveness as defined by The Green Grid (White Paper 49, 2012); defaults from Uptime "
             "Institute Global Data Center Surveys 2023-2024 (average about 1.56-1.58) and liquid-cooled AI halls "

@@ -113,10 +113,12 @@ def build_cluster(
     problems: list[str] = []
     if system.cooling == "liquid" and hardware.cooling in ("air", "rdhx"):
         problems.append(
-            f"cooling: {system.id} is direct-liquid cooled by design; {hardware.cooling} cooling cannot carry it."
+            f"cooling: the {system.name} is direct-liquid cooled by design; {hardware.cooling} cooling cannot carry it."
         )
     if system.cooling == "air" and hardware.cooling == "liquid":
-        problems.append(f"cooling: {system.id} is an air-cooled chassis; the catalog has no direct-liquid variant.")
+        problems.append(
+            f"cooling: the {system.name} is an air-cooled chassis; the catalog has no direct-liquid variant."
+        )
     budget = rack_budget_kw(system, hardware, assumptions)
     per_rack = system.systems_per_rack
     if budget is not None:

@@ -11,9 +11,9 @@ section is validated first (field order) and puts itself there.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import Field, StrictStr, field_validator
 from pydantic_core import PydanticCustomError
 
 from engine.assumptions.registry import ASSUMPTIONS
@@ -21,17 +21,15 @@ from engine.request.cost_parameters import PARAMETER_TWINS
 from engine.request.envelope import EnvelopeSpec
 from engine.request.fields import (
     RULE,
-    WHOLE,
-    JsonFloat,
     Problem,
     Section,
     catalog_of,
     check_number,
-    did_you_mean,
     fmt_bound,
     raise_problems,
     unknown_key,
 )
+from engine.request.model_spec import MlaSpec, ModelSpec, MoeSpec
 from engine.request.rollout import RolloutSpec
 from engine.request.site import DEFAULT_REGIONS, HardwareSpec, PricingSpec, SiteSpec
 from engine.request.workloads import (
@@ -46,7 +44,6 @@ from engine.request.workloads import (
 
 if TYPE_CHECKING:
     from pydantic import ValidationInfo
-    from pydantic.fields import FieldInfo
 
 __all__ = [
     "DEFAULT_GLOBAL_BATCH_TOKENS",
@@ -65,159 +62,9 @@ __all__ = [
     "SiteSpec",
     "TrainingParallelism",
     "TrainingSpec",
-    "choices_of",
-    "field_at",
-    "model_at",
 ]
 
-_SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
-_FLAG_KEYS = ("ffn_gated", "tied_embeddings", "learned_positions", "biases")
-_EXPLICIT_REQUIRED = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq_len")
 _MAX_NAME = 200
-
-
-class MoeSpec(Section):
-    """Mixture-of-experts routing: `active` of `experts` FFNs run per token."""
-
-    experts: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(description="Expert FFNs per MoE layer.")
-    active: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(
-        description="Routed experts each token is sent to (top-k)."
-    )
-
-    shared: Annotated[StrictInt, Field(ge=0, le=64), WHOLE] = Field(
-        0, description="Shared experts every token also runs (DeepSeek-style), each expert_ffn_hidden wide."
-    )
-    expert_ffn_hidden: Annotated[StrictInt, Field(gt=0, le=16_777_216), WHOLE] | None = Field(
-        None,
-        description="Inner size of one expert's FFN (fine-grained experts are narrower than the dense FFN); "
-        "default: model.ffn_hidden.",
-    )
-    dense_layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] = Field(
-        0, description="Leading layers with a dense FFN of model.ffn_hidden instead of experts (DeepSeek-V3: 3)."
-    )
-    node_limit: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
-        None,
-        description="Node-limited routing: each token reaches experts on at most this many nodes, and is sent "
-        "once per node (DeepSeek-V3: 4); default: no limit, one copy per routed expert.",
-    )
-
-    def check(self, info: ValidationInfo) -> list[Problem]:
-        if self.active > self.experts:
-            return [(("active",), f"({self.active}) must be <= model.moe.experts ({self.experts})", self.active)]
-        return []
-
-
-class MlaSpec(Section):
-    """Multi-head latent attention (DeepSeek-V2/V3): keys and values pass through a low-rank latent that is all the
-    KV cache keeps; queries optionally too. Head sizes are its own, not hidden / heads."""
-
-    q_lora_rank: Annotated[StrictInt, Field(ge=0, le=65_536), WHOLE] = Field(
-        description="Rank of the query down-projection (0: queries projected directly)."
-    )
-    kv_lora_rank: Annotated[StrictInt, Field(gt=0, le=65_536), WHOLE] = Field(
-        description="Rank of the joint key-value latent (the cached part)."
-    )
-    qk_rope_head_dim: Annotated[StrictInt, Field(ge=0, le=4096), WHOLE] = Field(
-        description="Per-head query/key size that carries rotary positions (its key part is shared and cached)."
-    )
-    qk_nope_head_dim: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(
-        description="Per-head query/key size without positions."
-    )
-    v_head_dim: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(description="Per-head value size.")
-
-
-def _shape_optional(schema: dict[str, Any]) -> None:
-    # A preset supplies the shape, so no shape field is required on input (the resolved model has them all).
-    schema.pop("required", None)
-
-
-class ModelSpec(Section):
-    """A model shape: a catalog preset, explicit shape fields, or a preset with some fields overridden.
-
-    Validated, it is fully resolved (the preset merged with the explicit fields).
-    """
-
-    model_config = ConfigDict(json_schema_extra=_shape_optional)
-    replaced_errors = frozenset({"missing"})  # reported by check_input in its own words
-
-    layers: Annotated[StrictInt, Field(gt=0, le=1_000), WHOLE] = Field(
-        description="Transformer layers. Required without a preset."
-    )
-    hidden: Annotated[StrictInt, Field(gt=0, le=1_048_576), WHOLE] = Field(
-        description="Hidden size (d_model). Required without a preset."
-    )
-    heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
-        description="Attention heads; must divide hidden."
-    )
-    kv_heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
-        description="Key/value heads (grouped-query attention); default: heads (multi-head)."
-    )
-    ffn_hidden: Annotated[StrictInt, Field(gt=0, le=16_777_216), WHOLE] = Field(
-        description="FFN inner size. Required without a preset."
-    )
-    vocab: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
-        description="Vocabulary size. Required without a preset."
-    )
-    seq_len: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
-        description="Training / context sequence length in tokens."
-    )
-    preset: StrictStr | None = Field(
-        None, description="Catalog preset id, e.g. llama-3-70b (GET /api/catalog/); explicit fields override it."
-    )
-    ffn_gated: StrictBool = Field(True, description="Gated (SwiGLU, 3-matrix) FFN as in Llama; false: GPT's 2.")
-    tied_embeddings: StrictBool = Field(False, description="Output head shares the input embedding matrix.")
-    learned_positions: StrictBool = Field(False, description="Learned position embeddings (GPT); false: RoPE.")
-    biases: StrictBool = Field(False, description="Linear layers carry biases (GPT); false: Llama-style.")
-    moe: MoeSpec | None = Field(None, description="Mixture of experts; default: the preset's, else dense.")
-    mla: MlaSpec | None = Field(
-        None, description="Multi-head latent attention; default: the preset's, else grouped-query attention."
-    )
-    params: JsonFloat | None = Field(
-        None, ge=1e6, le=1e14, description="Declared total parameters; the count derived from the shape is reported."
-    )
-
-    @classmethod
-    def check_input(cls, data: dict[str, Any], info: ValidationInfo) -> tuple[dict[str, Any], list[Problem]]:
-        problems: list[Problem] = []
-        preset_id = data.get("preset")
-        if isinstance(preset_id, str):
-            models = catalog_of(info).models
-            preset = models.get(preset_id)
-            if preset is None:
-                known = ", ".join(sorted(models))
-                message = f"'{preset_id}' is not a known preset{did_you_mean(preset_id, models)} (known: {known})"
-                problems.append((("preset",), message, preset_id))
-            else:
-                defaults: dict[str, Any] = {key: getattr(preset, key) for key in (*_SHAPE_KEYS, *_FLAG_KEYS)}
-                extra = preset.extra or {}
-                if preset.moe_experts:
-                    defaults["moe"] = {**(extra.get("moe") or {}), "experts": preset.moe_experts,
-                                       "active": preset.moe_active or 1}  # fmt: skip
-                if extra.get("mla"):
-                    defaults["mla"] = dict(extra["mla"])
-                data = {**defaults, **data}
-        elif preset_id is None:
-            for key in _EXPLICIT_REQUIRED:
-                if key not in data:
-                    problems.append(((key,), "is required when model.preset is not given", None))
-        heads = data.get("heads")
-        if "kv_heads" not in data and isinstance(heads, int) and not isinstance(heads, bool):
-            data = {**data, "kv_heads": heads}  # explicit shapes without kv_heads are multi-head attention
-        return data, problems
-
-    def check(self, info: ValidationInfo) -> list[Problem]:
-        problems: list[Problem] = []
-        if self.hidden % self.heads:
-            problems.append((("heads",), f"({self.heads}) must divide model.hidden ({self.hidden})", self.heads))
-        if self.heads % self.kv_heads:
-            message = f"({self.kv_heads}) must divide model.heads ({self.heads})"
-            problems.append((("kv_heads",), message, self.kv_heads))
-        if self.moe is not None and self.moe.dense_layers >= self.layers:
-            message = f"({self.moe.dense_layers}) must be below model.layers ({self.layers}): some layer needs experts"
-            problems.append((("moe", "dense_layers"), message, self.moe.dense_layers))
-        if not problems and isinstance(info.context, MutableMapping):
-            info.context["model"] = self  # the workload sections' rules read the resolved shape
-        return problems
 
 
 class PlanRequest(Section):
@@ -404,42 +251,3 @@ def _parameter_twins(data: dict[str, Any]) -> tuple[dict[str, Any], list[Problem
     if not problems:
         return data, []
     return {**data, "pricing": {**pricing, "parameters": kept}}, problems
-
-
-# ------------------------------------------------------------------ reading the schema (messages, the web form)
-
-
-def model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
-    """The schema model at a location (PlanRequest for ()), or None when the location leads into a plain value."""
-    model: type[BaseModel] | None = PlanRequest
-    for part in loc:
-        field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
-        if field is None:
-            return None
-        model = next((arg for arg in _inner_types(field.annotation) if _is_model(arg)), None)
-    return model
-
-
-def field_at(path: str) -> FieldInfo | None:
-    """The schema field at a dotted request path ("training.parallelism.tp"): type, default, bounds, description."""
-    *parents, name = path.split(".")
-    model = model_at(tuple(parents))
-    return model.model_fields.get(name) if model is not None else None
-
-
-def choices_of(loc: tuple[str | int, ...]) -> list[str]:
-    """The allowed values of a Literal field (["training", "inference"] for ("workload",)), else []."""
-    field = field_at(".".join(map(str, loc))) if loc else None
-    return [arg for arg in _inner_types(field.annotation) if isinstance(arg, str)] if field is not None else []
-
-
-def _inner_types(annotation: object) -> list[object]:
-    """A type and everything inside it: X | None -> [X | None, X, None]; Literal["a"] -> [Literal["a"], "a"]."""
-    out = [annotation]
-    for arg in get_args(annotation):
-        out.extend(_inner_types(arg))
-    return out
-
-
-def _is_model(value: object) -> bool:
-    return isinstance(value, type) and issubclass(value, BaseModel)

@@ -17,7 +17,8 @@ from pydantic import ValidationError
 from engine.catalog.hardware import Catalog
 from engine.request.cost_parameters import CostParameterLimit, cost_parameter_limits
 from engine.request.fields import RULE, fmt_bound, type_name, unknown_key
-from engine.request.spec import PlanRequest, choices_of, model_at
+from engine.request.schema_lookup import choices_of, model_at
+from engine.request.spec import PlanRequest
 
 __all__ = [
     "CostParameterLimit",

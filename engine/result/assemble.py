@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.assumptions.registry import Assumptions
+from engine.explain.wording import explain_entry
 from engine.physical.build import PhysicalBuild
 from engine.physical.cluster import ClusterBuild
 from engine.result.codec import decode
@@ -103,7 +104,7 @@ def _hot_spares(build: ClusterBuild) -> HotSparesSummary | None:
 
 def explain_entries(entries: Mapping[str, Mapping[str, object]]) -> dict[str, ExplainEntry]:
     return {
-        k: ExplainEntry(formula=str(e["formula"]), inputs=dict(e["inputs"]), source=str(e["source"]))  # type: ignore[call-overload]
+        k: explain_entry(str(e["formula"]), dict(e["inputs"]), str(e["source"]))  # type: ignore[call-overload]
         for k, e in entries.items()
     }
 

@@ -14,6 +14,18 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from engine.result.codec import meta
+from engine.result.costs_cloud import CloudRow, FloatPercentiles, SizedOn, SpotDetail, UsdPercentiles, ZonePrices
+from engine.result.costs_onprem import (
+    CapexRange,
+    CashFlowYear,
+    Coverage,
+    Finance,
+    OnpremSection,
+    OpexBreakdown,
+    ParameterUsed,
+    SystemLine,
+    UnpricedLine,
+)
 from engine.result.rollout import RolloutSummary
 
 __all__ = [
@@ -51,240 +63,8 @@ __all__ = [
     "ZonePrices",
 ]
 
+
 OMIT = meta(omit_none=True)
-QUOTED = meta(present_if="quoted")  # spot figures present (maybe null) once a zone quotes a usable price
-
-
-@dataclass(frozen=True)
-class ParameterUsed:
-    """One costing parameter: the value used, its default, and where the value came from."""
-
-    value: Decimal
-    default: Decimal | None
-    unit: str | None
-    confidence: str | None
-    source: str | None
-    as_of: str | None
-
-
-@dataclass(frozen=True)
-class UnpricedLine:
-    part_number: str | None
-    description: str | None
-    quantity: int | None
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """What the hardware figure covers: the BOM (`bom`) or the GPU systems alone (`systems_only`)."""
-
-    basis: str
-    priced_lines: int
-    unpriced_lines: tuple[UnpricedLine, ...]
-    notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SystemLine:
-    """The one priced line of a plan without a BOM: the GPU systems (same extended-price rule as a BOM line)."""
-
-    catalog_id: str
-    part_number: str | None
-    description: str
-    category: str
-    quantity: int
-    unit_price_usd: Decimal
-    extended_price_usd: Decimal
-    price_source: str
-    price_as_of: str
-    price_confidence: str
-
-
-@dataclass(frozen=True)
-class OpexBreakdown:
-    """The first year's running costs by kind (`finance.cash_flows` has every year's)."""
-
-    energy: Decimal
-    colocation: Decimal
-    maintenance: Decimal
-    staff: Decimal
-    insurance: Decimal | None = field(default=None, metadata=OMIT)  # absent from plans stored before issue 14
-
-
-@dataclass(frozen=True)
-class CashFlowYear:
-    """One year's running costs of the owned cluster, paid at the year's end, and that year's discount factor."""
-
-    year: int
-    energy_usd: Decimal
-    colocation_usd: Decimal
-    maintenance_usd: Decimal
-    staff_usd: Decimal
-    insurance_usd: Decimal
-    total_usd: Decimal
-    discount_factor: float
-
-
-@dataclass(frozen=True)
-class Finance:
-    """`costs.onprem.finance`: owning as finance computes it (engine/costing/finance.py): the annuity capital charge
-    over the useful life net of the residual value, levelised running costs, the NPV over the analysis horizon and,
-    when a lease rate is given, the NPV of leasing instead."""
-
-    cost_of_capital: Decimal
-    useful_life_years: int
-    horizon_years: int
-    residual_value_fraction: Decimal
-    residual_value_usd: Decimal
-    annuity_factor: float
-    capital_charge_usd_per_year: Decimal
-    levelized_opex_usd_per_year: Decimal
-    annual_cost_usd: Decimal
-    value_at_horizon_usd: Decimal
-    npv_usd: Decimal
-    cash_flows: tuple[CashFlowYear, ...]
-    note: str
-    lease_npv_usd: Decimal | None = field(default=None, metadata=OMIT)
-    lease_vs_buy: str | None = field(default=None, metadata=OMIT)  # lease | buy, when a lease rate is given
-
-
-@dataclass(frozen=True)
-class CapexRange:
-    """`costs.onprem.capex_range`: the capex again with every priced part at the low, then the high end of its own
-    price basis's range (a quote moves less than an assumed price); the extras that scale with the hardware
-    (spares, installation, freight, tax) move with it."""
-
-    low_usd: Decimal
-    high_usd: Decimal
-
-
-@dataclass(frozen=True)
-class OnpremSection:
-    """`costs.onprem`: None money where the hardware has no sourced price."""
-
-    capex_usd: Decimal | None
-    hardware_usd: Decimal | None
-    install_usd: Decimal | None
-    opex_usd_per_year: Decimal | None
-    opex_breakdown_usd_per_year: OpexBreakdown | None
-    tco_usd: Decimal | None
-    years: int
-    depreciation_usd_per_year: Decimal | None
-    utilization: Decimal
-    gpus: int
-    usd_per_gpu_hour: Decimal | None  # a rate: up to 6 decimals
-    job_usd: Decimal | None
-    job_usd_shared: Decimal | None
-    job_hours: float
-    job_gpus: int
-    lines: tuple[SystemLine, ...]
-    # Issue 14 (absent from plans stored before it):
-    finance: Finance | None = field(default=None, metadata=OMIT)
-    # Issue 16 (absent from plans stored before it):
-    capex_range: CapexRange | None = field(default=None, metadata=OMIT)
-
-
-@dataclass(frozen=True)
-class SizedOn:
-    """The sizing a cloud row replicates (the chosen system, or the best other system with that GPU)."""
-
-    system: str
-    gpu: str
-    gpus: int
-    days: float
-    chosen: bool
-
-
-@dataclass(frozen=True)
-class FloatPercentiles:
-    p10: float
-    p50: float
-    p90: float
-
-
-@dataclass(frozen=True)
-class UsdPercentiles:
-    p10: Decimal
-    p50: Decimal
-    p90: Decimal
-
-
-@dataclass(frozen=True)
-class ZonePrices:
-    min: Decimal
-    p10: Decimal
-    p50: Decimal
-    p90: Decimal
-    max: Decimal
-
-
-@dataclass(frozen=True)
-class SpotDetail:
-    """A spot row's interruption model. The figures after `capacity_note` exist once a zone quotes a usable
-    price (`quoted`); without one the row is unavailable and only the header is stored."""
-
-    band: str
-    band_assumed: bool
-    band_as_of: str | None
-    band_source: str
-    advisor_savings_percent: int | None
-    zones: int
-    zones_at_on_demand: int
-    checkpoint_write_min: float
-    checkpoint_write_source: str
-    restart_min: float
-    capacity_note: str
-    zone_usd_per_hour: ZonePrices | None = field(default=None, metadata=OMIT)
-    reclaimed_per_month: FloatPercentiles | None = field(default=None, metadata=OMIT)
-    interruptions_per_instance_hour: float | None = field(default=None, metadata=OMIT)
-    job_mtbf_hours: float | None = field(default=None, metadata=QUOTED)
-    expected_interruptions: float | None = field(default=None, metadata=QUOTED)
-    checkpoint_interval_hours: float | None = field(default=None, metadata=QUOTED)
-    young_interval_hours: float | None = field(default=None, metadata=QUOTED)
-    overhead_fraction: FloatPercentiles | None = field(default=None, metadata=OMIT)
-    finish_days: FloatPercentiles | None = field(default=None, metadata=OMIT)
-    job_usd: UsdPercentiles | None = field(default=None, metadata=OMIT)
-    discount_vs_on_demand: float | None = field(default=None, metadata=OMIT)
-    net_saving_vs_on_demand: float | None = field(default=None, metadata=OMIT)
-    warnings: tuple[str, ...] | None = field(default=None, metadata=OMIT)
-    quoted: bool = field(default=False, metadata=meta(json=False))
-
-
-@dataclass(frozen=True)
-class CloudRow:
-    """One provider x region x instance type x purchase option. `provider`, `price_source` (the primary source's
-    title and date) and `price_confidence` (list_price, quote, public_estimate, assumption) say where the price
-    came from; `price_observed_at` is that source's own date. The keys after them belong to one purchase option:
-    reserved terms (`commitment_hours`, `job_usd_if_term_shared`), capacity blocks (`blocks`, `price_basis`,
-    `block_days`, `billed_hours`), spot (`spot`)."""
-
-    region: str
-    instance_type: str
-    purchase: str
-    available: bool
-    unavailable_reason: str | None
-    capacity_constrained: bool
-    instances: int
-    gpus_per_instance: int
-    gpus: int
-    usd_per_hour: Decimal | None
-    usd_per_gpu_hour: Decimal | None
-    job_hours: float
-    job_days: float
-    job_usd: Decimal | None
-    price_observed_at: str
-    sized_on: SizedOn
-    # Absent from plans stored before the market was priced (they were AWS-only): None, and left out of the JSON.
-    provider: str | None = field(default=None, metadata=OMIT)
-    price_source: str | None = field(default=None, metadata=OMIT)
-    price_confidence: str | None = field(default=None, metadata=OMIT)
-    commitment_hours: int | None = field(default=None, metadata=OMIT)
-    job_usd_if_term_shared: Decimal | None = field(default=None, metadata=OMIT)
-    blocks: int | None = field(default=None, metadata=OMIT)
-    price_basis: str | None = field(default=None, metadata=OMIT)
-    block_days: int | None = field(default=None, metadata=OMIT)
-    billed_hours: int | None = field(default=None, metadata=OMIT)
-    spot: SpotDetail | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ RENTED_NOTE = (
     "equivalent 8-GPU server, shown only for the energy and carbon estimate; AWS publishes no instance power."
 )
 POWER_SYSTEMS_ONLY_NOTE = (
-    "power.it_kw counts GPU systems at maximum rated draw only; network, storage and management "
+    "IT power counts GPU systems at maximum rated draw only; network, storage and management "
     "equipment are not included yet."
 )
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.result.codec import meta
-from engine.result.costs import FloatPercentiles  # p10 / p50 / p90, shared with the costs' ranges
+from engine.result.costs_cloud import FloatPercentiles  # p10 / p50 / p90, shared with the costs' ranges
 
 __all__ = [
     "Candidate",

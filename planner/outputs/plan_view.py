@@ -12,31 +12,27 @@ section that decodes is shown, the others are left out, and `legacy` lets the pa
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, to_json
+from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, in_words, to_json
 
-from .formatting import device_short_name
+from .formatting import products_named
+from .headlines import HEADLINES, shown
+from .part_views import bom_view, fabric_view, rack_view
 from .stored_plan import Decoded, decode_stored, lookup, read_section, typed_figure
 from .view_models import (
-    BomGroup,
-    BomLine,
     BomView,
     CostBreakdown,
     CostOverTime,
     CostSeries,
-    FabricView,
     Figure,
     FrontierPoint,
     FrontierView,
-    LinkBundle,
     PlanSummary,
-    RackDeviceView,
     RacksView,
-    RackView,
     ServingCurve,
     StorageStory,
     SummaryBand,
@@ -48,46 +44,12 @@ if TYPE_CHECKING:  # annotations only: at run time the engine is reached through
         AssumptionEntry,
         Costs,
         ExplainEntry,
-        FabricNetwork,
         OnpremSection,
-        RackEntry,
-        TopologyLink,
-        TopologyNode,
     )
     from planner.adapter import BomLine as StoredBomLine
 
 __all__ = ["HEADLINES", "PlanView", "bom_view", "lookup", "plan_view"]
 
-# (label, attribute path in the typed plan, unit): the figures a plan leads with, in the page, the compare table and
-# the PDF. The path is also the figure's key in `explain` and its element id on the page.
-HEADLINES: list[tuple[str, str, str]] = [
-    ("System", "cluster.system", ""),
-    ("GPUs", "cluster.gpus", "GPUs"),
-    ("Time to train (expected whole run, p50)", "training.days", "days"),
-    ("Whole-run range (p10 - p90)", "training.days_range", "days"),
-    ("GPU-hours (whole run, p50)", "training.gpu_hours", "GPU-hours"),
-    ("Steady-state time to train", "training.days_ideal", "days"),
-    ("Steady-state throughput", "training.tokens_per_s", "tokens/s"),
-    ("MFU (steady state)", "training.mfu", "%"),
-    ("Step time (steady state)", "training.step_time_s", "s"),
-    ("Memory per GPU", "training.memory_per_gpu_gib", "GiB"),
-    ("Replicas", "inference.replicas", ""),
-    ("Time to first token", "inference.ttft_ms", "ms"),
-    ("Time per output token", "inference.tpot_ms", "ms"),
-    ("Fleet throughput", "inference.tokens_per_s", "tok/s"),
-    ("Compute racks", "cluster.racks", ""),
-    ("IT power (racks + optics in cables)", "power.it_kw", "kW"),
-    ("Facility power", "power.facility_kw", "kW"),
-    ("Cooling", "cooling.method", ""),
-    ("Capex (BOM total)", "costs.onprem.capex_usd", "USD"),
-    ("TCO over the horizon (capex + running costs, nominal)", "costs.onprem.tco_usd", "USD"),
-    ("NPV of owning over the horizon", "costs.onprem.finance.npv_usd", "USD"),
-    ("Job cost on the owned cluster (capital charge + running costs)", "costs.onprem.job_usd_shared", "USD"),
-    ("Job cost if bought for this job alone (less resale)", "costs.onprem.job_usd", "USD"),
-    ("Cheapest option for this job", "costs.comparison.cheapest.job_usd", "USD"),
-]
-# Stored as fractions (0.41), shown as percentages (41 %).
-PERCENT_PATHS = {"training.mfu"}
 # The stage sections listed under "All figures by stage", in chain order.
 STAGE_BLOCKS = ("training", "inference", "cluster", "power", "cooling", "storage")
 FABRICS = ("compute", "storage", "inband", "oob")
@@ -98,10 +60,6 @@ COOLING_THRESHOLDS = (
 )
 # The sections of a plan row in the plan list.
 SUMMARY_SECTIONS = ("cluster", "training", "inference", "power")
-
-
-def _shown(path: str, value: Any) -> Any:
-    return value * 100 if path in PERCENT_PATHS and isinstance(value, int | float) else value
 
 
 class PlanView:
@@ -142,7 +100,7 @@ class PlanView:
 
     def value(self, path: str) -> Any:
         """A headline figure as shown (fractions as percentages), or None."""
-        return _shown(path, typed_figure(self.result, path))
+        return shown(path, typed_figure(self.result, path))
 
     # ---------------------------------------------------------------------------------- page sections
 
@@ -156,7 +114,8 @@ class PlanView:
         on when it is not the requested one, and a deadline met at the expected (p50) whole run but not at its p90."""
         if self.result is None:
             return []
-        out = list(self.result.problems)
+        # the engine names a system by its catalog id, and some of its prose a request field by its path
+        out = [in_words(products_named(p)) for p in self.result.problems]
         training = self.result.training
         if training is None:
             return out
@@ -176,7 +135,7 @@ class PlanView:
                 f"Main drivers of the range: {drivers}."
             )
         if run is not None and run.note:
-            out.append(run.note)
+            out.append(in_words(run.note))
         deadline = lookup(self.result.request, "training.deadline_days")
         p90 = training.days_range.p90 if training.days_range else None
         if deadline and p90 and p90 > deadline and training.days <= deadline:
@@ -314,7 +273,7 @@ class PlanView:
             elif isinstance(value, tuple | list):  # names, e.g. the whole run's drivers, largest first
                 value = ", ".join(str(v) for v in value[:3]) or None
             if value is not None:
-                figures.append(Figure(label, path, _shown(path, value), unit, self.explain.get(path)))
+                figures.append(Figure(label, path, shown(path, value), unit, self.explain.get(path)))
         return figures
 
     @cached_property
@@ -341,7 +300,7 @@ class PlanView:
         )
         return RacksView(
             height_u=racks.rack_height_u or 48,
-            racks=tuple(_rack(rack, self._part_numbers) for rack in racks.layout),
+            racks=tuple(rack_view(rack, self._part_numbers) for rack in racks.layout),
             cooling_thresholds_kw=thresholds,
             rack_budget_kw=lookup(self.result.request, "hardware.rack_kw") or None,
         )
@@ -364,7 +323,7 @@ class PlanView:
         return TopologyView(
             system=cluster.system if cluster else "?",
             systems=cluster.systems if cluster else 0,
-            fabrics={key: _fabric(key, getattr(fabric, key), nodes, links) for key in FABRICS},
+            fabrics={key: fabric_view(key, getattr(fabric, key), nodes, links) for key in FABRICS},
             scalable_units=fabric.scalable_units if fabric.compute_fabric_needed else 0,
             su_systems=fabric.su_systems,
             endpoints={node.id: node.count for node in nodes if node.kind != "switch"},
@@ -435,87 +394,3 @@ class PlanView:
 def plan_view(stored: Mapping[str, Any] | PlanResult | PlanView | None) -> PlanView:
     """The view of a stored plan (a view passes through, so callers may hand either)."""
     return stored if isinstance(stored, PlanView) else PlanView(stored)
-
-
-def bom_view(lines: Sequence[StoredBomLine] | None, hardware_usd: Decimal | None) -> BomView:
-    """BOM lines grouped by category (first-seen order) with their subtotals.
-
-    The total is the plan's own figure priced from these lines (`costs.onprem.capex_usd` when the BOM carries the
-    capex lines beyond the hardware, else `hardware_usd`); a plan
-    stored without costs shows the exact sum of its stored extended prices. A group or total with an unpriced line
-    has none: a partial sum would understate the build.
-    """
-    grouped: dict[str, list[BomLine]] = {}
-    for line in lines or ():
-        category = line.category or "other"
-        grouped.setdefault(category, []).append(
-            BomLine(
-                part_number=line.part_number or "",
-                manufacturer=line.manufacturer or "",
-                description=line.description or "",
-                category=category,
-                quantity=line.quantity,
-                unit_price_usd=line.unit_price_usd,
-                extended_price_usd=line.extended_price_usd,
-                price_confidence=line.price_confidence,
-                price_source=line.price_source,
-            )
-        )
-    groups = tuple(_bom_group(category, group) for category, group in grouped.items())
-    total = None
-    if groups and all(group.subtotal_usd is not None for group in groups):
-        total = hardware_usd if hardware_usd is not None else sum((g.subtotal_usd for g in groups), Decimal(0))
-    return BomView(groups, total, sum(len(group.lines) for group in groups))
-
-
-def _bom_group(category: str, lines: list[BomLine]) -> BomGroup:
-    prices = [line.extended_price_usd for line in lines]
-    subtotal = sum(prices, Decimal(0)) if all(price is not None for price in prices) else None  # type: ignore[arg-type]
-    return BomGroup(category, tuple(lines), subtotal)
-
-
-def _rack(rack: RackEntry, part_numbers: Mapping[str, str]) -> RackView:
-    devices = tuple(
-        RackDeviceView(
-            item.id,
-            item.quantity,
-            item.rack_units or 0,
-            item.kind or "other",
-            item.label or item.id,
-            device_short_name(item.id, item.label or "", part_numbers.get(item.id)),
-        )
-        for item in rack.items
-    )
-    return RackView(rack.id, rack.role, float(rack.kw), rack.feeds, rack.cooling, rack.rack_units, devices, rack.row)
-
-
-def _fabric(
-    key: str, network: FabricNetwork, nodes: Sequence[TopologyNode], links: Sequence[TopologyLink]
-) -> FabricView:
-    tier_counts = {tier: getattr(network, tier) for tier in ("core", "spine", "leaf") if getattr(network, tier)}
-    parts: dict[str, str] = {}
-    for node in nodes:
-        if node.fabric == key and node.tier in tier_counts:
-            parts.setdefault(node.tier, node.part or "")
-    bundles: dict[str, LinkBundle] = {}
-    for link in links:
-        if link.fabric == key and link.tier and link.tier not in bundles:
-            bundles[link.tier] = LinkBundle(link.links, link.link_gbps, link.medium)
-    return FabricView(
-        key=key,
-        present=bool(network.leaf),
-        technology=network.technology,
-        tiers=network.tiers,
-        tier_counts=tier_counts,
-        tier_parts=parts,
-        node_links=network.node_links,
-        bundle_counts={
-            "node-leaf": network.node_links,
-            "leaf-spine": network.leaf_spine_links,
-            "spine-core": network.spine_core_links,
-        },
-        bundles=bundles,
-        planes=network.planes or 1,
-        link_gbps=network.link_gbps,
-        notes=tuple(network.notes),
-    )

@@ -165,7 +165,9 @@ def _risks(view: PlanView) -> list[str]:
     out: list[str] = []
     result = view.result
     if not view.feasible:
-        out.append("The target cannot be met as asked: " + (result.problems[0] if result.problems else "see below."))
+        # the view's problems name products and say engine prose in words (PlanView.problems)
+        first = view.problems[0] if result.problems else "see below."
+        out.append("The target cannot be met as asked: " + first)
     out += [p for p in view.problems if p.startswith("Deadline risk")]
     if batch := _batch_risk(view):
         out.append(batch)

@@ -346,7 +346,8 @@ def test_list_filters_naive_dates_as_utc_midnight(api, user, training_request):
 def test_schema_request_body_is_the_engine_schema(client):
     """The OpenAPI request body is rendered from the pydantic PlanRequest: every field of every section is
     documented (the old DRF copy had drifted: no interleave, zero_stage, learned_positions, biases)."""
-    from engine.request.spec import PlanRequest, model_at
+    from engine.request.schema_lookup import model_at
+    from engine.request.spec import PlanRequest
 
     schema = client.get("/api/schema/", {"format": "json"}).json()
     components = schema["components"]["schemas"]

@@ -99,7 +99,7 @@ def test_training_ranking_by_hand_cost_overrules_energy(catalog):
     )
     assert unpriced["selection"]["system"] == "dgx-b300"
     entry = priced["explain"]["selection.system"]
-    assert "systems x system_usd" in entry["formula"] and entry["inputs"]["basis"] == "cost"
+    assert "systems x the system price" in entry["formula"] and entry["inputs"]["basis"] == "cost"
     assert entry["inputs"]["selection_usd_by_system"]["gb200-nvl72"] == gb200["selection_usd"]
 
 

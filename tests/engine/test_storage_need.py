@@ -106,4 +106,4 @@ def test_plan_reports_what_set_each_need(catalog):
     assert (st.dataset_raw_tb, st.dataset_tokenised_tb) == pytest.approx((4.0, 4.0))
     assert st.read_set_by in ("guidance", "data loader") and st.write_set_by in ("guidance", "checkpoint")
     entry = plan.explain["storage.write_gbps"]
-    assert "checkpoint_async_write_fraction" in entry.formula
+    assert "the share of the checkpoint interval a background write may take" in entry.formula

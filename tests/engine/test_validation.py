@@ -335,7 +335,7 @@ def test_normalised_request_validates_to_itself(catalog):
 
 def test_recompute_choices_are_the_engines():
     from engine.performance.memory import RECOMPUTE_MODES
-    from engine.request.spec import choices_of
+    from engine.request.schema_lookup import choices_of
 
     assert tuple(choices_of(("training", "parallelism", "recompute"))) == RECOMPUTE_MODES
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.costing.comparison import Option
 from engine.costing.money import usd_text
-from engine.costing.providers import option_label, purchase_name
+from engine.costing.providers import gpu_short_name, option_label, purchase_name, rented_hardware, term_name
 from engine.costing.verdict import verdict
 
 
@@ -42,13 +42,26 @@ def test_purchase_and_option_names():
     assert purchase_name("reserved_1y") == "1-year reserved"
     assert purchase_name("capacity_block") == "Capacity Block"
     assert purchase_name("some_new_term") == "some new term"
-    assert option_label("aws", "p5.48xlarge", "on_demand", 16, "us-east-1") == (
-        "AWS p5.48xlarge on-demand (16 instances, us-east-1)"
+    assert option_label("aws", "on_demand", "p5.48xlarge", 16, "us-east-1") == (
+        "AWS on-demand, p5.48xlarge (16 instances, us-east-1)"
     )
-    # a price list whose instance name already says "reserved" says it once
-    assert option_label("lambda", "1cc_h100_sxm5 reserved", "reserved_1y", 1, "us-east") == (
-        "Lambda 1cc_h100_sxm5 1-year reserved (1 instance, us-east)"
+    # a neocloud contract says its term once, as a contract, and the provider as "Neocloud"
+    assert option_label("contract", "reserved_3y", "8 x H100 SXM5 80GB", 512, "us") == (
+        "Neocloud 3-year contract, 8 x H100 SXM5 80GB (512 instances, us)"
     )
+
+
+def test_rented_hardware_named_like_a_quote_line():
+    # a hyperscaler's instance type is its product name; a price list's API id is not: the catalog GPU names it
+    assert rented_hardware("aws", "p5.48xlarge", 8, "NVIDIA H100 SXM5 80GB") == "p5.48xlarge"
+    assert rented_hardware("azure", "Standard_ND96isr_H100_v5", 8, "NVIDIA H100 SXM5 80GB") == (
+        "Standard_ND96isr_H100_v5"
+    )
+    assert rented_hardware("lambda", "gpu_8x_h100_sxm5", 8, "NVIDIA H100 SXM5 80GB") == "8 x H100 SXM5 80GB"
+    assert rented_hardware("runpod", "secure_h100_sxm x8", 8, None) == "secure_h100_sxm x8"  # unknown GPU: as given
+    assert gpu_short_name("NVIDIA B200 (HGX/DGX B200, 1,000 W)") == "B200"
+    assert term_name("contract", "reserved_1y") == "1-year contract"
+    assert term_name("lambda", "reserved_1y") == "1-year reserved"
 
 
 def _evaluation(options: list[Option], deadline_days: float | None, onprem_start_days: float):
@@ -65,7 +78,7 @@ def _evaluation(options: list[Option], deadline_days: float | None, onprem_start
 def test_verdict_sentence_rent_when_building_misses_the_deadline():
     rent = Option(
         "on_demand",
-        option_label("aws", "p5.48xlarge", "on_demand", 16, "us-east-1"),
+        option_label("aws", "on_demand", "p5.48xlarge", 16, "us-east-1"),
         Decimal("56925851.00"),
         30.0,
         30.0,
@@ -87,7 +100,7 @@ def test_verdict_sentence_rent_when_building_misses_the_deadline():
     assert v is not None and v.choice == "rent"
     # Worked by hand: $56,925,851 -> $56.9M; building done on day 119 + 30 = 149.
     assert v.sentence == (
-        "Rent: AWS p5.48xlarge on-demand (16 instances, us-east-1) for $56.9M, done in 30.0 days from the plan "
+        "Rent: AWS on-demand, p5.48xlarge (16 instances, us-east-1) for $56.9M, done in 30.0 days from the plan "
         "date, the cheapest of 1 obtainable option by the 90-day deadline. Building is out (build and own the "
         "cluster, this job's share of its cost): it cannot start before day 119, past the 90-day deadline. The "
         "answer would flip with a deadline of at least 149.0 days, which building needs (lead time, build and "
@@ -102,7 +115,7 @@ def test_verdict_sentence_build_with_runner_up_price_factor():
     )
     rent = Option(
         "reserved_3y",
-        option_label("coreweave", "gd-8xh100ib-i128", "reserved_3y", 512, "us"),
+        option_label("coreweave", "reserved_3y", "8 x H100 SXM5 80GB", 512, "us"),
         Decimal("20000000"),
         80.0,
         80.0,
@@ -116,18 +129,18 @@ def test_verdict_sentence_build_with_runner_up_price_factor():
     assert v.flips_at.runner_up_price_factor == 0.8
     assert v.sentence == (
         "Build: own the cluster, this job's share of its cost for $16.0M, done in 78.0 days from the "
-        "plan date, the cheapest of 2 obtainable options. Runner-up: CoreWeave gd-8xh100ib-i128 3-year reserved "
+        "plan date, the cheapest of 2 obtainable options. Runner-up: CoreWeave 3-year reserved, 8 x H100 SXM5 80GB "
         "(512 instances, us) for $20.0M. The answer would flip with the runner-up's cost falling by more than "
         "20.0 % (below $16.0M)."
     )
 
 
 def test_option_names_say_each_term_once():
-    """A contract's instance name carries its term and a reserved instance's name ends in "reserved": the purchase
-    words are not said a second time (the cost-over-time chart labelled "3-year contract 3-year reserved")."""
+    """A contract's term is said once, as a contract (the cost-over-time chart once read "3-year contract 3-year
+    reserved"); an option's name is provider, term, then the hardware, with no API id in it."""
     from engine.costing.providers import option_name
 
-    assert option_name("aws", "p5.48xlarge", "on_demand") == "AWS p5.48xlarge on-demand"
-    assert option_name("lambda", "1cc_h100_sxm5 reserved", "reserved_1y") == "Lambda 1cc_h100_sxm5 1-year reserved"
-    contract = option_name("neocloud", "hgx-h100-8gpu 3-year contract", "reserved_3y")
-    assert contract.endswith("hgx-h100-8gpu 3-year contract") and "reserved" not in contract
+    assert option_name("aws", "on_demand", "p5.48xlarge") == "AWS on-demand, p5.48xlarge"
+    assert option_name("lambda", "reserved_1y", "8 x H100 SXM5 80GB") == "Lambda 1-year reserved, 8 x H100 SXM5 80GB"
+    contract = option_name("contract", "reserved_3y", "8 x H100 SXM5 80GB")
+    assert contract == "Neocloud 3-year contract, 8 x H100 SXM5 80GB" and "reserved" not in contract

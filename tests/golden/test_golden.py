@@ -94,6 +94,12 @@ their assumptions); the storage explain entries say what set each need; every bu
 chain and heat rejection), which changes no existing figure.
 Re-captured for issue 16's capex range (on purpose): every priced plan gains costs.onprem.capex_range and its
 explain entry; no existing figure moves.
+Re-captured for issue 13's wording (strings only: no count, figure or amount moved; every non-string value is
+equal but the search timings and infeasible-deadline-1d's search.model_evaluations, 10,206 -> 448, which main's
+search code already gave before this change): rented options read provider, term, hardware ("Neocloud 3-year
+contract, 8 x H100 SXM5 80GB" for "Neocloud contract hgx-h100-8gpu 3-year contract"), notes and problems name
+products, not catalog ids, and explain formulas and text inputs are said in words (engine/explain/wording.py);
+tests/golden/test_user_text.py holds them to it.
 """
 
 from __future__ import annotations

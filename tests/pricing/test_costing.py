@@ -424,7 +424,8 @@ def test_chosen_gpu_without_an_instance_type_is_said_and_others_priced():
     )
     plan = replace(plan, candidates=(*plan.candidates, other))
     costs = priced(plan, inputs()).costs
-    assert "b200-gb200" in costs["cloud_notes"][0]
+    # the note names the GPU and the system as the catalog does, not by their ids
+    assert "(NVIDIA B200 in GB200 NVL72 (1,200 W) in the NVIDIA GB200 NVL72 rack)" in costs["cloud_notes"][0]
     od = row(costs, "on_demand")
     # sized on dgx-h100: 160 / 8 = 20 instances x 55.04 x 288 h = 317,030.40
     assert od["sized_on"]["system"] == "dgx-h100" and od["job_usd"] == "317030.40"

@@ -107,11 +107,11 @@ def test_price_age_and_warning_worked_by_hand():
     assert price_warnings([row("2026-06-01", "list_price")], priced_on=on, stale_after_days=180) == ()
     (old,) = price_warnings([row("2026-05-29", "list_price")] * 2, priced_on=on, stale_after_days=180)
     assert old == (
-        "Nebius prices older than 180 days (the cost parameter for stale cloud prices): n8 on-demand (dated "
-        "2026-05-29, 181 days old). Refresh or replace them before relying on these rows."
+        "Nebius prices older than 180 days (the cost parameter for stale cloud prices): 8 x H200 SXM 141GB "
+        "on-demand (dated 2026-05-29, 181 days old). Refresh or replace them before relying on these rows."
     )
     (assumed,) = price_warnings([row("2026-11-01", "assumption")], priced_on=None, stale_after_days=180)
-    assert "assumptions, not published prices: n8 on-demand" in assumed and "days old" not in assumed
+    assert "assumptions, not published prices: 8 x H200 SXM 141GB on-demand" in assumed and "days old" not in assumed
 
 
 def test_azure_refresh_stores_a_live_snapshot_and_carries_the_other_providers():

@@ -16,9 +16,10 @@ from planner.adapter import cost_inputs_for_snapshot, plan_compute
 from pricing.aws.fetch import AwsClients
 from pricing.aws.recorded import stubbed_client
 from pricing.models import CloudOffer, ComponentPrice, CostParameter, PriceSnapshot, SpotAdvisorBand
+from pricing.reference_services import price_references_load_fixtures
 from pricing.references import CONFIDENCE_LABELS, price_references_load
 from pricing.selectors import GRID_INTENSITY
-from pricing.services import price_references_load_fixtures, price_snapshot_load_fixtures
+from pricing.services import price_snapshot_load_fixtures
 from tests.pricing.conftest import FIXTURES
 
 REQUEST = {
@@ -260,7 +261,7 @@ def test_plan_compute_picks_the_system_by_cost_with_the_fixture_prices():
     assert chosen["selection_usd"] == pytest.approx(expected)
     entry = result["explain"]["selection.system"]
     assert entry["inputs"]["basis"] == "cost" and entry["inputs"]["system_usd"] == price
-    assert entry["formula"].startswith("min over feasible systems of systems x system_usd")
+    assert entry["formula"].startswith("min over feasible systems of systems x the system price")
     # the source names what a reader can look up (the price references, EIA), never a file of ours
     assert "System prices: each system's dated price reference" in entry["source"]
     assert "Electricity price: EIA" in entry["source"] and "components.json" not in entry["source"]

@@ -93,7 +93,7 @@ def _notes(
     planes: int,
 ) -> list[str]:
     return [
-        f"{sus} SU x {shape.su_systems} {system.id}; {shape.systems_per_leaf} systems per leaf per rail, "
+        f"{sus} SU x {shape.su_systems} {system.name}; {shape.systems_per_leaf} systems per leaf per rail, "
         f"{shape.leaves_per_rail_per_su} leaf per rail per SU, {phys.compute_rails} rails, "
         f"{planes} plane(s).",
         f"{tree.tiers}-tier: each leaf {shape.down_used} down / {tree.leaf_uplinks[0]} up at {link_gbps:g}G "

@@ -8,12 +8,12 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pricing.models import PriceSnapshot
+from pricing.reference_services import price_references_load_fixtures
 from pricing.references import FIXTURES_PRICES_DIR
 from pricing.selectors import cloud_offer_counts, cloud_offers_for_snapshot, price_snapshot_by_content
 from pricing.services import (
     FIXTURES_AWS_DIR,
     fixture_snapshot_sha256,
-    price_references_load_fixtures,
     price_snapshot_load_fixtures,
 )
 

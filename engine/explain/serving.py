@@ -1,0 +1,139 @@
+"""Explain entries of a serving plan's headline figures: replicas, batch, latency (TTFT, TPOT), throughput and the
+KV cache.
+
+Split from `engine/explain/sizing.py` (which still exports `inference_explain`) so each explainer stays one table
+a reviewer reads top to bottom.
+"""
+
+from __future__ import annotations
+
+from engine.catalog.hardware import Gpu
+from engine.explain.entry import Entry
+from engine.explain.entry import entry as _entry
+from engine.request.spec import InferenceSpec
+from engine.search.serving import InferenceResult, effective_mbu
+from engine.workload.model import Workload
+
+__all__ = ["inference_explain"]
+
+
+def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, gpu: Gpu) -> dict[str, Entry]:
+    """Every serving headline figure. Long because it is one table (one entry per figure, read top to bottom like
+    the page shows them); splitting it would scatter a single table over several functions."""
+    assert ir.shape is not None and ir.point is not None and ir.shape.capacity is not None
+    sh, pt, cap, m = ir.shape, ir.point, ir.shape.capacity, ir.shape.model
+    c = m.c
+    src = (
+        "Serving roofline: decode bounded by HBM bandwidth (model bandwidth utilisation as defined in Databricks, "
+        "'LLM Inference Performance Engineering: Best Practices', 2023-10-12), prefill by compute, concurrency by "
+        "Little's law"
+    )
+    fitted = (
+        "constants fitted on NVIDIA TensorRT-LLM performance-overview tables (v0.9-v1.0), MLPerf Inference v4.1 "
+        "and v5.0 results and vLLM v0.6 benchmarks"
+    )
+    mem = ir.memory_breakdown_gib()
+    return {
+        "inference.ttft_ms": _entry(
+            "prefill(prompt) + half a scheduling round + prefill queueing (M/D/1: busy x prefill / (2 (1 - busy))); "
+            "prefill = max((2 x compute_params_active x prompt + 4 x layers x prompt^2 x hidden) / (tp x peak x "
+            "prefill_mfu x n / (n + prefill_half_mfu_tokens)), weights / tp / (HBM x decode_mbu)) + 2 x layers TP "
+            "all-reduces, n = min(prompt, prefill_chunk_tokens)",
+            {
+                "prefill_alone_ms": m.prefill_s(spec.prompt_tokens) * 1000.0,
+                "prefill_busy_fraction": pt.prefill_busy_fraction,
+                "compute_params_active": work.compute_params_active,
+                "prompt_tokens": spec.prompt_tokens,
+                "tp": sh.tp,
+                "peak_tflops_per_gpu": ir.peak_tflops,
+                "compute_precision": ir.compute_precision,
+                "prefill_mfu": c.prefill_mfu,
+                "prefill_half_mfu_tokens": c.half_mfu_tokens,
+            },
+            f"{src} items 5-6; {fitted}",
+        ),
+        "inference.tpot_ms": _entry(
+            "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating batch; "
+            "decode step = max((weights_read / tp + batch x (prompt + output/2) x kv_bytes_per_token / (min(tp, "
+            "kv_heads) x pp)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x peak x GEMM efficiency)) + 2 x "
+            "layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) + decode_step_overhead_ms",
+            {
+                "batch": pt.batch,
+                "decode_step_ms": pt.tpot_decode_s * 1000.0,
+                "tp": sh.tp,
+                "pp": sh.pp,
+                "hbm_tbps": ir.hbm_tbps,
+                "decode_mbu": c.decode_mbu,
+                "effective_mbu": _effective(ir),
+                "weight_bytes_per_param": ir.weight_bytes_per_param,
+                "kv_bytes_per_token": ir.kv_bytes_per_token,
+                "floor_ms_weights_over_tp_x_hbm": m.bandwidth_floor_tpot_s() * 1000.0,
+            },
+            f"{src} items 3-4; {fitted}",
+        ),
+        "inference.kv_bytes_per_token": _entry(
+            "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element",
+            {
+                "layers": work.shape.layers,
+                "kv_heads": work.shape.kv_heads,
+                "head_dim": work.head_dim,
+                "kv_cache_bytes_per_element": ir.kv_bytes_per_element,
+            },
+            src + " item 1",
+        ),
+        "inference.kv_cache_gib_per_replica": _entry(
+            "(HBM x inference_memory_utilization - weights / (tp x pp) - activation workspace) x tp x pp",
+            {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "gpus_per_replica": sh.gpus},
+            src + " items 1-2",
+        ),
+        "inference.batch": _entry(
+            "concurrency by Little's law at the load each replica carries: batch = (requests_per_s / replicas) x "
+            "output_tokens x TPOT(batch), solved by bisection; capacity batch = the largest batch <= min("
+            "max_batch_per_replica, KV budget / (kv_bytes_per_token_per_gpu x (prompt + output))) meeting both targets",
+            {
+                "capacity_batch": sh.capacity_batch,
+                "max_sequences_by_memory": sh.max_sequences_by_memory,
+                "limit": sh.limit,
+                "ttft_target_ms": spec.ttft_ms,
+                "tpot_target_ms": spec.tpot_ms,
+            },
+            src + " items 1 and 6",
+        ),
+        "inference.replicas": _entry(
+            "ceil(requests_per_s / (serving_utilization_target x capacity requests/s per replica)); capacity = "
+            "tokens/s at the capacity batch / output_tokens",
+            {
+                "requests_per_s": spec.requests_per_s,
+                "serving_utilization_target": ir.utilization_target,
+                "capacity_requests_per_s_per_replica": cap.requests_per_s,
+            },
+            src + " item 6 (Little's law)",
+        ),
+        "inference.gpus": _entry(
+            "replicas x tp x pp; the replica shape needing the fewest GPUs in total wins (ties: no pipeline, then the "
+            "smaller replica); pipeline stages only when no tensor-parallel replica inside the NVLink domain fits",
+            {"replicas": ir.replicas, "tp": sh.tp, "pp": sh.pp, "spans_systems": ir.spans_systems},
+            "engine rule (issue 4)",
+        ),
+        "inference.tokens_per_s": _entry(
+            "replicas x replica capacity; replica capacity = 1 / (decode step / batch + batched prefill / "
+            "output_tokens) output tokens/s at the capacity batch",
+            {
+                "replicas": ir.replicas,
+                "capacity_tokens_per_s_per_replica": cap.tokens_per_s,
+                "capacity_batch": sh.capacity_batch,
+            },
+            "continuous batching as in Yu et al., 'Orca' (OSDI 2022) and Kwon et al., 'Efficient Memory Management "
+            "for Large Language Model Serving with PagedAttention' (SOSP 2023)",
+        ),
+        "inference.tokens_per_s_per_gpu": _entry(
+            "replica capacity / gpus_per_replica (within both latency targets, independent of the requested rate)",
+            {"capacity_tokens_per_s_per_replica": cap.tokens_per_s, "gpus_per_replica": sh.gpus},
+            "definition (issue 4)",
+        ),
+    }
+
+
+def _effective(ir: InferenceResult) -> float:
+    assert ir.shape is not None and ir.point is not None
+    return effective_mbu(ir.shape.model, ir.point)

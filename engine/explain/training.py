@@ -1,0 +1,277 @@
+"""Explain entries of a training plan's headline figures: steady-state speed (step time, tokens/s, MFU, FLOPs),
+the expected whole run with its range and drivers, the GPU count, the batch and the memory per GPU.
+
+Split from `engine/explain/sizing.py` (which still exports `training_explain`) so each explainer stays one table
+a reviewer reads top to bottom.
+"""
+
+from __future__ import annotations
+
+from engine.catalog.hardware import Gpu
+from engine.explain.entry import Entry
+from engine.explain.entry import entry as _entry
+from engine.request.spec import TrainingSpec
+from engine.search.training import SECONDS_PER_DAY, TrainingResult
+from engine.workload.model import Workload
+
+__all__ = ["training_explain"]
+
+_MODEL_SOURCE = (
+    "Per-operation roofline of a transformer step after Narayanan et al., 'Efficient Large-Scale Language Model "
+    "Training on GPU Clusters Using Megatron-LM' (SC21, 2021) and Korthikanti et al., 'Reducing Activation "
+    "Recomputation in Large Transformer Models' (arXiv 2205.05198, 2022); GEMM and communication efficiencies "
+    "fitted on published training throughput tables (Narayanan et al. 2021 Table 1, Korthikanti et al. 2022 "
+    "Table 5, MosaicML llm-foundry, NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 performance summaries), each "
+    "checked leave-one-source-out"
+)
+_FLOPS_SOURCE = (
+    "Kaplan et al., 'Scaling Laws for Neural Language Models' (arXiv 2001.08361, 2020): 6 FLOPs per parameter per "
+    "token; attention term from Narayanan et al. (SC21, 2021); checked against GPT-3's published 3.14e23 training "
+    "FLOPs (Brown et al., arXiv 2005.14165, 2020)"
+)
+_STEADY = "steady state: a tuned stack between failures"
+
+
+def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
+    """Every training headline figure: how fast a step runs (steady state), then what that means for the whole
+    run's time, GPU-hours and memory."""
+    return {
+        **_training_speed(tr, work, spec, gpu),
+        **_whole_run_entries(tr, spec),
+        **_training_time_and_memory(tr, spec, gpu),
+    }
+
+
+def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
+    assert tr.layout is not None and tr.plan is not None
+    lay, p = tr.layout, tr.plan
+    s = work.shape
+    return {
+        "training.total_flops": _entry(
+            "tokens x (6 x compute_params_active + 12 x layers x seq_len x hidden)",
+            {
+                "tokens": spec.tokens,
+                "compute parameters (active, without the embedding)": work.compute_params_active,
+                "layers": s.layers,
+                "seq_len (tokens)": s.seq_len,
+                "hidden": s.hidden,
+                "FLOPs per token": tr.flops_per_token,
+            },
+            _FLOPS_SOURCE,
+        ),
+        "training.step_time_s": _entry(
+            f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
+            "bubble) + exposed data-parallel collectives + optimizer step; stage_time = layers/pp x per-layer "
+            "roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, HBM-bound element-wise ops, TP "
+            "collectives on NVLink, MoE expert all-to-alls (4 per layer, each tokens x active x hidden x 2 B x "
+            "(ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else the scale-out NICs), recompute) + LM "
+            "head on the last stage",
+            {
+                "micro-batches per step": lay.micro_batches,
+                "stage time (s)": p.stage_time_s,
+                "pipeline time (s)": p.pipeline_time_s,
+                "pipeline bubble (s)": p.bubble_time_s,
+                "tensor-parallel communication (s)": p.tp_comm_time_s,
+                "expert all-to-all (s)": p.ep_comm_time_s,
+                "pipeline point-to-point (s)": p.p2p_time_s,
+                "exposed data-parallel communication (s)": p.dp_exposed_time_s,
+                "optimizer step (s)": p.optimizer_time_s,
+                "interleave": lay.interleave,
+                "ZeRO stage": lay.zero_stage,
+            },
+            _MODEL_SOURCE,
+        ),
+        "training.mfu": _entry(
+            f"({_STEADY}) tokens_per_s x flops_per_token / (gpus x peak); HFU also counts recomputed forward FLOPs",
+            {
+                "tokens per second": tr.tokens_per_s,
+                "FLOPs per token": tr.flops_per_token,
+                "hardware FLOPs per token (with recompute)": tr.hardware_flops_per_token,
+                "GPUs": tr.gpus,
+                "peak (TFLOP/s per GPU)": tr.peak_tflops,
+                "precision": spec.precision,
+                "MFU": tr.mfu,
+                "HFU": tr.hfu,
+                "GPU": gpu.name,
+            },
+            "Chowdhery et al., 'PaLM' (arXiv 2204.02311, 2022) Appendix B: model FLOPs utilization (MFU) and "
+            "hardware FLOPs utilization (HFU); an output of the step-time model, not an input",
+        ),
+        "training.model_tflops_per_gpu": _entry(
+            "mfu x peak_tflops_per_gpu", {"peak (TFLOP/s per GPU)": tr.peak_tflops, "MFU": tr.mfu}, gpu.source
+        ),
+        "training.tokens_per_s": _entry(
+            f"({_STEADY}) tokens_per_step / step_time_s",
+            {"tokens per step": p.tokens_per_step, "step time (s)": tr.step_time_s},
+            _MODEL_SOURCE,
+        ),
+    }
+
+
+def _factor_inputs(tr: TrainingResult) -> dict[str, object]:
+    """The whole run's factors as a user reads them: each efficiency, its plausible range and what it costs."""
+    assert tr.whole_run is not None
+    return {
+        f"{f.name} (share of time kept)": f"{f.efficiency:.3f}, plausible {f.low:.3f} - {f.high:.3f}; stretches "
+        f"the days x{f.days_multiplier:.3f}"
+        for f in tr.whole_run.factors
+    }
+
+
+def _whole_run_entries(tr: TrainingResult, spec: TrainingSpec) -> dict[str, Entry]:
+    run, g = tr.whole_run, tr.goodput
+    assert run is not None and g is not None
+    steady = {"steady-state days": tr.days_ideal}
+    shares = "; ".join(f"{name} {run.share_of_spread(name):.0%}" for name in run.drivers) or "none"
+    days_range = f"p10 {run.days_p10:.1f} days, p50 {run.days_p50:.1f} days, p90 {run.days_p90:.1f} days"
+    factor_sources = " | ".join(f"{f.name}: {f.source}" for f in run.factors)
+    hours = 24.0 * tr.gpus
+    return {
+        "training.days_ideal": _entry(
+            f"({_STEADY}) tokens / tokens_per_s / 86,400 s per day: no failures, restarts or stalls",
+            {"tokens": spec.tokens, "tokens per second": tr.tokens_per_s, "seconds per day": SECONDS_PER_DAY},
+            _MODEL_SOURCE,
+        ),
+        "training.days_steady_state": _entry(
+            f"({_STEADY}) tokens / tokens_per_s / 86,400 s per day (the same figure as days_ideal)",
+            {"tokens": spec.tokens, "tokens per second": tr.tokens_per_s, "seconds per day": SECONDS_PER_DAY},
+            _MODEL_SOURCE,
+        ),
+        "training.goodput": _entry(
+            "share of time kept through failures and checkpoints = tau / (tau + delta) x (1 - ((tau + delta) / 2 + "
+            "restart) / job_mtbf); job_mtbf = system MTBF / systems; delta = checkpoint stall = checkpoint bytes / "
+            "(stall bandwidth per GPU x GPUs); tau = Daly's optimum checkpoint interval; restart = time lost per "
+            "failure in the recovery mode used, base + growth per doubling of systems (elastic: most failures cost "
+            "only a short stall while a replica rejoins; the share elastic_whole_job_failure_fraction restarts from "
+            "memory)",
+            {
+                "checkpointing": g.checkpointing or spec.checkpointing,
+                "why this recovery mode": g.checkpointing_reason,
+                "systems": g.systems,
+                "system MTBF (hours)": g.node_mtbf_hours,
+                "job MTBF (minutes)": g.job_mtbf_s / 60.0,
+                "checkpoint size (GB)": g.checkpoint_bytes / 1e9,
+                "checkpoint stall (s)": g.checkpoint_write_s,
+                "checkpoint interval (minutes)": g.checkpoint_interval_s / 60.0,
+                "restart (minutes)": g.restart_s / 60.0,
+                "share of time kept": g.fraction,
+            },
+            "Daly, 'A higher order estimate of the optimum checkpoint interval for restart dumps' (FGCS 22, 2006); "
+            "failure rate: " + (g.mtbf_source or "the system's catalog MTBF") + "; restart growth: Jiang et al., "
+            "'MegaScale' (NSDI 2024, arXiv 2402.15627); in-memory recovery: Wang et al., 'Gemini: Fast Failure "
+            "Recovery in Distributed Training with In-Memory Checkpoints' (SOSP 2023) and Gemini Team, 'Gemini: A "
+            "Family of Highly Capable Multimodal Models' (arXiv 2312.11805, Dec 2023); elastic recovery: PyTorch "
+            "blog, 'Fault Tolerant Llama' (torchft, June 2025); failures a replica cannot absorb: Meta, 'The Llama 3 "
+            "Herd of Models' (arXiv 2407.21783, July 2024) Table 5",
+        ),
+        "training.days": _entry(
+            "expected whole run (p50) = steady-state days / (failures and checkpoints x production vs benchmark x "
+            "evaluations and data stalls x stragglers x batch ramp-up), each the share of wall-clock time it keeps",
+            {
+                **steady,
+                **_factor_inputs(tr),
+                "whole-run efficiency": run.efficiency,
+                "expected whole run (p50 days)": run.days_p50,
+            },
+            factor_sources,
+        ),
+        "training.days_range": _entry(
+            "p10 / p90 = p50 x exp(-/+ 1.2816 x sigma), sigma = sqrt(sum over factors of ((ln high - ln low) / "
+            "(2 x 1.2816))^2): each factor's log is treated as normal with its plausible range as p10-p90; the "
+            "drivers are the factors with the largest share of sigma^2",
+            {"range": days_range, "drivers (share of the spread)": shares, **_factor_inputs(tr)},
+            "Each factor's plausible range is its named assumption's low/high (production vs benchmark: the value "
+            "each published whole run implies alone; failures: the system MTBF halved and doubled). " + factor_sources,
+        ),
+        "training.gpu_hours": _entry(
+            "GPUs x expected whole-run days (p50) x 24; the p10-p90 range scales with the days' range",
+            {
+                "GPUs": tr.gpus,
+                "expected whole run (p50 days)": run.days_p50,
+                "hours per day": 24,
+                "GPU-hours p10 / p90": f"{run.days_p10 * hours:,.0f} / {run.days_p90 * hours:,.0f}",
+            },
+            "Follows from the expected whole run (time to train)",
+        ),
+    }
+
+
+def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
+    assert tr.layout is not None and tr.memory is not None
+    lay, mem = tr.layout, tr.memory
+    search = tr.search
+    out: dict[str, Entry] = {
+        "training.parallelism": _entry(
+            "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), cp, pp, micro_batch, "
+            "interleave, recompute, ZeRO stage, ep (MoE only: divisors of the expert count, dividing dp) and dp; "
+            "infeasible candidates rejected by reason; the fastest feasible plan wins (deadline mode: the fewest "
+            "GPUs first)",
+            {
+                "tp": lay.tp,
+                "cp": lay.cp,
+                "pp": lay.pp,
+                "dp": lay.dp,
+                "ep": lay.ep,
+                "micro-batch (sequences)": lay.micro_batch,
+                "micro-batches per step": lay.micro_batches,
+                "interleave": lay.interleave,
+                "ZeRO stage": lay.zero_stage,
+                "recompute": lay.recompute,
+                "optimizer offload": lay.offload,
+                "layouts evaluated": search.candidates_evaluated if search else 0,
+                "layouts that fit": search.feasible if search else 0,
+            },
+            "The layout space of Narayanan et al., 'Efficient Large-Scale Language Model Training on GPU Clusters "
+            "Using Megatron-LM' (SC21, 2021)",
+        ),
+        "training.memory_per_gpu_gib": _entry(
+            "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it; MoE "
+            "expert params / ep per GPU, sharded over dp / ep) + "
+            "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
+            "+ working set + reserve_fraction x HBM",
+            {
+                **{f"{part} (GiB)": gib for part, gib in mem.as_dict().items()},
+                "dp": lay.dp,
+                "tp": lay.tp,
+                "pp": lay.pp,
+                "ep": lay.ep,
+                "ZeRO stage": lay.zero_stage,
+                "recompute": lay.recompute,
+                "HBM (GiB)": gpu.hbm_gib,
+            },
+            "Rajbhandari et al., 'ZeRO' (SC20, 2020): 16 bytes per parameter with Adam in mixed precision; "
+            "Korthikanti et al. (arXiv 2205.05198, 2022): activation memory per layer",
+        ),
+    }
+    out["training.global_batch_sequences"] = _entry(
+        "global_batch_tokens / seq_len sequences per optimizer step, split as dp x micro_batch x micro-batches; "
+        "trained exactly unless the plan's notes say otherwise",
+        {
+            "global batch (tokens)": spec.global_batch_tokens,
+            "sequences per step": lay.dp * lay.micro_batch * lay.micro_batches,
+            "dp": lay.dp,
+            "micro-batch (sequences)": lay.micro_batch,
+            "micro-batches per step": lay.micro_batches,
+        },
+        tr.batch_source,
+    )
+    if spec.deadline_days is not None:
+        at_p90 = spec.deadline_percentile == "p90"
+        met = "the p90 whole run (nine runs in ten finish sooner)" if at_p90 else "the expected whole run (p50 days)"
+        out["training.gpus"] = _entry(
+            f"smallest whole-system GPU count whose fastest plan fits memory and finishes {met} within the deadline, "
+            "found by bisection per layout",
+            {
+                "deadline (days)": spec.deadline_days,
+                "deadline met at": "p90" if at_p90 else "p50",
+                "expected whole run (p50 days)": tr.days,
+                **({"p90 whole run (days)": tr.whole_run.days_p90} if at_p90 and tr.whole_run is not None else {}),
+                "tp": lay.tp,
+                "pp": lay.pp,
+                "dp": lay.dp,
+            },
+            "The layout space of Narayanan et al. (SC21, 2021); the whole run as in the time to train",
+        )
+    else:
+        out["training.gpus"] = _entry("the GPU count given in the request", {"GPUs": tr.gpus}, "the request")
+    return out
