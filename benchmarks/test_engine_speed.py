@@ -131,15 +131,17 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
 
 def _forget_layouts() -> None:
     """Empty the caches a repeated request hits (layout costs and what is derived from them, activation floors,
-    layout grids, whole-run efficiencies and recovery modes by GPU count), so a round plans from scratch."""
+    layout grids, whole-run efficiencies and their ceilings and recovery modes by GPU count), so a round plans from
+    scratch."""
     from engine.performance.mode_memo import modes_at
-    from engine.search.count_efficiency import COUNT_EFFICIENCIES
+    from engine.search.count_efficiency import CEILINGS, COUNT_EFFICIENCIES
     from engine.search.grid import _layout_grid
     from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 
     LAYOUTS.clear()
     ACTIVATION_FLOORS.clear()
     COUNT_EFFICIENCIES.clear()
+    CEILINGS.clear()
     modes_at.cache_clear()
     _layout_grid.cache_clear()
 

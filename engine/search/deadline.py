@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.performance.dp_step import StepTimes, step_memory, step_times
 from engine.performance.step_time import LayoutCosts
+from engine.search.count_efficiency import ceiling_table
 from engine.search.deadline_miss import record_misses
 from engine.search.grid import BOUND_CHUNK, DivisorTable
 from engine.search.results import Infeasibility, Plan, SearchStats
@@ -148,11 +149,12 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
 
     The pipeline bound takes e = 1 and is where each candidate's bisection starts (as it always has: its path,
     and so its answer, stay the same). The whole-run bound takes e an upper bound on the whole-run efficiency at
-    every count from there on (`WholeRunInputs.efficiency_ceiling`: the deadline is met on the whole run, whose
-    days are the steady-state days / its efficiency), e at the pipeline bound's size; it is exact too (no smaller
-    multiple can meet the deadline) and orders and prunes the candidates. (A second pass, e at this bound's size,
-    ruled out 0.2 % more evaluations for a third of this function's time: dropped.) j_hi + 1 when even the
-    largest multiple cannot meet it. (Nearest batch: no bound, 1.)
+    every count from there on (`WholeRunInputs.efficiency_ceiling`, read by systems from its table,
+    `count_efficiency.ceiling_table`: the deadline is met on the whole run, whose days are the steady-state days /
+    its efficiency), e at the pipeline bound's size; it is exact too (no smaller multiple can meet the deadline)
+    and orders and prunes the candidates. (A second pass, e at this bound's size, ruled out 0.2 % more evaluations
+    for a third of this function's time: dropped.) j_hi + 1 when even the largest multiple cannot meet it.
+    (Nearest batch: no bound, 1.)
     """
     if grid.table is None or nearest:
         ones = np.ones(len(grid.idx), dtype=np.int64)
@@ -174,7 +176,7 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
     unit = grid.unit[one]
 
     def ceiling(j: np.ndarray) -> np.ndarray:  # the slack covers rounding in the efficiency's product
-        return s.run.efficiency_ceiling(table.at(rows, np.clip(j, 0, np.maximum(j_hi, 0))) * unit) * (1 + 1e-9)
+        return ceiling_table(s.run)(table.at(rows, np.clip(j, 0, np.maximum(j_hi, 0))) * unit) * (1 + 1e-9)
 
     pipeline = first_index(1.0)
     whole = np.maximum(pipeline, first_index(ceiling(pipeline)))

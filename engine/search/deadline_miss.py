@@ -23,6 +23,7 @@ import numpy as np
 
 from engine.performance.memory import GIB
 from engine.performance.step_time import LayoutCosts
+from engine.search.count_efficiency import ceiling_table
 from engine.search.grid import MISS_CHUNK
 from engine.search.results import Infeasibility
 
@@ -99,7 +100,7 @@ def record_misses(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, nearest: boo
     def memory_of(sel: np.ndarray) -> np.ndarray:
         return memory(sel, dp[sel], m_eff[sel])
 
-    ceiling = s.run.efficiency_ceiling(dp * s.group(lay, grid.idx)) * (1 + _BOUND_SLACK)
+    ceiling = ceiling_table(s.run)(dp * s.group(lay, grid.idx)) * (1 + _BOUND_SLACK)
     days = _Days(days_hi, timed, steady_lb / ceiling * (1 - _BOUND_SLACK), days_at, grid.zeros)
     best = days.first_fit(everything[grid.k_cap_cluster <= grid.k_cap_batch], memory_of, hbm)
     by_cap = best is not None
