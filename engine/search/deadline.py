@@ -307,25 +307,12 @@ def smallest(
     return s.plan(lay, idx, zero, dp_all, int(winner[0]), nearest), stats, miss
 
 
-# A bisection whose intervals are all at most this many sizes wide evaluates every size it could visit at once.
-_ONE_PASS_SPAN = 8
-
-
 def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float,
             days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel). A
     midpoint below `floor` (the whole-run bound) is known not to meet it and is not evaluated: the bisection takes
     the same steps, and finds the same size, as one that evaluated it. Returns the sizes found and the expected
-    days at them (`days`: those at the starting hi).
-
-    Speed (issue 13): when every interval is narrow (at most `_ONE_PASS_SPAN` sizes; the divisor tables make them
-    2-4 sizes wide in the auto 70B plan), every size a step could visit (inside the interval, at or above `floor`)
-    is evaluated in one pass (`_every_midpoint`) and the bisection walks its usual path over those results: one
-    evaluation call instead of one per step, as numpy's cost per call dominates these small batches; the same
-    path, the same sizes and days, a few more rows timed."""
-    known = None
-    if len(sel) and int((hi - lo).max()) <= _ONE_PASS_SPAN:
-        known = _every_midpoint(evaluate, sel, lo, hi, floor, limit)
+    days at them (`days`: those at the starting hi)."""
     while True:
         active = np.nonzero(hi - lo > 1)[0]
         if len(active) == 0:
@@ -334,32 +321,8 @@ def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np
         good = np.zeros(len(active), dtype=bool)
         run = mid >= floor[active]
         if run.any():
-            if known is None:
-                fits, at_mid, _ = evaluate(mid[run], sel[active[run]])
-                good[run] = fits & (at_mid <= limit)
-            else:
-                good[run], at_mid = known(active[run], mid[run])
+            fits, at_mid, _ = evaluate(mid[run], sel[active[run]])
+            good[run] = fits & (at_mid <= limit)
             days[active[run][good[run]]] = at_mid[good[run]]
         hi[active] = np.where(good, mid, hi[active])
         lo[active] = np.where(good, lo[active], mid)
-
-
-def _every_midpoint(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float):
-    """Evaluate every j with lo < j < hi and j >= floor of each candidate at once; returns `known(rows, j)`: whether
-    each meets the deadline (and fits) at j, and its expected days there (rows index `sel`)."""
-    width = int((hi - lo).max()) - 1
-    base = lo.copy()
-    j = base[:, None] + np.arange(1, width + 1)
-    valid = (j < hi[:, None]) & (j >= floor[:, None])
-    good = np.zeros(j.shape, dtype=bool)
-    at = np.full(j.shape, np.inf)
-    if valid.any():
-        rows = np.nonzero(valid)[0]
-        fits, days, _ = evaluate(j[valid], sel[rows])
-        good[valid], at[valid] = fits & (days <= limit), days
-
-    def known(rows: np.ndarray, mid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        col = mid - base[rows] - 1
-        return good[rows, col], at[rows, col]
-
-    return known

@@ -1,5 +1,5 @@
-"""The deadline search's bisection (`search/deadline._bisect`): the smallest size that meets the deadline, whether
-the intervals are narrow (every size they could visit evaluated in one pass) or wide (one evaluation per step).
+"""The deadline search's bisection (`search/deadline._bisect`): the smallest size that meets the deadline, one
+evaluation per step for every candidate still open, midpoints below the floor not evaluated.
 
 Hand-made candidates: candidate i meets the deadline from size `first_ok[i]` on (its days at size j are
 first_ok[i] - j against a limit of 0), every size fits memory; `hi` meets it, `lo` does not, and sizes below
@@ -22,17 +22,25 @@ def _evaluator(first_ok: np.ndarray, calls: list[int]):
     return evaluate
 
 
-def test_narrow_intervals_one_pass():
-    """(0, 4] with first size 2; (2, 8] with 7; (5, 6] already found: sizes 2, 7, 6, one evaluation call."""
+def test_narrow_intervals():
+    """(0, 4] with first size 2, floor 1: midpoints 2 (meets), 1 (misses) -> 2. (2, 8] with 7, floor 3: 5, 6 (miss),
+    7 (meets) -> 7. (5, 6] is already found: 6. Steps evaluate the open candidates together: 2, 2, then 1 rows."""
     first_ok = np.array([2, 7, 6])
     calls: list[int] = []
     lo, hi, floor = np.array([0, 2, 5]), np.array([4, 8, 6]), np.array([1, 3, 0])
     found, days = _bisect(_evaluator(first_ok, calls), np.arange(3), lo, hi, floor, 0.0, np.array([-2.0, -1.0, 0.0]))
     assert found.tolist() == [2, 7, 6]
     assert days.tolist() == [0.0, 0.0, 0.0]  # first_ok - size at the sizes found
-    assert len(calls) == 1
-    # sizes (0, 4) from floor 1: 1, 2, 3; (2, 8) from floor 3: 3..7; nothing inside (5, 6)
-    assert calls == [3 + 5]
+    assert calls == [2, 2, 1]
+
+
+def test_floor_skips_known_misses():
+    """(0, 8] with first size 7 and floor 7: midpoints 4 and 6 are below the floor (not evaluated), 7 meets."""
+    calls: list[int] = []
+    found, _days = _bisect(_evaluator(np.array([7]), calls), np.arange(1), np.array([0]), np.array([8]),
+                           np.array([7]), 0.0, np.array([-1.0]))  # fmt: skip
+    assert found.tolist() == [7]
+    assert calls == [1]
 
 
 def test_wide_interval_steps():
