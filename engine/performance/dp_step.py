@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from engine.performance.layout_terms import interleave_factor, offload_time_s, stage_memory
+from engine.performance.layout_terms import POS_EXPERTS, interleave_factor, offload_time_s, stage_memory
 from engine.performance.roofline import OPTIMIZER_BYTES_PER_PARAM, Efficiency, Hardware, ring_time
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ _COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage
             "dp_chunks")  # fmt: skip
 # The value of a column the layout costs leave absent (None).
 _COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0}
+_EXPERTS, _OFFLOAD = _COLUMNS.index("expert_params_per_gpu"), _COLUMNS.index("offload")
 
 
 @dataclass
@@ -85,6 +86,30 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
 # The columns `step_memory` reads (ep, cp, layer_params, offload, interleaving factor), kept apart so a memory
 # check gathers 5 columns per candidate, not all of them.
 _MEMORY_COLUMNS = [9, 10, 11, 12, 21]
+
+
+def _column_any(lay: LayoutCosts, column: int) -> bool:
+    """Whether any layout has a non-zero `column` (experts, offload), worked out once per layout costs.
+
+    Why: `_times` and `_memory` ask whether their rows hold experts or offload (a reduction over a strided column,
+    twice per call, about 150 calls per plan); for a dense model without offload no row can, and the answer is
+    known without looking. Where some layout can, the rows are still checked, exactly as before."""
+    key = ("step_column_any", column)
+    flag = lay.derived.get(key)
+    if flag is None:
+        flag = bool(_columns(lay)[:, column].any())
+        lay.derived[key] = flag
+    return flag
+
+
+def _positions_hold_experts(lay: LayoutCosts) -> bool:
+    """Whether any layout's stage positions hold expert parameters (`_column_any`'s reason, for `_memory`)."""
+    flag = lay.derived.get("positions_hold_experts")
+    if flag is None:
+        assert lay.positions is not None
+        flag = bool(lay.positions[:, :, POS_EXPERTS].any())
+        lay.derived["positions_hold_experts"] = flag
+    return flag
 
 
 def _memory_columns(lay: LayoutCosts) -> np.ndarray:
@@ -228,7 +253,7 @@ def _times(
     (_tp, _pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, _layer_params, offload, chunks,
      bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
-    any_experts = bool(experts.any())
+    any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
     edp = dpc / ep if any_experts else dpc  # ranks holding the same experts (expert-data-parallel group)
 
     dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
@@ -291,7 +316,7 @@ def _times(
         updated = updated + experts / np.where(sharded, edp, 1.0)
     optimizer_time = updated * (OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
     step = pipeline + dp_exposed
-    if offload.any():  # the optimizer step moves to the host; its transfers cost host-link time instead
+    if _column_any(lay, _OFFLOAD) and offload.any():  # the optimizer step moves to the host: host-link time instead
         optimizer_time = np.where(offload > 0, 0.0, optimizer_time)
         offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
         step = step + optimizer_time + offload_time
@@ -329,7 +354,15 @@ def _memory(
     edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
     assert lay.positions is not None
     weights, grads, optim, acts, total, fullest = stage_memory(
-        lay.positions.take(idx, axis=0), ileave, layer_params, zero, dpc, edp, offload, m_eff
+        lay.positions.take(idx, axis=0),
+        ileave,
+        layer_params,
+        zero,
+        dpc,
+        edp,
+        offload,
+        m_eff,
+        experts_possible=_positions_hold_experts(lay),
     )
     reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
     return StepMemory(weights, grads, optim, acts, reserve, total + reserve, fullest)

@@ -213,7 +213,7 @@ def interleave_factor(pp, v):
     return np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
 
 
-def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
+def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m, experts_possible: bool = True):
     """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
 
     `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
@@ -222,6 +222,7 @@ def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
     activations under 1F1B (times `ileave`, `interleave_factor`, with interleaving); the four positions are
     evaluated and the fullest wins. Per-candidate coefficients are formed first so only a handful of operations
     run over the four positions (the search calls this thousands of times on small batches).
+    `experts_possible=False` (no layout of the grid has experts) skips looking for them: there are none.
     """
     parts = STATE_BYTES[zero, offload.astype(np.int64)]  # (n, 3, 2)
     per_part_d = parts[:, :, 0] + parts[:, :, 1] / dpc[:, None]  # (n, 3) bytes per dense parameter
@@ -229,7 +230,7 @@ def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m):
     acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
     acts += pos[:, :, POS_EXTRA]
     total = dense * per_part_d.sum(axis=1)[:, None] + acts
-    has_experts = bool(experts.any())
+    has_experts = experts_possible and bool(experts.any())
     if has_experts:
         per_part_e = parts[:, :, 0] + parts[:, :, 1] / edp[:, None]
         total += experts * per_part_e.sum(axis=1)[:, None]

@@ -20,7 +20,7 @@ import numpy as np
 from engine.performance.whole_run import WholeRunInputs, run_efficiency
 from engine.search.layout_cache import LruCache
 
-__all__ = ["COUNT_EFFICIENCIES", "CountEfficiency", "count_efficiency"]
+__all__ = ["CEILINGS", "COUNT_EFFICIENCIES", "CeilingTable", "CountEfficiency", "ceiling_table", "count_efficiency"]
 
 
 class CountEfficiency:
@@ -55,8 +55,39 @@ class CountEfficiency:
         return values[np.searchsorted(counts, gpus)]
 
 
+class CeilingTable:
+    """`WholeRunInputs.efficiency_ceiling` by whole systems, listed once per inputs and looked up.
+
+    Why: the deadline search's bound asks for the ceiling at one GPU count per layout (a few thousand per search,
+    `deadline._lowest_index`; `deadline_miss.py` too), about twenty numpy operations over them each time. The
+    ceiling depends on the GPU count only through its systems (`WholeRunInputs.systems`), so its values at 0..S
+    systems are worked out once (the same expression on the same systems: the same values) and read by systems.
+    The list grows (doubling) when a larger count is asked for and is replaced whole, never changed in place."""
+
+    def __init__(self, inputs: WholeRunInputs) -> None:
+        self.inputs = inputs
+        self._values = np.zeros(0)
+
+    def __call__(self, gpus: np.ndarray) -> np.ndarray:
+        """The ceiling at each of `gpus` (GPU counts)."""
+        systems = self.inputs.systems(gpus).astype(np.int64)
+        values = self._values
+        top = int(systems.max(initial=0))
+        if top >= len(values):
+            size = max(top + 1, 2 * len(values), 64)
+            values = self.inputs.efficiency_ceiling(np.arange(size, dtype=float) * self.inputs.gpus_per_system)
+            self._values = values
+        return values.take(systems)
+
+
 # One table per distinct `WholeRunInputs` (a frozen dataclass, hashed by value).
 COUNT_EFFICIENCIES: LruCache[CountEfficiency] = LruCache(32)
+CEILINGS: LruCache[CeilingTable] = LruCache(32)
+
+
+def ceiling_table(inputs: WholeRunInputs) -> CeilingTable:
+    """The shared ceiling table of these inputs (`CEILINGS`)."""
+    return CEILINGS.get_or_build(inputs, lambda: CeilingTable(inputs))
 
 
 def count_efficiency(inputs: WholeRunInputs) -> CountEfficiency:

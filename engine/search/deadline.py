@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.performance.dp_step import StepTimes, step_memory, step_times
 from engine.performance.step_time import LayoutCosts
+from engine.search.count_efficiency import ceiling_table
 from engine.search.deadline_miss import record_misses
 from engine.search.grid import BOUND_CHUNK, DivisorTable
 from engine.search.results import Infeasibility, Plan, SearchStats
@@ -148,11 +149,12 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
 
     The pipeline bound takes e = 1 and is where each candidate's bisection starts (as it always has: its path,
     and so its answer, stay the same). The whole-run bound takes e an upper bound on the whole-run efficiency at
-    every count from there on (`WholeRunInputs.efficiency_ceiling`: the deadline is met on the whole run, whose
-    days are the steady-state days / its efficiency), e at the pipeline bound's size; it is exact too (no smaller
-    multiple can meet the deadline) and orders and prunes the candidates. (A second pass, e at this bound's size,
-    ruled out 0.2 % more evaluations for a third of this function's time: dropped.) j_hi + 1 when even the
-    largest multiple cannot meet it. (Nearest batch: no bound, 1.)
+    every count from there on (`WholeRunInputs.efficiency_ceiling`, read by systems from its table,
+    `count_efficiency.ceiling_table`: the deadline is met on the whole run, whose days are the steady-state days /
+    its efficiency), e at the pipeline bound's size; it is exact too (no smaller multiple can meet the deadline)
+    and orders and prunes the candidates. (A second pass, e at this bound's size, ruled out 0.2 % more evaluations
+    for a third of this function's time: dropped.) j_hi + 1 when even the largest multiple cannot meet it.
+    (Nearest batch: no bound, 1.)
     """
     if grid.table is None or nearest:
         ones = np.ones(len(grid.idx), dtype=np.int64)
@@ -174,11 +176,34 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
     unit = grid.unit[one]
 
     def ceiling(j: np.ndarray) -> np.ndarray:  # the slack covers rounding in the efficiency's product
-        return s.run.efficiency_ceiling(table.at(rows, np.clip(j, 0, np.maximum(j_hi, 0))) * unit) * (1 + 1e-9)
+        return ceiling_table(s.run)(table.at(rows, np.clip(j, 0, np.maximum(j_hi, 0))) * unit) * (1 + 1e-9)
 
     pipeline = first_index(1.0)
     whole = np.maximum(pipeline, first_index(ceiling(pipeline)))
     return np.repeat(pipeline, grid.zeros), np.repeat(whole, grid.zeros)
+
+
+def _bound_order(grid: _Grid, j_order: np.ndarray, gps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(whether each candidate can meet the deadline within its allowed sizes, the possible candidates in order of
+    the fewest systems they can need (`j_order`'s size), stable, and that bound in that order).
+
+    Speed (issue 13): all of it is the same for a layout's ZeRO-stage rows, which are consecutive in the grid, so
+    it is worked out once per layout and the sort runs on the layouts, with 16-bit keys where the counts fit (numpy's
+    stable sort of 16-bit keys is a radix sort: about 20 us for 3K layouts, against 200-600 us for the 12K
+    candidates' 64-bit keys). A layout's rows are then listed together in grid order, which is exactly the order a
+    stable sort of the candidates gives them (equal keys keep their index order)."""
+    nz = grid.zeros
+    one = slice(None, None, nz)
+    j_hi, j = grid.j_hi[one], j_order[one]
+    possible = j <= j_hi
+    systems_lb = -(-(grid.k(np.arange(0, len(grid.idx), nz), np.minimum(j, j_hi)) * grid.unit[one]) // gps)
+    layouts = np.flatnonzero(possible)
+    keys = systems_lb[layouts]
+    if len(keys) and keys.min() >= 0 and keys.max() < 2**16:
+        keys = keys.astype(np.uint16)
+    layouts = layouts[np.argsort(keys, kind="stable")]
+    order = (layouts[:, None] * nz + np.arange(nz)).ravel()
+    return np.repeat(possible, nz), order, np.repeat(systems_lb[layouts], nz)
 
 
 def smallest(
@@ -222,13 +247,10 @@ def smallest(
 
     everything = np.arange(n)
     j_lb, j_order = _lowest_index(s, lay, grid, limit, nearest)
-    possible = j_order <= grid.j_hi
-    systems_lb = -(-(grid.k(everything, np.minimum(j_order, grid.j_hi)) * grid.unit) // gps)
-    order = everything[possible][np.argsort(systems_lb[possible], kind="stable")]
+    possible, order, sorted_lb = _bound_order(grid, j_order, gps)
     fits_hi, days_hi, mem_hi = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, np.inf)
     scored, met, hi_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
     days_met = np.full(n, np.inf)  # expected days at hi_all of each candidate that meets the deadline
-    sorted_lb = systems_lb[order]
     best, start, chunk = np.inf, 0, BOUND_CHUNK
     while start < len(order) and sorted_lb[start] <= best:
         end = int(np.searchsorted(sorted_lb, sorted_lb[min(start + chunk, len(order)) - 1], side="right"))
@@ -277,10 +299,12 @@ def smallest(
     systems = -(-gpus // gps)
     fewest = (systems == systems.min()) & (gpus == gpus[systems == systems.min()].min())
     finalists = sel[fewest]
-    dp_all = (q * grid.k(everything, hi_all)).astype(float)
     k = int(np.argmin(days_met[finalists]))
+    winner = finalists[k : k + 1]
+    dp_all = np.zeros(n)  # the winner's dp alone: packaging reads no other row
+    dp_all[winner] = (q[winner] * grid.k(winner, hi_all[winner])).astype(float)
     stats.model_evaluations += 1
-    return s.plan(lay, idx, zero, dp_all, int(finalists[k]), nearest), stats, miss
+    return s.plan(lay, idx, zero, dp_all, int(winner[0]), nearest), stats, miss
 
 
 def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float,

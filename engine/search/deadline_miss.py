@@ -23,6 +23,7 @@ import numpy as np
 
 from engine.performance.memory import GIB
 from engine.performance.step_time import LayoutCosts
+from engine.search.count_efficiency import ceiling_table
 from engine.search.grid import MISS_CHUNK
 from engine.search.results import Infeasibility
 
@@ -52,9 +53,13 @@ class _Days:
     """Expected days at the largest size: known where the search timed the candidate, else a lower bound until
     `time` works them out (`days_at`)."""
 
-    def __init__(self, days: np.ndarray, known: np.ndarray, bound: np.ndarray, days_at) -> None:
+    def __init__(self, days: np.ndarray, known: np.ndarray, bound: np.ndarray, days_at, zeros: int) -> None:
         self.days, self.known, self.bound, self._days_at = days.copy(), known.copy(), bound, days_at
-        self.by_bound = np.argsort(bound, kind="stable")  # once: the untimed candidate to time next
+        # Once: the untimed candidate to time next. The bound is the same for a layout's `zeros` consecutive
+        # ZeRO-stage rows, so the layouts are sorted (a quarter of the keys) and each one's rows listed together in
+        # grid order: exactly the stable order of the candidates.
+        layouts = np.argsort(bound[::zeros], kind="stable")
+        self.by_bound = (layouts[:, None] * zeros + np.arange(zeros)).ravel()
 
     def time(self, sel: np.ndarray) -> None:
         self.days[sel] = self._days_at(sel)
@@ -95,8 +100,8 @@ def record_misses(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, nearest: boo
     def memory_of(sel: np.ndarray) -> np.ndarray:
         return memory(sel, dp[sel], m_eff[sel])
 
-    ceiling = s.run.efficiency_ceiling(dp * s.group(lay, grid.idx)) * (1 + _BOUND_SLACK)
-    days = _Days(days_hi, timed, steady_lb / ceiling * (1 - _BOUND_SLACK), days_at)
+    ceiling = ceiling_table(s.run)(dp * s.group(lay, grid.idx)) * (1 + _BOUND_SLACK)
+    days = _Days(days_hi, timed, steady_lb / ceiling * (1 - _BOUND_SLACK), days_at, grid.zeros)
     best = days.first_fit(everything[grid.k_cap_cluster <= grid.k_cap_batch], memory_of, hbm)
     by_cap = best is not None
     if best is None:

@@ -110,10 +110,10 @@ def fastest_many(
     if fold_nearest and not nearest and any(m.no_exact_batch for m in misses):
         ci, li, dp, days_lb, near = _with_nearest(s, lay, counts, (ci, li, dp, days_lb), stats, misses, folded, nz)
     ci, idx, zero = np.repeat(ci, nz), np.repeat(li, nz), np.tile(zeros, len(li))
-    dp, days_lb = np.repeat(dp, nz), np.repeat(days_lb, nz)
+    dp = np.repeat(dp, nz)
     if isinstance(near, np.ndarray):
         near = np.repeat(near, nz)
-    days, mem, scored = _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, near, stats, len(counts))
+    days, mem, scored = _score_in_bound_order(s, lay, (ci, idx, zero, dp), days_lb, nz, near, stats, len(counts))
     done = np.isfinite(mem)
     fits = done & (mem <= s.hw.hbm_bytes)
     bounds = np.searchsorted(ci, np.arange(len(counts) + 1)).tolist()
@@ -179,7 +179,7 @@ def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_
     return np.concatenate(parts) if parts else pending
 
 
-def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_counts):
+def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
     """Branch and bound over all counts at once, in two tiers. Step times (the exact days) are worked out for
     each count's TIME_CHUNK lowest pipeline bounds (then doubling), then for every other candidate whose bound
     does not exceed its count's best feasible days; memory (`dp_step.step_memory`, most of the step model's work
@@ -188,30 +188,39 @@ def _score_in_bound_order(s, lay, ci, idx, zero, dp, days_lb, nearest, stats, n_
     are checked. Every candidate whose days could win or tie is checked, so each count's winner is the one a
     full scoring finds; most of the rest are never checked for memory. Each count's candidates are one
     contiguous slice (`ci` is sorted). Returns (days, memory bytes (inf where not checked), scored) with
-    `scored(i)` the `StepCosts` of checked candidate i and its row."""
+    `scored(i)` the `StepCosts` of checked candidate i and its row.
+
+    `rows` are the candidates' (count index, layout, ZeRO stage, dp), each (count, layout) pair's `nz` ZeRO stages
+    consecutive; `pair_lb` is each pair's bound, the same for its stages. Speed (issue 13): the bound tier runs
+    over the pairs (a quarter of the candidates) and times a pair's stages together; the memory tier, over the
+    few timed candidates, stays per candidate. The same candidates can win or tie, so the same winners."""
+    ci, idx, zero, dp = rows
+    pair_ci = ci[::nz]
+    stages = np.arange(nz)
     n = len(idx)
     days, mem, m_eff = np.full(n, np.inf), np.full(n, np.inf), np.zeros(n)
     t_chunk, t_row, m_chunk, m_row = (np.zeros(n, dtype=np.int64) for _ in range(4))  # where each was scored
     time_chunks: list[StepTimes] = []
     memory_chunks: list[StepMemory] = []
     best = np.full(n_counts, np.inf)
-    limit, memory_limit = TIME_CHUNK, MEMORY_CHUNK
+    limit, memory_limit = max(1, TIME_CHUNK // nz), MEMORY_CHUNK  # pairs (of nz candidates), candidates
     seq = s.work.shape.seq_len
     unchecked = np.zeros(0, dtype=np.int64)  # timed, memory not yet checked (ascending)
-    # The bounds of the candidates not yet timed (NaN once timed: never <= anything), so one comparison per pass
+    # The bounds of the pairs not yet timed (NaN once timed: never <= anything), so one comparison per pass
     # finds those open.
-    untimed_lb = days_lb.copy()
+    untimed_lb = pair_lb.copy()
     while True:
         waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
         hold = ~np.isfinite(best) & (np.bincount(ci[waiting], minlength=n_counts) > 0)
-        open_ = untimed_lb <= best.take(ci)
-        pending = np.flatnonzero(open_ & ~hold.take(ci) if hold.any() else open_)
-        take = _lowest(pending, ci, days_lb, limit, n_counts)
+        open_ = untimed_lb <= best.take(pair_ci)
+        pending = np.flatnonzero(open_ & ~hold.take(pair_ci) if hold.any() else open_)
+        pairs = _lowest(pending, pair_ci, pair_lb, limit, n_counts)
+        take = (pairs[:, None] * nz + stages).ravel()
         if len(take):
             near = nearest[take] if isinstance(nearest, np.ndarray) else nearest
             t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, near)
             days[take], m_eff[take] = s.days(t), t.m_eff
-            untimed_lb[take] = np.nan
+            untimed_lb[pairs] = np.nan
             t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))
             time_chunks.append(t)
             for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):

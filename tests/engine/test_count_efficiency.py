@@ -16,7 +16,14 @@ import pytest
 
 from engine.assumptions.registry import Assumptions
 from engine.performance.whole_run import WholeRunInputs, run_efficiency
-from engine.search.count_efficiency import COUNT_EFFICIENCIES, CountEfficiency, count_efficiency
+from engine.search.count_efficiency import (
+    CEILINGS,
+    COUNT_EFFICIENCIES,
+    CeilingTable,
+    CountEfficiency,
+    ceiling_table,
+    count_efficiency,
+)
 
 
 def _inputs() -> WholeRunInputs:
@@ -55,3 +62,31 @@ def test_equal_inputs_share_one_table():
     first = count_efficiency(_inputs())
     assert count_efficiency(replace(_inputs())) is first  # equal by value, another object
     assert count_efficiency(replace(_inputs(), node_mtbf_hours=704.0)) is not first
+
+
+def test_ceiling_table_by_hand():
+    """The efficiency ceiling at 16,384 GPUs = 2,048 systems, 11 doublings: goodput bounded by 1 - R x systems / M
+    with the least restart of any mode (15 + 0.25 x 11 min for the asynchronous mode, the only one here), node
+    MTBF 6,335 h; then production, evaluation and stragglers as in the count above. A count just above 2,048
+    systems' GPUs (16,385) needs 2,049 systems."""
+    a = Assumptions()
+    inputs = _inputs()
+    restarts = [m.restart_s + m.restart_per_doubling_s * 11 for m in inputs.modes]
+    goodput = 1 - min(restarts) * 2048 / (6335.0 * 3600)
+    expected = (goodput * a["production_efficiency"] * (1 - a["eval_and_stall_fraction"])
+                / (1 + a["straggler_slowdown_per_doubling"] * 11))  # fmt: skip
+    table = CeilingTable(inputs)
+    got = table(np.array([16_384.0, 16_385.0]))
+    assert float(got[0]) == pytest.approx(expected, rel=1e-9)
+    assert float(got[1]) < float(got[0])  # one more system: more failures, more stragglers
+
+
+def test_ceiling_table_is_the_ceiling_worked_out_alone_however_asked():
+    """Read by systems from a list that grows: each value exactly the ceiling of that count worked out alone."""
+    inputs = _inputs()
+    table = CeilingTable(inputs)
+    for gpus in (np.array([8.0, 1.0, 72.0]), np.array([1_048_576.0, 9.0, 4096.0]), np.array([0.0, 16.0])):
+        alone = np.array([float(inputs.efficiency_ceiling(np.array([n]))[0]) for n in gpus])
+        assert table(gpus).tolist() == alone.tolist()
+    CEILINGS.clear()
+    assert ceiling_table(replace(inputs)) is ceiling_table(inputs)
