@@ -80,6 +80,13 @@ _NEOX = {"ffn_gated": False, "biases": True}
 # and DeepSpeed ZeRO stage 1. A whole run is predicted with the layout the run used, as the throughput rows are:
 # the search's best layout is not what a 2022 run chose (it skips the full recompute, a third more compute).
 _PYTHIA_LAYOUT = {"pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 1}
+# MPT-7B's published training configuration (mosaicml/llm-foundry, scripts/train/yamls/pretrain/mpt-7b.yaml):
+# FSDP FULL_SHARD, activation checkpointing on every block, device micro-batch 8, no tensor parallelism.
+_MPT_LAYOUT = {"tp": 1, "pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 3}
+_LLAMA3 = (
+    "Llama Team, AI @ Meta, 'The Llama 3 Herd of Models', arXiv 2407.21783 (2024-07-23), sections 3.3-3.4 and "
+    "Table 4; meta-llama Llama 3.1 model card (2024-07-23), training GPU-hours"
+)
 _DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
 
 
@@ -126,11 +133,13 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
             440,
             1e12,
             1760 * 2048,
+            _MPT_LAYOUT,
         ),
         9.5,
         "days",
         False,
-        "440 A100-40GB, wall clock including 4 hardware-failure restarts",
+        "440 A100-40GB, wall clock including 4 hardware-failure restarts; published layout FSDP full shard, "
+        "micro-batch 8, every layer recomputed (llm-foundry mpt-7b.yaml)",
     ),
     _pythia("12b", (36, 5120, 40, 40, 20480), 256, 4, 72_300),
     _pythia("6.9b", (32, 4096, 32, 32, 16384), 128, 2, 33_500),
@@ -156,6 +165,28 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         False,
         "2,048 H800, FP8, PP16 EP64 ZeRO-1, DualPipe (all-to-all overlap 0.95 per the report); pre-training only "
         "(2.664M of the 2.788M H800 GPU-hours); published batch schedule",
+    ),
+    WholeRunRow(
+        "llama3-405b",
+        _LLAMA3,
+        {
+            "workload": "training",
+            "model": {"preset": "llama-3-405b"},
+            "hardware": {"system": "dgx-h100"},
+            "training": {
+                "tokens": 15.6e12,
+                "gpus": 16384,
+                "checkpointing": CKPT,
+                "precision": "bf16",
+                "parallelism": {"tp": 8, "pp": 16, "cp": 1},
+            },
+        },
+        30_840_000,
+        "gpu_hours",
+        False,
+        "16,384 H100 (700 W), BF16, TP8 PP16 DP128 (the paper's Table 4 layout at 41 % MFU), 15.6T tokens with "
+        "the published batch schedule; the model card's 30.84M GPU-hours (the paper: more than 90 % effective "
+        "training time); the paper trained on 'up to' 16K GPUs, the row holds 16,384 throughout",
     ),
 ]
 
