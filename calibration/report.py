@@ -63,6 +63,13 @@ def _near(value: float, goal: float) -> str:
     return f"{value:.2%}" if text == f"{goal:.1%}" and value != goal else text
 
 
+def _figure(value: float, unit: str) -> str:
+    """A whole-run figure as a reader writes it: '1,022,362 GPU-hours', '9.5 days'."""
+    if unit == "gpu_hours":
+        return f"{value:,.0f} GPU-hours"
+    return f"{value:,.3g} days"
+
+
 def training_lines(catalog: Catalog) -> list[str]:
     f = accuracy_figures(catalog)
     fit, held = f["fit"], f["held"]
@@ -147,15 +154,15 @@ def training_lines(catalog: Catalog) -> list[str]:
     for row in WHOLE_RUN_ROWS:
         if row.id in f["whole_run_pending"]:
             lines.append(
-                f"| {row.id} | {row.source} | {row.published:,g} {row.unit} | - | - | - | - | "
+                f"| {row.id} | {row.source} | {_figure(row.published, row.unit)} | - | - | - | - | "
                 f"{f['whole_run_pending'][row.id]} |"
             )
             continue
         rng = f["whole_run_ranges"].get(row.id)
         covered = "yes" if rng and rng[0] <= row.published <= rng[1] else "no"
-        span = f"{rng[0]:,.4g} - {rng[1]:,.4g}" if rng else "-"
+        span = f"{_figure(rng[0], row.unit)} - {_figure(rng[1], row.unit)}" if rng else "-"
         lines.append(
-            f"| {row.id} | {row.source} | {row.published:,g} {row.unit} | "
+            f"| {row.id} | {row.source} | {_figure(row.published, row.unit)} | "
             f"{f['whole_run_in_sample'][row.id]:+.1%} | {f['whole_run_loso'][row.id]:+.1%} | {span} | {covered} | "
             f"{row.notes} |"
         )
@@ -174,10 +181,11 @@ def training_lines(catalog: Catalog) -> list[str]:
         "for.",
         "- Llama 3 405B is the whole run the others do not explain: the paper's production run held 38-43 % MFU "
         "(the planner's steady state for its layout is 39.6 %) and more than 90 % effective training time, so its "
-        "production pace matched its benchmark pace, while 2022-2024 runs of other teams (Pythia, Llama 2, "
-        "DeepSeek-V3, MPT-7B) ran at 0.68-0.87 of theirs. The planner keeps one production efficiency fitted on "
-        "all of them and widens the plan's range to the spread this shows (p10-p90 production efficiency "
-        "0.58-0.97): a team whose stack runs production at benchmark pace should read the p10 end. The row also "
+        "production pace matched its benchmark pace, while the other runs (Pythia, DeepSeek-V3, Llama 2, MPT-7B, "
+        "LLaMA) ran at 0.68-0.91 of theirs. The planner keeps one production efficiency fitted on all of them "
+        "and widens the plan's range to the spread this shows (production efficiency 0.6 at the slow end, "
+        "benchmark pace at the fast end): a team whose stack runs production at benchmark pace should read the "
+        "p10 end. The row also "
         "holds 16,384 GPUs through the batch ramp, where the paper trained on 'up to' 16K.",
         "- The worst throughput row, MosaicML's 13B (8 H100, micro-batch 2, no recompute), is too fast even "
         "in-sample: llm-foundry's own table shows its hardware utilisation rising with the tokens per micro-batch at "

@@ -24,8 +24,9 @@ from engine.request.validation import RequestInvalid
 
 __all__ = ["WHOLE_RUN_ROWS", "WholeRunRow", "evaluate_whole_run", "whole_run_loso", "whole_run_range"]
 
-# Llama 2's GPU counts are not published; the rows use 2,048 A100 (256 DGX A100), a slice Meta's 16,000-GPU
-# Research SuperCluster readily supplies. The planner's GPU-hours move by a few per cent between 1K and 4K GPUs.
+# Llama 2's GPU counts are not published; the rows use 2,048 A100 (256 DGX A100), the count LLaMA (1) published
+# for its 65B run and a slice Meta's 16,000-GPU Research SuperCluster readily supplies. The planner's GPU-hours
+# move by a few per cent between 1K and 4K GPUs.
 LLAMA2_GPUS = 2048
 
 
@@ -71,6 +72,9 @@ def _request(
 
 CKPT = "asynchronous"
 _LLAMA2 = "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Tables 1-2"
+_LLAMA1 = (
+    "Touvron et al. 2023, 'LLaMA: Open and Efficient Foundation Language Models', arXiv 2302.13971, Tables 2 and 15"
+)
 _MPT = "Databricks/MosaicML, 'Introducing MPT-7B', 2023-05-05"
 _PYTHIA = "Biderman et al. 2023, 'Pythia', arXiv 2304.01373, Appendix D Table 5"
 _NEOX = {"ffn_gated": False, "biases": True}
@@ -122,6 +126,23 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
             ("13b", (40, 5120, 40, 40, 13824), 368_640),
             ("34b", (48, 8192, 64, 8, 22016), 1_038_336),
             ("70b", (80, 8192, 64, 8, 28672), 1_720_320),
+        )
+    ),
+    *(
+        WholeRunRow(
+            f"llama1-{label}",
+            _LLAMA1,
+            _request(_shape(*shape, 32_000, 2048), "dgx-a100-80gb", LLAMA2_GPUS, tokens, 4 * 1024 * 1024),
+            hours,
+            "gpu_hours",
+            False,
+            "2,048 A100-80GB (the paper's figure for 65B, assumed for the others); layout not published",
+        )
+        for label, shape, tokens, hours in (
+            ("7b", (32, 4096, 32, 32, 11008), 1e12, 82_432),
+            ("13b", (40, 5120, 40, 40, 13824), 1e12, 135_168),
+            ("33b", (60, 6656, 52, 52, 17920), 1.4e12, 530_432),
+            ("65b", (80, 8192, 64, 64, 22016), 1.4e12, 1_022_362),
         )
     ),
     WholeRunRow(
