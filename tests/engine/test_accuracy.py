@@ -118,3 +118,14 @@ def test_published_iteration_times_are_converted_on_their_own_basis():
     row = next(r for r in ROWS if r.id == "3f-deepseek-v3-h100")
     assert row.published_step_s == pytest.approx(25.264, rel=1e-4)
     assert (row.parallelism.tp, row.parallelism.pp, row.parallelism.ep, row.parallelism.dp) == (2, 8, 64, 64)
+
+
+def test_whole_run_rows_agree_with_their_papers_other_figures():
+    rows = {r.id: r for r in WHOLE_RUN_ROWS}
+    # LLaMA section 2.4: 380 tokens/s/GPU on 2,048 A100 for 1.4T tokens = 1.4e12 / 380 / 3600 = 1,023,392
+    # GPU-hours, against Table 15's 1,022,362 for the 65B run.
+    assert rows["llama1-65b"].published == pytest.approx(1.4e12 / 380 / 3600, rel=0.002)
+    assert rows["llama1-65b"].request["training"]["tokens"] == 1.4e12
+    # Llama 3: 3.8e25 FLOPs for 405B = 6 x 405.9e9 parameters x 15.6e12 tokens (3.799e25).
+    tokens = rows["llama3-405b"].request["training"]["tokens"]
+    assert 6 * 405.9e9 * tokens == pytest.approx(3.8e25, rel=0.01)
