@@ -18,19 +18,20 @@ def _modern(
     system: str,
     gpus: int,
     batch: int,
-    mb: int,
+    mb: int | None,
     tokens_per_s_per_gpu: float,
     *,
     tp: int,
     pp: int = 1,
     cp: int = 1,
-    vp: int = 1,
+    vp: int | None = 1,
     ep: int = 1,
     zero: int | None = None,
     recompute: str | None = None,
     precision: str = "fp8",
     software: dict[str, float] | None = None,
     notes: str = "",
+    metric: str = "",
 ) -> CalibrationRow:
     """3f: NVIDIA's published tokens/s/GPU at steady state -> seconds per step for the published global batch."""
     step = batch * model.seq_len / (gpus * tokens_per_s_per_gpu)
@@ -55,7 +56,7 @@ def _modern(
         ),
         software={"flash_attention": 1, "sequence_parallel": 1, **(software or {})},
         published_step_s=step,
-        published_metric=f"{tokens_per_s_per_gpu:,.0f} tokens/s/GPU",
+        published_metric=metric or f"{tokens_per_s_per_gpu:,.0f} tokens/s/GPU",
         basis="tokens/s/GPU -> s/step",
         notes=notes,
         precision=precision,
@@ -73,6 +74,36 @@ def _preset(catalog_id: str) -> ModelSpec:
 _BRIDGE = "NVIDIA Megatron-Bridge performance summary (25.11 container; 25.09 archive)"
 _NEMO = "NVIDIA NeMo performance summary (NeMo 24.07)"
 _TINYLLAMA = "TinyLlama README (jzhang38/TinyLlama)"
+_LLAMA3 = "Llama Team, AI @ Meta, 'The Llama 3 Herd of Models' (arXiv 2407.21783), Table 4"
+# Llama 3.1 405B's model FLOPs per token on the Megatron convention (6 N + 12 l s h, attention counted whole):
+# 6 x 405.9e9 + 12 x 126 x 8,192 x 16,384 = 2.638e12. Counting causal attention as half would give 2.537e12 (4 %
+# less), the basis the paper does not state.
+_LLAMA3_405B_FLOPS_PER_TOKEN = 6 * 405.9e9 + 12 * 126 * 8192 * 16384
+
+
+def _llama3_production(gpus: int, tflops: float) -> CalibrationRow:
+    """Llama 3's production layout for 405B (Table 4: TP8 CP1 PP16, 16M-token batches of 8,192-token sequences, BF16
+    on H100) at the published TFLOP/s per GPU, converted to tokens/s/GPU on `_LLAMA3_405B_FLOPS_PER_TOKEN`. The
+    micro-batch, interleaving, recompute and sharding are not in the table: searched, as for Narayanan 2021."""
+    return _modern(
+        f"llama3-405b-{gpus // 1024}k-h100",
+        _LLAMA3,
+        _preset("llama-3-405b"),
+        "dgx-h100",
+        gpus,
+        2048,
+        None,
+        tflops * 1e12 / _LLAMA3_405B_FLOPS_PER_TOKEN,
+        tp=8,
+        pp=16,
+        vp=None,
+        precision="bf16",
+        metric=f"{tflops:g} TFLOP/s/GPU (BF16 MFU {tflops / 989:.0%})",
+        notes=f"BF16, TP8 CP1 PP16 DP{gpus // 128}, Meta's production layout; 126 layers on 16 uneven stages; "
+        "micro-batch, interleaving and recompute not published: searched",
+    )
+
+
 TINYLLAMA = ModelSpec(
     layers=22,
     hidden=2048,
@@ -187,6 +218,8 @@ MODERN_ROWS: list[CalibrationRow] = [
         notes="FP8 blockwise, TP2 PP8 VP4 EP64, dropless with experts force-balanced (25.09 archive); 61 layers "
         "on 8 uneven stages; MoE, multi-head latent attention",
     ),
+    _llama3_production(8192, 430),
+    _llama3_production(16384, 400),
     _modern(
         "tinyllama-a100",
         _TINYLLAMA,
