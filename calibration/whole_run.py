@@ -24,8 +24,9 @@ from engine.request.validation import RequestInvalid
 
 __all__ = ["WHOLE_RUN_ROWS", "WholeRunRow", "evaluate_whole_run", "whole_run_loso", "whole_run_range"]
 
-# Llama 2's GPU counts are not published; the rows use 2,048 A100 (256 DGX A100), a slice Meta's 16,000-GPU
-# Research SuperCluster readily supplies. The planner's GPU-hours move by a few per cent between 1K and 4K GPUs.
+# Llama 2's GPU counts are not published; the rows use 2,048 A100 (256 DGX A100), the count LLaMA (1) published
+# for its 65B run and a slice Meta's 16,000-GPU Research SuperCluster readily supplies. The planner's GPU-hours
+# move by a few per cent between 1K and 4K GPUs.
 LLAMA2_GPUS = 2048
 
 
@@ -71,6 +72,9 @@ def _request(
 
 CKPT = "asynchronous"
 _LLAMA2 = "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Tables 1-2"
+_LLAMA1 = (
+    "Touvron et al. 2023, 'LLaMA: Open and Efficient Foundation Language Models', arXiv 2302.13971, Tables 2 and 15"
+)
 _MPT = "Databricks/MosaicML, 'Introducing MPT-7B', 2023-05-05"
 _PYTHIA = "Biderman et al. 2023, 'Pythia', arXiv 2304.01373, Appendix D Table 5"
 _NEOX = {"ffn_gated": False, "biases": True}
@@ -80,6 +84,13 @@ _NEOX = {"ffn_gated": False, "biases": True}
 # and DeepSpeed ZeRO stage 1. A whole run is predicted with the layout the run used, as the throughput rows are:
 # the search's best layout is not what a 2022 run chose (it skips the full recompute, a third more compute).
 _PYTHIA_LAYOUT = {"pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 1}
+# MPT-7B's published training configuration (mosaicml/llm-foundry, scripts/train/yamls/pretrain/mpt-7b.yaml):
+# FSDP FULL_SHARD, activation checkpointing on every block, device micro-batch 8, no tensor parallelism.
+_MPT_LAYOUT = {"tp": 1, "pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 3}
+_LLAMA3 = (
+    "Llama Team, AI @ Meta, 'The Llama 3 Herd of Models', arXiv 2407.21783 (2024-07-23), sections 3.3-3.4 and "
+    "Table 4; meta-llama Llama 3.1 model card (2024-07-23), training GPU-hours"
+)
 _DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
 
 
@@ -117,6 +128,23 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
             ("70b", (80, 8192, 64, 8, 28672), 1_720_320),
         )
     ),
+    *(
+        WholeRunRow(
+            f"llama1-{label}",
+            _LLAMA1,
+            _request(_shape(*shape, 32_000, 2048), "dgx-a100-80gb", LLAMA2_GPUS, tokens, 4 * 1024 * 1024),
+            hours,
+            "gpu_hours",
+            False,
+            "2,048 A100-80GB (the paper's figure for 65B, assumed for the others); layout not published",
+        )
+        for label, shape, tokens, hours in (
+            ("7b", (32, 4096, 32, 32, 11008), 1e12, 82_432),
+            ("13b", (40, 5120, 40, 40, 13824), 1e12, 135_168),
+            ("33b", (60, 6656, 52, 52, 17920), 1.4e12, 530_432),
+            ("65b", (80, 8192, 64, 64, 22016), 1.4e12, 1_022_362),
+        )
+    ),
     WholeRunRow(
         "mpt-7b",
         _MPT,
@@ -126,11 +154,13 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
             440,
             1e12,
             1760 * 2048,
+            _MPT_LAYOUT,
         ),
         9.5,
         "days",
         False,
-        "440 A100-40GB, wall clock including 4 hardware-failure restarts",
+        "440 A100-40GB, wall clock including 4 hardware-failure restarts; published layout FSDP full shard, "
+        "micro-batch 8, every layer recomputed (llm-foundry mpt-7b.yaml)",
     ),
     _pythia("12b", (36, 5120, 40, 40, 20480), 256, 4, 72_300),
     _pythia("6.9b", (32, 4096, 32, 32, 16384), 128, 2, 33_500),
@@ -156,6 +186,28 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         False,
         "2,048 H800, FP8, PP16 EP64 ZeRO-1, DualPipe (all-to-all overlap 0.95 per the report); pre-training only "
         "(2.664M of the 2.788M H800 GPU-hours); published batch schedule",
+    ),
+    WholeRunRow(
+        "llama3-405b",
+        _LLAMA3,
+        {
+            "workload": "training",
+            "model": {"preset": "llama-3-405b"},
+            "hardware": {"system": "dgx-h100"},
+            "training": {
+                "tokens": 15.6e12,
+                "gpus": 16384,
+                "checkpointing": CKPT,
+                "precision": "bf16",
+                "parallelism": {"tp": 8, "pp": 16, "cp": 1},
+            },
+        },
+        30_840_000,
+        "gpu_hours",
+        False,
+        "16,384 H100 (700 W), BF16, TP8 PP16 DP128 (the paper's Table 4 layout at 41 % MFU), 15.6T tokens with "
+        "the published batch schedule; the model card's 30.84M GPU-hours (the paper: more than 90 % effective "
+        "training time); the paper trained on 'up to' 16K GPUs, the row holds 16,384 throughout",
     ),
 ]
 

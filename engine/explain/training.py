@@ -21,7 +21,8 @@ _MODEL_SOURCE = (
     "Training on GPU Clusters Using Megatron-LM' (SC21, 2021) and Korthikanti et al., 'Reducing Activation "
     "Recomputation in Large Transformer Models' (arXiv 2205.05198, 2022); GEMM and communication efficiencies "
     "fitted on published training throughput tables (Narayanan et al. 2021 Table 1, Korthikanti et al. 2022 "
-    "Table 5, MosaicML llm-foundry, NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 performance summaries), each "
+    "Table 5, MosaicML llm-foundry, NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 performance summaries, the "
+    "production layouts of Meta's 'The Llama 3 Herd of Models' (arXiv 2407.21783, 2024) Table 4, TinyLlama), each "
     "checked leave-one-source-out"
 )
 _FLOPS_SOURCE = (

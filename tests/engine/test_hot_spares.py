@@ -95,7 +95,7 @@ def _within(facility_mw: float) -> dict:
     request = {
         "workload": "training",
         "model": {"preset": "llama-3-405b"},
-        "training": {"tokens": 15e12, "deadline_days": 110, "checkpointing": "elastic"},
+        "training": {"tokens": 15e12, "gpus": 16_384, "checkpointing": "elastic"},
         "hardware": {"system": "dgx-h100"},
         "envelope": {"facility_mw": facility_mw},
     }

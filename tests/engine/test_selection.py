@@ -28,6 +28,10 @@ def _two(catalog, *ids):
     return replace(catalog, systems={i: catalog.systems[i] for i in ids})
 
 
+# A deadline at which the two Blackwell systems rank differently by cost and by energy (below).
+TRAINING_70_DAYS = {**TRAINING, "training": {"tokens": 15e12, "deadline_days": 70}}
+
+
 def _run(catalog, body, prices=None):
     return to_json(run_plan(validate_request(body, catalog), catalog, prices=prices))
 
@@ -73,24 +77,24 @@ def test_training_ranking_by_hand_cost_overrules_energy(catalog):
     prices = SelectionPrices(
         system_usd={"dgx-b300": 300_000.0, "gb200-nvl72": 2_500_000.0}, electricity_usd_per_kwh=0.08
     )
-    priced = _run(cat, TRAINING, prices)
-    unpriced = _run(cat, TRAINING, None)
+    priced = _run(cat, TRAINING_70_DAYS, prices)
+    unpriced = _run(cat, TRAINING_70_DAYS, None)
     rows = _rows(priced)
     b300, gb200 = rows["dgx-b300"], rows["gb200-nvl72"]
-    # Each system at the smallest GPU count that meets 90 expected days (engine figures today; 512 sequences per
+    # Each system at the smallest GPU count that meets 70 expected days (engine figures today; 512 sequences per
     # step must split over dp, so dgx-b300 needs dp = 512 at tp 4):
-    #   gb200-nvl72: 2048 GPUs on 29 racks, 72.52 days, 3480 kW IT x PUE 1.2 (liquid) = 4176 kW
-    #       29 x 2,500,000 + 4176 kW x 72.52 d x 24 h x $0.08 = 72,500,000 + 581,449 = 73,081,449
-    #   dgx-b300:    2048 GPUs = 256 systems, 62.14 days, 3712 kW IT x PUE 1.3 = 4825.6 kW
-    #       256 x 300,000 + 4825.6 kW x 62.14 d x 24 h x $0.08 = 76,800,000 + 575,703 = 77,375,703
-    # -> gb200-nvl72 is cheaper for this job, although dgx-b300 uses less IT energy (5536 vs 6057 MWh), which is
+    #   gb200-nvl72: 2048 GPUs on 29 racks, 58.99 days, 3480 kW IT x PUE 1.2 (liquid) = 4176 kW
+    #       29 x 2,500,000 + 4176 kW x 58.99 d x 24 h x $0.08 = 72,500,000 + 473,006 = 72,973,006
+    #   dgx-b300:    2048 GPUs = 256 systems, 49.61 days, 3712 kW IT x PUE 1.3 = 4825.6 kW
+    #       256 x 300,000 + 4825.6 kW x 49.61 d x 24 h x $0.08 = 76,800,000 + 459,616 = 77,259,616
+    # -> gb200-nvl72 is cheaper for this job, although dgx-b300 uses less IT energy (4419 vs 4927 MWh), which is
     #    what the energy rule (no prices) picks.
     assert (gb200["systems"], b300["systems"]) == (29, 256)
     for row, price in ((b300, 300_000.0), (gb200, 2_500_000.0)):
         expected = row["systems"] * price + row["facility_kw"] * row["days"] * 24 * 0.08
         assert row["selection_usd"] == pytest.approx(expected)
-    assert gb200["selection_usd"] == pytest.approx(73_081_449, rel=0.01)
-    assert b300["selection_usd"] == pytest.approx(77_375_703, rel=0.01)
+    assert gb200["selection_usd"] == pytest.approx(72_973_006, rel=0.01)
+    assert b300["selection_usd"] == pytest.approx(77_259_616, rel=0.01)
     assert b300["it_energy_mwh"] < gb200["it_energy_mwh"]
     assert priced["selection"]["system"] == "gb200-nvl72" and priced["selection"]["basis"] == "cost"
     assert (
@@ -107,7 +111,7 @@ def test_a_missing_price_falls_back_to_energy_and_says_so(catalog):
     cat = _two(catalog, "dgx-b300", "gb200-nvl72")
     # gb200-nvl72 would win by cost (above); without its price the cost rule cannot rank both.
     prices = SelectionPrices(system_usd={"dgx-b300": 300_000.0}, electricity_usd_per_kwh=0.08)
-    p = _run(cat, TRAINING, prices)
+    p = _run(cat, TRAINING_70_DAYS, prices)
     assert p["selection"]["system"] == "dgx-b300"  # lowest IT energy, as without prices
     assert p["selection"]["basis"] == "energy" and p["selection"]["unpriced_systems"] == ["gb200-nvl72"]
     assert "no system price for gb200-nvl72" in p["selection"]["rule"]
