@@ -100,6 +100,11 @@ search code already gave before this change): rented options read provider, term
 contract, 8 x H100 SXM5 80GB" for "Neocloud contract hgx-h100-8gpu 3-year contract"), notes and problems name
 products, not catalog ids, and explain formulas and text inputs are said in words (engine/explain/wording.py);
 tests/golden/test_user_text.py holds them to it.
+Re-captured for issue 13's recalibration (on purpose): production efficiency 0.725 -> 0.795 after LLaMA, Llama 3
+405B and MPT-7B on its published layout joined the whole-run rows, so every training plan's expected days fall by
+up to 1 - 0.725 / 0.795 = 8.8 % at a fixed GPU count, and deadline plans need fewer GPUs (70B auto at 90 days:
+2,048 DGX B200 -> 1,080 GB200 NVL72 GPUs; Mixtral 8x22B: 896 -> 512 H100; 405B auto: 5,400 -> 4,104), the range
+widening to the new 0.6 - 1.0.
 """
 
 from __future__ import annotations
