@@ -45,7 +45,7 @@ def explain_failure(
                 f"global batch: the deadline needs about {needed:,} GPUs, but {spec.global_batch_tokens:,} tokens = "
                 f"{sequences:,} sequences caps data parallelism at {miss.batch_cap_gpus:,} GPUs; the shortest "
                 f"achievable time is {miss.best_days:.1f} days (deadline {_days(spec.deadline_days)}). Raise "
-                f"training.global_batch_tokens."
+                f"the global batch (tokens per step)."
             )
         else:
             problems.append(
@@ -59,12 +59,12 @@ def explain_failure(
         cap = f" (at most {miss.batch_cap_gpus:,} GPUs with a layout that fits)" if miss.batch_cap_gpus else ""
         problems.append(
             f"global batch: {spec.global_batch_tokens:,} tokens = {sequences:,} sequences cannot feed the data "
-            f"parallelism {spec.gpus:,} GPUs need{cap}; raise training.global_batch_tokens or use fewer GPUs."
+            f"parallelism {spec.gpus:,} GPUs need{cap}; raise the global batch (tokens per step) or use fewer GPUs."
         )
     elif rejected.get("global_batch"):
         problems.append(
             f"global batch: {sequences:,} sequences per step cannot fill any layout's pipeline; raise "
-            f"training.global_batch_tokens."
+            f"the global batch (tokens per step)."
         )
     if not problems and rejected.get("gpus_not_divisible") and spec.gpus is not None:
         problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus:,} GPUs.")

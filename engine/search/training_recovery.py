@@ -49,15 +49,15 @@ def recovery_reason(work: Workload, gpus: int, search: TrainingSearch, a: Assump
         f"share of time kept by recovery mode: {options}"
     )
     if pinned:
-        return f"{_mode_words(search.run.modes[0].name)}, as set in training.checkpointing; {context}."
+        return f"{_mode_words(search.run.modes[0].name)}, as the request's checkpointing option sets; {context}."
     chosen = _mode_words(inputs.mode_at(gpus).name)
     target = inputs.goodput_target
     why = (
-        f"the least elaborate to keep at least {target:.0%} (goodput_target)"
+        f"the least elaborate to keep at least {target:.0%} (the goodput target)"
         if max(kept) >= target
-        else f"none keeps {target:.0%} (goodput_target), so the one that keeps the most"
+        else f"none keeps {target:.0%} (the goodput target), so the one that keeps the most"
     )
-    return f"{chosen}, chosen by training.checkpointing = auto as {why}; {context}."
+    return f"{chosen}, chosen automatically (checkpointing: auto) as {why}; {context}."
 
 
 def _mode_words(name: str) -> str:
