@@ -137,7 +137,10 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
     (its replayed calls 8.5 -> 10.1-10.5 ms: the extra rows, most checked for memory, cost more than the call
     saved). CPU time per plan, interleaved with the starting code at load 5.8-6.1: min 171 and 152 ms -> 149 and
     128 ms. If time follows instructions, about 100-104 ms on a quiet machine: the 100 ms goal is at best just
-    met, not shown (no quiet machine to measure on)."""
+    met, not shown (no quiet machine to measure on). Merged with that stop's recalibration (production efficiency
+    0.795), measured on a quiet machine (load 0.2-0.3): medians 93.9, 95.9 and 96.5 ms over 30+ rounds (min
+    92.6 ms), 100.3 ms in one 10-round run; from scratch 184 ms; the 405B plan 91 ms, every system 99 ms; the
+    search 12.6 M configurations/s alone, 4.3 M/s inside the auto plan. The 100 ms median is met, narrowly."""
     request = validate_request(copy.deepcopy(AUTO_70B), catalog)
     result = benchmark(_plan_json, request, catalog)
     assert result["training"]["days"] <= 90
