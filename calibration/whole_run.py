@@ -70,6 +70,28 @@ def _request(
     }
 
 
+def _preset_request(
+    preset: str, system: str, gpus: int, tokens: float, precision: str, parallelism: dict, **assumptions: float
+) -> dict[str, Any]:
+    """A published run of a catalog preset: the preset's own published batch schedule, the run's layout and
+    precision, and any assumption the run's report fixes (DeepSeek-V3's all-to-all overlap)."""
+    request: dict[str, Any] = {
+        "workload": "training",
+        "model": {"preset": preset},
+        "hardware": {"system": system},
+        "training": {
+            "tokens": tokens,
+            "gpus": gpus,
+            "checkpointing": CKPT,
+            "precision": precision,
+            "parallelism": parallelism,
+        },
+    }
+    if assumptions:
+        request["assumptions"] = assumptions
+    return request
+
+
 CKPT = "asynchronous"
 _LLAMA2 = "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Tables 1-2"
 _LLAMA1 = (
@@ -167,20 +189,16 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
     WholeRunRow(
         "deepseek-v3",
         _DEEPSEEK,
-        {
-            "workload": "training",
-            "model": {"preset": "deepseek-v3"},
-            "hardware": {"system": "hgx-h800"},
-            "training": {
-                "tokens": 14.8e12,
-                "gpus": 2048,
-                "checkpointing": CKPT,
-                "precision": "fp8",
-                "parallelism": {"tp": 1, "pp": 16, "ep": 64, "cp": 1},
-            },
-            # DualPipe overlaps nearly all expert all-to-all time with computation (section 3.2.1).
-            "assumptions": {"moe_dispatch_overlap": 0.95},
-        },
+        # DualPipe overlaps nearly all expert all-to-all time with computation (section 3.2.1).
+        _preset_request(
+            "deepseek-v3",
+            "hgx-h800",
+            2048,
+            14.8e12,
+            "fp8",
+            {"tp": 1, "pp": 16, "ep": 64, "cp": 1},
+            moe_dispatch_overlap=0.95,
+        ),
         2_664_000,
         "gpu_hours",
         False,
@@ -190,18 +208,7 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
     WholeRunRow(
         "llama3-405b",
         _LLAMA3,
-        {
-            "workload": "training",
-            "model": {"preset": "llama-3-405b"},
-            "hardware": {"system": "dgx-h100"},
-            "training": {
-                "tokens": 15.6e12,
-                "gpus": 16384,
-                "checkpointing": CKPT,
-                "precision": "bf16",
-                "parallelism": {"tp": 8, "pp": 16, "cp": 1},
-            },
-        },
+        _preset_request("llama-3-405b", "dgx-h100", 16384, 15.6e12, "bf16", {"tp": 8, "pp": 16, "cp": 1}),
         30_840_000,
         "gpu_hours",
         False,
