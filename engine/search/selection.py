@@ -1,6 +1,6 @@
 """Cost-aware choice among candidate systems: plain-data prices in, an estimated on-prem cost per candidate out.
 
-The engine stays pure: the caller (planner/adapter.py, from the pricing app) passes `SelectionPrices`, plain numbers
+The engine stays pure: the caller (`planner.adapter`, from the pricing app) passes `SelectionPrices`, plain numbers
 keyed by catalog system id. Without it the engine ranks by energy as before.
 
 The estimate is the cost of doing this job on-prem, as used to *rank* systems (the full costing, with install,
