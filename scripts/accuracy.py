@@ -16,7 +16,6 @@ sys.path.insert(0, str(ROOT))
 from calibration.report import training_lines  # noqa: E402
 from calibration.serving import (  # noqa: E402
     FIT_NAMES,
-    INFERENCE_ROWS,
     NEUTRAL_START,
     evaluate_inference_rows,
     fit_inference,
@@ -24,6 +23,7 @@ from calibration.serving import (  # noqa: E402
     inference_summary,
     replica_for_row,
 )
+from calibration.serving_data import INFERENCE_ROWS  # noqa: E402
 from engine import load_catalog  # noqa: E402
 from engine.assumptions.registry import ASSUMPTIONS  # noqa: E402
 

@@ -6,7 +6,6 @@ import pytest
 
 from calibration.serving import (
     FIT_NAMES,
-    INFERENCE_ROWS,
     NEUTRAL_START,
     evaluate_inference_rows,
     fit_inference,
@@ -14,6 +13,7 @@ from calibration.serving import (
     inference_summary,
     replica_for_row,
 )
+from calibration.serving_data import INFERENCE_ROWS
 from engine.assumptions.registry import ASSUMPTIONS, Assumptions
 
 
