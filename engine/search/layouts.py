@@ -3,7 +3,8 @@ one system.
 
 Why exhaustive and vectorised: the best layout depends on the model, the batch and the hardware in ways no
 fixed rule captures (Megatron's takeaways are a good prior but not always right), and numpy lets us score
-every layout in milliseconds. Layout costs are computed once per system (`step_time.layout_costs`), then:
+every layout in milliseconds. Layout costs are computed once per system (`step_time.layout_costs`, over the grid
+`layout_build.py` assembles), then:
 
 - GPU-count mode: dp = gpus / (tp x cp x pp) for each layout and ZeRO stage; the fastest feasible plan wins.
 - Deadline mode (`deadline.py`): for each layout and ZeRO stage, a vectorised bisection over whole-system GPU
@@ -32,17 +33,14 @@ import numpy as np
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
-from engine.performance.layout_terms import activation_floor
 from engine.performance.memory import OFFLOAD_CODES, memory_options_for
 from engine.performance.step_time import (
-    RECOMPUTE_CODES,
     Efficiency,
     Hardware,
     LayoutCosts,
     StepCosts,
     efficiency_for,
     hardware_for,
-    layout_costs,
     step_costs,
 )
 from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, run_efficiency
@@ -51,14 +49,11 @@ from engine.search import deadline, fixed
 from engine.search.count_efficiency import CountEfficiency, count_efficiency
 from engine.search.grid import (
     CP_OPTIONS,
-    MICRO_BATCH_OPTIONS,
     PP_POWERS,
-    GridOptions,
     LayoutKeys,
-    layout_grid,
     layout_keys,
 )
-from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
+from engine.search.layout_build import grid_layouts
 from engine.search.package import package_plan
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
@@ -107,7 +102,7 @@ class TrainingSearch:
             self.run = dataclasses.replace(self.run, deadline_z=Z90)
         t0 = time.perf_counter()
         pinned = spec.memory.offload
-        self.layouts: LayoutCosts | None = self._layouts([OFFLOAD_CODES[pinned or "none"]])
+        self.layouts: LayoutCosts | None = grid_layouts(self, [OFFLOAD_CODES[pinned or "none"]])
         self._offload_layouts: LayoutCosts | None = None
         self.layout_seconds = time.perf_counter() - t0
         self._efficiency: tuple[WholeRunInputs | None, CountEfficiency | None] = (None, None)
@@ -159,69 +154,12 @@ class TrainingSearch:
         powers = {p for p in PP_POWERS if p * MIN_LAYERS_PER_UNEVEN_STAGE <= layers}
         return sorted({p for p in range(1, layers + 1) if layers % p == 0} | powers)
 
-    def _layouts(self, offloads: list[int]) -> LayoutCosts | None:
-        """The grid's layout costs with these offload codes, remembered across searches (`layout_cache`): they
-        depend only on the key below, the same for every request with this model, hardware and pins."""
-        key = (
-            self.work,
-            self.hw,
-            self.eff,
-            self.memory,
-            self.spec.parallelism,
-            self.batch_sequences,
-            self.system.nvlink_domain_gpus,
-            self.max_tp,
-            self.min_cp_chunk,
-            self.min_m_per_stage,
-            tuple(offloads),
-        )
-        return LAYOUTS.get_or_build(key, lambda: self._build_layouts(offloads))  # fmt: skip
-
-    def _build_layouts(self, offloads: list[int]) -> LayoutCosts | None:
-        pin = self.spec.parallelism
-        tps = self.tp_options()
-        if pin.tp is not None:
-            tps = [pin.tp] if pin.tp in tps else []
-        mbs = [b for b in MICRO_BATCH_OPTIONS if b <= self.batch_sequences] or [1]
-        if pin.micro_batch is not None:
-            mbs = [pin.micro_batch]
-        rcs = [RECOMPUTE_CODES[pin.recompute]] if pin.recompute is not None else [0, 1, 2]
-        opt = GridOptions(tuple(tps), tuple(self.pp_options()), tuple(mbs), tuple(rcs), tuple(self.ep_options()),
-                          tuple(self.cp_options()), pin.interleave, pin.first_stage_layers, pin.last_stage_layers,
-                          prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None)  # fmt: skip
-        if not all((tps, opt.pps, opt.eps, opt.cps)):
-            return None
-        g = layout_grid(self.work.shape.layers, opt)
-        n = len(g["tp"])
-        if n == 0:
-            return None
-        g = self._prune_memory(g, opt)
-        off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
-        g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
-        return layout_costs(self.work, self.hw, self.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
-                            g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, self.memory)  # fmt: skip
-
-    def _prune_memory(self, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:
-        """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
-        the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit. Done before the step costs, which
-        are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
-        still name the closest miss. The activation floor of the grid (`layout_terms.activation_floor`) depends on
-        no hardware figure, so every system with the same grid shares it (`ACTIVATION_FLOORS`)."""
-        pp = g["pp"].astype(float)
-        need_m = np.where(pp > 1, self.min_m_per_stage * pp, 1.0)
-        fp8, flash, sp = self.memory.fp8_activations, self.eff.flash_attention, self.eff.sequence_parallel
-        key = (self.work, opt, self.min_m_per_stage, fp8, flash, sp)
-        acts = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(self.work, g, need_m, fp8, flash, sp))
-        reserve = self.memory.reserve_bytes if self.memory.reserve_bytes is not None else 0.0
-        keep = acts + reserve <= self.hw.hbm_bytes
-        if not np.any(keep):
-            keep[int(np.argmin(acts))] = True
-        return g if np.all(keep) else {k: v[keep] for k, v in g.items()}
-
     def _offloaded(self) -> LayoutCosts | None:
         """The grid with optimizer (and gradient) offload, built the first time nothing fits without it."""
         if self._offload_layouts is None:
-            self._offload_layouts = self._layouts([OFFLOAD_CODES["optimizer"], OFFLOAD_CODES["optimizer_and_params"]])
+            self._offload_layouts = grid_layouts(
+                self, [OFFLOAD_CODES["optimizer"], OFFLOAD_CODES["optimizer_and_params"]]
+            )
         return self._offload_layouts
 
     def _zero_options(self) -> list[int]:

@@ -1,0 +1,86 @@
+"""The layout grid a training search scores: the layouts its pins and options allow, pruned where activations alone
+overflow HBM, with their step-time costs (`step_time.layout_costs`), remembered across searches (`layout_cache`).
+
+Apart from the search itself (`layouts.py`) so that module stays about the queries; built once per search (and once
+more with offload when nothing fits without it), never per query.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.performance.layout_terms import activation_floor
+from engine.performance.step_time import RECOMPUTE_CODES, LayoutCosts, layout_costs
+from engine.search.grid import MICRO_BATCH_OPTIONS, GridOptions, layout_grid
+from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
+
+if TYPE_CHECKING:
+    from engine.search.layouts import TrainingSearch
+
+__all__ = ["grid_layouts"]
+
+
+def grid_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None:
+    """The grid's layout costs with these offload codes, remembered across searches (`layout_cache`): they
+    depend only on the key below, the same for every request with this model, hardware and pins."""
+    key = (
+        s.work,
+        s.hw,
+        s.eff,
+        s.memory,
+        s.spec.parallelism,
+        s.batch_sequences,
+        s.system.nvlink_domain_gpus,
+        s.max_tp,
+        s.min_cp_chunk,
+        s.min_m_per_stage,
+        tuple(offloads),
+    )
+    return LAYOUTS.get_or_build(key, lambda: _build_layouts(s, offloads))  # fmt: skip
+
+
+def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None:
+    """The grid the search's option lists and the request's pins allow (None when a pin leaves no option), each
+    layout once per offload code, costed after the memory pruning."""
+    pin = s.spec.parallelism
+    tps = s.tp_options()
+    if pin.tp is not None:
+        tps = [pin.tp] if pin.tp in tps else []
+    mbs = [b for b in MICRO_BATCH_OPTIONS if b <= s.batch_sequences] or [1]
+    if pin.micro_batch is not None:
+        mbs = [pin.micro_batch]
+    rcs = [RECOMPUTE_CODES[pin.recompute]] if pin.recompute is not None else [0, 1, 2]
+    opt = GridOptions(tuple(tps), tuple(s.pp_options()), tuple(mbs), tuple(rcs), tuple(s.ep_options()),
+                      tuple(s.cp_options()), pin.interleave, pin.first_stage_layers, pin.last_stage_layers,
+                      prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None)  # fmt: skip
+    if not all((tps, opt.pps, opt.eps, opt.cps)):
+        return None
+    g = layout_grid(s.work.shape.layers, opt)
+    n = len(g["tp"])
+    if n == 0:
+        return None
+    g = _prune_memory(s, g, opt)
+    off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
+    g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
+    return layout_costs(s.work, s.hw, s.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
+                        g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, s.memory)  # fmt: skip
+
+
+def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:
+    """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
+    the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit. Done before the step costs, which
+    are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
+    still name the closest miss. The activation floor of the grid (`layout_terms.activation_floor`) depends on
+    no hardware figure, so every system with the same grid shares it (`ACTIVATION_FLOORS`)."""
+    pp = g["pp"].astype(float)
+    need_m = np.where(pp > 1, s.min_m_per_stage * pp, 1.0)
+    fp8, flash, sp = s.memory.fp8_activations, s.eff.flash_attention, s.eff.sequence_parallel
+    key = (s.work, opt, s.min_m_per_stage, fp8, flash, sp)
+    acts = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(s.work, g, need_m, fp8, flash, sp))
+    reserve = s.memory.reserve_bytes if s.memory.reserve_bytes is not None else 0.0
+    keep = acts + reserve <= s.hw.hbm_bytes
+    if not np.any(keep):
+        keep[int(np.argmin(acts))] = True
+    return g if np.all(keep) else {k: v[keep] for k, v in g.items()}
