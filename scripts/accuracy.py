@@ -25,7 +25,7 @@ from calibration.serving import (  # noqa: E402
 )
 from calibration.serving_data import INFERENCE_ROWS  # noqa: E402
 from engine import load_catalog  # noqa: E402
-from engine.assumptions.registry import ASSUMPTIONS  # noqa: E402
+from engine.assumptions.registry import ASSUMPTIONS, Assumptions  # noqa: E402
 
 INFERENCE_HEADER = """# Inference serving accuracy
 
@@ -61,12 +61,16 @@ def main() -> int:
 
 
 def inference_lines(catalog) -> list[str]:
-    """The inference section of docs/accuracy.md."""
-    from engine.assumptions.registry import Assumptions
+    """The inference section of docs/accuracy.md: the fit, the error summary, the derived curves, every row."""
+    fit = _fit_lines(catalog)
+    results = evaluate_inference_rows(catalog)
+    return [*fit, *_summary_lines(results), *_curve_lines(catalog), *_row_lines(results), *_reading_lines()]
 
+
+def _fit_lines(catalog) -> list[str]:
+    """The header and the fitted constants: stored defaults beside a refit from the judgement start, with losses."""
     stored = {n: ASSUMPTIONS[n].default for n in FIT_NAMES}
     refit, refit_loss = fit_inference(catalog, start=NEUTRAL_START)
-    results = evaluate_inference_rows(catalog)
     lines = [
         "",
         INFERENCE_HEADER,
@@ -82,8 +86,13 @@ def inference_lines(catalog) -> list[str]:
         f"Fit loss (mean abs log error over fit rows): stored {fit_loss(catalog, stored):.4f}, "
         f"refit {refit_loss:.4f}, judgement start {fit_loss(catalog, NEUTRAL_START):.4f}.",
     ]
+    return lines
+
+
+def _summary_lines(results) -> list[str]:
+    """|error| by role (all, fit, held out), then the median by kind of figure within each role."""
     stats = inference_summary(results)
-    lines += ["", "## Summary (|error|)", "", "| Rows | Count | Median | Mean | Worst |", "|---|---|---|---|---|"]
+    lines = ["", "## Summary (|error|)", "", "| Rows | Count | Median | Mean | Worst |", "|---|---|---|---|---|"]
     for label in ("all", "fit", "held out"):
         st = stats[label]
         lines.append(f"| {label} | {st['rows']:.0f} | {st['median']:.1%} | {st['mean']:.1%} | {st['worst']:.1%} |")
@@ -94,9 +103,14 @@ def inference_lines(catalog) -> list[str]:
                 by_kind.setdefault(r.row.kind, []).append(abs(r.error))
         parts = [f"{k} {len(v)} rows median {sorted(v)[len(v) // 2]:.1%}" for k, v in sorted(by_kind.items())]
         lines.append(f"\n{label} by kind: " + "; ".join(parts) + ".")
+    return lines
 
+
+def _curve_lines(catalog) -> list[str]:
+    """The curves the fitted constants imply: effective decode bandwidth utilisation by GPU and TP (Llama 3.1
+    at row C7's load), and prefill GEMM efficiency by prompt length."""
     a = Assumptions()
-    lines += [
+    lines = [
         "",
         "## Derived curves",
         "",
@@ -133,7 +147,12 @@ def inference_lines(catalog) -> list[str]:
         )
         + ".",
     ]
-    lines += [
+    return lines
+
+
+def _row_lines(results) -> list[str]:
+    """Every row: its published configuration and figure, the prediction and the error."""
+    lines = [
         "",
         "## Every row",
         "",
@@ -151,7 +170,12 @@ def inference_lines(catalog) -> list[str]:
             f"| {row.id} | {row.section} | {row.role} | {row.kind} | {config} | {row.published:,.1f} "
             f"{row.unit} | {pred} | {err} | {r.note} |"
         )
-    lines += [
+    return lines
+
+
+def _reading_lines() -> list[str]:
+    """How to read the inference errors: the rows the model misses and why."""
+    return [
         "",
         "## Reading the errors",
         "",
@@ -172,7 +196,6 @@ def inference_lines(catalog) -> list[str]:
         "exceeds 8 %, the held-out median 20 %, or the stored defaults drift from the refit.",
         "",
     ]
-    return lines
 
 
 if __name__ == "__main__":
