@@ -2,7 +2,8 @@
 KV cache.
 
 Split from `engine/explain/sizing.py` (which still exports `inference_explain`) so each explainer stays one table
-a reviewer reads top to bottom.
+a reviewer reads top to bottom; the table is built in three parts (latency, memory and batch, scale), kept in the
+order the page shows them.
 """
 
 from __future__ import annotations
@@ -16,23 +17,29 @@ from engine.workload.model import Workload
 
 __all__ = ["inference_explain"]
 
+_ROOFLINE = (
+    "Serving roofline: decode bounded by HBM bandwidth (model bandwidth utilisation as defined in Databricks, "
+    "'LLM Inference Performance Engineering: Best Practices', 2023-10-12), prefill by compute, concurrency by "
+    "Little's law"
+)
+_FITTED_ON = (
+    "constants fitted on NVIDIA TensorRT-LLM performance-overview tables (v0.9-v1.0), MLPerf Inference v4.1 "
+    "and v5.0 results and vLLM v0.6 benchmarks"
+)
+
 
 def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, gpu: Gpu) -> dict[str, Entry]:
-    """Every serving headline figure. Long because it is one table (one entry per figure, read top to bottom like
-    the page shows them); splitting it would scatter a single table over several functions."""
+    """Every serving headline figure, in the order the page shows them (one table read top to bottom): the
+    latencies, then the KV cache and batch, then the replicas and throughput."""
     assert ir.shape is not None and ir.point is not None and ir.shape.capacity is not None
-    sh, pt, cap, m = ir.shape, ir.point, ir.shape.capacity, ir.shape.model
+    return {**_latency_entries(ir, work, spec), **_memory_entries(ir, work, spec), **_scale_entries(ir, spec)}
+
+
+def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> dict[str, Entry]:
+    """TTFT and TPOT at the operating batch, each with the roofline terms and fitted constants it is made of."""
+    assert ir.shape is not None and ir.point is not None
+    sh, pt, m = ir.shape, ir.point, ir.shape.model
     c = m.c
-    src = (
-        "Serving roofline: decode bounded by HBM bandwidth (model bandwidth utilisation as defined in Databricks, "
-        "'LLM Inference Performance Engineering: Best Practices', 2023-10-12), prefill by compute, concurrency by "
-        "Little's law"
-    )
-    fitted = (
-        "constants fitted on NVIDIA TensorRT-LLM performance-overview tables (v0.9-v1.0), MLPerf Inference v4.1 "
-        "and v5.0 results and vLLM v0.6 benchmarks"
-    )
-    mem = ir.memory_breakdown_gib()
     return {
         "inference.ttft_ms": _entry(
             "prefill(prompt) + half a scheduling round + prefill queueing (M/D/1: busy x prefill / (2 (1 - busy))); "
@@ -50,7 +57,7 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
                 "prefill_mfu": c.prefill_mfu,
                 "prefill_half_mfu_tokens": c.half_mfu_tokens,
             },
-            f"{src} items 5-6; {fitted}",
+            f"{_ROOFLINE} items 5-6; {_FITTED_ON}",
         ),
         "inference.tpot_ms": _entry(
             "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating batch; "
@@ -69,8 +76,17 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
                 "kv_bytes_per_token": ir.kv_bytes_per_token,
                 "floor_ms_weights_over_tp_x_hbm": m.bandwidth_floor_tpot_s() * 1000.0,
             },
-            f"{src} items 3-4; {fitted}",
+            f"{_ROOFLINE} items 3-4; {_FITTED_ON}",
         ),
+    }
+
+
+def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> dict[str, Entry]:
+    """The KV cache per token and per replica, and the batch it allows within both latency targets."""
+    assert ir.shape is not None
+    sh = ir.shape
+    mem = ir.memory_breakdown_gib()
+    return {
         "inference.kv_bytes_per_token": _entry(
             "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element",
             {
@@ -79,12 +95,12 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
                 "head_dim": work.head_dim,
                 "kv_cache_bytes_per_element": ir.kv_bytes_per_element,
             },
-            src + " item 1",
+            _ROOFLINE + " item 1",
         ),
         "inference.kv_cache_gib_per_replica": _entry(
             "(HBM x inference_memory_utilization - weights / (tp x pp) - activation workspace) x tp x pp",
             {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "gpus_per_replica": sh.gpus},
-            src + " items 1-2",
+            _ROOFLINE + " items 1-2",
         ),
         "inference.batch": _entry(
             "concurrency by Little's law at the load each replica carries: batch = (requests_per_s / replicas) x "
@@ -97,8 +113,16 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
                 "ttft_target_ms": spec.ttft_ms,
                 "tpot_target_ms": spec.tpot_ms,
             },
-            src + " items 1 and 6",
+            _ROOFLINE + " items 1 and 6",
         ),
+    }
+
+
+def _scale_entries(ir: InferenceResult, spec: InferenceSpec) -> dict[str, Entry]:
+    """How many replicas and GPUs the request rate needs, and the throughput they deliver."""
+    assert ir.shape is not None and ir.shape.capacity is not None
+    sh, cap = ir.shape, ir.shape.capacity
+    return {
         "inference.replicas": _entry(
             "ceil(requests_per_s / (serving_utilization_target x capacity requests/s per replica)); capacity = "
             "tokens/s at the capacity batch / output_tokens",
@@ -107,7 +131,7 @@ def inference_explain(ir: InferenceResult, work: Workload, spec: InferenceSpec, 
                 "serving_utilization_target": ir.utilization_target,
                 "capacity_requests_per_s_per_replica": cap.requests_per_s,
             },
-            src + " item 6 (Little's law)",
+            _ROOFLINE + " item 6 (Little's law)",
         ),
         "inference.gpus": _entry(
             "replicas x tp x pp; the replica shape needing the fewest GPUs in total wins (ties: no pipeline, then the "
