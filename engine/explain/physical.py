@@ -207,15 +207,25 @@ def _part_name(pb: PhysicalBuild, part_id: str | None) -> str | None:
 
 
 def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: Assumptions) -> dict[str, Entry]:
-    """Every headline figure of the physical build (fabric, storage, power, cooling, BOM). Long because it is one
-    table, one entry per figure; splitting it would scatter a single table over several functions."""
-    st = pb.storage
-    site = pb.site
-    out: dict[str, Entry] = {
+    """Every headline figure of the physical build, one table in the order the page shows it: fabric (its design,
+    the campus, the site plant), storage, management, what storage is sized for, power and cooling, the BOM."""
+    return {
         **_fabric_entries(pb, system, build, a),
         **design_explain(pb, a),
         **campus_explain(pb, a),
         **plant_explain(pb.plant, a),
+        **_storage_entries(pb, system, build),
+        **_management_entries(pb, system, build),
+        **_storage_need_entries(pb),
+        **_power_cooling_entries(pb, a),
+        **_bom_entries(pb),
+    }
+
+
+def _storage_entries(pb: PhysicalBuild, system: System, build: ClusterBuild) -> dict[str, Entry]:
+    """Storage read bandwidth against the reference guidance, and the appliances (or one NFS server) that give it."""
+    st = pb.storage
+    return {
         "storage.read_gbps": _entry(
             _storage_read_formula(pb, system, build),
             {
@@ -236,6 +246,12 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "management and storage fabric below SuperPOD scale; NVIDIA DGX SuperPOD Reference Architecture, DGX H100 "
             "(RA-11333-001): a parallel file system on its own storage fabric",
         ),
+    }
+
+
+def _management_entries(pb: PhysicalBuild, system: System, build: ClusterBuild) -> dict[str, Entry]:
+    """The head and service servers by cluster size."""
+    return {
         "management_servers": _entry(
             "1 head node for one system; an HA pair of head nodes from two systems up to one scalable unit; the "
             "reference design's five servers (two head nodes plus three service servers) from one scalable unit",
@@ -249,7 +265,13 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "Reference Architecture, DGX H100 (RA-11333-001) Table 7: five management servers, two of them Base "
             "Command Manager head nodes in a high-availability pair",
         ),
-        **_storage_need_entries(pb),
+    }
+
+
+def _power_cooling_entries(pb: PhysicalBuild, a: Assumptions) -> dict[str, Entry]:
+    """Rack power feeds, CDUs, airflow and coolant flow, from the rack layout's site figures."""
+    site = pb.site
+    return {
         "power.feeds": _entry(
             "usable feed kW = sqrt(3) x V x A x derate x PF; feeds per rack = ceil(rack kW / usable) + 1 (N+1) or "
             "2 x ceil(rack kW / usable) (N+N)",
@@ -280,6 +302,12 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "Heat carried by water: Q = flow x 4.18 kJ/(kg K) x delta-T, about 1 kg per litre (ASHRAE Handbook, "
             "Fundamentals)",
         ),
+    }
+
+
+def _bom_entries(pb: PhysicalBuild) -> dict[str, Entry]:
+    """The bill of materials: one line per part number, each with its own source."""
+    return {
         "bom": _entry(
             "one line per part number; quantities are the fabric's switches, cables and transceivers and the "
             "facility's racks, PDUs (one per feed) and CDUs",
@@ -288,4 +316,3 @@ def physical_explain(pb: PhysicalBuild, system: System, build: ClusterBuild, a: 
             "and price lists)",
         ),
     }
-    return out
