@@ -39,25 +39,21 @@ def _entry(formula: str, inputs: dict[str, Any], source: str) -> ExplainEntry:
 
 
 def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
+    """The owned cluster's figures in the order the page shows them: buying and running it, its cost per GPU-hour
+    and per job, and (when the hardware is priced) its net present value."""
+    return {**_ownership_entries(ev, on), **_unit_cost_entries(ev, on), **_npv_entries(on)}
+
+
+def _ownership_entries(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
+    """Capex (hardware and the lines beyond it), the first year's running costs, and the undiscounted TCO."""
     o, job, p = ev.onprem, ev.job, ev.params
     hw_source = (
         "every BOM line x its unit price (component price references, each with its source and date)"
         if o.coverage.basis == "bom"
         else "the cluster's systems x the system's price (component price references); no BOM in this plan"
     )
-    utilization = str(o.utilization)
-    fin = on.finance
     extras = {f"{i.name}_usd": i.extended_price_usd for i in o.extras}
-    finance_inputs: dict[str, Any] = {}
-    if fin is not None:
-        finance_inputs = {
-            "capital_charge_usd_per_year": fin.capital_charge_usd_per_year,
-            "levelized_opex_usd_per_year": fin.levelized_opex_usd_per_year,
-            "cost_of_capital": fin.cost_of_capital,
-            "useful_life_years": fin.useful_life_years,
-            "residual_value_usd": fin.residual_value_usd,
-        }
-    entries = {
+    return {
         "costs.onprem.capex_usd": _entry(
             "hardware + the capex lines beyond it (spares pool, installation, freight, sales/use tax, prepaid "
             "support, software licences; on an owned site also its electrical chain, cooling plant and building at "
@@ -76,7 +72,7 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
             {
                 "facility_kw": job.facility_kw,
                 "it_kw": job.it_kw,
-                "utilization": utilization,
+                "utilization": str(o.utilization),
                 "electricity_usd_per_kwh": str(o.electricity_usd_per_kwh),
                 "colo_usd_per_kw_month": str(p["colo_usd_per_kw_month"]),
                 "maintenance_percent_per_year": str(p["maintenance_percent_per_year"]),
@@ -94,10 +90,27 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
             {"capex_usd": on.capex_usd, "years": p.years},
             "the capex and each year's running costs as derived above (their sources), added up without discounting",
         ),
+    }
+
+
+def _unit_cost_entries(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
+    """The cost per GPU-hour (annuity capital charge plus levelised running costs), and the job's cost bought for
+    it alone or charged on a shared cluster."""
+    job, fin = ev.job, on.finance
+    finance_inputs: dict[str, Any] = {}
+    if fin is not None:
+        finance_inputs = {
+            "capital_charge_usd_per_year": fin.capital_charge_usd_per_year,
+            "levelized_opex_usd_per_year": fin.levelized_opex_usd_per_year,
+            "cost_of_capital": fin.cost_of_capital,
+            "useful_life_years": fin.useful_life_years,
+            "residual_value_usd": fin.residual_value_usd,
+        }
+    return {
         "costs.onprem.usd_per_gpu_hour": _entry(
             "(capital charge + levelised running costs) / (gpus x 8760 x utilization); capital charge = (capex - "
             "residual x (1 + r)^-n) x r / (1 - (1 + r)^-n), r = cost of capital, n = useful life",
-            {**finance_inputs, "gpus": job.working_gpus, "utilization": utilization},
+            {**finance_inputs, "gpus": job.working_gpus, "utilization": str(ev.onprem.utilization)},
             "equivalent annual cost (Brealey, Myers and Allen, Principles of Corporate Finance); useful life from "
             "Amazon's 2024 Form 10-K; cost of capital and residual value as in the cost parameters table",
         ),
@@ -120,8 +133,15 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
             "a shared cluster charges the job for the GPU-hours it uses",
         ),
     }
-    if fin is not None:
-        entries["costs.onprem.finance.npv_usd"] = _entry(
+
+
+def _npv_entries(on: OnpremSection) -> dict[str, ExplainEntry]:
+    """Owning's net present value over the horizon (none when the hardware is not priced, so no finance)."""
+    fin = on.finance
+    if fin is None:
+        return {}
+    return {
+        "costs.onprem.finance.npv_usd": _entry(
             "capex + sum over the horizon of running costs_t x (1 + r)^-t - value at the horizon x (1 + r)^-H; the "
             "value falls in a straight line from the hardware cost to the residual over the useful life",
             {
@@ -133,7 +153,7 @@ def _onprem(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEntry]:
             },
             "net present value at the cost of capital (Brealey, Myers and Allen, Principles of Corporate Finance)",
         )
-    return entries
+    }
 
 
 def _cloud_row(row: CloudRow) -> ExplainEntry:
