@@ -175,7 +175,7 @@ def _planes_fabric(
     max_tiers: int = 3,
 ) -> ComputeSizing | None:
     """One identical Clos per plane at `plane` = (link Gb/s, planes); None when one plane needs more than
-    `max_tiers` tiers. Long only because the Fabric record is written one field per line."""
+    `max_tiers` tiers. The Fabric record is written one field per line."""
     link_gbps, planes = plane
     upper = a["compute_upper_oversubscription"]
     radix = switch_radix(switch, link_gbps)
@@ -194,22 +194,10 @@ def _planes_fabric(
         return None if small is None else ComputeSizing(small.fabric, 1, 0, 0, shape.su_systems, design="below_su")
     sus = math.ceil((systems + displaced) / shape.su_systems)
     rails_shared = phys.spine_groups == "shared"
-    leaves_per_su_group = shape.leaves_per_rail_per_su * (phys.compute_rails if rails_shared else 1)
     groups = 1 if rails_shared else phys.compute_rails
-    max_up = radix - shape.down_used
-    tree = clos(
-        sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix,
-        max_tiers=max_tiers, upper_ratio=upper,
-    )  # fmt: skip
+    tree = _su_clos(phys, sus, systems + displaced, shape, radix, (upper, max_tiers))
     if tree is None:
         return None
-    if not rails_shared:  # a leaf serves whole racks only: leave out the last SU's leaves that would serve none
-        empty_leaves = (sus * shape.su_systems - systems - displaced) // shape.systems_per_leaf * phys.compute_rails
-        tree = replace(
-            tree,
-            leaves=tree.leaves - empty_leaves,
-            leaf_spine_links=tree.leaf_spine_links - empty_leaves * tree.leaf_uplinks[0],
-        )
     notes = _notes(system, phys, sus, shape, tree, link_gbps, radix, planes)
     oversubscribed = upper > 1.0 and tree.tiers >= 3
     if displaced:
@@ -251,6 +239,31 @@ def _planes_fabric(
     return ComputeSizing(fab, sus, ufm_links, displaced, shape.su_systems)
 
 
+def _su_clos(
+    phys: SystemPhysical, sus: int, slots: int, shape: _ComputeShape, radix: int, upper: tuple[float, int]
+) -> Clos | None:
+    """The Clos over `sus` scalable units for `slots` system slots (systems plus any the UFM displaces); `upper` is
+    (upper-tier oversubscription, most tiers). One spine group when the rails share the spines, else one per rail;
+    a per-rail leaf serves whole racks only, so the last SU's leaves that would serve no system are left out."""
+    rails_shared = phys.spine_groups == "shared"
+    leaves_per_su_group = shape.leaves_per_rail_per_su * (phys.compute_rails if rails_shared else 1)
+    groups = 1 if rails_shared else phys.compute_rails
+    ratio, max_tiers = upper
+    max_up = radix - shape.down_used
+    tree = clos(
+        sus, [LeafType(leaves_per_su_group, shape.uplinks, max_up)], groups, radix, radix,
+        max_tiers=max_tiers, upper_ratio=ratio,
+    )  # fmt: skip
+    if tree is None or rails_shared:
+        return tree
+    empty_leaves = (sus * shape.su_systems - slots) // shape.systems_per_leaf * phys.compute_rails
+    return replace(
+        tree,
+        leaves=tree.leaves - empty_leaves,
+        leaf_spine_links=tree.leaf_spine_links - empty_leaves * tree.leaf_uplinks[0],
+    )
+
+
 def compute_link_groups(
     system: System,
     phys: SystemPhysical,
@@ -260,95 +273,80 @@ def compute_link_groups(
     parts: PartsCatalog,
     a: Assumptions,
 ) -> list[LinkGroup]:
-    """Node-leaf (and UFM-leaf) runs to the end of the row, leaf-spine runs to the central row, spine-core inside
-    it. The UFM pair sits in a management rack beside SU 1's network rack.
-    Long only because each LinkGroup is written one field per line (13 fields); the logic is a few appends."""
+    """Node-leaf (and UFM-leaf) runs to the end of the row, leaf-spine runs to the central row, spine-core (and
+    core-super-core) inside it. The UFM pair sits in a management rack beside SU 1's network rack."""
     compute = sized.fabric
     if not compute.leaf:
         return []
     switch = parts[compute.switch]
     port, native = switch.text("port_type"), switch.num("port_gbps")
-    eor, centre = geo.end_of_row_m(), geo.to_centre_m()
-    nic_links = systems * system.compute_nic_count * compute.planes
-    node_native = min(system.compute_nic_gbps, native)
-    groups = [
-        LinkGroup(
-            "compute",
-            "node-leaf",
-            "system",
-            "leaf",
-            nic_links,
-            compute.link_gbps,
-            systems,
-            compute.leaf,
-            phys.compute_port_type,
-            port,
-            node_native,
-            "end_of_row",
-            eor,
-        ),
-    ]
+    groups = [_node_links(system, phys, systems, compute, geo, port, native)]
     if sized.ufm_links:
-        ufm = parts["ufm-3.1"]
-        per_plane_leaves = compute.leaf // compute.planes
-        groups.append(
-            LinkGroup(
-                "compute",
-                "ufm-leaf",
-                "ufm",
-                "leaf",
-                sized.ufm_links * compute.planes,
-                ufm.num("link_gbps"),
-                a["ufm_appliances_per_ib_fabric"],
-                min(sized.ufm_links, per_plane_leaves) * compute.planes,
-                ufm.text("port_type"),
-                port,
-                ufm.num("link_gbps"),
-                "end_of_row",
-                eor,
-            )
-        )
-    if not compute.spine:  # one tier below an SU: only the node links
-        return groups
-    groups.append(
-        LinkGroup(
-            "compute",
-            "leaf-spine",
-            "leaf",
-            "spine",
-            compute.leaf_spine_links,
-            compute.link_gbps,
-            compute.leaf,
-            compute.spine,
-            port,
-            port,
-            native,
-            "between_rows",
-            centre,
-        )
-    )
-    if compute.core:
-        length = geo.in_centre_m(math.ceil((compute.spine + compute.core) / 32))
-        groups.append(
-            LinkGroup(
-                "compute",
-                "spine-core",
-                "spine",
-                "core",
-                compute.spine_core_links,
-                compute.link_gbps,
-                compute.spine,
-                compute.core,
-                port,
-                port,
-                native,
-                "in_network_row",
-                length,
-            )
-        )
-    if compute.super_core:
-        racks = math.ceil((compute.spine + compute.core + compute.super_core) / 32)
-        top = ("compute", "core-super", "core", "super-core", compute.core_super_links, compute.link_gbps)
-        ends = (compute.core, compute.super_core, port, port, native)
-        groups.append(LinkGroup(*top, *ends, "in_network_row", geo.in_centre_m(racks)))
+        groups.append(_ufm_links(sized, geo, parts, a, port))
+    if compute.spine:  # none with one tier below an SU: only the node links
+        groups += _switch_links(compute, geo, port, native)
+    return groups
+
+
+def _node_links(
+    system: System, phys: SystemPhysical, systems: int, compute: Fabric, geo: Geometry, port: str, native: float
+) -> LinkGroup:
+    """Every system NIC (per plane) to its rail leaf, run to the end of the row at the slower of NIC and port."""
+    return LinkGroup(
+        "compute", "node-leaf", "system", "leaf",
+        links=systems * system.compute_nic_count * compute.planes,
+        link_gbps=compute.link_gbps,
+        a_devices=systems,
+        b_devices=compute.leaf,
+        a_port_type=phys.compute_port_type,
+        b_port_type=port,
+        native_gbps=min(system.compute_nic_gbps, native),
+        distance_class="end_of_row",
+        length_m=geo.end_of_row_m(),
+    )  # fmt: skip
+
+
+def _ufm_links(sized: ComputeSizing, geo: Geometry, parts: PartsCatalog, a: Assumptions, port: str) -> LinkGroup:
+    """The UFM appliances' links to the leaves of SU 1 (per plane), from the management rack at the row's end."""
+    compute, ufm = sized.fabric, parts["ufm-3.1"]
+    per_plane_leaves = compute.leaf // compute.planes
+    return LinkGroup(
+        "compute", "ufm-leaf", "ufm", "leaf",
+        links=sized.ufm_links * compute.planes,
+        link_gbps=ufm.num("link_gbps"),
+        a_devices=a["ufm_appliances_per_ib_fabric"],
+        b_devices=min(sized.ufm_links, per_plane_leaves) * compute.planes,
+        a_port_type=ufm.text("port_type"),
+        b_port_type=port,
+        native_gbps=ufm.num("link_gbps"),
+        distance_class="end_of_row",
+        length_m=geo.end_of_row_m(),
+    )  # fmt: skip
+
+
+# Switches per network rack of the central row, as the in-row run lengths count them.
+_SWITCHES_PER_NETWORK_RACK = 32
+
+
+def _switch_links(compute: Fabric, geo: Geometry, port: str, native: float) -> list[LinkGroup]:
+    """Switch-to-switch runs: leaf-spine to the central network row, spine-core and core-super-core inside it,
+    each as long as the network racks the tiers up to it fill."""
+
+    def tier(name: str, ends: tuple[str, str], links: int, devices: tuple[int, int], where: str, length_m: float
+             ) -> LinkGroup:  # fmt: skip
+        return LinkGroup("compute", name, *ends, links, compute.link_gbps, *devices, port, port, native, where,
+                         length_m)  # fmt: skip
+
+    def in_row_m(switches: int) -> float:
+        return geo.in_centre_m(math.ceil(switches / _SWITCHES_PER_NETWORK_RACK))
+
+    c = compute
+    groups = [tier("leaf-spine", ("leaf", "spine"), c.leaf_spine_links, (c.leaf, c.spine), "between_rows",
+                   geo.to_centre_m())]  # fmt: skip
+    if c.core:
+        groups.append(tier("spine-core", ("spine", "core"), c.spine_core_links, (c.spine, c.core), "in_network_row",
+                           in_row_m(c.spine + c.core)))  # fmt: skip
+    if c.super_core:
+        groups.append(tier("core-super", ("core", "super-core"), c.core_super_links, (c.core, c.super_core),
+                           "in_network_row", in_row_m(c.spine + c.core + c.super_core)))  # fmt: skip
     return groups
