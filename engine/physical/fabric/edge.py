@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.parts import Part, PartsCatalog, SystemPhysical
-from engine.physical.clos import LeafType, clos
+from engine.physical.clos import Clos, LeafType, clos
 from engine.physical.fabric.ports import leaf_down_ports, switch_radix, switch_tiers
 from engine.physical.fabric.types import Fabric, Geometry, LinkGroup, SwitchTier, empty_fabric
 
@@ -125,38 +125,11 @@ def edge_fabric(
         LeafType(node_leaves, math.ceil(node_used / node_ratio - 1e-9), radix - node_used),
         LeafType(target_leaves, target_used, radix - target_used),
     ]
-    tree = clos(1, types, 1, radix, radix, allow_two_tier=True)
-    if tree is None:  # very large: k-ary pods of radix/2 leaves each, a fourth tier past about k^3/4 ports
-        widest = max(types, key=lambda t: t.uplinks)
-        leaves = node_leaves + target_leaves
-        tree = clos(
-            leaves,
-            [LeafType(1, widest.uplinks, widest.max_uplinks)],
-            1,
-            radix,
-            radix,
-            first_pod_units=radix // 2,
-            allow_two_tier=False,
-            max_tiers=4,
-        )
+    tree = _edge_clos(types, radix)
     if tree is None:
         note = f"no design of four tiers of {radix}-port {switch.id.upper()} switches takes {node_ports:,} ports"
         return empty_fabric(name, note, f"Not built: {note}.")
-    tiers = {
-        2: "Two tiers",
-        3: "Three tiers (leaves cannot reach enough spines for two)",
-        4: "Four tiers (three tiers of this radix reach about radix^3/4 ports, too few)",
-    }[tree.tiers]
-    cores = f" and {tree.cores:,} core switch(es)" if tree.cores else ""
-    cores += f" and {tree.super_cores:,} super-core switch(es)" if tree.super_cores else ""
-    one = "an MLAG pair of" if switch.text("technology") == "ethernet" and dual_homed else "one"
-    reason = (
-        f"{tiers}: {node_ports} system ports and {target_ports} storage and server ports are more than {one} "
-        f"{radix}-port {switch.id.upper()} switch(es) can take, so {node_leaves} system leaf switch(es) "
-        f"({node_ratio:.3g}:1) and {target_leaves} storage and server leaf switch(es) (1:1) share {tree.spines} "
-        f"spine(s){cores}."
-    )
-    fab = Fabric(
+    return Fabric(
         name=name,
         technology=switch.text("technology"),
         switch=switch.id,
@@ -177,9 +150,56 @@ def edge_fabric(
             f"node leaves {node_leaves} ({node_used} ports used, {node_ratio:.3g}:1), target leaves "
             f"{target_leaves} ({target_used} ports, 1:1), {tree.tiers} tier(s), radix {radix} at {link_gbps:g}G.",
         ),
-        reason=reason,
+        reason=_edge_reason(tree, switch, radix, dual_homed, (node_ports, target_ports), types, node_ratio),
     )
-    return fab
+
+
+def _edge_clos(types: list[LeafType], radix: int) -> Clos | None:
+    """Two or three tiers over the node and target leaves; when that cannot reach, k-ary pods of radix/2 leaves
+    each (every leaf with the widest leaf's uplinks), a fourth tier past about k^3/4 ports; None beyond four."""
+    tree = clos(1, types, 1, radix, radix, allow_two_tier=True)
+    if tree is not None:
+        return tree
+    widest = max(types, key=lambda t: t.uplinks)
+    leaves = sum(t.count for t in types)
+    return clos(
+        leaves,
+        [LeafType(1, widest.uplinks, widest.max_uplinks)],
+        1,
+        radix,
+        radix,
+        first_pod_units=radix // 2,
+        allow_two_tier=False,
+        max_tiers=4,
+    )
+
+
+def _edge_reason(
+    tree: Clos,
+    switch: Part,
+    radix: int,
+    dual_homed: bool,
+    ports: tuple[int, int],
+    types: list[LeafType],
+    node_ratio: float,
+) -> str:
+    """Why this many tiers, in a sentence: the (node, target) ports that outgrow one switch (or an MLAG pair) and
+    the leaves (node leaves at `node_ratio`, target leaves at 1:1) sharing the spines and any cores."""
+    (node_ports, target_ports), (node, target) = ports, types
+    tiers = {
+        2: "Two tiers",
+        3: "Three tiers (leaves cannot reach enough spines for two)",
+        4: "Four tiers (three tiers of this radix reach about radix^3/4 ports, too few)",
+    }[tree.tiers]
+    cores = f" and {tree.cores:,} core switch(es)" if tree.cores else ""
+    cores += f" and {tree.super_cores:,} super-core switch(es)" if tree.super_cores else ""
+    one = "an MLAG pair of" if switch.text("technology") == "ethernet" and dual_homed else "one"
+    return (
+        f"{tiers}: {node_ports} system ports and {target_ports} storage and server ports are more than {one} "
+        f"{radix}-port {switch.id.upper()} switch(es) can take, so {node.count} system leaf switch(es) "
+        f"({node_ratio:.3g}:1) and {target.count} storage and server leaf switch(es) (1:1) share {tree.spines} "
+        f"spine(s){cores}."
+    )
 
 
 def storage_on_inband(phys: SystemPhysical, devices: EdgeDevices) -> bool:
