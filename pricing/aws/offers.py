@@ -18,7 +18,7 @@ the normalisation without a database. The rules that need judgement live here, e
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -173,35 +173,52 @@ def offers_build(
                 on_demand[(record.instance_type, record.region)] = record.usd_per_hour
 
     for quote in spot:
-        gpus = instance_gpus(quote.instance_type)
-        od_usd_per_hour = on_demand.get((quote.instance_type, quote.region))
-        usd_per_hour = usd_per_hour_round(quote.usd_per_hour)
-        constrained = od_usd_per_hour is not None and usd_per_hour >= od_usd_per_hour
-        raw = {
-            "AvailabilityZone": quote.availability_zone,
-            "AvailabilityZoneId": quote.availability_zone_id,
-            "InstanceType": quote.instance_type,
-            "ProductDescription": quote.product_description,
-            "SpotPrice": str(quote.usd_per_hour),
-            "Timestamp": quote.timestamp,
-            "on_demand_usd_per_hour": od_usd_per_hour,
-        }
-        if constrained:
-            raw["capacity_note"] = "spot at the on-demand price: no spare capacity in this AZ"
-        record = OfferRecord(
-            instance_type=quote.instance_type,
-            region=quote.region,
-            availability_zone_id=quote.availability_zone_id,
-            purchase=SPOT,
-            usd_per_hour=usd_per_hour,
-            gpus=gpus.gpus,
-            gpu_model=gpus.gpu_model,
-            capacity_constrained=constrained,
-            raw=json_safe(raw),
-            observed_at=quote.timestamp.isoformat() if isinstance(quote.timestamp, datetime) else str(quote.timestamp),
-        )
+        record = _spot_offer(quote, on_demand)
         records[record.key] = record  # spot_latest_by_az already kept one quote per AZ
+    for record in _capacity_block_offers(capacity_blocks):
+        records[record.key] = record
 
+    order = {purchase: i for i, purchase in enumerate(PURCHASE_OPTIONS)}
+    return sorted(
+        records.values(), key=lambda r: (r.instance_type, r.region, order[r.purchase], r.availability_zone_id)
+    )
+
+
+def _spot_offer(quote: SpotQuote, on_demand: Mapping[tuple[str, str], Decimal]) -> OfferRecord:
+    """One AZ's latest spot quote as an offer; a spot price at or above on-demand in its region marks the AZ as
+    capacity-constrained (no spare capacity there)."""
+    gpus = instance_gpus(quote.instance_type)
+    od_usd_per_hour = on_demand.get((quote.instance_type, quote.region))
+    usd_per_hour = usd_per_hour_round(quote.usd_per_hour)
+    constrained = od_usd_per_hour is not None and usd_per_hour >= od_usd_per_hour
+    raw = {
+        "AvailabilityZone": quote.availability_zone,
+        "AvailabilityZoneId": quote.availability_zone_id,
+        "InstanceType": quote.instance_type,
+        "ProductDescription": quote.product_description,
+        "SpotPrice": str(quote.usd_per_hour),
+        "Timestamp": quote.timestamp,
+        "on_demand_usd_per_hour": od_usd_per_hour,
+    }
+    if constrained:
+        raw["capacity_note"] = "spot at the on-demand price: no spare capacity in this AZ"
+    return OfferRecord(
+        instance_type=quote.instance_type,
+        region=quote.region,
+        availability_zone_id=quote.availability_zone_id,
+        purchase=SPOT,
+        usd_per_hour=usd_per_hour,
+        gpus=gpus.gpus,
+        gpu_model=gpus.gpu_model,
+        capacity_constrained=constrained,
+        raw=json_safe(raw),
+        observed_at=quote.timestamp.isoformat() if isinstance(quote.timestamp, datetime) else str(quote.timestamp),
+    )
+
+
+def _capacity_block_offers(capacity_blocks: Iterable[CapacityBlockQuote]) -> Iterator[OfferRecord]:
+    """One offer per (instance type, region): the cheapest capacity-block offering per instance-hour, with every
+    offering kept in `raw` for the record."""
     grouped: dict[tuple[str, str], list[CapacityBlockQuote]] = defaultdict(list)
     for quote in capacity_blocks:
         grouped[(quote.instance_type, quote.region)].append(quote)
@@ -209,7 +226,7 @@ def offers_build(
         quotes.sort(key=lambda q: (q.usd_per_instance_hour, q.start.isoformat() if q.start else "", q.offering_id))
         cheapest = quotes[0]  # pages may interleave offerings, so sort again after grouping
         gpus = instance_gpus(instance_type)
-        record = OfferRecord(
+        yield OfferRecord(
             instance_type=instance_type,
             region=region,
             availability_zone_id="",
@@ -236,9 +253,3 @@ def offers_build(
                 }
             ),
         )
-        records[record.key] = record
-
-    order = {purchase: i for i, purchase in enumerate(PURCHASE_OPTIONS)}
-    return sorted(
-        records.values(), key=lambda r: (r.instance_type, r.region, order[r.purchase], r.availability_zone_id)
-    )
