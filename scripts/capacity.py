@@ -203,6 +203,7 @@ def one_round(workers: int, plans: int, timeout_s: float, env: dict[str, str], u
 
 
 def main() -> None:
+    """One burst per worker count on a fresh Redis and database; exits 1 when a burst failed or timed out."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--plans", type=int, default=200, help="plan requests per burst (default 200)")
     parser.add_argument("--workers", default="1,2", help="worker counts to try, comma-separated (default 1,2)")
@@ -216,35 +217,8 @@ def main() -> None:
     try:
         port = int(redis.args[redis.args.index("--port") + 1])
         database_url = os.environ.get("PLANNER_TEST_DATABASE_URL", "")
-        env = dict(
-            os.environ,
-            PLANNER_VAR_DIR=str(VAR),
-            DJANGO_SETTINGS_MODULE="config.settings.base",
-            CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/0",
-            PLANNER_TASKS_EAGER="0",
-            PLANNER_WORKER_HEARTBEAT_S="1",
-            # One user sends the whole burst here: lift the per-user queue share this benchmark measures past.
-            PLANNER_MAX_ACTIVE_RUNS_PER_USER="100000",
-            LOG_LEVEL="WARNING",
-            PYTHONUNBUFFERED="1",
-        )
-        env.pop("DATABASE_URL", None)
-        if database_url:
-            env["DATABASE_URL"] = database_url
-        # This process is the client: it becomes a Django process with the same settings as the workers.
-        os.environ.clear()
-        os.environ.update(env)
-        sys.path.insert(0, str(REPO))
-        import django
-
-        django.setup()
-        from django.contrib.auth import get_user_model
-        from django.core.management import call_command
-
-        call_command("migrate", "--noinput", verbosity=0)
-        call_command("load_prices", verbosity=0)
-        user, _ = get_user_model().objects.get_or_create(username="capacity")
-
+        env = _worker_env(port, database_url)
+        user = _become_client(env)
         results = {
             "setup": {
                 "database": "postgresql" if database_url else "sqlite (WAL)",
@@ -266,6 +240,53 @@ def main() -> None:
         stop(redis)
 
     (VAR / "results.json").write_text(json.dumps(results, indent=2))
+    _print_table(results, args.plans)
+    if any(r.get("timed_out") or r.get("failed") for r in results["rounds"]):
+        sys.exit(1)
+
+
+def _worker_env(port: int, database_url: str) -> dict[str, str]:
+    """The environment the workers and this client share: the throw-away var/, the loopback Redis broker, real
+    (not eager) tasks, and the database (PostgreSQL when given, else SQLite under var/)."""
+    env = dict(
+        os.environ,
+        PLANNER_VAR_DIR=str(VAR),
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/0",
+        PLANNER_TASKS_EAGER="0",
+        PLANNER_WORKER_HEARTBEAT_S="1",
+        # One user sends the whole burst here: lift the per-user queue share this benchmark measures past.
+        PLANNER_MAX_ACTIVE_RUNS_PER_USER="100000",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("DATABASE_URL", None)
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    return env
+
+
+def _become_client(env: dict[str, str]):
+    """Make this process the client: a Django process with the workers' settings, its database migrated and the
+    fixture prices loaded; returns the user the bursts are submitted as."""
+    os.environ.clear()
+    os.environ.update(env)
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", "--noinput", verbosity=0)
+    call_command("load_prices", verbosity=0)
+    user, _ = get_user_model().objects.get_or_create(username="capacity")
+    return user
+
+
+def _print_table(results: dict, plans: int) -> None:
+    """One line per round (plans per minute, queue wait and end-to-end percentiles) and the scaling between the
+    first and last worker counts."""
     cols = (
         "workers",
         "succeeded",
@@ -292,7 +313,7 @@ def main() -> None:
     )
     print(
         f"database {results['setup']['database']}, {results['setup']['cpus']} CPUs, "
-        f"{args.plans} plans per burst ({', '.join(results['setup']['requests'])})"
+        f"{plans} plans per burst ({', '.join(results['setup']['requests'])})"
     )
     print("  ".join(f"{h:>11}" for h in heads))
     for row in results["rounds"]:
@@ -304,8 +325,6 @@ def main() -> None:
             f"x{rounds[-1]['plans_per_minute'] / rounds[0]['plans_per_minute']:.2f}"
         )
     print(f"written: {VAR / 'results.json'}")
-    if any(r.get("timed_out") or r.get("failed") for r in results["rounds"]):
-        sys.exit(1)
 
 
 if __name__ == "__main__":
