@@ -119,7 +119,7 @@ def start_workers(count: int, env: dict[str, str], label: str) -> list[subproces
             "-m",
             "celery",
             "-A",
-            "planner",
+            "config",  # the Celery app lives in config/celery.py (planner/__init__.py stays free of it)
             "worker",
             "--concurrency=1",  # the pool is the settings' choice: threads on SQLite, prefork on PostgreSQL
             "--without-gossip",
