@@ -84,6 +84,8 @@ def drive(port: int, token: str, method: str, path: str, body: bytes | None, sec
 
 
 def main() -> None:
+    """Set up a fresh database with one user, token and saved plan, serve it with gunicorn on loopback, drive reads
+    and creations for `--seconds` each, and print and write the figures."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--threads", type=int, default=8)
@@ -103,46 +105,10 @@ def main() -> None:
         LOG_LEVEL="WARNING",
     )
     env.pop("DATABASE_URL", None)
-
-    def manage(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [PY, "manage.py", *argv], cwd=REPO, env=env, check=True, capture_output=True, text=True, **kwargs
-        )
-
-    manage("migrate", "--noinput")
-    manage("load_prices")
-    manage("shell", "-c", "from django.contrib.auth.models import User; User.objects.create_user('load', password='x')")
-    token = manage("api_token", "load").stdout.strip()
-    saved = manage("plan", "--input", "-", "--save", "--user", "load", input=json.dumps(REQUEST))
-    plan_id = json.loads(saved.stdout)["id"]
-
-    server = subprocess.Popen(
-        [
-            PY,
-            "-m",
-            "gunicorn",
-            "config.wsgi",
-            "-b",
-            f"127.0.0.1:{args.port}",
-            "--workers",
-            str(args.gunicorn_workers),
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-        start_new_session=True,
-    )
+    token, plan_id = _prepare(env)
+    server = _start_gunicorn(env, args.port, args.gunicorn_workers)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=2)
-                conn.request("GET", "/api/schema/")
-                if conn.getresponse().status == 200:
-                    break
-            except OSError:
-                time.sleep(0.3)
+        _wait_until_serving(args.port)
         body = json.dumps(REQUEST).encode()
         results = {
             "read_plan": drive(args.port, token, "GET", f"/api/plans/{plan_id}/", None, args.seconds, args.threads),
@@ -160,6 +126,52 @@ def main() -> None:
         "cpus": os.cpu_count(),
     }
     (var / "results.json").write_text(json.dumps(results, indent=2))
+    _print_results(results)
+
+
+def _prepare(env: dict[str, str]) -> tuple[str, int]:
+    """Migrate, load the prices, create the user `load` and its API token, and save one plan to read back;
+    returns (token, plan id)."""
+
+    def manage(*argv: str, **kwargs) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [PY, "manage.py", *argv], cwd=REPO, env=env, check=True, capture_output=True, text=True, **kwargs
+        )
+
+    manage("migrate", "--noinput")
+    manage("load_prices")
+    manage("shell", "-c", "from django.contrib.auth.models import User; User.objects.create_user('load', password='x')")
+    token = manage("api_token", "load").stdout.strip()
+    saved = manage("plan", "--input", "-", "--save", "--user", "load", input=json.dumps(REQUEST))
+    return token, json.loads(saved.stdout)["id"]
+
+
+def _start_gunicorn(env: dict[str, str], port: int, workers: int) -> subprocess.Popen:
+    """gunicorn on loopback in a session of its own, so it and its workers stop together."""
+    return subprocess.Popen(
+        [PY, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "--workers", str(workers),
+         "--log-level", "warning"],
+        cwd=REPO,
+        env=env,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def _wait_until_serving(port: int) -> None:
+    """Until the API schema answers 200, for at most 30 s."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/schema/")
+            if conn.getresponse().status == 200:
+                break
+        except OSError:
+            time.sleep(0.3)
+
+
+def _print_results(results: dict) -> None:
+    """One line per operation: requests per second, latency percentiles, errors and requests."""
     print(f"{'operation':<12} {'req/s':>8} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7} {'requests':>9}")
     for name in ("read_plan", "create_plan"):
         r = results[name]
