@@ -10,7 +10,8 @@ from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import System
 from engine.catalog.parts import Part, PartsCatalog
 from engine.physical.fabric.compute import compute_fabric, compute_link_groups
-from engine.physical.fabric.edge import EdgeDevices, north_south_fabrics, north_south_link_groups
+from engine.physical.fabric.edge import EdgeDevices, north_south_fabrics
+from engine.physical.fabric.edge_links import north_south_link_groups
 from engine.physical.fabric.media import choose_media
 from engine.physical.fabric.oob import oob_fabric
 from engine.physical.fabric.types import Fabric, FabricPlan, Geometry
