@@ -117,53 +117,20 @@ def north_south_link_groups(
         ("storage", devices.storage_ports, devices.storage_units, storage_port, storage_gbps)
     ]
     mgmt_target: Target = ("mgmt", devices.mgmt_links, devices.mgmt_servers, "qsfp112_400g", mgmt.num("inband_gbps"))
+
+    def links(fab: Fabric, port_type: str, per_system: int, gbps: float, targets: list[Target]) -> list[LinkGroup]:
+        return edge_link_groups(fab, systems, port_type, systems * per_system, gbps, targets, geo, parts)
+
     if phys.north_south == "converged":
-        node_links = systems * (phys.storage_ports + phys.inband_ports)
-        groups = edge_link_groups(
-            storage,
-            systems,
-            phys.storage_port_type,
-            node_links,
-            phys.storage_gbps,
-            [*storage_targets, mgmt_target],
-            geo,
-            parts,
+        converged_ports = phys.storage_ports + phys.inband_ports
+        groups = links(
+            storage, phys.storage_port_type, converged_ports, phys.storage_gbps, [*storage_targets, mgmt_target]
         )
         return {"storage": groups, "inband": []}
-    if storage_on_inband(phys, devices):
-        inband_targets = [*storage_targets, mgmt_target]
-        return {
-            "storage": [],
-            "inband": edge_link_groups(
-                inband,
-                systems,
-                phys.inband_port_type,
-                systems * phys.inband_ports,
-                phys.inband_gbps,
-                inband_targets,
-                geo,
-                parts,
-            ),
-        }
-    return {
-        "storage": edge_link_groups(
-            storage,
-            systems,
-            phys.storage_port_type,
-            systems * phys.storage_ports,
-            phys.storage_gbps,
-            storage_targets,
-            geo,
-            parts,
-        ),
-        "inband": edge_link_groups(
-            inband,
-            systems,
-            phys.inband_port_type,
-            systems * phys.inband_ports,
-            phys.inband_gbps,
-            [mgmt_target],
-            geo,
-            parts,
-        ),
-    }
+    nfs = storage_on_inband(phys, devices)  # the storage is an NFS server on the in-band network
+    inband_targets = [*storage_targets, mgmt_target] if nfs else [mgmt_target]
+    inband_groups = links(inband, phys.inband_port_type, phys.inband_ports, phys.inband_gbps, inband_targets)
+    if nfs:
+        return {"storage": [], "inband": inband_groups}
+    storage_groups = links(storage, phys.storage_port_type, phys.storage_ports, phys.storage_gbps, storage_targets)
+    return {"storage": storage_groups, "inband": inband_groups}
