@@ -137,6 +137,17 @@ _LLAMA3 = (
     "Llama Team, AI @ Meta, 'The Llama 3 Herd of Models', arXiv 2407.21783 (2024-07-23), sections 3.3-3.4 and "
     "Table 4; meta-llama Llama 3.1 model card (2024-07-23), training GPU-hours"
 )
+_BLOOM = (
+    "Luccioni, Viguier and Ligozat, 'Estimating the Carbon Footprint of BLOOM, a 176B Parameter Language Model' "
+    "(JMLR 24(253), 2023; arXiv 2211.02001), Table 1; BigScience Workshop, 'BLOOM' (arXiv 2211.05100), section 3.4"
+)
+# BLOOM's published training script (bigscience-workshop/bigscience, train/tr11-176B-ml/tr11-176B-ml.slurm): 48
+# nodes of 8 A100-80GB, TP4 PP12 (so DP8), micro-batch 2, every layer recomputed ("--checkpoint-activations"),
+# BF16 with DeepSpeed's ZeRO-1-equivalent BF16 optimizer, no interleaving (DeepSpeed's pipeline engine has none),
+# and Megatron-DeepSpeed's stack of 2022: fused softmax kernels rather than FlashAttention, plain tensor-parallel
+# all-reduces without sequence parallelism, nothing overlapped.
+_BLOOM_LAYOUT = {"tp": 4, "pp": 12, "cp": 1, "micro_batch": 2, "recompute": "full", "zero_stage": 1, "interleave": 1}
+_MEGATRON_DEEPSPEED_2022 = {"flash_attention": 0, "sequence_parallel": 0, "tp_comm_overlap_fraction": 0}
 _DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
 
 
@@ -211,6 +222,18 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
     ),
     _pythia("12b", (36, 5120, 40, 40, 20480), 256, 4, 72_300),
     _pythia("6.9b", (32, 4096, 32, 32, 16384), 128, 2, 33_500),
+    WholeRunRow(
+        "bloom-176b",
+        _BLOOM,
+        _preset_request("bloom-176b", "dgx-a100-80gb", 384, 366e9, "bf16", _BLOOM_LAYOUT, **_MEGATRON_DEEPSPEED_2022),
+        1_082_990,
+        "gpu_hours",
+        False,
+        "384 A100-80GB (48 HPE Apollo 6500 nodes of Jean Zay, March-July 2022; the catalog's DGX A100 80GB stands "
+        "in), 366B tokens, the published batch ramp; published layout TP4 PP12 DP8, micro-batch 2, every layer "
+        "recomputed, Megatron-DeepSpeed of 2022 (no FlashAttention, no sequence parallelism; the script also ran "
+        "with CUDA_LAUNCH_BLOCKING=1 against hangs)",
+    ),
     WholeRunRow(
         "deepseek-v3",
         _DEEPSEEK,

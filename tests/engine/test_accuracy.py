@@ -8,6 +8,7 @@ hide exactly what issue 13 found (5 % in-sample, ~35 % on unseen runs).
 from __future__ import annotations
 
 import statistics
+from datetime import date
 
 import pytest
 
@@ -170,6 +171,13 @@ def test_whole_run_rows_agree_with_their_papers_other_figures():
     # Llama 3: 3.8e25 FLOPs for 405B = 6 x 405.9e9 parameters x 15.6e12 tokens (3.799e25).
     tokens = rows["llama3-405b"].request["training"]["tokens"]
     assert 6 * 405.9e9 * tokens == pytest.approx(3.8e25, rel=0.01)
+    # BLOOM: 1,082,990 GPU-hours on 48 nodes x 8 A100 = 117.5 days, the run's published dates (BigScience model card:
+    # 11 March to 5 July 2022, 116 days) within 1.5 %; its script's TP4 x PP12 x DP8 is those 384 GPUs.
+    bloom = rows["bloom-176b"]
+    days = bloom.published / (48 * 8) / 24
+    assert days == pytest.approx((date(2022, 7, 5) - date(2022, 3, 11)).days, rel=0.015)
+    par = bloom.request["training"]["parallelism"]
+    assert par["tp"] * par["pp"] * 8 == bloom.request["training"]["gpus"] == 384
 
 
 def test_stored_ranges_hold_every_refit_with_a_source_left_out(figures):
