@@ -11,7 +11,14 @@ import statistics
 
 from calibration.fit import FITTED, leave_one_source_out
 from calibration.training import ROWS
-from calibration.whole_run import WHOLE_RUN_ROWS, implied_production_efficiency, whole_run_loso, whole_run_range
+from calibration.whole_run import (
+    UNCOUNTED_RUNS,
+    WHOLE_RUN_ROWS,
+    implied_production_efficiency,
+    uncounted_predictions,
+    whole_run_loso,
+    whole_run_range,
+)
 from engine.assumptions.registry import ASSUMPTIONS
 from engine.catalog.hardware import Catalog
 
@@ -43,7 +50,34 @@ def accuracy_figures(catalog: Catalog) -> dict[str, object]:
         "whole_run_pending": wr_pending,
         "whole_run_ranges": ranges,
         "whole_run_implied": implied_production_efficiency(catalog),
+        "uncounted": {run.id: uncounted_predictions(run, catalog) for run in UNCOUNTED_RUNS},
     }
+
+
+def _uncounted_lines(f: dict[str, object]) -> list[str]:
+    """Famous published runs whose GPU count is unpublished: the planner's figure at plausible counts, shown so
+    the reader sees the disagreement, not fitted (one guessed count would make the error whatever it picked)."""
+    predictions: dict[str, dict[int, float]] = f["uncounted"]  # type: ignore[assignment]
+    lines = [
+        "## Published runs checked, not fitted",
+        "",
+        "Runs whose GPU count and batch are unpublished: the planner's expected whole run at several plausible "
+        "counts (published batch unknown, so the planner's 4M-token default), against the published figure. "
+        "They move no constant and are not in the errors above.",
+        "",
+        "| Run | Source | Published | Planner (error) by GPU count | Notes |",
+        "|---|---|---|---|---|",
+    ]
+    for run in UNCOUNTED_RUNS:
+        by_count = predictions.get(run.id, {})
+        cells = "; ".join(
+            f"{gpus:,} GPUs: {_figure(value, run.unit)} ({value / run.published - 1:+.0%})"
+            for gpus, value in sorted(by_count.items())
+        )
+        lines.append(
+            f"| {run.id} | {run.source} | {_figure(run.published, run.unit)} | {cells or 'infeasible'} | {run.notes} |"
+        )
+    return lines
 
 
 def _production_spread_lines(f: dict[str, object]) -> list[str]:
@@ -204,6 +238,8 @@ def training_lines(catalog: Catalog) -> list[str]:
     lines += [
         "",
         *_production_spread_lines(f)[1:],
+        "",
+        *_uncounted_lines(f),
         "",
         "## Reading the errors",
         "",

@@ -23,10 +23,13 @@ from engine.catalog.hardware import Catalog
 from engine.request.validation import RequestInvalid
 
 __all__ = [
+    "UNCOUNTED_RUNS",
     "WHOLE_RUN_ROWS",
+    "UncountedRun",
     "WholeRunRow",
     "evaluate_whole_run",
     "implied_production_efficiency",
+    "uncounted_predictions",
     "whole_run_loso",
     "whole_run_range",
 ]
@@ -373,3 +376,69 @@ def whole_run_loso(catalog: Catalog) -> tuple[dict[str, float], dict[str, float]
         values = _fit(rest, catalog) if rest else full
         loso.update(_errors([r for r in runnable if r.source == source], catalog, values))
     return full, in_sample, loso, pending
+
+
+@dataclass(frozen=True)
+class UncountedRun:
+    """A published whole run checked but not fitted: its GPU count (and batch) is unpublished, so the planner's
+    figure is shown at several plausible counts instead of one guess. It is reported beside the fitted rows so a
+    reader sees where the planner disagrees with a famous figure, not used to move any constant."""
+
+    id: str
+    source: str
+    preset: str
+    system: str
+    tokens: float
+    published: float
+    unit: str
+    gpu_counts: tuple[int, ...]
+    notes: str
+
+
+_LLAMA31_CARD = "meta-llama Llama 3.1 model card (2024-07-23), training GPU-hours"
+UNCOUNTED_RUNS: list[UncountedRun] = [
+    UncountedRun(
+        "llama3.1-8b",
+        _LLAMA31_CARD,
+        "llama-3-8b",
+        "dgx-h100",
+        15e12,
+        1_460_000,
+        "gpu_hours",
+        (1024, 2048, 4096),
+        "GPU count and batch not published (the planner's 4M-token default); 1.46M GPU-hours for 15T tokens is "
+        "14 % MFU by 6ND, where the planner's steady state for the 8B on 1-4K H100 is 37-50 %",
+    ),
+    UncountedRun(
+        "llama3.1-70b",
+        _LLAMA31_CARD,
+        "llama-3-70b",
+        "dgx-h100",
+        15e12,
+        7_000_000,
+        "gpu_hours",
+        (2048, 4096, 8192),
+        "GPU count and batch not published (the planner's 4M-token default); 7.0M GPU-hours for 15T tokens is "
+        "26 % MFU by 6ND",
+    ),
+]
+
+
+def uncounted_predictions(run: UncountedRun, catalog: Catalog) -> dict[int, float]:
+    """The planner's figure (the run's unit) at each plausible GPU count; counts the planner finds infeasible are
+    left out."""
+    out = {}
+    for gpus in run.gpu_counts:
+        row = WholeRunRow(
+            run.id,
+            run.source,
+            _preset_request(run.preset, run.system, gpus, run.tokens, "bf16", {}),
+            run.published,
+            run.unit,
+            False,
+            run.notes,
+        )
+        value, _why = evaluate_whole_run(row, catalog)
+        if value is not None:
+            out[gpus] = value
+    return out

@@ -15,7 +15,7 @@ import pytest
 from calibration.fit import FITTED
 from calibration.report import accuracy_figures
 from calibration.training import ROWS, evaluate_rows
-from calibration.whole_run import WHOLE_RUN_ROWS, evaluate_whole_run
+from calibration.whole_run import UNCOUNTED_RUNS, WHOLE_RUN_ROWS, evaluate_whole_run
 from engine.assumptions.registry import ASSUMPTIONS
 
 LOSO_MEDIAN_LIMIT = 0.20
@@ -178,6 +178,21 @@ def test_whole_run_rows_agree_with_their_papers_other_figures():
     assert days == pytest.approx((date(2022, 7, 5) - date(2022, 3, 11)).days, rel=0.015)
     par = bloom.request["training"]["parallelism"]
     assert par["tp"] * par["pp"] * 8 == bloom.request["training"]["gpus"] == 384
+
+
+def test_runs_checked_but_not_fitted_are_reported_at_each_plausible_gpu_count(figures):
+    # The Llama 3.1 model card's 8B and 70B GPU-hours: 6 x 8.03e9 x 15e12 / (1.46e6 h x 3600 x 989e12) = 13.9 %
+    # and 6 x 70.6e9 x 15e12 / (7.0e6 x 3600 x 989e12) = 25.5 % MFU, the figures the notes quote.
+    runs = {r.id: r for r in UNCOUNTED_RUNS}
+    assert 6 * 8.03e9 * 15e12 / (runs["llama3.1-8b"].published * 3600 * 989e12) == pytest.approx(0.139, abs=0.001)
+    assert 6 * 70.6e9 * 15e12 / (runs["llama3.1-70b"].published * 3600 * 989e12) == pytest.approx(0.255, abs=0.001)
+    assert "14 %" in runs["llama3.1-8b"].notes and "26 %" in runs["llama3.1-70b"].notes
+    for rid, run in runs.items():
+        assert sorted(figures["uncounted"][rid]) == sorted(run.gpu_counts), rid  # every count is plannable
+    # More GPUs on the same batch cannot make a run cheaper in GPU-hours (each GPU gets less of the batch).
+    for rid, by_count in figures["uncounted"].items():
+        hours = [by_count[g] for g in sorted(by_count)]
+        assert hours == sorted(hours), rid
 
 
 def test_stored_ranges_hold_every_refit_with_a_source_left_out(figures):
