@@ -22,7 +22,17 @@ from engine.assumptions.registry import ASSUMPTIONS
 from engine.catalog.hardware import Catalog
 from engine.request.validation import RequestInvalid
 
-__all__ = ["WHOLE_RUN_ROWS", "WholeRunRow", "evaluate_whole_run", "whole_run_loso", "whole_run_range"]
+__all__ = [
+    "UNCOUNTED_RUNS",
+    "WHOLE_RUN_ROWS",
+    "UncountedRun",
+    "WholeRunRow",
+    "evaluate_whole_run",
+    "implied_production_efficiency",
+    "uncounted_predictions",
+    "whole_run_loso",
+    "whole_run_range",
+]
 
 # Llama 2's GPU counts are not published; the rows use 2,048 A100 (256 DGX A100), the count LLaMA (1) published
 # for its 65B run and a slice Meta's 16,000-GPU Research SuperCluster readily supplies. The planner's GPU-hours
@@ -55,12 +65,20 @@ def _shape(layers: int, hidden: int, heads: int, kv: int, ffn: int, vocab: int, 
 
 
 def _request(
-    model: dict, system: str, gpus: int, tokens: float, batch_tokens: int, parallelism: dict | None = None
+    model: dict,
+    system: str,
+    gpus: int,
+    tokens: float,
+    batch_tokens: int,
+    parallelism: dict | None = None,
+    software: dict[str, float] | None = None,
 ) -> dict[str, Any]:
+    """A run's plan request; `software` fixes the stack of the run's time where its configuration publishes it
+    (as the throughput rows do), so a 2022 run is not credited with kernels and overlaps it did not have."""
     training = {"tokens": tokens, "gpus": gpus, "global_batch_tokens": batch_tokens, "checkpointing": CKPT}
     if parallelism:
         training["parallelism"] = parallelism
-    return {
+    request = {
         "workload": "training",
         "model": model,
         "hardware": {"system": system},
@@ -68,6 +86,9 @@ def _request(
         # asynchronously), not the mode `auto` would pick today.
         "training": training,
     }
+    if software:
+        request["assumptions"] = dict(software)
+    return request
 
 
 def _preset_request(
@@ -105,14 +126,31 @@ _NEOX = {"ffn_gated": False, "biases": True}
 # accumulation steps, every layer's activations recomputed ("checkpoint-activations", one layer per checkpoint)
 # and DeepSpeed ZeRO stage 1. A whole run is predicted with the layout the run used, as the throughput rows are:
 # the search's best layout is not what a 2022 run chose (it skips the full recompute, a third more compute).
-_PYTHIA_LAYOUT = {"pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 1}
+# No context parallelism (GPT-NeoX had none). The same configs fix the stack: FlashAttention ("attention-config":
+# flash), Megatron-style tensor-parallel all-reduces without sequence parallelism and so without overlapping them
+# (GPT-NeoX of 2022 had neither; "partition-activations" only shards the saved activations).
+_PYTHIA_LAYOUT = {"pp": 1, "cp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 1}
+_PYTHIA_SOFTWARE = {"flash_attention": 1, "sequence_parallel": 0, "tp_comm_overlap_fraction": 0}
 # MPT-7B's published training configuration (mosaicml/llm-foundry, scripts/train/yamls/pretrain/mpt-7b.yaml):
-# FSDP FULL_SHARD, activation checkpointing on every block, device micro-batch 8, no tensor parallelism.
-_MPT_LAYOUT = {"tp": 1, "pp": 1, "micro_batch": 8, "recompute": "full", "zero_stage": 3}
+# FSDP FULL_SHARD, activation checkpointing on every block, no tensor or context parallelism. Its device
+# micro-batch of 8 is a ceiling: the published run's 1,760 sequences per step on 440 GPUs give each GPU 4, taken
+# in one micro-step (a pinned 8 would make the planner double the batch to keep every GPU's micro-batch full).
+_MPT_LAYOUT = {"tp": 1, "pp": 1, "cp": 1, "micro_batch": 4, "recompute": "full", "zero_stage": 3}
 _LLAMA3 = (
     "Llama Team, AI @ Meta, 'The Llama 3 Herd of Models', arXiv 2407.21783 (2024-07-23), sections 3.3-3.4 and "
     "Table 4; meta-llama Llama 3.1 model card (2024-07-23), training GPU-hours"
 )
+_BLOOM = (
+    "Luccioni, Viguier and Ligozat, 'Estimating the Carbon Footprint of BLOOM, a 176B Parameter Language Model' "
+    "(JMLR 24(253), 2023; arXiv 2211.02001), Table 1; BigScience Workshop, 'BLOOM' (arXiv 2211.05100), section 3.4"
+)
+# BLOOM's published training script (bigscience-workshop/bigscience, train/tr11-176B-ml/tr11-176B-ml.slurm): 48
+# nodes of 8 A100-80GB, TP4 PP12 (so DP8), micro-batch 2, every layer recomputed ("--checkpoint-activations"),
+# BF16 with DeepSpeed's ZeRO-1-equivalent BF16 optimizer, no interleaving (DeepSpeed's pipeline engine has none),
+# and Megatron-DeepSpeed's stack of 2022: fused softmax kernels rather than FlashAttention, plain tensor-parallel
+# all-reduces without sequence parallelism, nothing overlapped.
+_BLOOM_LAYOUT = {"tp": 4, "pp": 12, "cp": 1, "micro_batch": 2, "recompute": "full", "zero_stage": 1, "interleave": 1}
+_MEGATRON_DEEPSPEED_2022 = {"flash_attention": 0, "sequence_parallel": 0, "tp_comm_overlap_fraction": 0}
 _DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
 
 
@@ -123,12 +161,13 @@ def _pythia(label: str, shape: tuple[int, ...], gpus: int, tp: int, hours: float
     return WholeRunRow(
         f"pythia-{label}",
         _PYTHIA,
-        _request(model, "dgx-a100-40gb", gpus, 300e9, 1024 * 2048, {"tp": tp, **_PYTHIA_LAYOUT}),
+        _request(model, "dgx-a100-40gb", gpus, 300e9, 1024 * 2048, {"tp": tp, **_PYTHIA_LAYOUT}, _PYTHIA_SOFTWARE),
         hours,
         "gpu_hours",
         True,
         f"{gpus} A100-40GB, GPT-NeoX (2022); failures excluded; published layout TP{tp}, micro-batch 8, full "
-        "recompute, ZeRO-1 (EleutherAI/pythia configs)",
+        "recompute, ZeRO-1, FlashAttention, tensor-parallel all-reduces without sequence parallelism "
+        "(EleutherAI/pythia configs)",
     )
 
 
@@ -182,10 +221,22 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         "days",
         False,
         "440 A100-40GB, wall clock including 4 hardware-failure restarts; published layout FSDP full shard, "
-        "micro-batch 8, every layer recomputed (llm-foundry mpt-7b.yaml)",
+        "4 sequences per GPU per step (1,760 on 440), every layer recomputed (llm-foundry mpt-7b.yaml)",
     ),
     _pythia("12b", (36, 5120, 40, 40, 20480), 256, 4, 72_300),
     _pythia("6.9b", (32, 4096, 32, 32, 16384), 128, 2, 33_500),
+    WholeRunRow(
+        "bloom-176b",
+        _BLOOM,
+        _preset_request("bloom-176b", "dgx-a100-80gb", 384, 366e9, "bf16", _BLOOM_LAYOUT, **_MEGATRON_DEEPSPEED_2022),
+        1_082_990,
+        "gpu_hours",
+        False,
+        "384 A100-80GB (48 HPE Apollo 6500 nodes of Jean Zay, March-July 2022; the catalog's DGX A100 80GB stands "
+        "in), 366B tokens, the published batch ramp; published layout TP4 PP12 DP8, micro-batch 2, every layer "
+        "recomputed, Megatron-DeepSpeed of 2022 (no FlashAttention, no sequence parallelism; the script also ran "
+        "with CUDA_LAUNCH_BLOCKING=1 against hangs)",
+    ),
     WholeRunRow(
         "deepseek-v3",
         _DEEPSEEK,
@@ -268,24 +319,43 @@ def _errors(rows: list[WholeRunRow], catalog: Catalog, overrides: dict[str, floa
     return out
 
 
+def _row_solutions(rows: list[WholeRunRow], catalog: Catalog, values: dict[str, float], name: str) -> dict[str, float]:
+    """The value of constant `name` that would make each row exact (the others at `values`): the row's error is
+    a power law in the constant, its exponent read from a second run with the constant 15 % higher."""
+    a = ASSUMPTIONS[name]
+    base = _errors(rows, catalog, values)
+    step = min(a.maximum, values[name] * 1.15)
+    if step == values[name]:
+        return {}
+    moved = _errors(rows, catalog, {**values, name: step})
+    out = {}
+    for rid, err in base.items():
+        lo, hi = 1.0 + err, 1.0 + moved.get(rid, err)
+        if hi > 0 and lo > 0 and hi != lo:
+            power = math.log(hi / lo) / math.log(step / values[name])
+            out[rid] = values[name] * (1.0 / lo) ** (1.0 / power)
+    return out
+
+
 def _fit(rows: list[WholeRunRow], catalog: Catalog) -> dict[str, float]:
     """Each whole-run constant by the median per-row solution of a power law (as calibration.fit does)."""
     values = {n: float(ASSUMPTIONS[n].default) for n in fitted_whole_run_constants()}
     for name in values:
         a = ASSUMPTIONS[name]
         for _ in range(2):
-            base = _errors(rows, catalog, values)
-            step = min(a.maximum, values[name] * 1.15)
-            moved = _errors(rows, catalog, {**values, name: step})
-            solutions = []
-            for rid, err in base.items():
-                lo, hi = 1.0 + err, 1.0 + moved.get(rid, err)
-                if hi > 0 and lo > 0 and hi != lo and step != values[name]:
-                    power = math.log(hi / lo) / math.log(step / values[name])
-                    solutions.append(values[name] * (1.0 / lo) ** (1.0 / power))
+            solutions = _row_solutions(rows, catalog, values, name)
             if solutions:
-                values[name] = min(a.maximum, max(a.minimum, statistics.median(solutions)))
+                values[name] = min(a.maximum, max(a.minimum, statistics.median(solutions.values())))
     return values
+
+
+def implied_production_efficiency(catalog: Catalog) -> dict[str, float]:
+    """Per runnable row, the production efficiency that would reproduce its published figure exactly (the
+    uncapped per-row solution the fit takes the median of): the spread the plan's range has to cover, and the
+    reason one value cannot hold every source (the accuracy report prints it)."""
+    runnable = [r for r in WHOLE_RUN_ROWS if evaluate_whole_run(r, catalog)[0] is not None]
+    values = {n: float(ASSUMPTIONS[n].default) for n in fitted_whole_run_constants()}
+    return _row_solutions(runnable, catalog, values, "production_efficiency")
 
 
 def whole_run_loso(catalog: Catalog) -> tuple[dict[str, float], dict[str, float], dict[str, float], dict[str, str]]:
@@ -306,3 +376,69 @@ def whole_run_loso(catalog: Catalog) -> tuple[dict[str, float], dict[str, float]
         values = _fit(rest, catalog) if rest else full
         loso.update(_errors([r for r in runnable if r.source == source], catalog, values))
     return full, in_sample, loso, pending
+
+
+@dataclass(frozen=True)
+class UncountedRun:
+    """A published whole run checked but not fitted: its GPU count (and batch) is unpublished, so the planner's
+    figure is shown at several plausible counts instead of one guess. It is reported beside the fitted rows so a
+    reader sees where the planner disagrees with a famous figure, not used to move any constant."""
+
+    id: str
+    source: str
+    preset: str
+    system: str
+    tokens: float
+    published: float
+    unit: str
+    gpu_counts: tuple[int, ...]
+    notes: str
+
+
+_LLAMA31_CARD = "meta-llama Llama 3.1 model card (2024-07-23), training GPU-hours"
+UNCOUNTED_RUNS: list[UncountedRun] = [
+    UncountedRun(
+        "llama3.1-8b",
+        _LLAMA31_CARD,
+        "llama-3-8b",
+        "dgx-h100",
+        15e12,
+        1_460_000,
+        "gpu_hours",
+        (1024, 2048, 4096),
+        "GPU count and batch not published (the planner's 4M-token default); 1.46M GPU-hours for 15T tokens is "
+        "14 % MFU by 6ND, where the planner's steady state for the 8B on 1-4K H100 is 37-50 %",
+    ),
+    UncountedRun(
+        "llama3.1-70b",
+        _LLAMA31_CARD,
+        "llama-3-70b",
+        "dgx-h100",
+        15e12,
+        7_000_000,
+        "gpu_hours",
+        (2048, 4096, 8192),
+        "GPU count and batch not published (the planner's 4M-token default); 7.0M GPU-hours for 15T tokens is "
+        "26 % MFU by 6ND",
+    ),
+]
+
+
+def uncounted_predictions(run: UncountedRun, catalog: Catalog) -> dict[int, float]:
+    """The planner's figure (the run's unit) at each plausible GPU count; counts the planner finds infeasible are
+    left out."""
+    out = {}
+    for gpus in run.gpu_counts:
+        row = WholeRunRow(
+            run.id,
+            run.source,
+            _preset_request(run.preset, run.system, gpus, run.tokens, "bf16", {}),
+            run.published,
+            run.unit,
+            False,
+            run.notes,
+        )
+        value, _why = evaluate_whole_run(row, catalog)
+        if value is not None:
+            out[gpus] = value
+    return out

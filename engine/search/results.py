@@ -116,18 +116,47 @@ class Infeasibility:
     no_exact_batch: bool = False  # no layout can take the global batch exactly (the nearest batch was tried)
 
 
-def batch_report(plan: Plan, requested_sequences: int) -> dict[str, object]:
+def batch_report(
+    plan: Plan, requested_sequences: int, pinned_micro_batch: int | None = None, tolerance: float = 0.0
+) -> dict[str, object]:
     """The plan's batch keys: the requested global batch and, when the plan trains on another one, a note saying
-    plainly why and what it used (the plan page shows it beside the training figures)."""
+    plainly why, what it used and what would train on the requested batch (the plan page shows it beside the
+    training figures). Three causes, each with its own remedy: a pinned micro-batch larger than each
+    data-parallel rank's share, a deadline plan that saved GPUs within `global_batch_tolerance`, or a GPU count
+    whose layouts cannot split the batch evenly."""
     if plan.batch_exact or requested_sequences <= 0:
         return {"global_batch_sequences_requested": requested_sequences or None, "batch_note": None}
     used = plan.global_batch_sequences
     off = used / requested_sequences - 1.0
-    note = (
-        f"global batch: the plan trains on {used} sequences per step, {off:+.1%} from the requested "
-        f"{requested_sequences}: the nearest batch that dp = {plan.dp} x micro_batch = {plan.micro_batch} splits "
-        f"evenly ({plan.micro_batches} micro-batches per step). Training on exactly {requested_sequences} needs a dp "
-        f"that divides it, which takes more GPUs (or no such layout fits). Set the assumption global_batch_tolerance "
-        f"to 0 to require the exact batch, or choose a batch with more factors of 2."
+    head = (
+        f"global batch: the plan trains on {used:,} sequences per step, {off:+.1%} from the requested "
+        f"{requested_sequences:,}"
     )
+    if pinned_micro_batch is not None and plan.dp * pinned_micro_batch > requested_sequences:
+        share = requested_sequences // plan.dp
+        remedy = (
+            f"pin a micro-batch of at most {share} or leave it to the search"
+            if share >= 1
+            else "use fewer GPUs or a larger batch"
+        )
+        note = (
+            f"{head}: the pinned micro-batch of {pinned_micro_batch} on {plan.dp:,} data-parallel ranks needs at "
+            f"least {plan.dp * pinned_micro_batch:,} sequences per step, more than the requested batch gives each "
+            f"rank ({requested_sequences:,} / {plan.dp:,}). To train on the requested batch, {remedy}."
+        )
+    elif 0 < abs(off) <= tolerance:
+        note = (
+            f"{head}, within the {tolerance:.0%} the assumption global_batch_tolerance allows: data-parallel size "
+            f"{plan.dp:,} x micro-batch {plan.micro_batch} splits it evenly ({plan.micro_batches} micro-batches per "
+            f"step) on fewer GPUs than an exact split needs. With the tolerance at 0 a deadline plan keeps the exact "
+            f"batch."
+        )
+    else:
+        note = (
+            f"{head}: no layout on {plan.gpus:,} GPUs splits {requested_sequences:,} sequences evenly (data-parallel "
+            f"size x micro-batch must divide it), so the plan uses the nearest batch that data-parallel size "
+            f"{plan.dp:,} x micro-batch {plan.micro_batch} splits ({plan.micro_batches} micro-batches per step). A "
+            f"GPU count whose data-parallel size divides the batch, or a batch with more factors of 2, trains on it "
+            f"exactly."
+        )
     return {"global_batch_sequences_requested": requested_sequences, "batch_note": note}

@@ -104,6 +104,9 @@ class TrainingResult:
     search: SearchStats | None = None
     frontier: list[dict[str, object]] = field(default_factory=list)
     global_batch_sequences_requested: int = 0
+    # The request's pinned micro-batch and batch tolerance, so a changed batch's note names its real cause.
+    pinned_micro_batch: int | None = None
+    batch_tolerance: float = 0.0
     # Where the requested global batch comes from, in words for the explain entry (the preset's publication or
     # the request); set by the chain, which knows the preset.
     batch_source: str = "the global batch given in the request (tokens)"
@@ -152,7 +155,7 @@ class TrainingResult:
             "flops_per_token": self.flops_per_token,
             "hardware_flops_per_token": self.hardware_flops_per_token,
             "peak_tflops_per_gpu": self.peak_tflops,
-            **batch_report(p, self.global_batch_sequences_requested),
+            **batch_report(p, self.global_batch_sequences_requested, self.pinned_micro_batch, self.batch_tolerance),
         }
 
 
@@ -298,6 +301,8 @@ def _result(
         whole_run_note=failure_note(spec, run, good),
         search=stats,
         global_batch_sequences_requested=search.batch_sequences,
+        pinned_micro_batch=spec.parallelism.micro_batch,
+        batch_tolerance=search.batch_tolerance,
     )
 
 

@@ -184,6 +184,20 @@ def test_a_batch_no_layout_can_take_exactly_uses_the_nearest_and_says_so(plan):
     assert "nearest batch" in t["batch_note"] and str(used) in t["batch_note"] and "509" in t["batch_note"]
 
 
+def test_a_pinned_micro_batch_larger_than_each_ranks_share_is_named_as_the_cause(plan):
+    # 32 sequences on 16 data-parallel ranks is 2 per rank; a pinned micro-batch of 4 needs 16 x 4 = 64.
+    p = plan({"workload": "training", "model": {"preset": "llama-3-8b"},
+              "training": {"tokens": 1e11, "gpus": 16, "global_batch_tokens": 32 * 8192,
+                           "parallelism": {"tp": 1, "pp": 1, "cp": 1, "micro_batch": 4, "zero_stage": 3,
+                                           "recompute": "full"}},
+              "hardware": {"system": "dgx-h100"}})  # fmt: skip
+    t = p["training"]
+    assert t["global_batch_sequences_requested"] == 32 and t["global_batch_sequences"] == 64
+    note = t["batch_note"]
+    assert "+100.0%" in note and "pinned micro-batch of 4 on 16 data-parallel ranks" in note
+    assert "at least 64" in note and "at most 2" in note
+
+
 def test_offload_is_searched_only_when_nothing_fits(catalog, shape_of):
     system = catalog.systems["dgx-h100"]
     work = analyse_model(shape_of("llama-3-70b"))

@@ -2,7 +2,8 @@
 
 Expected values are the publications' own figures: Llama 3 405B ends on 16M tokens (2,048 sequences of 8,192;
 'The Llama 3 Herd of Models', section 3.4.1), GPT-3 175B on 3.2M tokens (1,536 sequences of 2,048; Brown et al.
-2020, Table 2.1), and Llama 2 used 4M tokens at every size (Touvron et al. 2023), the planner's default.
+2020, Table 2.1), BLOOM 176B on 2,048 sequences of 2,048 (BigScience's training script), and Llama 2 used 4M
+tokens at every size (Touvron et al. 2023), the planner's default.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ def _request(preset: str, **training) -> dict:
 
 @pytest.mark.parametrize(
     ("preset", "tokens", "sequences"),
-    [("llama-3-405b", 2048 * 8192, 2048), ("gpt-3-175b", 1536 * 2048, 1536), ("llama-3-70b", 4 * 1024 * 1024, 512)],
+    [
+        ("llama-3-405b", 2048 * 8192, 2048),
+        ("gpt-3-175b", 1536 * 2048, 1536),
+        ("llama-3-70b", 4 * 1024 * 1024, 512),
+        ("bloom-176b", 2048 * 2048, 2048),  # BigScience's tr11-176B-ml.slurm: GLOBAL_BATCH_SIZE=2048 of 2,048 tokens
+    ],
 )
 def test_a_preset_defaults_to_its_published_batch(catalog, preset, tokens, sequences):
     request = validate_request(_request(preset), catalog)

@@ -96,6 +96,7 @@ def test_llama_3_8b_hand_count(catalog):
         ("llama-3-70b", 70.6e9),
         ("llama-3-405b", 405.9e9),
         ("mixtral-8x22b", 141e9),
+        ("bloom-176b", 176_247_271_424),  # bigscience/bloom on Hugging Face: 176,247,271,424 parameters
     ],
 )
 def test_published_sizes(catalog, preset, published):
