@@ -33,6 +33,7 @@ import numpy as np
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
+from engine.performance.batch_ramp import fixed_share
 from engine.performance.memory import OFFLOAD_CODES, memory_options_for
 from engine.performance.step_time import (
     Efficiency,
@@ -43,7 +44,7 @@ from engine.performance.step_time import (
     hardware_for,
     step_costs,
 )
-from engine.performance.whole_run import Z90, WholeRunInputs, fixed_share, run_efficiency
+from engine.performance.whole_run import Z90, WholeRunInputs, run_efficiency
 from engine.request.spec import TrainingSpec
 from engine.search import deadline, fixed
 from engine.search.count_efficiency import CountEfficiency, count_efficiency

@@ -15,9 +15,10 @@ from typing import Any
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
+from engine.performance.batch_ramp import fixed_share
 from engine.performance.goodput import Goodput, expected_goodput
 from engine.performance.memory import MemoryBreakdown
-from engine.performance.whole_run import WholeRun, fixed_share, whole_run_days, whole_runs
+from engine.performance.whole_run import WholeRun, whole_run_days, whole_runs
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Plan, SearchStats, TrainingSearch
 from engine.search.results import batch_report

@@ -16,12 +16,10 @@ import pytest
 
 from engine import run_plan, to_json, validate_request
 from engine.assumptions.registry import Assumptions
+from engine.performance.batch_ramp import fixed_share, ramp_efficiency, ramp_excess
 from engine.performance.whole_run import (
     Z90,
     WholeRunInputs,
-    fixed_share,
-    ramp_efficiency,
-    ramp_excess,
     whole_run,
     whole_run_days,
     whole_runs,
