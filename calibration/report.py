@@ -13,13 +13,12 @@ from typing import Any
 from calibration.fit import FITTED, leave_one_source_out
 from calibration.training import ROWS
 from calibration.whole_run import (
-    UNCOUNTED_RUNS,
-    WHOLE_RUN_ROWS,
     implied_production_efficiency,
     uncounted_predictions,
     whole_run_loso,
     whole_run_range,
 )
+from calibration.whole_run_rows import UNCOUNTED_RUNS, WHOLE_RUN_ROWS
 from engine.assumptions.registry import ASSUMPTIONS
 from engine.catalog.hardware import Catalog
 

@@ -15,7 +15,8 @@ import pytest
 from calibration.fit import FITTED
 from calibration.report import accuracy_figures
 from calibration.training import ROWS, evaluate_rows
-from calibration.whole_run import UNCOUNTED_RUNS, WHOLE_RUN_ROWS, evaluate_whole_run
+from calibration.whole_run import evaluate_whole_run
+from calibration.whole_run_rows import UNCOUNTED_RUNS, WHOLE_RUN_ROWS
 from engine.assumptions.registry import ASSUMPTIONS
 
 LOSO_MEDIAN_LIMIT = 0.20
