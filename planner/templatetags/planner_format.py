@@ -176,6 +176,15 @@ def provider(value: str) -> str:
 
 
 @register.filter
+def instance(row) -> str:
+    """A cloud row's or break-even row's instance as procurement and finance both read it: the provider's id with
+    its GPUs in words ("p5.48xlarge (8 x H100 SXM5 80GB)"); the id alone for plans stored before rows carried them."""
+    instance_type = str(getattr(row, "instance_type", "") or "")
+    hardware = getattr(row, "hardware", None)
+    return f"{instance_type} ({hardware})" if hardware else instance_type
+
+
+@register.filter
 def purchase(value: str) -> str:
     """A cloud row's purchase id in words (`on_demand` -> on-demand, `reserved_1y` -> 1-year reserved)."""
     return purchase_name(str(value or ""))
