@@ -87,6 +87,9 @@ _PROPER = {
     "hbm": "HBM",
     "cdu": "CDU",
     "cdus": "CDUs",
+    "rdhx": "rear-door heat exchanger",
+    "gib": "GiB",
+    "roce": "RoCE",
     "pdus": "PDUs",
     "mtbf": "MTBF",
     "usd": "USD",
@@ -108,6 +111,8 @@ _TITLES = {
     "cooling.method": "Cooling method",
 }
 _WORDISH = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")
+# One-word stored values that are abbreviations, not words (the racks headline read "3 racks ... rdhx").
+_ONE_WORD = {"rdhx": "rear-door heat exchanger"}
 
 
 def _as_decimal(value: Any) -> Any:
@@ -180,7 +185,10 @@ def significant(value: float, digits: int = 3) -> str:
 
 
 def words(value: str) -> str:
-    """`air_containment` -> 'air containment'; `gpu_hours` -> 'GPU hours'; other text unchanged."""
+    """`air_containment` -> 'air containment'; `gpu_hours` -> 'GPU hours'; `rdhx` -> 'rear-door heat exchanger';
+    other text unchanged."""
+    if isinstance(value, str) and value in _ONE_WORD:
+        return _ONE_WORD[value]
     if not isinstance(value, str) or not _WORDISH.match(value):
         return value
     return " ".join(_PROPER.get(part, part) for part in value.split("_"))

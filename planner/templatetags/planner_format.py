@@ -143,6 +143,13 @@ def is_scalar(value) -> bool:
 
 
 @register.filter
+def is_text(value) -> bool:
+    """A name, not a figure (a product such as "In-row coolant distribution unit, 1,350 kW"): it may wrap inside a
+    narrow card, where a number with its unit stays on one line."""
+    return isinstance(value, str)
+
+
+@register.filter
 def is_prose(value) -> bool:
     """A sentence (a design's reason, a note), not a figure: it wraps like text instead of staying on one line."""
     return isinstance(value, str) and " " in value.strip()

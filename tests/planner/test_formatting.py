@@ -122,6 +122,19 @@ def test_summary_band_of_a_stored_plan():
     assert "88.7 days, p50" in risk and "114.9 days" in risk
 
 
+def test_rear_door_cooling_and_units_in_labels_read_as_words():
+    """A DGX B300 plan is cooled by rear-door heat exchangers: the racks headline said "...; rdhx"."""
+    from planner.outputs.formatting import figure_text, key_label, words
+
+    view = plan_view(json.loads((GOLDEN / "train-70b-dgx-b300.json").read_text()))
+    racks = next(fig for fig in view.summary_band.figures if fig.label == "Racks")
+    assert racks.note.endswith("; rear-door heat exchanger") and "rdhx" not in racks.note
+    assert words("rdhx") == figure_text("rdhx", "") == "rear-door heat exchanger"
+    assert words("air_containment") == "air containment" and words("liquid") == "liquid"
+    assert key_label("kv_cache_gib_per_replica") == "KV cache GiB per replica"
+    assert key_label("roce_efficiency_ratio") == "RoCE efficiency ratio"
+
+
 def test_summary_band_names_the_hot_spares():
     """2,048 DGX H100 for the job + 15 hot spares (elastic recovery) = 2,063 systems, 16,504 GPUs."""
     view = plan_view(json.loads((GOLDEN / "train-405b-16k-elastic.json").read_text()))
