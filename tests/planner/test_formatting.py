@@ -186,3 +186,15 @@ def test_sensitivity_range_basis_in_words():
     basis = "each part by its price basis (list_price -10 %/+12.5 %, public_estimate -15 %/+20 %)"
     assert prose_words(basis) == "each part by its price basis (list price -10 %/+12.5 %, public estimate -15 %/+20 %)"
     assert prose_words(None) is None
+
+
+def test_training_block_shows_the_steady_state_days_once():
+    """`days_ideal` is kept in the result for older readers beside `days_steady_state` (the same figure): the page's
+    training block listed "Days, steady state" twice."""
+    stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    assert stored["training"]["days_ideal"] == stored["training"]["days_steady_state"]
+    training = dict(plan_view(stored).stage_blocks)["training"]
+    assert "days_ideal" not in training and training["days_steady_state"] == stored["training"]["days_steady_state"]
+    # a plan stored before the twin existed still shows its steady-state days
+    del stored["training"]["days_steady_state"]
+    assert dict(plan_view(stored).stage_blocks)["training"]["days_ideal"] == stored["training"]["days_ideal"]
