@@ -58,6 +58,9 @@ UNIT_SUFFIXES = {
     "_kg": "kg",
     "_w": "W",
     "_s": "s",
+    "_c": "°C",  # temperatures and lengths in assumption names: "air chilled water supply c" read as a word
+    "_f": "°F",
+    "_m": "m",
 }
 # Words a field name spells in lower case that a reader knows in another case.
 _PROPER = {

@@ -124,7 +124,7 @@ def test_summary_band_of_a_stored_plan():
 
 def test_rear_door_cooling_and_units_in_labels_read_as_words():
     """A DGX B300 plan is cooled by rear-door heat exchangers: the racks headline said "...; rdhx"."""
-    from planner.outputs.formatting import figure_text, key_label, words
+    from planner.outputs.formatting import figure_text, key_label, key_unit, words
 
     view = plan_view(json.loads((GOLDEN / "train-70b-dgx-b300.json").read_text()))
     racks = next(fig for fig in view.summary_band.figures if fig.label == "Racks")
@@ -133,6 +133,14 @@ def test_rear_door_cooling_and_units_in_labels_read_as_words():
     assert words("air_containment") == "air containment" and words("liquid") == "liquid"
     assert key_label("kv_cache_gib_per_replica") == "KV cache GiB per replica"
     assert key_label("roce_efficiency_ratio") == "RoCE efficiency ratio"
+    # assumption names ending in a temperature or length unit: the unit is not read as a word
+    assert (key_label("air_chilled_water_supply_c"), key_unit("air_chilled_water_supply_c")) == (
+        "air chilled water supply",
+        "°C",
+    )
+    assert (key_label("air_delta_t_f"), key_unit("air_delta_t_f")) == ("air delta t", "°F")
+    assert (key_label("building_pitch_m"), key_unit("building_pitch_m")) == ("building pitch", "m")
+    assert key_unit("step_time_ms") == "ms" and key_unit("topology") == ""
 
 
 def test_summary_band_names_the_hot_spares():
