@@ -243,7 +243,7 @@ _KEY_UNITS = {
     "tons": "tons",
 }
 # Fields stored as fractions (0.364) that people read as percentages (36.4 %).
-_FRACTION_KEYS = {"mfu", "hfu"}
+_FRACTION_KEYS = {"mfu", "hfu", "effective_mbu", "utilization", "utilization_target"}
 
 
 def key_label(key: Any) -> str:

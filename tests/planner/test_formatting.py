@@ -141,6 +141,12 @@ def test_rear_door_cooling_and_units_in_labels_read_as_words():
     assert (key_label("air_delta_t_f"), key_unit("air_delta_t_f")) == ("air delta t", "°F")
     assert (key_label("building_pitch_m"), key_unit("building_pitch_m")) == ("building pitch", "m")
     assert key_unit("step_time_ms") == "ms" and key_unit("topology") == ""
+    # a serving plan's fractions read as percentages, as MFU does: 0.6808 busy -> 68.1 %, MBU 0.4795 -> 48.0 %
+    from planner.outputs.formatting import field_text
+
+    assert field_text("utilization", 0.680842505332432) == "68.1 %"
+    assert field_text("utilization_target", 0.7) == "70.0 %"
+    assert field_text("effective_mbu", 0.47953200445247096) == "48.0 %"
 
 
 def test_summary_band_names_the_hot_spares():
