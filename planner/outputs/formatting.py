@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from planner.adapter import catalog_names, usd_text
+from planner.adapter import catalog_names, load_catalog, usd_text
 
 __all__ = [
     "DASH",
@@ -284,6 +284,15 @@ def catalog_name(value: Any) -> Any:
     """A catalog id of a system or GPU as its maker names it ("dgx-b200" -> "NVIDIA DGX B200"); anything else
     unchanged. A plan stores ids; a reader knows products."""
     return catalog_names().get(value, value) if isinstance(value, str) else value
+
+
+def request_value(value: Any, path: str) -> Any:
+    """A request input as a reader knows it: a model preset by the model's name ("llama-3-70b" -> "Meta Llama 3
+    70B"), a system or GPU by its product name; anything else unchanged (the compare page's inputs)."""
+    if path == "model.preset" and isinstance(value, str):
+        preset = load_catalog().models.get(value)
+        return preset.name if preset is not None else value
+    return catalog_name(value)
 
 
 def products_named(text: Any) -> Any:

@@ -56,6 +56,12 @@ def product(value):
 
 
 @register.filter
+def request_value(value, path: str):
+    """A request input by its request path: a model preset by the model's name, a catalog id by its product."""
+    return formatting.request_value(value, str(path))
+
+
+@register.filter
 def products(text):
     """Engine prose with every catalog id in it named as its product."""
     return formatting.products_named(text)
