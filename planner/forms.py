@@ -75,6 +75,20 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("pricing.regions", "AWS regions", "us-east-1, us-west-2"),
 )
 CATALOG_CHOICES = {"model.preset": "models", "hardware.system": "systems"}
+# The form's own words where the schema's description is written for API clients (field paths, catalog URLs): a
+# person filling the form knows the fields by their labels above, not as `deadline_days` or `GET /api/catalog/`.
+FORM_HELP = {
+    "workload": "Which target below to plan for; capacity: the largest cluster of the chosen system inside the "
+    "envelope (no model needed).",
+    "model.preset": "A published model's shape; the model's own fields, when given, override it.",
+    "hardware.system": "The GPU system to build with, or auto: try every system and pick the cheapest that meets "
+    "the target.",
+    "training.deadline_days": "Finish within this many days (at least 0.01, about 15 minutes); give this or a fixed "
+    "GPU count, not both.",
+    "training.gpus": "Train on exactly this many GPUs; give this or a deadline.",
+    "training.global_batch_tokens": "Tokens per optimizer step (at least the model's sequence length); blank: the "
+    "model's published batch, else 4,194,304.",
+}
 
 
 class _NotJson(ValueError):
@@ -122,7 +136,7 @@ def _help_text(field: FieldInfo, *, advanced: bool) -> str:
 def _build_field(path: str, label: str, initial: str | None, *, advanced: bool) -> forms.Field:
     """One Django form field from the schema field at `path` (text boxes are parsed by `_number_or_text`)."""
     field = _schema_field(path)
-    help_text = _help_text(field, advanced=advanced)
+    help_text = FORM_HELP.get(path) or _help_text(field, advanced=advanced)
     default = field.get_default(call_default_factory=True)
     choices = choices_of(tuple(path.split(".")))
     if path in CATALOG_CHOICES:
