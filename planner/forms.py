@@ -8,7 +8,6 @@ field it belongs to, so the browser, the API and the command report the same pro
 from __future__ import annotations
 
 import json
-import math
 import typing
 from typing import TYPE_CHECKING, Any
 
@@ -170,7 +169,9 @@ def _number_or_text(text: str) -> Any:
     """Turn typed text into an int or float when it is one; otherwise keep the text.
 
     Text that is not a number is passed on unchanged so the validator names the field in its
-    own words ("training.tokens must be a number"), as it does for the API.
+    own words ("training.tokens must be a number"), as it does for the API. "nan", "inf" and a
+    number too large for a float ("1e400") go on as the float they are, so the message says what
+    is wrong with them ("must be a finite number"), not that a number typed was "a string".
     """
     text = text.strip().replace(",", "").replace("_", "")
     try:
@@ -181,7 +182,7 @@ def _number_or_text(text: str) -> Any:
         value = float(text)
     except ValueError:
         return text
-    return value if math.isfinite(value) else text
+    return value
 
 
 def _catalog_choices(kind: str, blank: tuple[str, str] | None = None) -> list[tuple[str, str]]:
