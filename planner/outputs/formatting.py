@@ -233,6 +233,11 @@ _KEY_LABELS = {
     "coolant_lpm": "coolant flow",
     "tons": "cooling (refrigeration)",
     "cdu_part": "CDU model",
+    # a serving plan's fields ("KV bytes per token 163,840", "Demand tokens 100,000 /s" had no or half a unit)
+    "kv_bytes_per_token": "KV cache per token",
+    "demand_tokens_per_s": "demand",
+    "tokens_per_s_per_gpu": "throughput per GPU",
+    "capacity_requests_per_s_per_replica": "capacity per replica",
 }
 # Units a field's suffix does not spell, or spells as a reader would not.
 _KEY_UNITS = {
@@ -241,6 +246,10 @@ _KEY_UNITS = {
     "airflow_cfm": "CFM",
     "coolant_lpm": "L/min",
     "tons": "tons",
+    "kv_bytes_per_token": "bytes",
+    "demand_tokens_per_s": "tokens/s",
+    "tokens_per_s_per_gpu": "tokens/s",
+    "capacity_requests_per_s_per_replica": "requests/s",
 }
 # Fields stored as fractions (0.364) that people read as percentages (36.4 %).
 _FRACTION_KEYS = {"mfu", "hfu", "effective_mbu", "utilization", "utilization_target"}

@@ -147,6 +147,13 @@ def test_rear_door_cooling_and_units_in_labels_read_as_words():
     assert field_text("utilization", 0.680842505332432) == "68.1 %"
     assert field_text("utilization_target", 0.7) == "70.0 %"
     assert field_text("effective_mbu", 0.47953200445247096) == "48.0 %"
+    # Llama 3 70B's KV cache per token: 80 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 327,680 bytes
+    assert (key_label("kv_bytes_per_token"), field_text("kv_bytes_per_token", 327680.0)) == (
+        "KV cache per token",
+        "327,680 bytes",
+    )
+    assert field_text("demand_tokens_per_s", 100000.0) == "100,000 tokens/s"
+    assert field_text("capacity_requests_per_s_per_replica", 5.12) == "5.12 requests/s"
 
 
 def test_summary_band_names_the_hot_spares():
