@@ -219,3 +219,18 @@ def test_training_block_shows_the_steady_state_days_once():
     # a plan stored before the twin existed still shows its steady-state days
     del stored["training"]["days_steady_state"]
     assert dict(plan_view(stored).stage_blocks)["training"]["days_ideal"] == stored["training"]["days_ideal"]
+
+
+def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
+    """A spot option done in 25.80 days at p50 and 25.83 at p90 read "done in 25.8 - 25.8 days (p50 - p90)"."""
+    stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    chosen = stored["costs"]["verdict"]["option"]
+    (option,) = [o for o in stored["costs"]["comparison"]["options"] if o["label"] == chosen]
+    option["finish_days"], option["finish_days_p90"] = 25.80, 25.83
+
+    def cheapest(plan):
+        return next(fig for fig in plan_view(plan).summary_band.figures if fig.label == "Cheapest obtainable option")
+
+    assert cheapest(stored).range is None
+    option["finish_days_p90"] = 27.0
+    assert cheapest(stored).range == "done in 25.8 - 27.0 days (p50 - p90)"
