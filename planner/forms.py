@@ -8,7 +8,6 @@ field it belongs to, so the browser, the API and the command report the same pro
 from __future__ import annotations
 
 import json
-import math
 import typing
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +74,20 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("pricing.regions", "AWS regions", "us-east-1, us-west-2"),
 )
 CATALOG_CHOICES = {"model.preset": "models", "hardware.system": "systems"}
+# The form's own words where the schema's description is written for API clients (field paths, catalog URLs): a
+# person filling the form knows the fields by their labels above, not as `deadline_days` or `GET /api/catalog/`.
+FORM_HELP = {
+    "workload": "Which target below to plan for; capacity: the largest cluster of the chosen system inside the "
+    "envelope (no model needed).",
+    "model.preset": "A published model's shape; the model's own fields, when given, override it.",
+    "hardware.system": "The GPU system to build with, or auto: try every system and pick the cheapest that meets "
+    "the target.",
+    "training.deadline_days": "Finish within this many days (at least 0.01, about 15 minutes); give this or a fixed "
+    "GPU count, not both.",
+    "training.gpus": "Train on exactly this many GPUs; give this or a deadline.",
+    "training.global_batch_tokens": "Tokens per optimizer step (at least the model's sequence length); blank: the "
+    "model's published batch, else 4,194,304.",
+}
 
 
 class _NotJson(ValueError):
@@ -122,7 +135,7 @@ def _help_text(field: FieldInfo, *, advanced: bool) -> str:
 def _build_field(path: str, label: str, initial: str | None, *, advanced: bool) -> forms.Field:
     """One Django form field from the schema field at `path` (text boxes are parsed by `_number_or_text`)."""
     field = _schema_field(path)
-    help_text = _help_text(field, advanced=advanced)
+    help_text = FORM_HELP.get(path) or _help_text(field, advanced=advanced)
     default = field.get_default(call_default_factory=True)
     choices = choices_of(tuple(path.split(".")))
     if path in CATALOG_CHOICES:
@@ -156,7 +169,9 @@ def _number_or_text(text: str) -> Any:
     """Turn typed text into an int or float when it is one; otherwise keep the text.
 
     Text that is not a number is passed on unchanged so the validator names the field in its
-    own words ("training.tokens must be a number"), as it does for the API.
+    own words ("training.tokens must be a number"), as it does for the API. "nan", "inf" and a
+    number too large for a float ("1e400") go on as the float they are, so the message says what
+    is wrong with them ("must be a finite number"), not that a number typed was "a string".
     """
     text = text.strip().replace(",", "").replace("_", "")
     try:
@@ -167,7 +182,7 @@ def _number_or_text(text: str) -> Any:
         value = float(text)
     except ValueError:
         return text
-    return value if math.isfinite(value) else text
+    return value
 
 
 def _catalog_choices(kind: str, blank: tuple[str, str] | None = None) -> list[tuple[str, str]]:

@@ -42,8 +42,10 @@ class WhatIfField:
 
     @property
     def shown(self) -> str:
-        """The plan's value in the field's unit, without trailing zeros."""
-        return f"{self.value * self.scale:.6g}"
+        """The plan's value in the field's unit, without trailing zeros and never in exponent form (a system
+        price of 3,400,000 reads "3400000", not "3.4e+06"); ten significant figures drop float noise (8.000000000000002)
+        and keep a price to the cent."""
+        return format(Decimal(f"{self.value * self.scale:.10g}").normalize(), "f")
 
     @property
     def slider(self) -> bool:

@@ -122,7 +122,7 @@ def capex_items(base: HardwareBase, value: dict[str, Decimal], used: dict[str, P
         _item(
             "SVC-INSTALL",
             "services",
-            f"Installation, integration, burn-in and acceptance: {install_pct:f} % of the hardware",
+            f"Installation, integration, burn-in and acceptance: {install_pct.normalize():f} % of the hardware",
             1,
             hw * install_pct / HUNDRED,
             "install_integration_percent",
@@ -131,7 +131,7 @@ def capex_items(base: HardwareBase, value: dict[str, Decimal], used: dict[str, P
         _item(
             "SVC-FREIGHT",
             "services",
-            f"Freight, insurance in transit and rigging: {freight_pct:f} % of the hardware",
+            f"Freight, insurance in transit and rigging: {freight_pct.normalize():f} % of the hardware",
             1,
             hw * freight_pct / HUNDRED,
             "freight_percent",
@@ -140,7 +140,7 @@ def capex_items(base: HardwareBase, value: dict[str, Decimal], used: dict[str, P
         _item(
             "TAX-SALES-USE",
             "tax",
-            f"Sales/use tax: {tax_pct:f} % of the goods (hardware and spares)",
+            f"Sales/use tax: {tax_pct.normalize():f} % of the goods (hardware and spares)",
             1,
             (hw + spares) * tax_pct / HUNDRED,
             "sales_tax_percent",
@@ -149,7 +149,8 @@ def capex_items(base: HardwareBase, value: dict[str, Decimal], used: dict[str, P
         _item(
             f"SUPPORT-{support_years}Y",
             "support",
-            f"Hardware support contract, {support_years} years prepaid: {maint_pct:f} % of the hardware per year",
+            f"Hardware support contract, {support_years} years prepaid: "
+            f"{maint_pct.normalize():f} % of the hardware per year",
             support_years,
             hw * maint_pct / HUNDRED,
             "maintenance_percent_per_year",

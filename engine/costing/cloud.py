@@ -21,7 +21,7 @@ from engine.result.costs import CloudRow, SizedOn
 from .inputs import CloudPrice, CostInputs, CostJob, Scales, Sizing
 from .money import HOURS_PER_YEAR, D, cents, r, rate
 from .parameters import Params
-from .providers import AWS, gpu_display_name, system_display_name
+from .providers import AWS, gpu_display_name, rented_gpus, system_display_name
 from .spot import SpotQuote, spot_row
 
 __all__ = [
@@ -147,6 +147,7 @@ def _row(region: str, instance_type: str, purchase: str, gpi: int, sizing: Sizin
         "provider": kw["quote"].provider,
         "price_source": kw["quote"].source,
         "price_confidence": kw["quote"].confidence,
+        "hardware": rented_gpus(gpi, gpu_display_name(sizing.gpu)),
     }
 
 

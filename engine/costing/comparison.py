@@ -166,6 +166,8 @@ def break_even(o: OnpremCosts, job: CostJob, priced: PricedRow) -> BreakEven:
         "onprem_cheaper": None,
         "work_ratio": r(ratio, 4),
         "cloud_gpus_equivalent": r(equivalent_gpus, 1),
+        "provider": row.provider,
+        "hardware": row.hardware,
     }
     if slope == 0:
         out["onprem_cheaper"] = "always" if gap < 0 else "never"

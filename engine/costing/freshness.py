@@ -17,7 +17,7 @@ from datetime import date
 
 from engine.result.costs import CloudRow
 
-from .providers import provider_name, row_hardware, term_name
+from .providers import detailed, provider_name, row_gpus, row_hardware, term_name
 
 __all__ = ["DEFAULT_STALE_AFTER_DAYS", "STALE_PARAMETER", "price_age_days", "price_warnings"]
 
@@ -49,7 +49,9 @@ def price_warnings(rows: Sequence[CloudRow], *, priced_on: date | None, stale_af
     assumed: dict[str, dict[str, None]] = {}
     for row in rows:
         provider = row.provider or "aws"
-        what = f"{row_hardware(row)} {term_name(row.provider, row.purchase)}"
+        hardware = row_hardware(row)
+        gpus = row_gpus(row)
+        what = f"{detailed(hardware, gpus if gpus != hardware else None)} {term_name(row.provider, row.purchase)}"
         observed = row.price_observed_at[:10]
         age = price_age_days(observed, priced_on) if priced_on else None
         if age is not None and age > stale_after_days:

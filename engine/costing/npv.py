@@ -12,7 +12,7 @@ from engine.result.costs import NpvOption
 
 from .evaluation import Evaluation
 from .finance import npv_of_yearly
-from .providers import option_name, row_hardware
+from .providers import row_option
 from .series import rented_capacity
 
 __all__ = ["NPV_BASIS", "npv_options"]
@@ -35,6 +35,6 @@ def npv_options(ev: Evaluation) -> tuple[NpvOption, ...] | None:
         out.append(NpvOption("onprem_lease", "On-prem, leased (lease payments and running costs)", o.lease_npv_usd))
     for chosen, per_year in rented_capacity(ev):
         row = chosen.row
-        label = f"{option_name(row.provider, row.purchase, row_hardware(row))} ({row.region}), the same work"
+        label = f"{row_option(row, row.region)}, the same work"
         out.append(NpvOption(row.purchase, label, npv_of_yearly([per_year] * years, rate_)))
     return tuple(sorted(out, key=lambda x: x.npv_usd))

@@ -18,15 +18,19 @@ __all__ = [
     "NAMED_INSTANCE_PROVIDERS",
     "PROVIDER_NAMES",
     "PURCHASE_NAMES",
+    "detailed",
     "gpu_display_name",
     "gpu_short_name",
     "option_label",
     "option_name",
     "provider_name",
     "purchase_name",
+    "rented_gpus",
     "rented_hardware",
+    "row_gpus",
     "row_hardware",
     "row_label",
+    "row_option",
     "seller_name",
     "system_display_name",
     "term_name",
@@ -89,12 +93,31 @@ def gpu_short_name(gpu_name: str) -> str:
     return short.removeprefix("NVIDIA ").strip() or gpu_name
 
 
+def rented_gpus(gpus_per_instance: int, gpu_name: str | None) -> str | None:
+    """The GPUs in one rented instance in words ("8 x H100 SXM5 80GB"); None when the GPU is not in the catalog."""
+    return f"{gpus_per_instance:,} x {gpu_short_name(gpu_name)}" if gpu_name else None
+
+
 def rented_hardware(provider: str | None, instance_type: str, gpus_per_instance: int, gpu_name: str | None) -> str:
     """What one rented instance is, in the words a buyer uses: the instance type where it is the product name
     (`NAMED_INSTANCE_PROVIDERS`), else "<GPUs> x <catalog GPU>" ("8 x H100 SXM5 80GB")."""
-    if (provider or AWS) in NAMED_INSTANCE_PROVIDERS or not gpu_name:
+    gpus = rented_gpus(gpus_per_instance, gpu_name)
+    if (provider or AWS) in NAMED_INSTANCE_PROVIDERS or gpus is None:
         return instance_type
-    return f"{gpus_per_instance:,} x {gpu_short_name(gpu_name)}"
+    return gpus
+
+
+def _instance_gpus(provider: str | None, gpus: str | None) -> str | None:
+    """The GPU words a label adds after a named instance type (p5.48xlarge says nothing of its hardware to a
+    finance reader: "p5.48xlarge (8 x H100 SXM5 80GB; ...)"); None where the hardware already is those words."""
+    return gpus if (provider or AWS) in NAMED_INSTANCE_PROVIDERS else None
+
+
+def detailed(name: str, *details: str | None) -> str:
+    """A name with its details in one parenthesis ("AWS spot, p5.48xlarge (8 x H100 SXM5 80GB; us-east-1)"),
+    never two parentheses in a row; the details left out when none is given."""
+    given = [d for d in details if d]
+    return f"{name} ({'; '.join(given)})" if given else name
 
 
 def term_name(provider: str | None, purchase: str) -> str:
@@ -116,10 +139,13 @@ def option_name(provider: str | None, purchase: str, hardware: str) -> str:
     return f"{seller_name(provider)} {term_name(provider, purchase)}, {hardware}"
 
 
-def option_label(provider: str | None, purchase: str, hardware: str, instances: int, region: str) -> str:
-    """A rented option as people name it: "AWS on-demand, p5.48xlarge (16 instances, us-east-1)"."""
+def option_label(
+    provider: str | None, purchase: str, hardware: str, instances: int, region: str, gpus: str | None = None
+) -> str:
+    """A rented option as people name it: "AWS on-demand, p5.48xlarge (8 x H100 SXM5 80GB; 16 instances,
+    us-east-1)"; a named instance type carries its GPUs (`gpus`), an option named by its GPUs does not repeat them."""
     count = f"{instances:,} instance{'s' if instances != 1 else ''}"
-    return f"{option_name(provider, purchase, hardware)} ({count}, {region})"
+    return detailed(option_name(provider, purchase, hardware), _instance_gpus(provider, gpus), f"{count}, {region}")
 
 
 def gpu_display_name(gpu_id: str) -> str | None:
@@ -144,6 +170,19 @@ def row_hardware(row: CloudRow) -> str:
     return rented_hardware(row.provider, row.instance_type, row.gpus_per_instance, gpu_display_name(row.sized_on.gpu))
 
 
+def row_gpus(row: CloudRow) -> str | None:
+    """The GPUs of one of a cloud row's instances in words ("8 x H100 SXM5 80GB"), named from the catalog GPU."""
+    return rented_gpus(row.gpus_per_instance, gpu_display_name(row.sized_on.gpu))
+
+
+def row_option(row: CloudRow, *details: str | None) -> str:
+    """A cloud row's option with its details: "AWS spot, p5.48xlarge (8 x H100 SXM5 80GB; us-east-1)",
+    "Lambda on-demand, 8 x H100 SXM5 80GB (us-east)"."""
+    name = option_name(row.provider, row.purchase, row_hardware(row))
+    return detailed(name, _instance_gpus(row.provider, row_gpus(row)), *details)
+
+
 def row_label(row: CloudRow) -> str:
-    """A cloud row as the comparison names it: "Lambda on-demand, 8 x H100 SXM5 80GB (512 instances, us-east)"."""
-    return option_label(row.provider, row.purchase, row_hardware(row), row.instances, row.region)
+    """A cloud row as the comparison names it: "Lambda on-demand, 8 x H100 SXM5 80GB (512 instances, us-east)",
+    "AWS spot, p5.48xlarge (8 x H100 SXM5 80GB; 512 instances, us-east-1)"."""
+    return option_label(row.provider, row.purchase, row_hardware(row), row.instances, row.region, row_gpus(row))

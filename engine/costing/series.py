@@ -12,7 +12,7 @@ from .comparison import work_ratio
 from .evaluation import Evaluation
 from .money import HOURS_PER_YEAR, D, cents
 from .onprem import OnpremCosts
-from .providers import option_name, row_hardware
+from .providers import row_option
 
 __all__ = ["break_even_month", "cumulative_series", "rented_capacity"]
 
@@ -89,7 +89,7 @@ def cumulative_series(ev: Evaluation) -> Cumulative | None:
     series = [CumulativeSeries("On-prem (capex + opex)", "onprem", owned)]
     for chosen, per_year in rented_capacity(ev):
         row = chosen.row
-        label = f"{option_name(row.provider, row.purchase, row_hardware(row))} ({row.region})"
+        label = row_option(row, row.region)
         rented = tuple(cents(per_year * m / 12) for m in months)
         series.append(CumulativeSeries(label, row.purchase, rented, break_even_month(months, owned, rented)))
     return Cumulative(

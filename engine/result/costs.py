@@ -154,6 +154,10 @@ class BreakEven:
     onprem_cheaper: str | None  # always | never | above | below
     work_ratio: float | None = field(default=None, metadata=OMIT)  # absent from plans stored before issue 14
     cloud_gpus_equivalent: float | None = field(default=None, metadata=OMIT)
+    # Whose instance it is and its GPUs in words (the cloud row's `provider` and `hardware`), so the table names
+    # the option; absent from plans stored before them.
+    provider: str | None = field(default=None, metadata=OMIT)
+    hardware: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

@@ -123,3 +123,6 @@ class CloudRow:
     block_days: int | None = field(default=None, metadata=OMIT)
     billed_hours: int | None = field(default=None, metadata=OMIT)
     spot: SpotDetail | None = field(default=None, metadata=OMIT)
+    # The GPUs of one instance in words ("8 x H100 SXM5 80GB"), so a table can say what an instance id such as
+    # p5.48xlarge is; absent from plans stored before it (their tables show the instance id alone).
+    hardware: str | None = field(default=None, metadata=OMIT)

@@ -30,6 +30,7 @@ from planner.outputs.chart_spec import (
     number,
     series_style,
 )
+from planner.outputs.formatting import money as page_money  # figures as the page writes them: "$1.00M"
 from planner.outputs.plan_view import PlanView, plan_view
 
 __all__ = ["PageChart", "chart_specs", "plan_charts"]
@@ -239,7 +240,7 @@ def cost_breakdown_spec(view: PlanView) -> ChartSpec | None:
                     kind="bar",
                     orientation="h",
                     color=PALETTE[index],
-                    text=tuple(money(usd) for _, usd in chosen),
+                    text=tuple(page_money(usd) for _, usd in chosen),  # the page's "$1.00M", not "$1M"
                     hover=tuple(f"{label}: {money(usd, 4)}" for label, usd in chosen),
                 )
             )
@@ -248,7 +249,7 @@ def cost_breakdown_spec(view: PlanView) -> ChartSpec | None:
     x = _linear_axis("USD", [0.0, max(values) * 1.18], money)  # room for the labels beside the bars
     return ChartSpec(
         key="cost-breakdown",
-        title=f"Cost of owning over {years} years: {money(total)}" if years else f"Capex: {money(total)}",
+        title=f"Cost of owning over {years} years: {page_money(total)}" if years else f"Capex: {page_money(total)}",
         x=x,
         y=Axis("", categories=labels),
         series=tuple(series),

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from planner.adapter import catalog_names, usd_text
+from planner.adapter import catalog_names, load_catalog, usd_text
 
 __all__ = [
     "DASH",
@@ -58,6 +58,9 @@ UNIT_SUFFIXES = {
     "_kg": "kg",
     "_w": "W",
     "_s": "s",
+    "_c": "°C",  # temperatures and lengths in assumption names: "air chilled water supply c" read as a word
+    "_f": "°F",
+    "_m": "m",
 }
 # Words a field name spells in lower case that a reader knows in another case.
 _PROPER = {
@@ -87,6 +90,9 @@ _PROPER = {
     "hbm": "HBM",
     "cdu": "CDU",
     "cdus": "CDUs",
+    "rdhx": "rear-door heat exchanger",
+    "gib": "GiB",
+    "roce": "RoCE",
     "pdus": "PDUs",
     "mtbf": "MTBF",
     "usd": "USD",
@@ -108,6 +114,8 @@ _TITLES = {
     "cooling.method": "Cooling method",
 }
 _WORDISH = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")
+# One-word stored values that are abbreviations, not words (the racks headline read "3 racks ... rdhx").
+_ONE_WORD = {"rdhx": "rear-door heat exchanger"}
 
 
 def _as_decimal(value: Any) -> Any:
@@ -180,7 +188,10 @@ def significant(value: float, digits: int = 3) -> str:
 
 
 def words(value: str) -> str:
-    """`air_containment` -> 'air containment'; `gpu_hours` -> 'GPU hours'; other text unchanged."""
+    """`air_containment` -> 'air containment'; `gpu_hours` -> 'GPU hours'; `rdhx` -> 'rear-door heat exchanger';
+    other text unchanged."""
+    if isinstance(value, str) and value in _ONE_WORD:
+        return _ONE_WORD[value]
     if not isinstance(value, str) or not _WORDISH.match(value):
         return value
     return " ".join(_PROPER.get(part, part) for part in value.split("_"))
@@ -222,6 +233,11 @@ _KEY_LABELS = {
     "coolant_lpm": "coolant flow",
     "tons": "cooling (refrigeration)",
     "cdu_part": "CDU model",
+    # a serving plan's fields ("KV bytes per token 163,840", "Demand tokens 100,000 /s" had no or half a unit)
+    "kv_bytes_per_token": "KV cache per token",
+    "demand_tokens_per_s": "demand",
+    "tokens_per_s_per_gpu": "throughput per GPU",
+    "capacity_requests_per_s_per_replica": "capacity per replica",
 }
 # Units a field's suffix does not spell, or spells as a reader would not.
 _KEY_UNITS = {
@@ -230,9 +246,13 @@ _KEY_UNITS = {
     "airflow_cfm": "CFM",
     "coolant_lpm": "L/min",
     "tons": "tons",
+    "kv_bytes_per_token": "bytes",
+    "demand_tokens_per_s": "tokens/s",
+    "tokens_per_s_per_gpu": "tokens/s",
+    "capacity_requests_per_s_per_replica": "requests/s",
 }
 # Fields stored as fractions (0.364) that people read as percentages (36.4 %).
-_FRACTION_KEYS = {"mfu", "hfu"}
+_FRACTION_KEYS = {"mfu", "hfu", "effective_mbu", "utilization", "utilization_target"}
 
 
 def key_label(key: Any) -> str:
@@ -273,6 +293,15 @@ def catalog_name(value: Any) -> Any:
     """A catalog id of a system or GPU as its maker names it ("dgx-b200" -> "NVIDIA DGX B200"); anything else
     unchanged. A plan stores ids; a reader knows products."""
     return catalog_names().get(value, value) if isinstance(value, str) else value
+
+
+def request_value(value: Any, path: str) -> Any:
+    """A request input as a reader knows it: a model preset by the model's name ("llama-3-70b" -> "Meta Llama 3
+    70B"), a system or GPU by its product name; anything else unchanged (the compare page's inputs)."""
+    if path == "model.preset" and isinstance(value, str):
+        preset = load_catalog().models.get(value)
+        return preset.name if preset is not None else value
+    return catalog_name(value)
 
 
 def products_named(text: Any) -> Any:

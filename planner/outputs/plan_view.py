@@ -52,6 +52,9 @@ __all__ = ["HEADLINES", "PlanView", "bom_view", "lookup", "plan_view"]
 
 # The stage sections listed under "All figures by stage", in chain order.
 STAGE_BLOCKS = ("training", "inference", "cluster", "power", "cooling", "storage")
+# Keys a section keeps for older readers beside the newer key with the same value: the page shows the figure once
+# (the training block read "Days, steady state 67.2" twice).
+LEGACY_TWINS = {"days_ideal": "days_steady_state"}
 FABRICS = ("compute", "storage", "inband", "oob")
 COOLING_THRESHOLDS = (
     ("cooling_air_max_kw", "air"),
@@ -60,6 +63,12 @@ COOLING_THRESHOLDS = (
 )
 # The sections of a plan row in the plan list.
 SUMMARY_SECTIONS = ("cluster", "training", "inference", "power")
+
+
+def _without_twins(block: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A stage section without the legacy keys whose newer twin it also carries (`LEGACY_TWINS`)."""
+    drop = {old for old, new in LEGACY_TWINS.items() if old in block and block.get(new) is not None}
+    return {key: value for key, value in block.items() if key not in drop} if drop else block
 
 
 class PlanView:
@@ -212,7 +221,7 @@ class PlanView:
     def stage_blocks(self) -> list[tuple[str, Mapping[str, Any]]]:
         """Each stage section that ran, as its stored JSON (the page tabulates every field it has)."""
         sections = [(key, getattr(self.result, key, None)) for key in STAGE_BLOCKS]
-        return [(key, encode_section(section)) for key, section in sections if section is not None]
+        return [(key, _without_twins(encode_section(section))) for key, section in sections if section is not None]
 
     @cached_property
     def candidates(self) -> list[Mapping[str, Any]]:

@@ -129,6 +129,9 @@ def _racks(view: PlanView) -> KeyFigure | None:
         roles = ", ".join(f"{n:,} {role}" for role, n in racks.by_role.items() if n)
         note = roles + (f"; {cooling}" if cooling else "")
         return KeyFigure("Racks", number(racks.total), "racks", None, note, "facility")
+    if result.bom is None:  # a rented system: the engine sized an equivalent server's racks for energy only
+        note = "rented, nothing built on site: an equivalent server's racks, for the energy estimate"
+        return KeyFigure("Racks", number(cluster.racks), "compute racks", None, note, "facility")
     return KeyFigure("Racks", number(cluster.racks), "compute racks", None, cooling, "facility")
 
 
@@ -153,7 +156,8 @@ def _cheapest(view: PlanView) -> KeyFigure | None:
         next((o for o in costs.comparison.options if o.label == verdict.option), None) if costs.comparison else None
     )
     rng = None
-    if option is not None and option.finish_days_p90 > option.finish_days + 1e-9:
+    # a range only when its ends differ as shown ("done in 25.8 - 25.8 days" said nothing)
+    if option is not None and f"{option.finish_days_p90:,.1f}" != f"{option.finish_days:,.1f}":
         rng = f"done in {option.finish_days:,.1f} - {option.finish_days_p90:,.1f} days (p50 - p90)"
     note = f"{verdict.choice}: {verdict.option}"
     return KeyFigure("Cheapest obtainable option", money(verdict.job_usd), "", rng, note, "costs")
@@ -193,7 +197,9 @@ def _risks(view: PlanView) -> list[str]:
     if view.price_snapshot and view.price_snapshot.get("stale"):
         out.append("The price snapshot is stale: refresh prices before relying on the cloud figures.")
     unpriced = costs.coverage.unpriced_lines if costs.coverage else ()
-    if unpriced:
+    # a lower bound of a capex that exists: a rented system's plan has no capex, and its unpriced "line" is the
+    # rented system itself
+    if unpriced and costs.onprem is not None and costs.onprem.capex_usd is not None:
         out.append(f"Capex is a lower bound: {len(unpriced)} BOM line(s) have no sourced price.")
     return out
 

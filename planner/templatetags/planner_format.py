@@ -56,6 +56,12 @@ def product(value):
 
 
 @register.filter
+def request_value(value, path: str):
+    """A request input by its request path: a model preset by the model's name, a catalog id by its product."""
+    return formatting.request_value(value, str(path))
+
+
+@register.filter
 def products(text):
     """Engine prose with every catalog id in it named as its product."""
     return formatting.products_named(text)
@@ -143,6 +149,13 @@ def is_scalar(value) -> bool:
 
 
 @register.filter
+def is_text(value) -> bool:
+    """A name, not a figure (a product such as "In-row coolant distribution unit, 1,350 kW"): it may wrap inside a
+    narrow card, where a number with its unit stays on one line."""
+    return isinstance(value, str)
+
+
+@register.filter
 def is_prose(value) -> bool:
     """A sentence (a design's reason, a note), not a figure: it wraps like text instead of staying on one line."""
     return isinstance(value, str) and " " in value.strip()
@@ -173,6 +186,15 @@ def field(form, name: str):
 def provider(value: str) -> str:
     """A cloud row's provider id as the provider's own name (`aws` -> AWS, `gcp` -> Google Cloud)."""
     return provider_name(str(value or "aws"))
+
+
+@register.filter
+def instance(row) -> str:
+    """A cloud row's or break-even row's instance as procurement and finance both read it: the provider's id with
+    its GPUs in words ("p5.48xlarge (8 x H100 SXM5 80GB)"); the id alone for plans stored before rows carried them."""
+    instance_type = str(getattr(row, "instance_type", "") or "")
+    hardware = getattr(row, "hardware", None)
+    return f"{instance_type} ({hardware})" if hardware else instance_type
 
 
 @register.filter

@@ -9,7 +9,15 @@ import pytest
 
 from engine.costing.comparison import Option
 from engine.costing.money import usd_text
-from engine.costing.providers import gpu_short_name, option_label, purchase_name, rented_hardware, term_name
+from engine.costing.providers import (
+    detailed,
+    gpu_short_name,
+    option_label,
+    purchase_name,
+    rented_gpus,
+    rented_hardware,
+    term_name,
+)
 from engine.costing.verdict import verdict
 
 
@@ -48,6 +56,28 @@ def test_purchase_and_option_names():
     # a neocloud contract says its term once, as a contract, and the provider as "Neocloud"
     assert option_label("contract", "reserved_3y", "8 x H100 SXM5 80GB", 512, "us") == (
         "Neocloud 3-year contract, 8 x H100 SXM5 80GB (512 instances, us)"
+    )
+
+
+def test_named_instance_types_say_their_gpus():
+    # A finance reader does not know what p5.48xlarge is: the label names its GPUs (AWS: 8 x H100 SXM5 80GB per
+    # p5.48xlarge, "Amazon EC2 P5 instances" page), in one parenthesis with the size and region.
+    gpus = rented_gpus(8, "NVIDIA H100 SXM5 80GB")
+    assert gpus == "8 x H100 SXM5 80GB"
+    assert option_label("aws", "spot", "p5.48xlarge", 512, "us-east-1", gpus) == (
+        "AWS spot, p5.48xlarge (8 x H100 SXM5 80GB; 512 instances, us-east-1)"
+    )
+    assert option_label("gcp", "on_demand", "a4x-highgpu-4g", 1, "us-central1", rented_gpus(4, "NVIDIA B200")) == (
+        "Google Cloud on-demand, a4x-highgpu-4g (4 x B200; 1 instance, us-central1)"
+    )
+    # an option already named by its GPUs does not repeat them
+    assert option_label("lambda", "on_demand", "8 x H100 SXM5 80GB", 2, "us-east", gpus) == (
+        "Lambda on-demand, 8 x H100 SXM5 80GB (2 instances, us-east)"
+    )
+    assert rented_gpus(8, None) is None
+    assert detailed("p5.48xlarge", None) == "p5.48xlarge"
+    assert detailed("AWS spot, p5.48xlarge", "8 x H100 SXM5 80GB", "us-east-1") == (
+        "AWS spot, p5.48xlarge (8 x H100 SXM5 80GB; us-east-1)"
     )
 
 

@@ -158,6 +158,21 @@ def test_cost_breakdown_adds_up_to_the_stored_tco(priced_plan):
     assert bars == pytest.approx(float(costs["tco_usd"]), abs=1.0)
 
 
+def test_cost_breakdown_labels_round_like_the_page(every_golden_spec):
+    """Each bar's label has three significant figures as the page's money does: a support line of exactly $1.00M
+    was labelled "$1M" and $60,000 "$60k" beside "$3.05M" and "$2.96k" on the next bars."""
+    three_figures = re.compile(r"^-?\$(\d\.\d\d|\d\d\.\d|\d\d\d)[kMB]$|^-?\$\d{1,3}(\.\d+)?$")
+    checked = 0
+    for plan, spec in every_golden_spec:
+        if spec.key != "cost-breakdown":
+            continue
+        for series in spec.series:
+            for value, text in zip(series.x, series.text, strict=True):
+                assert three_figures.match(text), f"{plan}: {value} labelled {text!r}"
+                checked += 1
+    assert checked > 100
+
+
 # ------------------------------------------------------------------------------------------ every chart
 
 

@@ -128,3 +128,13 @@ def test_whatif_save_is_owner_only(client, other_user, two_plans):
     base, _ = two_plans
     client.force_login(other_user)
     assert client.post(f"/plans/{base.pk}/whatif/", {"action": "save", "pricing.years": "5"}).status_code == 404
+
+
+def test_compare_inputs_name_the_model_and_system_not_their_ids():
+    """The compare page listed `model.preset` as "llama-3-70b" / "llama-3-8b": a reader knows the model's name."""
+    from planner.outputs.formatting import request_value
+
+    assert request_value("llama-3-70b", "model.preset") == "Meta Llama 3 70B"
+    assert request_value("dgx-h100", "hardware.system") == "NVIDIA DGX H100"
+    assert request_value("not-a-preset", "model.preset") == "not-a-preset"
+    assert request_value(90.0, "training.deadline_days") == 90.0

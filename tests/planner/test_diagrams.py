@@ -209,3 +209,11 @@ def test_hostile_names_are_escaped_in_every_diagram():
         assert "<script>" not in svg.lower() and "&lt;script&gt;" in svg.lower()
         texts = " ".join("".join(t.itertext()) for t in root.iter() if t.tag in (f"{SVG}text", f"{SVG}title"))
         assert "<script>" in texts.lower()  # shown as text (the system name is drawn upper-case)
+
+
+def test_topology_names_the_system_as_its_product():
+    """The diagram's title read "Networks for 15 x GB200-NVL72" (the catalog id upper-cased)."""
+    view = _golden_view("train-70b-auto-90d")
+    svg = topology_svg(view.topology)
+    assert "Networks for 15 x NVIDIA GB200 NVL72 rack" in svg
+    assert "15 x NVIDIA GB200 NVL72 rack in all" in svg and "GB200-NVL72" not in svg

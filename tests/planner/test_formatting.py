@@ -122,6 +122,40 @@ def test_summary_band_of_a_stored_plan():
     assert "85.8 days, p50" in risk and "106.9 days" in risk
 
 
+def test_rear_door_cooling_and_units_in_labels_read_as_words():
+    """A DGX B300 plan is cooled by rear-door heat exchangers: the racks headline said "...; rdhx"."""
+    from planner.outputs.formatting import figure_text, key_label, key_unit, words
+
+    view = plan_view(json.loads((GOLDEN / "train-70b-dgx-b300.json").read_text()))
+    racks = next(fig for fig in view.summary_band.figures if fig.label == "Racks")
+    assert racks.note.endswith("; rear-door heat exchanger") and "rdhx" not in racks.note
+    assert words("rdhx") == figure_text("rdhx", "") == "rear-door heat exchanger"
+    assert words("air_containment") == "air containment" and words("liquid") == "liquid"
+    assert key_label("kv_cache_gib_per_replica") == "KV cache GiB per replica"
+    assert key_label("roce_efficiency_ratio") == "RoCE efficiency ratio"
+    # assumption names ending in a temperature or length unit: the unit is not read as a word
+    assert (key_label("air_chilled_water_supply_c"), key_unit("air_chilled_water_supply_c")) == (
+        "air chilled water supply",
+        "°C",
+    )
+    assert (key_label("air_delta_t_f"), key_unit("air_delta_t_f")) == ("air delta t", "°F")
+    assert (key_label("building_pitch_m"), key_unit("building_pitch_m")) == ("building pitch", "m")
+    assert key_unit("step_time_ms") == "ms" and key_unit("topology") == ""
+    # a serving plan's fractions read as percentages, as MFU does: 0.6808 busy -> 68.1 %, MBU 0.4795 -> 48.0 %
+    from planner.outputs.formatting import field_text
+
+    assert field_text("utilization", 0.680842505332432) == "68.1 %"
+    assert field_text("utilization_target", 0.7) == "70.0 %"
+    assert field_text("effective_mbu", 0.47953200445247096) == "48.0 %"
+    # Llama 3 70B's KV cache per token: 80 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 327,680 bytes
+    assert (key_label("kv_bytes_per_token"), field_text("kv_bytes_per_token", 327680.0)) == (
+        "KV cache per token",
+        "327,680 bytes",
+    )
+    assert field_text("demand_tokens_per_s", 100000.0) == "100,000 tokens/s"
+    assert field_text("capacity_requests_per_s_per_replica", 5.12) == "5.12 requests/s"
+
+
 def test_summary_band_names_the_hot_spares():
     """2,048 DGX H100 for the job + 15 hot spares (elastic recovery) = 2,063 systems, 16,504 GPUs."""
     view = plan_view(json.loads((GOLDEN / "train-405b-16k-elastic.json").read_text()))
@@ -173,3 +207,30 @@ def test_sensitivity_range_basis_in_words():
     basis = "each part by its price basis (list_price -10 %/+12.5 %, public_estimate -15 %/+20 %)"
     assert prose_words(basis) == "each part by its price basis (list price -10 %/+12.5 %, public estimate -15 %/+20 %)"
     assert prose_words(None) is None
+
+
+def test_training_block_shows_the_steady_state_days_once():
+    """`days_ideal` is kept in the result for older readers beside `days_steady_state` (the same figure): the page's
+    training block listed "Days, steady state" twice."""
+    stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    assert stored["training"]["days_ideal"] == stored["training"]["days_steady_state"]
+    training = dict(plan_view(stored).stage_blocks)["training"]
+    assert "days_ideal" not in training and training["days_steady_state"] == stored["training"]["days_steady_state"]
+    # a plan stored before the twin existed still shows its steady-state days
+    del stored["training"]["days_steady_state"]
+    assert dict(plan_view(stored).stage_blocks)["training"]["days_ideal"] == stored["training"]["days_ideal"]
+
+
+def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
+    """A spot option done in 25.80 days at p50 and 25.83 at p90 read "done in 25.8 - 25.8 days (p50 - p90)"."""
+    stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    chosen = stored["costs"]["verdict"]["option"]
+    (option,) = [o for o in stored["costs"]["comparison"]["options"] if o["label"] == chosen]
+    option["finish_days"], option["finish_days_p90"] = 25.80, 25.83
+
+    def cheapest(plan):
+        return next(fig for fig in plan_view(plan).summary_band.figures if fig.label == "Cheapest obtainable option")
+
+    assert cheapest(stored).range is None
+    option["finish_days_p90"] = 27.0
+    assert cheapest(stored).range == "done in 25.8 - 27.0 days (p50 - p90)"

@@ -322,6 +322,10 @@ def test_rented_and_unpriced_plans_render_every_output(
         assert "rented from AWS: nothing is built on site" in out["page"]
         assert "bom.csv" not in out["page"]  # no bill of materials, so no CSV link (the URL answers 404)
         assert alice_client.get(reverse("planner:plan_bom_csv", args=[plan.pk])).status_code == 404
+        # the summary does not call a capex that does not exist "a lower bound", nor show racks as if built
+        assert "Capex is a lower bound" not in out["page"]
+        assert "rented, nothing built on site: an equivalent server&#x27;s racks" in out["page"]
+        assert "Nothing is built on site for this plan" in out["page"]
     else:
         assert "has no sourced price: on-prem cost is not computed" in out["page"]
         assert "HGX H800 8-GPU server" in out["csv"]

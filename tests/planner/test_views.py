@@ -190,3 +190,12 @@ def test_healthz_worker_seen_too_long_ago(client, settings):
     settings.PLANNER_WORKER_SEEN_WITHIN_S = 60
     body = client.get("/healthz").json()
     assert body["checks"]["worker"]["ok"] is False and "120 s ago" in body["checks"]["worker"]["detail"]
+
+
+@pytest.mark.parametrize("typed", ["nan", "NaN", "inf", "-Infinity", "1e400"])
+def test_form_says_a_non_finite_number_is_not_finite(alice_client, typed):
+    """A number typed that is not finite was reported as "must be a number, not a string"."""
+    response = _post(alice_client, training_tokens=typed)
+    assert response.status_code == 400
+    (message,) = response.context["form"].errors["training_tokens"]
+    assert message == "training.tokens must be a finite number"

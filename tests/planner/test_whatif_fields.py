@@ -36,3 +36,14 @@ def test_shown_units_become_request_units():
 def test_unchanged_and_empty_fields_are_left_out_and_text_is_passed_on_for_the_schema_to_name():
     post = {"pricing.utilization": "80", "pricing.years": "", "pricing.parameters.cost_of_capital": "lots"}
     assert overrides_from_post(post, FIELDS, deadline=False) == {"pricing": {"parameters": {"cost_of_capital": "lots"}}}
+
+
+def test_shown_values_are_plain_numbers_a_person_types():
+    # A GB200 NVL72 rack at $3.4M was shown as "3.4e+06" in the price field; 8 % of capital as 8.000000000000002.
+    rack = WhatIfField("pricing.component_prices.gb200-nvl72", "Rack", 3_400_000.0, 680_000, 6_800_000, 1000, "$", "")
+    assert rack.shown == "3400000"
+    assert WhatIfField("p", "Price", 3_456_789.12, 0, 1e7, 1, "$", "").shown == "3456789.12"  # to the cent
+    assert FIELDS[0].shown == "80" and FIELDS[2].shown == "8" and FIELDS[3].shown == "3"
+    assert WhatIfField("site.electricity_usd_per_kwh", "Power", 0.08, 0, 1, 0.01, "$/kWh", "").shown == "0.08"
+    # an untouched field posts back its shown text and is left out, so the plan's value is kept exactly
+    assert overrides_from_post({rack.name: "3400000"}, [rack], deadline=False) == {}

@@ -64,11 +64,13 @@ def test_plan_warns_about_old_and_assumed_prices(plan):
     # the illustrative Azure meters are labelled assumption (fixtures/azure/manifest.json); the published
     # pay-as-you-go one is not
     assumed = azure.split("assumptions, not published prices: ")[1]
-    assert "Standard_ND96isr_H100_v5 1-year reserved" in assumed and "Standard_ND96isr_H100_v5 spot" in assumed
-    assert "Standard_ND96isr_H100_v5 on-demand" not in assumed
+    # each instance type with its GPUs in words (Azure: ND H100 v5 = 8 x H100 80GB)
+    h100 = "Standard_ND96isr_H100_v5 (8 x H100 SXM5 80GB)"
+    assert f"{h100} 1-year reserved" in assumed and f"{h100} spot" in assumed
+    assert f"{h100} on-demand" not in assumed
     # the late-2024 capacity-block table is far past the 180-day limit whatever today is (>= 2026-11-26)
     (aws,) = [w for w in warnings if w.startswith("AWS ")]
-    assert "p5.48xlarge Capacity Block (dated 2024-12-01," in aws
+    assert "p5.48xlarge (8 x H100 SXM5 80GB) Capacity Block (dated 2024-12-01," in aws
 
 
 def test_price_age_and_warning_worked_by_hand():
@@ -154,13 +156,25 @@ def test_page_and_pdf_cloud_tables_show_provider_and_price_date(plan, alice_clie
     page = alice_client.get(stored.get_absolute_url()).content.decode()
     text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
     assert "Provider" in text and "Price dated" in text
-    assert "Azure eastus Standard_ND96isr_H100_v5 on-demand" in text
+    # the instance id procurement orders by, with what it is in words (ND H100 v5: 8 x H100 80GB)
+    assert "Azure eastus Standard_ND96isr_H100_v5 (8 x H100 SXM5 80GB) on-demand" in text
+    # the break-even table names whose instance each row is and what it is (it had the bare id, no provider)
+    break_even = page.split('id="break-even"')[1].split("</table>")[0]
+    break_even_text = " ".join(re.sub(r"<[^>]+>", " ", break_even).split())
+    assert "Provider" in break_even_text
+    assert "Azure eastus Standard_ND96isr_H100_v5 (8 x H100 SXM5 80GB)" in break_even_text
+    # the carbon table: a region without a sourced grid intensity says so instead of two bare dashes, and the
+    # rented system is named once, without parentheses inside parentheses
+    assert "no sourced grid carbon intensity is recorded for this region" in text
+    assert "(AWS EC2 p5.48xlarge (8 x H100))" not in text
     assert "2025-04-01 · list price" in text  # the H100 meter's effectiveStartDate, and how firm it is
-    assert "Google Cloud us-central1 a3-highgpu-8g" in text and "public estimate" in text
+    assert "Google Cloud us-central1 a3-highgpu-8g (8 x H100 SXM5 80GB)" in text and "public estimate" in text
     assert "an assumption, not a published price" in text  # the price warnings are on the page
     pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[stored.pk])).content
     pdf_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
     assert "Azure" in pdf_text and "Standard_ND96isr_H100_v5" in pdf_text and "2025-04-01" in pdf_text
+    # the break-even table names whose instance it is and its GPUs (the cell wraps: "us-" / "central1")
+    assert "Google Cloud a3-highgpu-8g (8 x H100 SXM5 80GB), us-" in " ".join(pdf_text.split())
 
 
 def test_a_live_aws_refresh_keeps_the_rest_of_the_market():

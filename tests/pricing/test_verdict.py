@@ -165,7 +165,9 @@ def test_verdict_by_hand():
         float(Decimal(v["job_usd"]) / Decimal("151027.20")), abs=1e-4
     )
     assert flips["deadline_days"] == 129.0  # building competes from a 129-day deadline
-    assert v["sentence"].startswith("Rent: AWS spot, p5.48xlarge (16 instances, us-east-1) for $79.6k")
+    # the instance type with its GPUs in words (AWS: p5.48xlarge = 8 x H100 80GB)
+    label = "AWS spot, p5.48xlarge (8 x H100 SXM5 80GB; 16 instances, us-east-1)"
+    assert v["sentence"].startswith(f"Rent: {label} for $79.6k")
     assert "Building is out" in v["sentence"] and "129.0 days" in v["sentence"]
     assert costs["comparison"]["cheapest"]["label"] == v["option"]
 

@@ -12,6 +12,7 @@ Reads only the plan's stored fabric and topology (through `TopologyView`), never
 
 from __future__ import annotations
 
+from planner.outputs.formatting import catalog_name
 from planner.outputs.view_models import FabricView, TopologyView
 
 from .base import PAGE_WIDTH_PX, fitting, fmt, new_drawing, plural, wrap
@@ -59,7 +60,7 @@ class TopologySVG:
 
     def render(self) -> str:
         d, topology = self.drawing, self.topology
-        system = topology.system.upper()
+        system = catalog_name(topology.system)  # the product ("NVIDIA GB200 NVL72 rack"), not "GB200-NVL72"
         d.add(d.text(f"Networks for {fmt(topology.systems)} x {system}", insert=(MARGIN, 20), class_="title"))
         d.add(
             d.text(
@@ -152,7 +153,7 @@ class TopologySVG:
             d.add(d.line(start=(cx + SU_W / 2, y + BOX_H), end=(cx + SU_W / 2, y + ROW_H), class_="link-thin"))
         totals = f"{plural(leaves, 'leaf switch')} in {plural(sus, 'SU')}"
         node = _bundle_text(fabric, "node-leaf")
-        systems = f"{fmt(topology.systems)} x {topology.system.upper()} in all"
+        systems = f"{fmt(topology.systems)} x {catalog_name(topology.system)} in all"
         lines = [totals, f"systems to leaves: {node}" if node else "", systems]
         side = self._side_links(fabric)
         self._notes(x + span + 14, y, x + width, [*lines, *side])
