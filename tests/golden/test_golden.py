@@ -112,6 +112,10 @@ the refit from 0.795 to 0.822 (the median of 14 per-run values) and the held-out
 every training plan's expected days fall by 1 - 0.795 / 0.822 = 3.3 % at a fixed GPU count and the slow end of the
 range moves from 0.6 to 0.65 (p90 days fall about 10 %); one deadline plan needs fewer GPUs
 (train-assumption-override: 640 -> 512 H100, capex $39.1M -> $31.9M); no other count, system or capex moved.
+Re-captured for the review of what users read (strings only, with the new text fields): rented options, the
+verdict, cost series and price warnings name the instance with its hardware ("AWS spot, p5.48xlarge (8 x H100
+SXM5 80GB; 512 instances, us-east-1)"); cloud and break-even rows gain `hardware` (and break-even rows
+`provider`); no number moved (every non-string value compared equal).
 """
 
 from __future__ import annotations
