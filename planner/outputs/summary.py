@@ -114,6 +114,8 @@ def _power(view: PlanView) -> KeyFigure | None:
         return None
     p = result.power
     note = f"IT {power(p.it_kw)} x PUE {p.pue:g}" if getattr(p, "pue", None) else f"IT {power(p.it_kw)}"
+    if result.bom is None:  # a rented system: the draw an equivalent build would have, for the energy estimate
+        note = f"rented, nothing built on site: what an equivalent build would draw ({note}), for the energy estimate"
     value, unit = power(p.facility_kw).split(" ")
     return KeyFigure("Facility power", value, unit, None, note, "facility")
 

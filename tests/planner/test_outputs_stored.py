@@ -325,6 +325,7 @@ def test_rented_and_unpriced_plans_render_every_output(
         # the summary does not call a capex that does not exist "a lower bound", nor show racks as if built
         assert "Capex is a lower bound" not in out["page"]
         assert "rented, nothing built on site: an equivalent server&#x27;s racks" in out["page"]
+        assert "rented, nothing built on site: what an equivalent build would draw" in out["page"]
         assert "Nothing is built on site for this plan" in out["page"]
     else:
         assert "has no sourced price: on-prem cost is not computed" in out["page"]
