@@ -140,7 +140,12 @@ def test_auto_70b_15t_90_days_plan(benchmark, catalog):
     met, not shown (no quiet machine to measure on). Merged with that stop's recalibration (production efficiency
     0.795), measured on a quiet machine (load 0.2-0.3): medians 93.9, 95.9 and 96.5 ms over 30+ rounds (min
     92.6 ms), 100.3 ms in one 10-round run; from scratch 184 ms; the 405B plan 91 ms, every system 99 ms; the
-    search 12.6 M configurations/s alone, 4.3 M/s inside the auto plan. The 100 ms median is met, narrowly."""
+    search 12.6 M configurations/s alone, 4.3 M/s inside the auto plan. The 100 ms median is met, narrowly.
+
+    Next stop (modules split, the whole-run recalibration, wording; no hot-path change), on a quieter but slower day
+    of the shared host (load 0.6-0.8), 30 rounds interleaved with that stop's starting code: medians 109.5 and
+    102.5 ms on the starting code, 102.9 and 106.8 ms after (min 100.4 / 98.7 ms): the same within noise, and the
+    100 ms goal not shown on this day's machine; the every-system plan 107 -> 105 ms, 405B 97 -> 100 ms."""
     request = validate_request(copy.deepcopy(AUTO_70B), catalog)
     result = benchmark(_plan_json, request, catalog)
     assert result["training"]["days"] <= 90

@@ -116,6 +116,8 @@ Re-captured for the review of what users read (strings only, with the new text f
 verdict, cost series and price warnings name the instance with its hardware ("AWS spot, p5.48xlarge (8 x H100
 SXM5 80GB; 512 instances, us-east-1)"); cloud and break-even rows gain `hardware` (and break-even rows
 `provider`); no number moved (every non-string value compared equal).
+Re-captured when the verdict stopped saying a p90 that reads as its p50 ("done in 25.8 days (25.8 at p90)" ->
+"done in 25.8 days"): strings only, no number moved (test_user_text holds every golden plan to it).
 """
 
 from __future__ import annotations
