@@ -290,9 +290,11 @@ def _reading_lines(f: dict[str, Any]) -> list[str]:
         "- Whole runs are predicted on the layout the run published where it did (Pythia's GPT-NeoX configurations: "
         "tensor parallel 4 or 2, micro-batch 8, every layer recomputed, ZeRO-1, FlashAttention and tensor-parallel "
         "all-reduces without sequence parallelism or overlap, GPT-NeoX's stack of 2022; MPT-7B's llm-foundry "
-        "configuration: FSDP full shard, 4 sequences per GPU per step, every layer recomputed; Llama 3 405B: TP8 "
-        "PP16 DP128 on 16,384 H100; DeepSeek-V3: PP16 EP64), as benchmark rows are; searching instead would skip "
-        "the recompute the run paid for.",
+        "configuration: FSDP full shard, 4 sequences per GPU per step, every layer recomputed; BLOOM's "
+        "Megatron-DeepSpeed script: TP4 PP12, micro-batch 2, every layer recomputed, no FlashAttention; "
+        "StarCoderBase: TP4 PP4, micro-batch 1, selective recompute, FlashAttention, gradients reduced in FP32; "
+        "Llama 3 405B: TP8 PP16 DP128 on 16,384 H100; DeepSeek-V3: PP16 EP64), as benchmark rows are; searching "
+        "instead would skip the recompute the run paid for.",
         "- Llama 3 405B is the whole run the others do not explain: the paper's production run held 38-43 % MFU "
         "(the planner's steady state for its layout is 39.6 %) and more than 90 % effective training time, so its "
         "production pace matched its benchmark pace, while the other runs ran below theirs (the section above). "

@@ -137,6 +137,31 @@ _BLOOM = (
 # all-reduces without sequence parallelism, nothing overlapped.
 _BLOOM_LAYOUT = {"tp": 4, "pp": 12, "cp": 1, "micro_batch": 2, "recompute": "full", "zero_stage": 1, "interleave": 1}
 _MEGATRON_DEEPSPEED_2022 = {"flash_attention": 0, "sequence_parallel": 0, "tp_comm_overlap_fraction": 0}
+_STARCODER = (
+    "Li et al., 'StarCoder: may the source be with you!' (arXiv 2305.06161, May 2023), sections 5.6-5.7: "
+    "StarCoderBase's 320,256 A100 GPU-hours for 1T tokens"
+)
+# StarCoderBase's published layout (the paper, section 5.6): 512 A100-80GB in 64 nodes, tensor and pipeline
+# parallel 4 each (16 GPUs a replica), data parallel 32, micro-batch 1 with 16 accumulation steps. BigCode's
+# Megatron-LM configurations for the model (bigcode-project/Megatron-LM, 2023) add sequence parallelism,
+# selective recompute ("--recompute-activations"), the distributed optimizer (ZeRO-1) and no interleaving; the
+# paper adds FlashAttention for the 8K context and gradients reduced in FP32 under BF16 ("10 % lower throughput
+# than FP16"). No tensor-parallel overlap: Megatron-LM of early 2023 had none.
+_STARCODER_LAYOUT = {
+    "tp": 4,
+    "pp": 4,
+    "cp": 1,
+    "micro_batch": 1,
+    "recompute": "selective",
+    "zero_stage": 1,
+    "interleave": 1,
+}
+_MEGATRON_2023_FP32_GRADS = {
+    "flash_attention": 1,
+    "sequence_parallel": 1,
+    "tp_comm_overlap_fraction": 0,
+    "grad_reduce_bytes_per_param": 4,
+}
 _DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
 
 
@@ -224,6 +249,19 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         "with CUDA_LAUNCH_BLOCKING=1 against hangs)",
     ),
     WholeRunRow(
+        "starcoder-15b",
+        _STARCODER,
+        preset_request(
+            "starcoder-15b", "dgx-a100-80gb", 512, 1e12, "bf16", _STARCODER_LAYOUT, **_MEGATRON_2023_FP32_GRADS
+        ),
+        320_256,
+        "gpu_hours",
+        False,
+        "512 A100-80GB, BF16 with FP32 gradient reduction, 1T tokens at 512 x 8,192 tokens per step; published "
+        "layout TP4 PP4 DP32, micro-batch 1, sequence parallelism, selective recompute, FlashAttention (Megatron-LM "
+        "of 2023)",
+    ),
+    WholeRunRow(
         "deepseek-v3",
         _DEEPSEEK,
         # DualPipe overlaps nearly all expert all-to-all time with computation (section 3.2.1).
@@ -283,9 +321,11 @@ UNCOUNTED_RUNS: list[UncountedRun] = [
         15e12,
         1_460_000,
         "gpu_hours",
-        (1024, 2048, 4096),
+        (1024, 2048, 4096, 8192, 16384),
         "GPU count and batch not published (the planner's 4M-token default); 1.46M GPU-hours for 15T tokens is "
-        "14 % MFU by 6ND, where the planner's steady state for the 8B on 1-4K H100 is 37-50 %",
+        "14 % MFU by 6ND: the planner comes near it only when the 4M-token batch (512 sequences) is spread over "
+        "8-16K GPUs (up to 16K trained the 405B), a sixteenth of a sequence or less per GPU a step; on 1-4K H100 "
+        "its steady state for the 8B is 37-50 % MFU",
     ),
     UncountedRun(
         "llama3.1-70b",
@@ -295,7 +335,7 @@ UNCOUNTED_RUNS: list[UncountedRun] = [
         15e12,
         7_000_000,
         "gpu_hours",
-        (2048, 4096, 8192),
+        (2048, 4096, 8192, 16384),
         "GPU count and batch not published (the planner's 4M-token default); 7.0M GPU-hours for 15T tokens is "
         "26 % MFU by 6ND",
     ),

@@ -179,6 +179,14 @@ def test_whole_run_rows_agree_with_their_papers_other_figures():
     assert days == pytest.approx((date(2022, 7, 5) - date(2022, 3, 11)).days, rel=0.015)
     par = bloom.request["training"]["parallelism"]
     assert par["tp"] * par["pp"] * 8 == bloom.request["training"]["gpus"] == 384
+    # StarCoderBase (section 5.6): 250,000 iterations of 512 x 8,192 tokens are the 1T tokens trained; TP4 x PP4 x
+    # DP32 are the 512 A100; micro-batch 1 x 16 accumulation steps x DP32 are the 512 sequences a step.
+    starcoder = rows["starcoder-15b"]
+    assert starcoder.request["training"]["tokens"] == pytest.approx(250_000 * 512 * 8192, rel=0.05)
+    par = starcoder.request["training"]["parallelism"]
+    assert par["tp"] * par["pp"] * 32 == starcoder.request["training"]["gpus"] == 512
+    assert par["micro_batch"] * 16 * 32 == 512
+    assert starcoder.request["assumptions"]["grad_reduce_bytes_per_param"] == 4  # FP32 gradient reduction
 
 
 def test_runs_checked_but_not_fitted_are_reported_at_each_plausible_gpu_count(figures):

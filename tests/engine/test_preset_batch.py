@@ -25,6 +25,7 @@ def _request(preset: str, **training) -> dict:
         ("gpt-3-175b", 1536 * 2048, 1536),
         ("llama-3-70b", 4 * 1024 * 1024, 512),
         ("bloom-176b", 2048 * 2048, 2048),  # BigScience's tr11-176B-ml.slurm: GLOBAL_BATCH_SIZE=2048 of 2,048 tokens
+        ("starcoder-15b", 512 * 8192, 512),  # StarCoder (arXiv 2305.06161) section 5: 512 sequences of 8,192
     ],
 )
 def test_a_preset_defaults_to_its_published_batch(catalog, preset, tokens, sequences):

@@ -97,11 +97,26 @@ def test_llama_3_8b_hand_count(catalog):
         ("llama-3-405b", 405.9e9),
         ("mixtral-8x22b", 141e9),
         ("bloom-176b", 176_247_271_424),  # bigscience/bloom on Hugging Face: 176,247,271,424 parameters
+        ("starcoder-15b", 15.5e9),  # StarCoder (arXiv 2305.06161): 15.5B parameters
     ],
 )
 def test_published_sizes(catalog, preset, published):
     # inference-calibration.md section 1 (recomputed from shapes, agree to 0.1 %); Mistral's announcement.
     assert analyse_model(preset_shape(catalog, preset)).params == pytest.approx(published, rel=0.003)
+
+
+def test_starcoder_counted_by_hand(catalog):
+    # GPT-BigCode shape (bigcode/starcoderbase config.json): hidden 6,144, 40 layers, multi-query attention with one
+    # key/value head of 128, GELU FFN of 4 x hidden, biases on every linear layer and LayerNorm.
+    d, kv = 6144, 128
+    attention = (d * d + d) + (d * 2 * kv + 2 * kv) + (d * d + d)  # query, shared key/value, output
+    ffn = (d * 4 * d + 4 * d) + (4 * d * d + d)
+    norms = 2 * 2 * d
+    per_layer = attention + ffn + norms
+    assert per_layer == 379_128_064
+    # Token embeddings (tied with the output head), 8,192 learned positions, final LayerNorm.
+    total = 40 * per_layer + 49152 * d + 8192 * d + 2 * d
+    assert analyse_model(preset_shape(catalog, "starcoder-15b")).params == total == 15_517_456_384
 
 
 def test_mixtral_total_and_active(catalog):
