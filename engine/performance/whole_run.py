@@ -58,9 +58,10 @@ FACTOR_SOURCES = {
     "production vs benchmark": (
         "Fitted on published whole runs: Touvron et al., 'LLaMA' (arXiv 2302.13971, Feb 2023) Table 15 and "
         "'Llama 2' (arXiv 2307.09288, July 2023) Tables 1-2; Biderman et al., 'Pythia' (arXiv 2304.01373, April "
-        "2023); MosaicML, 'Introducing MPT-7B' (May 2023); DeepSeek-AI, 'DeepSeek-V3 Technical Report' (arXiv "
-        "2412.19437, Dec 2024); Meta, 'The Llama 3 Herd of Models' (arXiv 2407.21783, July 2024) and the Llama 3.1 "
-        "model card (30.84M H100 GPU-hours for 405B)"
+        "2023); MosaicML, 'Introducing MPT-7B' (May 2023); Luccioni et al., 'Estimating the Carbon Footprint of "
+        "BLOOM' (JMLR 2023); Li et al., 'StarCoder' (arXiv 2305.06161, May 2023); DeepSeek-AI, 'DeepSeek-V3 "
+        "Technical Report' (arXiv 2412.19437, Dec 2024); Meta, 'The Llama 3 Herd of Models' (arXiv 2407.21783, "
+        "July 2024) and the Llama 3.1 model card (30.84M H100 GPU-hours for 405B)"
     ),
     "evaluations and data stalls": (
         "Jiang et al., 'MegaScale' (arXiv 2402.15627, Feb 2024): data loading and evaluation among the overheads "
