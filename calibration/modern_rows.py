@@ -104,6 +104,22 @@ def _llama3_production(gpus: int, tflops: float) -> CalibrationRow:
     )
 
 
+_NEMOTRON = "NVIDIA, 'Nemotron-4 340B Technical Report' (arXiv 2406.11704, June 2024), section 2 and Table 2"
+# Nemotron-4 340B's shape (the report's Table 1 and nvidia/Nemotron-4-340B-Base's configuration): 96 layers, hidden
+# 18,432, 96 query heads sharing 8 key/value heads, squared-ReLU FFN of 4 x hidden (two matrices, no gate),
+# 256,000-token vocabulary with untied embeddings, no biases, rotary positions, 4,096-token sequences.
+NEMOTRON4_340B = ModelSpec(
+    layers=96,
+    hidden=18432,
+    heads=96,
+    kv_heads=8,
+    ffn_hidden=73728,
+    vocab=256_000,
+    seq_len=4096,
+    ffn_gated=False,
+)
+
+
 TINYLLAMA = ModelSpec(
     layers=22,
     hidden=2048,
@@ -220,6 +236,27 @@ MODERN_ROWS: list[CalibrationRow] = [
     ),
     _llama3_production(8192, 430),
     _llama3_production(16384, 400),
+    # The production run's last and longest stage (7.6T of its 9T tokens): 2,304 sequences of 4,096 tokens per
+    # 8.0 s iteration on 6,144 H100 (DP64), BF16, 8-way tensor and 12-way pipeline parallelism with interleaving
+    # and the distributed optimizer; micro-batch and interleaving depth are not published: searched.
+    _modern(
+        "nemotron4-340b-6k-h100",
+        _NEMOTRON,
+        NEMOTRON4_340B,
+        "dgx-h100",
+        6144,
+        2304,
+        None,
+        2304 * 4096 / (6144 * 8.0),
+        tp=8,
+        pp=12,
+        vp=None,
+        zero=1,
+        precision="bf16",
+        metric="8.0 s per iteration of 2,304 x 4,096 tokens",
+        notes="BF16, TP8 PP12 (interleaved) DP64, NVIDIA's production run (final batch stage); micro-batch and "
+        "interleaving depth not published: searched",
+    ),
     _modern(
         "tinyllama-a100",
         _TINYLLAMA,

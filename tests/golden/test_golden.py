@@ -124,6 +124,11 @@ published layout (TP4 PP4 DP32, selective recompute, FP32 gradient reduction) im
 0.64), so every training plan's expected days rise by 0.822 / 0.799 - 1 = 2.9 % at a fixed GPU count (70B auto:
 85.8 -> 88.3 days on the same 1,080 GB200 NVL72 GPUs); one deadline plan needs more GPUs again
 (train-assumption-override: 512 -> 640 H100, capex $31.9M -> $39.1M); no other count, system or capex moved.
+Re-captured for Nemotron-4 340B's production run as an eighth throughput source (on purpose): its 8.0 s
+iterations on 6,144 H100 (Nemotron-4 340B Technical Report, Table 2) refit the GEMM ceilings, Hopper 0.539 ->
+0.547, Blackwell 0.545 -> 0.550, FP8 ratio 1.0 -> 0.99; Hopper plans' days fall about 1.4 % (70B on DGX H100:
+56.66 -> 55.90 days), Blackwell's about 0.4-0.8 %, the FP8 B200 plan's rise 0.1 %; production efficiency stays
+0.799; no GPU count, system or capex moved.
 """
 
 from __future__ import annotations
