@@ -1,6 +1,7 @@
 """Steady-state rows of today's stacks: NVIDIA's NeMo / Megatron-Bridge performance tables, TinyLlama's README,
-and the Llama 3 paper's production layouts, each converted from tokens/s/GPU (or TFLOP/s/GPU on a stated FLOP
-count) into seconds per step for the published global batch. Data: reference/training-calibration.md section 3f.
+and the production layouts of the Llama 3 and Nemotron-4 340B reports, each converted from tokens/s/GPU (or
+TFLOP/s/GPU on a stated FLOP count, or seconds per iteration) into seconds per step for the published global
+batch. Data: reference/training-calibration.md section 3f.
 """
 
 from __future__ import annotations

@@ -160,7 +160,8 @@ def _intro_lines(f: dict[str, Any]) -> list[str]:
         "",
         "- **Steady-state throughput**: is the step-time model right? Checked against benchmark tables "
         "(Megatron-LM papers, MosaicML llm-foundry, NVIDIA's NeMo / Megatron-Bridge performance tables, "
-        "TinyLlama), each row run through the planner's own search with the published layout pinned.",
+        "TinyLlama) and the steady state of two production runs (Llama 3 405B, Nemotron-4 340B), each row run "
+        "through the planner's own search with the published layout pinned.",
         "- **Whole runs**: is the time-to-train a deadline depends on right? Checked against published GPU-hours "
         "and wall-clock days, each row run through the whole planning chain.",
         "",
