@@ -37,6 +37,7 @@ from engine.request.whatif import WhatIfRequest
 from engine.result import (
     AssumptionEntry,
     BomLine,
+    Candidate,
     Costs,
     ExplainEntry,
     FabricNetwork,
@@ -69,6 +70,7 @@ __all__ = [
     "STAGES",
     "AssumptionEntry",
     "BomLine",
+    "Candidate",
     "Catalog",
     "Costs",
     "EngineOutcome",

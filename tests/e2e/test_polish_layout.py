@@ -1,0 +1,61 @@
+"""The second polish round, in a real browser at 1440 and 390 px: "Systems considered" a buyer can scan (the
+deciding columns fit, the rest one tick away), the cloud options table without a column off-screen, price
+warnings a reader can scan, and the quotes form laid out like the other forms."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.test_plan_page import OVERFLOW_JS
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+AUTO_70B = {
+    "workload": "training",
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": 15e12, "deadline_days": 90},
+    "hardware": {"system": "auto"},
+    "pricing": {"years": 3, "regions": ["us-east-1", "us-west-2"]},
+}
+# How far a table runs past the visible part of its scroller (0 when it fits).
+TABLE_OVERRUN_JS = """
+(selector) => {
+  const table = document.querySelector(selector);
+  const box = table.closest(".table-scroll");
+  return table.getBoundingClientRect().width - box.clientWidth;
+}
+"""
+
+
+@pytest.fixture
+def auto_plan(logged_in, live_server, django_user_model):
+    from planner.services import plan_create_synchronous
+    from pricing.services import price_snapshot_load_fixtures
+
+    price_snapshot_load_fixtures()
+    owner = django_user_model.objects.get(username="eve")
+    plan = plan_create_synchronous(owner=owner, request_data=AUTO_70B, name="70B auto")
+    return f"{live_server.url}/plans/{plan.pk}/"
+
+
+def test_systems_considered_fits_and_shows_more_columns_on_demand(logged_in, auto_plan, shot):
+    page = logged_in
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(auto_plan, wait_until="domcontentloaded")
+        card = page.locator("#systems-considered")
+        card.scroll_into_view_if_needed()
+        shot(f"polish-candidates-{width}")
+        assert page.evaluate(TABLE_OVERRUN_JS, "table.candidates") <= 1, f"Systems considered scrolls at {width} px"
+        heads = card.locator("thead th:visible").all_inner_texts()
+        assert [h.split("\n")[0].strip() for h in heads][:2] == ["System", "GPUs"] and len(heads) == 5, heads
+        expect(card.locator("tbody tr.chosen th")).to_have_text("NVIDIA GB200 NVL72 rack")
+        assert page.evaluate(OVERFLOW_JS) == [], f"at {width} px"
+    # the other figures are one tick away, in the same table
+    page.set_viewport_size({"width": 1440, "height": 900})
+    mfu = page.locator("#systems-considered thead th", has_text="MFU")
+    expect(mfu).to_be_hidden()
+    page.get_by_label("More columns", exact=False).check()
+    expect(mfu).to_be_visible()
+    shot("polish-candidates-all-columns-1440")
