@@ -59,3 +59,26 @@ def test_systems_considered_fits_and_shows_more_columns_on_demand(logged_in, aut
     page.get_by_label("More columns", exact=False).check()
     expect(mfu).to_be_visible()
     shot("polish-candidates-all-columns-1440")
+
+
+def test_quotes_form_reads_like_the_other_forms_and_shows_errors_beside_the_field(logged_in, live_server, shot):
+    page = logged_in
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/quotes/", wait_until="domcontentloaded")
+        page.get_by_label("Vendor").fill("Acme Networks")
+        page.get_by_label("Reference").fill("Q-2026-117")
+        page.get_by_label("Quoted on").fill("2026-11-20")
+        page.get_by_label("Quote file").set_input_files(
+            files=[{"name": "bad.csv", "mimeType": "text/csv", "buffer": b"part_number,unit_price_usd\nzzz,5\n"}]
+        )
+        page.get_by_role("button", name="Upload quote").click()
+        error = page.locator(".field.has-error .error")
+        expect(error).to_contain_text("row 2, column part_number")
+        shot(f"polish-quotes-{width}")
+        # the error sits under its own input, inside the form's card, and nothing runs off the page
+        field = page.locator(".field.has-error input[type=file]").bounding_box()
+        box = error.first.bounding_box()
+        assert box["y"] >= field["y"] + field["height"] - 1 and box["x"] >= field["x"] - 1
+        assert page.evaluate(OVERFLOW_JS) == [], f"at {width} px"
+        expect(page.get_by_label("Vendor")).to_have_value("Acme Networks")
