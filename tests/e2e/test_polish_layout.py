@@ -82,3 +82,31 @@ def test_quotes_form_reads_like_the_other_forms_and_shows_errors_beside_the_fiel
         assert box["y"] >= field["y"] + field["height"] - 1 and box["x"] >= field["x"] - 1
         assert page.evaluate(OVERFLOW_JS) == [], f"at {width} px"
         expect(page.get_by_label("Vendor")).to_have_value("Acme Networks")
+
+
+def test_cloud_options_fit_1440_and_read_as_cards_on_a_phone(logged_in, auto_plan, shot):
+    page = logged_in
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(auto_plan, wait_until="domcontentloaded")
+    assert page.evaluate(TABLE_OVERRUN_JS, "table.cloud") <= 1, "the cloud table runs past its card at 1440 px"
+    # every column heading is inside the visible card, the notes are lines under their rows
+    box = page.locator("table.cloud").evaluate("(t) => t.closest('.table-scroll').getBoundingClientRect().right")
+    rights = page.locator("table.cloud thead th").evaluate_all(
+        "(ths) => ths.map((th) => th.getBoundingClientRect().right)"
+    )
+    assert max(rights) <= box + 1
+    note = page.locator("table.cloud tr.cloud-note", has_text="interruptions over the job").first
+    expect(note).to_be_visible()
+    page.locator("table.cloud").scroll_into_view_if_needed()
+    shot("polish-cloud-1440")
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(auto_plan, wait_until="domcontentloaded")
+    expect(page.locator("table.cloud thead")).to_be_hidden()
+    first = page.locator("table.cloud tr.cloud-row").first
+    first.scroll_into_view_if_needed()
+    shot("polish-cloud-390")
+    assert page.evaluate(TABLE_OVERRUN_JS, "table.cloud") <= 1, "the cloud table scrolls sideways at 390 px"
+    assert page.evaluate(OVERFLOW_JS) == []
+    # each value keeps its label on a phone
+    labels = first.locator("td").evaluate_all("(tds) => tds.map((td) => getComputedStyle(td, '::before').content)")
+    assert '"Job cost"' in labels and '"Instance"' in labels
