@@ -403,3 +403,14 @@ def prose_words(text: Any) -> Any:
     if not isinstance(text, str):
         return text
     return re.sub(r"\b[a-z]+(?:_[a-z0-9]+)+\b", lambda match: words(match.group(0)), text)
+
+
+def price_warning_items(warnings: Any, headlines: Any) -> list[dict[str, str]]:
+    """Each price warning as {headline, text}: the engine's short headline beside its full sentence. A plan stored
+    before warnings had headlines gets the sentence's opening words up to its list ("AWS prices older than 180
+    days"), so the page and the PDF read alike for old and new plans."""
+    texts = list(warnings or ())
+    shorts = list(headlines or ())
+    if len(shorts) != len(texts):
+        shorts = [text.split(" (", 1)[0].split(":", 1)[0] for text in texts]
+    return [{"headline": short, "text": text} for short, text in zip(shorts, texts, strict=True)]

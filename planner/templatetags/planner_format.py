@@ -201,3 +201,11 @@ def instance(row) -> str:
 def purchase(value: str) -> str:
     """A cloud row's purchase id in words (`on_demand` -> on-demand, `reserved_1y` -> 1-year reserved)."""
     return purchase_name(str(value or ""))
+
+
+@register.filter
+def price_warning_items(costs) -> list[dict[str, str]]:
+    """A costs section's price warnings as {headline, text} pairs (page and PDF)."""
+    return formatting.price_warning_items(
+        getattr(costs, "price_warnings", None), getattr(costs, "price_warning_headlines", None)
+    )
