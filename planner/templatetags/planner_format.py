@@ -8,7 +8,7 @@ import json
 from django import template
 from django.utils.html import format_html
 
-from planner.adapter import provider_name, purchase_name
+from planner.adapter import provider_name, purchase_name, term_name
 from planner.outputs import formatting
 from planner.outputs.plan_view import HEADLINES
 
@@ -209,3 +209,10 @@ def price_warning_items(costs) -> list[dict[str, str]]:
     return formatting.price_warning_items(
         getattr(costs, "price_warnings", None), getattr(costs, "price_warning_headlines", None)
     )
+
+
+@register.filter
+def term(row) -> str:
+    """A cloud row's purchase as its provider sells it: a neocloud's reserved term is a contract ("3-year
+    contract", as the options and the verdict name it), any other provider's as `purchase` words it."""
+    return term_name(getattr(row, "provider", None), str(getattr(row, "purchase", "") or ""))

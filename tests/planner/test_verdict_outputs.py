@@ -150,3 +150,17 @@ def test_a_plan_stored_before_headlines_shows_the_opening_words_as_its_headline(
         "RunPod assumptions, not published prices",
     ]
     assert [i["text"] for i in items] == [old, assumed]
+
+
+def test_a_neocloud_contract_reads_as_a_contract_and_time_to_capacity_has_one_parenthesis(alice_client, priced_plan):
+    """The verdict and the options call a neocloud's reserved term a contract; the cloud and break-even tables said
+    "3-year reserved" for the same row. Time to capacity named the bounding part class inside a parenthesis that
+    itself ended in one ("(NVIDIA GB200 NVL72 rack (rack-scale systems))")."""
+    raw = alice_client.get(priced_plan.get_absolute_url()).content.decode()
+    contracts = [r for r in priced_plan.result["costs"]["cloud"] if r.get("provider") == "contract"]
+    assert contracts and all(r["purchase"].startswith("reserved_") for r in contracts)
+    cell = r'<td data-label="Provider">Neocloud contract</td>.*?<td data-label="Purchase">(.*?)</td>'
+    terms = re.findall(cell, raw, flags=re.S)
+    assert len(terms) >= len(contracts) and all(t.endswith("-year contract") for t in terms), terms
+    page = _words(html.unescape(re.sub(r"<[^>]+>", " ", raw)))
+    assert re.search(r"days of procurement, set by the lead time of the [^()]+( \([^()]+\))?, \d+ days of build", page)
