@@ -131,7 +131,13 @@ def test_rear_door_cooling_and_units_in_labels_read_as_words():
     assert racks.note.endswith("; rear-door heat exchanger") and "rdhx" not in racks.note
     assert words("rdhx") == figure_text("rdhx", "") == "rear-door heat exchanger"
     assert words("air_containment") == "air containment" and words("liquid") == "liquid"
-    assert key_label("kv_cache_gib_per_replica") == "KV cache GiB per replica"
+    # a unit in the middle of a field name goes beside the value, not into the label (566.0 GiB, 32.9 GiB)
+    assert (key_label("kv_cache_gib_per_replica"), key_unit("kv_cache_gib_per_replica")) == (
+        "KV cache per replica",
+        "GiB",
+    )
+    assert (key_label("weights_gib_per_gpu"), key_unit("weights_gib_per_gpu")) == ("weights per GPU", "GiB")
+    assert (key_label("global_batch_sequences"), key_unit("global_batch_sequences")) == ("global batch", "sequences")
     assert key_label("roce_efficiency_ratio") == "RoCE efficiency ratio"
     # assumption names ending in a temperature or length unit: the unit is not read as a word
     assert (key_label("air_chilled_water_supply_c"), key_unit("air_chilled_water_supply_c")) == (
@@ -234,3 +240,15 @@ def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
     assert cheapest(stored).range is None
     option["finish_days_p90"] = 27.0
     assert cheapest(stored).range == "done in 25.8 - 27.0 days (p50 - p90)"
+
+
+def test_a_breakdown_gives_each_value_its_unit():
+    """The step and memory breakdowns ended in one lone unit after the last pair ("optimizer 0.000301    s"); each
+    value carries it now ("pipeline 1.6 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
+    from planner.outputs.page_html import page_html
+
+    lead = page_html(1, plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())), {}, {}, "")["lead"]
+    block = lead[lead.index('id="stage-training"') :]
+    assert '<span class="pair">pipeline <b>1.6</b> <span class="unit">s</span></span>' in block
+    assert '<span class="pair">weights <b>16.4</b> <span class="unit">GiB</span></span>' in block
+    assert '</span> <span class="unit">s</span></td>' not in block
