@@ -70,6 +70,11 @@ class CandidatesTable:
     note: str
 
     @property
+    def has_more(self) -> bool:
+        """Whether the hidden columns hold anything: a table of refused systems alone has only dashes there."""
+        return any(row.status != "refused" for row in self.rows)
+
+    @property
     def more_labels(self) -> str:
         """The hidden columns in words, for the toggle's label ("GPU, MFU, IT power")."""
         return ", ".join(c.label for c in self.columns if c.more)

@@ -78,6 +78,7 @@ def test_a_refused_system_says_why_on_its_own_line_in_the_page():
     why = _texts(html, "tr")[-1]
     assert why.startswith("Why not: global batch: the deadline needs about 5,305,456 GPUs")
     assert 'colspan="' in html and "The request fixed the system" in html
+    assert "show-more-columns" not in html  # a refused system alone: its hidden columns would hold only dashes
     row_heads = _texts(html, "th")
     assert "NVIDIA DGX A100 (8 x A100 80GB)" in row_heads
 
