@@ -216,3 +216,19 @@ def term(row) -> str:
     """A cloud row's purchase as its provider sells it: a neocloud's reserved term is a contract ("3-year
     contract", as the options and the verdict name it), any other provider's as `purchase` words it."""
     return term_name(getattr(row, "provider", None), str(getattr(row, "purchase", "") or ""))
+
+
+# The report lists every obtainable option and this many of those that cannot compete (the page and the JSON list all).
+REPORT_EXCLUDED_OPTIONS = 5
+
+
+@register.filter
+def report_options(options) -> dict:
+    """A plan's options as the PDF lists them: every obtainable one and the first few that cannot compete, in the
+    stored order, with the count left out. A 90-day 70B plan has 42 options out of reach, four pages of the same
+    few reasons; finance reads the ones in reach and why the nearest others are not."""
+    options = list(options or ())
+    excluded = [o for o in options if o.obtainable is False]
+    keep = {id(o) for o in excluded[:REPORT_EXCLUDED_OPTIONS]}
+    shown = [o for o in options if o.obtainable is not False or id(o) in keep]
+    return {"shown": shown, "left_out": len(options) - len(shown), "excluded": len(excluded)}

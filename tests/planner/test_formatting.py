@@ -252,3 +252,21 @@ def test_a_breakdown_gives_each_value_its_unit():
     assert '<span class="pair">pipeline <b>1.6</b> <span class="unit">s</span></span>' in block
     assert '<span class="pair">weights <b>16.4</b> <span class="unit">GiB</span></span>' in block
     assert '</span> <span class="unit">s</span></td>' not in block
+
+
+def test_the_report_lists_the_options_in_reach_and_only_the_nearest_out_of_reach():
+    """The 90-day 70B plan compares 44 options, 42 out of reach (four PDF pages of the same few reasons): the
+    report lists the 2 obtainable, the first 5 that cannot compete, and says where the other 37 are."""
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+
+    stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    options = stored["costs"]["comparison"]["options"]
+    assert len(options) == 44 and sum(o["obtainable"] is False for o in options) == 42
+    view = plan_view(stored)
+    plan = SimpleNamespace(name="70B", created_at=None, catalog_version="x", get_workload_display=lambda: "Training")
+    html = render_to_string("planner/report.html", {"plan": plan, "view": view, "headlines": [], "bom": None})
+    table = html[html.index('<table class="options">') : html.index("</table>", html.index('<table class="options">'))]
+    assert table.count("<tr") == 1 + 2 + 5  # heading, 2 obtainable, 5 out of reach
+    assert "42 options cannot compete" in html and "the 37 not listed here are on the plan page" in html
