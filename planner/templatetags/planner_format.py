@@ -232,3 +232,23 @@ def report_options(options) -> dict:
     keep = {id(o) for o in excluded[:REPORT_EXCLUDED_OPTIONS]}
     shown = [o for o in options if o.obtainable is not False or id(o) in keep]
     return {"shown": shown, "left_out": len(options) - len(shown), "excluded": len(excluded)}
+
+
+@register.filter
+def carbon_footnotes(carbon) -> list[str]:
+    """The carbon table's notes and sources, each said once under the table: the method, how the on-prem and the
+    cloud energy were counted, every grid intensity's source, and what "not recorded" means. The table repeated
+    one sentence in a dozen rows and cited no source for its grid figures."""
+    lines = [f"Method: {carbon.method}."]
+    onprem = carbon.onprem
+    if onprem is not None:
+        lines.append(f"On-prem energy: {onprem.note} On-prem grid: {onprem.source}")
+    counted = [row for row in carbon.cloud if row.grid_gco2e_per_kwh is not None]
+    for note in dict.fromkeys(row.note for row in counted):
+        lines.append(f"Cloud energy: {note}")
+    for source in dict.fromkeys(row.source for row in counted if row.source):
+        lines.append(f"Cloud grid: {source}")
+    missing = [row.note for row in carbon.cloud if row.grid_gco2e_per_kwh is None]
+    for note in dict.fromkeys(missing):
+        lines.append(f"Not recorded: {note}.")
+    return lines

@@ -176,7 +176,10 @@ def test_page_and_pdf_cloud_tables_show_provider_and_price_date(plan, alice_clie
     assert "Azure eastus Standard_ND96isr_H100_v5 (8 x H100 SXM5 80GB)" in break_even_text
     # the carbon table: a region without a sourced grid intensity says so instead of two bare dashes, and the
     # rented system is named once, without parentheses inside parentheses
-    assert "no sourced grid carbon intensity is recorded for this region" in text
+    assert "no sourced grid carbon intensity is recorded for this region" in text  # once, under the table
+    carbon = text.split("Carbon Where")[1].split("What if?")[0]
+    assert carbon.count("no sourced grid carbon intensity is recorded for this region") == 1
+    assert "not recorded" in carbon and "On-prem grid: US average, EIA FAQ" in carbon  # the grid figure is sourced
     assert "(AWS EC2 p5.48xlarge (8 x H100))" not in text
     assert "2025-04-01 · list price" in text  # the H100 meter's effectiveStartDate, and how firm it is
     assert "Google Cloud us-central1 a3-highgpu-8g (8 x H100 SXM5 80GB)" in text and "public estimate" in text
