@@ -54,6 +54,11 @@ def test_systems_considered_fits_and_shows_more_columns_on_demand(logged_in, aut
         assert page.evaluate(OVERFLOW_JS) == [], f"at {width} px"
     # the other figures are one tick away, in the same table
     page.set_viewport_size({"width": 1440, "height": 900})
+    # a BOM part number is one unbroken line (it wrapped at its hyphen: "MSN2201-" / "CB2FC")
+    broken = page.locator("table.bom td code").evaluate_all(
+        "(els) => els.filter((el) => el.getClientRects().length > 1).map((el) => el.textContent)"
+    )
+    assert broken == [], broken
     mfu = page.locator("#systems-considered thead th", has_text="MFU")
     expect(mfu).to_be_hidden()
     page.get_by_label("More columns", exact=False).check()
