@@ -225,11 +225,6 @@ class PlanView:
         return [(key, _without_twins(encode_section(section))) for key, section in sections if section is not None]
 
     @cached_property
-    def candidates(self) -> list[Mapping[str, Any]]:
-        """The systems considered, as their stored JSON (the table shows each key any candidate has)."""
-        return [encode_section(candidate) for candidate in self.result.candidates] if self.result else []
-
-    @cached_property
     def candidates_table(self) -> CandidatesTable | None:
         """The systems considered as the page shows them: deciding columns first, the rest on demand."""
         return plan_candidates_table(self.result) if self.result else None
