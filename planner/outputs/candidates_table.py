@@ -108,7 +108,7 @@ def _training_columns(cost: CandidateColumn) -> list[tuple[CandidateColumn, Cell
             CandidateColumn("Steady state", "days", more=True, note="a tuned stack between failures"),
             lambda c: number(c.days_ideal),
         ),
-        (CandidateColumn("MFU", "%", more=True), lambda c: _pct(c.mfu)),
+        (CandidateColumn("MFU", more=True), lambda c: _pct(c.mfu)),  # each cell says "%"
         (
             CandidateColumn("IT power", more=True, note="the GPU systems only; the chosen plan adds the network"),
             lambda c: power(c.it_kw),
