@@ -62,6 +62,11 @@ class CandidateRow:
     status: str
     reason: str | None = None
 
+    @property
+    def shown(self) -> tuple[CandidateCell, ...]:
+        """The cells of the deciding columns."""
+        return tuple(cell for cell in self.cells if "more" not in cell.css.split())
+
 
 @dataclass(frozen=True)
 class CandidatesTable:
@@ -73,6 +78,11 @@ class CandidatesTable:
     def has_more(self) -> bool:
         """Whether the hidden columns hold anything: a table of refused systems alone has only dashes there."""
         return any(row.status != "refused" for row in self.rows)
+
+    @property
+    def shown(self) -> tuple[CandidateColumn, ...]:
+        """The deciding columns, the ones shown before the reader asks for more (and all the PDF prints)."""
+        return tuple(c for c in self.columns if not c.more)
 
     @property
     def more_labels(self) -> str:

@@ -270,3 +270,8 @@ def test_the_report_lists_the_options_in_reach_and_only_the_nearest_out_of_reach
     table = html[html.index('<table class="options">') : html.index("</table>", html.index('<table class="options">'))]
     assert table.count("<tr") == 1 + 2 + 5  # heading, 2 obtainable, 5 out of reach
     assert "42 options cannot compete" in html and "the 37 not listed here are on the plan page" in html
+    # Systems considered, the deciding columns only: the 9 systems, the chosen one first
+    systems = html[html.index('<table class="candidates">') :]
+    systems = systems[: systems.index("</table>")]
+    assert systems.count("<tr") == 1 + 9 and "<b>NVIDIA GB200 NVL72 rack</b>" in systems
+    assert "MFU" not in systems and "Build + energy (USD)" in systems
