@@ -316,8 +316,14 @@ class QuoteUploadForm(forms.Form):
 
     vendor = forms.CharField(max_length=200, help_text="Who quoted: vendor, reseller or cloud.")
     reference = forms.CharField(max_length=255, help_text="The quotation's number or document title.")
-    quoted_on = forms.DateField(help_text="The date on the quotation (YYYY-MM-DD).")
+    quoted_on = forms.DateField(
+        label="Quoted on",
+        help_text="The date printed on the quotation.",
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
     file = forms.FileField(
-        help_text="CSV with columns part_number (or catalog_id), unit_price_usd, and optionally currency (USD) "
-        "and description."
+        label="Quote file",
+        help_text="CSV (or XLSX) with columns part_number (or catalog_id), unit_price_usd, and optionally currency "
+        "(USD) and description.",
+        widget=forms.ClearableFileInput(attrs={"accept": ".csv,.xlsx,text/csv"}),
     )

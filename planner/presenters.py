@@ -20,7 +20,6 @@ __all__ = [
     "comparison_table",
     "lookup",
     "plan_diagrams",
-    "record_table",
     "report_context",
 ]
 
@@ -67,13 +66,3 @@ def report_context(plan: Any) -> dict[str, Any]:
         "bom": view.bom,
         "diagrams": _print_diagrams(view),
     }
-
-
-def record_table(records: list[Mapping[str, Any]] | None) -> dict:
-    """Rows of dicts -> one header (the union of keys, first-seen order) and aligned rows."""
-    records = records or []
-    # Nested structures (search statistics, frontiers) have their own views; the table keeps scalars.
-    columns = list(
-        dict.fromkeys(key for record in records for key, value in record.items() if not isinstance(value, dict | list))
-    )
-    return {"columns": columns, "rows": [[record.get(key) for key in columns] for record in records]}

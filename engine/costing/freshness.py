@@ -3,7 +3,8 @@
 Why: one snapshot gathers price lists of very different ages (a Spot record from last week, a capacity-block
 table from 2024, a neocloud price reported in a blog) and of different firmness (a list price, a public
 estimate, a placeholder). A buyer must see which of the plan's cloud options rest on a price older than the
-named parameter `cloud_price_stale_after_days`, or on an assumption, before signing anything.
+named parameter `cloud_price_stale_after_days`, or on an assumption, before signing anything. Each warning comes
+twice: a full sentence naming every option, and a short headline (provider, what is wrong, how many) to scan.
 
 The age is counted from `priced_on`, the day the plan was priced (the adapter passes today's date; tests fix
 it); without it no age is computed and only assumed prices are flagged. One warning per provider, naming each
@@ -13,13 +14,20 @@ it); without it no age is computed and only assumed prices are flagged. One warn
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date
 
 from engine.result.costs import CloudRow
 
 from .providers import detailed, provider_name, row_gpus, row_hardware, term_name
 
-__all__ = ["DEFAULT_STALE_AFTER_DAYS", "STALE_PARAMETER", "price_age_days", "price_warnings"]
+__all__ = [
+    "DEFAULT_STALE_AFTER_DAYS",
+    "STALE_PARAMETER",
+    "price_age_days",
+    "price_warning_headlines",
+    "price_warnings",
+]
 
 STALE_PARAMETER = "cloud_price_stale_after_days"
 # Used only when the parameter table lacks the row (hand-built inputs); the sourced value is in the table.
@@ -42,11 +50,17 @@ def _listed(items: Sequence[str], limit: int = 6) -> str:
     return "; ".join(shown) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def price_warnings(rows: Sequence[CloudRow], *, priced_on: date | None, stale_after_days: int) -> tuple[str, ...]:
-    """One sentence per provider whose rows rest on old or assumed prices, naming each (type, purchase) once;
-    each row's own source stays on the row (`price_source`)."""
-    old: dict[str, dict[str, str]] = {}
-    assumed: dict[str, dict[str, None]] = {}
+@dataclass
+class _Flagged:
+    """One provider's rows on old or assumed prices: each (type, purchase) once, with its date and age if old."""
+
+    old: dict[str, tuple[str, int]] = field(default_factory=dict)  # what -> (dated, age in days)
+    assumed: dict[str, None] = field(default_factory=dict)  # what, in first-seen order
+
+
+def _flag(rows: Sequence[CloudRow], priced_on: date | None, stale_after_days: int) -> dict[str, _Flagged]:
+    """Provider -> its flagged rows, in provider order."""
+    flagged: dict[str, _Flagged] = {}
     for row in rows:
         provider = row.provider or "aws"
         hardware = row_hardware(row)
@@ -55,20 +69,49 @@ def price_warnings(rows: Sequence[CloudRow], *, priced_on: date | None, stale_af
         observed = row.price_observed_at[:10]
         age = price_age_days(observed, priced_on) if priced_on else None
         if age is not None and age > stale_after_days:
-            old.setdefault(provider, {})[what] = f"{what} (dated {observed}, {age} days old)"
+            flagged.setdefault(provider, _Flagged()).old[what] = (observed, age)
         if row.price_confidence == "assumption":
-            assumed.setdefault(provider, {})[what] = None
+            flagged.setdefault(provider, _Flagged()).assumed[what] = None
+    return {provider: flagged[provider] for provider in sorted(flagged)}
+
+
+def price_warnings(rows: Sequence[CloudRow], *, priced_on: date | None, stale_after_days: int) -> tuple[str, ...]:
+    """One sentence per provider whose rows rest on old or assumed prices, naming each (type, purchase) once;
+    each row's own source stays on the row (`price_source`)."""
     out = []
-    for provider in sorted(set(old) | set(assumed)):
+    for provider, flags in _flag(rows, priced_on, stale_after_days).items():
         parts = []
-        if provider in old:
+        if flags.old:
             parts.append(
                 f"prices older than {stale_after_days} days (the cost parameter for stale cloud prices): "
-                + _listed(list(old[provider].values()))
+                + _listed([f"{what} (dated {dated}, {age} days old)" for what, (dated, age) in flags.old.items()])
             )
-        if provider in assumed:
-            parts.append("assumptions, not published prices: " + _listed(list(assumed[provider])))
+        if flags.assumed:
+            parts.append("assumptions, not published prices: " + _listed(list(flags.assumed)))
         out.append(
             f"{provider_name(provider)} {' and '.join(parts)}. Refresh or replace them before relying on these rows."
         )
+    return tuple(out)
+
+
+def price_warning_headlines(
+    rows: Sequence[CloudRow], *, priced_on: date | None, stale_after_days: int
+) -> tuple[str, ...]:
+    """The same warnings, one short line each, in the same order: which provider, what is wrong and, when one
+    option is concerned, which ("CoreWeave: 8 x H100 SXM5 80GB on-demand price is 695 days old"). A reader scans
+    these; the full sentence (`price_warnings`) names every option."""
+    out = []
+    for provider, flags in _flag(rows, priced_on, stale_after_days).items():
+        parts = []
+        if len(flags.old) == 1:
+            ((what, (_dated, age)),) = flags.old.items()
+            parts.append(f"{what} price is {age} days old")
+        elif flags.old:
+            oldest = max(age for _dated, age in flags.old.values())
+            parts.append(f"{len(flags.old)} prices over {stale_after_days} days old (oldest {oldest} days)")
+        if len(flags.assumed) == 1:
+            parts.append(f"{next(iter(flags.assumed))} price is an assumption")
+        elif flags.assumed:
+            parts.append(f"{len(flags.assumed)} prices are assumptions, not published")
+        out.append(f"{provider_name(provider)}: {'; '.join(parts)}")
     return tuple(out)

@@ -25,7 +25,7 @@ from .envelope_check import capex_check, priced_envelope
 from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
 from .explain_verdict import verdict_explain
-from .freshness import DEFAULT_STALE_AFTER_DAYS, STALE_PARAMETER, price_warnings
+from .freshness import DEFAULT_STALE_AFTER_DAYS, STALE_PARAMETER, price_warning_headlines, price_warnings
 from .inputs import CostInputs, Scales, cost_job_from_result, request_terms
 from .npv import NPV_BASIS, npv_options
 from .onprem import price_index
@@ -61,11 +61,16 @@ def _comparison(ev: Evaluation) -> Comparison:
     )
 
 
-def _price_warnings(ev: Evaluation, inputs: CostInputs) -> tuple[str, ...]:
-    """Old or assumed cloud prices behind this plan's rows (`freshness.price_warnings`)."""
+def _price_warnings(ev: Evaluation, inputs: CostInputs) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Old or assumed cloud prices behind this plan's rows: the full sentences (`freshness.price_warnings`) and
+    their headlines, in the same order."""
     priced_on = date.fromisoformat(inputs.priced_on) if inputs.priced_on else None
     limit = int(ev.params[STALE_PARAMETER]) if STALE_PARAMETER in ev.params.base else DEFAULT_STALE_AFTER_DAYS
-    return price_warnings([p.row for p in ev.rows], priced_on=priced_on, stale_after_days=limit)
+    rows = [p.row for p in ev.rows]
+    return (
+        price_warnings(rows, priced_on=priced_on, stale_after_days=limit),
+        price_warning_headlines(rows, priced_on=priced_on, stale_after_days=limit),
+    )
 
 
 def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool = True) -> CostResult:
@@ -81,6 +86,7 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
     comparison = _comparison(ev)
     limit = _capex_limit(result)
     capex_band, capex_band_explain = capex_range(ev, inputs)  # two on-prem passes, cheap: a what-if keeps it too
+    warnings, headlines = _price_warnings(ev, inputs)
     costs = Costs(
         currency="USD",
         available=True,
@@ -90,7 +96,8 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
         onprem=replace(onprem_section(ev.onprem, job, ev.params), capex_range=capex_band),
         cloud=tuple(p.row for p in ev.rows),
         cloud_notes=(*ev.cloud_notes, *([inputs.snapshot_note] if inputs.snapshot_note else [])),
-        price_warnings=_price_warnings(ev, inputs),
+        price_warnings=warnings,
+        price_warning_headlines=headlines,
         comparison=comparison,
         sensitivity=sensitivity(ev, inputs) if with_sensitivity else None,
         carbon=carbon(ev, inputs),

@@ -278,6 +278,8 @@ class Costs:
     cloud: tuple[CloudRow, ...] | None = field(default=None, metadata=OMIT)
     cloud_notes: tuple[str, ...] | None = field(default=None, metadata=OMIT)
     price_warnings: tuple[str, ...] | None = field(default=None, metadata=OMIT)
+    # One short line per price warning, same order: provider, what is wrong, how many (the page's summaries).
+    price_warning_headlines: tuple[str, ...] | None = field(default=None, metadata=OMIT)
     comparison: Comparison | None = field(default=None, metadata=OMIT)
     sensitivity: Sensitivity | None = field(default=None, metadata=OMIT)
     carbon: CarbonSection | None = field(default=None, metadata=OMIT)

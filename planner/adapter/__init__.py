@@ -28,7 +28,7 @@ from engine.catalog.hardware import default_catalog_dir
 from engine.costing import provider_name
 from engine.costing.money import usd_text
 from engine.costing.onprem import EXTRA_CATEGORIES as CAPEX_EXTRA_CATEGORIES
-from engine.costing.providers import purchase_name
+from engine.costing.providers import purchase_name, term_name
 from engine.explain.wording import in_words
 from engine.request.schema_lookup import choices_of, field_at
 from engine.request.site import price_keys
@@ -37,6 +37,7 @@ from engine.request.whatif import WhatIfRequest
 from engine.result import (
     AssumptionEntry,
     BomLine,
+    Candidate,
     Costs,
     ExplainEntry,
     FabricNetwork,
@@ -69,6 +70,7 @@ __all__ = [
     "STAGES",
     "AssumptionEntry",
     "BomLine",
+    "Candidate",
     "Catalog",
     "Costs",
     "EngineOutcome",
@@ -107,6 +109,7 @@ __all__ = [
     "request_validate",
     "safe_text",
     "selection_prices_for_request",
+    "term_name",
     "to_json",
     "unsafe_values",
     "usd_text",

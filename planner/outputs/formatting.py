@@ -238,6 +238,14 @@ _KEY_LABELS = {
     "demand_tokens_per_s": "demand",
     "tokens_per_s_per_gpu": "throughput per GPU",
     "capacity_requests_per_s_per_replica": "capacity per replica",
+    # a unit in the middle of a name ("KV cache GiB per replica 566.0" read the unit as part of the label)
+    "kv_cache_gib_per_replica": "KV cache per replica",
+    "kv_cache_used_gib_per_replica": "KV cache used per replica",
+    "weights_gib_per_gpu": "weights per GPU",
+    # counts of sequences ("Batch 69", "Global batch sequences 512": what is counted goes beside the number)
+    "batch": "batch in flight",
+    "global_batch_sequences": "global batch",
+    "global_batch_sequences_requested": "global batch requested",
 }
 # Units a field's suffix does not spell, or spells as a reader would not.
 _KEY_UNITS = {
@@ -250,6 +258,16 @@ _KEY_UNITS = {
     "demand_tokens_per_s": "tokens/s",
     "tokens_per_s_per_gpu": "tokens/s",
     "capacity_requests_per_s_per_replica": "requests/s",
+    "kv_cache_gib_per_replica": "GiB",
+    "kv_cache_used_gib_per_replica": "GiB",
+    "weights_gib_per_gpu": "GiB",
+    "batch": "sequences",
+    "batch_per_replica": "sequences",
+    "capacity_batch_per_replica": "sequences",
+    "concurrency_per_replica": "sequences",
+    "max_sequences_by_memory": "sequences",
+    "global_batch_sequences": "sequences",
+    "global_batch_sequences_requested": "sequences",
 }
 # Fields stored as fractions (0.364) that people read as percentages (36.4 %).
 _FRACTION_KEYS = {"mfu", "hfu", "effective_mbu", "utilization", "utilization_target"}
@@ -403,3 +421,14 @@ def prose_words(text: Any) -> Any:
     if not isinstance(text, str):
         return text
     return re.sub(r"\b[a-z]+(?:_[a-z0-9]+)+\b", lambda match: words(match.group(0)), text)
+
+
+def price_warning_items(warnings: Any, headlines: Any) -> list[dict[str, str]]:
+    """Each price warning as {headline, text}: the engine's short headline beside its full sentence. A plan stored
+    before warnings had headlines gets the sentence's opening words up to its list ("AWS prices older than 180
+    days"), so the page and the PDF read alike for old and new plans."""
+    texts = list(warnings or ())
+    shorts = list(headlines or ())
+    if len(shorts) != len(texts):
+        shorts = [text.split(" (", 1)[0].split(":", 1)[0] for text in texts]
+    return [{"headline": short, "text": text} for short, text in zip(shorts, texts, strict=True)]

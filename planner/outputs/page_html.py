@@ -37,13 +37,12 @@ FRAGMENTS: dict[str, str] = {
 
 
 def _context(plan_pk: int, view: PlanView, charts: dict[str, PageChart], diagrams: dict[str, str], plan_json: str):
-    from planner.presenters import record_table  # the presenters import this package
     from planner.whatif import whatif_fields
 
     return {
         "plan": {"pk": plan_pk},  # the id only: a plan's name and runs change without a new result
         "view": view,
-        "candidates": record_table(view.candidates),
+        "candidates": view.candidates_table,
         "headlines": view.headlines,
         "charts": charts,
         "diagrams": diagrams,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.adapter import CAPEX_EXTRA_CATEGORIES, PlanResult, encode_section, in_words, to_json
 
+from .candidates_table import CandidatesTable, plan_candidates_table
 from .formatting import products_named
 from .headlines import HEADLINES, shown
 from .part_views import bom_view, fabric_view, rack_view
@@ -224,9 +225,9 @@ class PlanView:
         return [(key, _without_twins(encode_section(section))) for key, section in sections if section is not None]
 
     @cached_property
-    def candidates(self) -> list[Mapping[str, Any]]:
-        """The systems considered, as their stored JSON (the table shows each key any candidate has)."""
-        return [encode_section(candidate) for candidate in self.result.candidates] if self.result else []
+    def candidates_table(self) -> CandidatesTable | None:
+        """The systems considered as the page shows them: deciding columns first, the rest on demand."""
+        return plan_candidates_table(self.result) if self.result else None
 
     @property
     def bom_lines(self) -> tuple[StoredBomLine, ...] | None:

@@ -8,7 +8,7 @@ import json
 from django import template
 from django.utils.html import format_html
 
-from planner.adapter import provider_name, purchase_name
+from planner.adapter import provider_name, purchase_name, term_name
 from planner.outputs import formatting
 from planner.outputs.plan_view import HEADLINES
 
@@ -201,3 +201,54 @@ def instance(row) -> str:
 def purchase(value: str) -> str:
     """A cloud row's purchase id in words (`on_demand` -> on-demand, `reserved_1y` -> 1-year reserved)."""
     return purchase_name(str(value or ""))
+
+
+@register.filter
+def price_warning_items(costs) -> list[dict[str, str]]:
+    """A costs section's price warnings as {headline, text} pairs (page and PDF)."""
+    return formatting.price_warning_items(
+        getattr(costs, "price_warnings", None), getattr(costs, "price_warning_headlines", None)
+    )
+
+
+@register.filter
+def term(row) -> str:
+    """A cloud row's purchase as its provider sells it: a neocloud's reserved term is a contract ("3-year
+    contract", as the options and the verdict name it), any other provider's as `purchase` words it."""
+    return term_name(getattr(row, "provider", None), str(getattr(row, "purchase", "") or ""))
+
+
+# The report lists every obtainable option and this many of those that cannot compete (the page and the JSON list all).
+REPORT_EXCLUDED_OPTIONS = 5
+
+
+@register.filter
+def report_options(options) -> dict:
+    """A plan's options as the PDF lists them: every obtainable one and the first few that cannot compete, in the
+    stored order, with the count left out. A 90-day 70B plan has 42 options out of reach, four pages of the same
+    few reasons; finance reads the ones in reach and why the nearest others are not."""
+    options = list(options or ())
+    excluded = [o for o in options if o.obtainable is False]
+    keep = {id(o) for o in excluded[:REPORT_EXCLUDED_OPTIONS]}
+    shown = [o for o in options if o.obtainable is not False or id(o) in keep]
+    return {"shown": shown, "left_out": len(options) - len(shown), "excluded": len(excluded)}
+
+
+@register.filter
+def carbon_footnotes(carbon) -> list[str]:
+    """The carbon table's notes and sources, each said once under the table: the method, how the on-prem and the
+    cloud energy were counted, every grid intensity's source, and what "not recorded" means. The table repeated
+    one sentence in a dozen rows and cited no source for its grid figures."""
+    lines = [f"Method: {carbon.method}."]
+    onprem = carbon.onprem
+    if onprem is not None:
+        lines.append(f"On-prem energy: {onprem.note} On-prem grid: {onprem.source}")
+    counted = [row for row in carbon.cloud if row.grid_gco2e_per_kwh is not None]
+    for note in dict.fromkeys(row.note for row in counted):
+        lines.append(f"Cloud energy: {note}")
+    for source in dict.fromkeys(row.source for row in counted if row.source):
+        lines.append(f"Cloud grid: {source}")
+    missing = [row.note for row in carbon.cloud if row.grid_gco2e_per_kwh is None]
+    for note in dict.fromkeys(missing):
+        lines.append(f"Not recorded: {note}.")
+    return lines

@@ -42,6 +42,7 @@ TEXT_KEYS = frozenset(
         "problems",
         "warnings",
         "price_warnings",
+        "price_warning_headlines",
         "cloud_notes",
         "capacity_note",
         "rule",

@@ -131,7 +131,13 @@ def test_rear_door_cooling_and_units_in_labels_read_as_words():
     assert racks.note.endswith("; rear-door heat exchanger") and "rdhx" not in racks.note
     assert words("rdhx") == figure_text("rdhx", "") == "rear-door heat exchanger"
     assert words("air_containment") == "air containment" and words("liquid") == "liquid"
-    assert key_label("kv_cache_gib_per_replica") == "KV cache GiB per replica"
+    # a unit in the middle of a field name goes beside the value, not into the label (566.0 GiB, 32.9 GiB)
+    assert (key_label("kv_cache_gib_per_replica"), key_unit("kv_cache_gib_per_replica")) == (
+        "KV cache per replica",
+        "GiB",
+    )
+    assert (key_label("weights_gib_per_gpu"), key_unit("weights_gib_per_gpu")) == ("weights per GPU", "GiB")
+    assert (key_label("global_batch_sequences"), key_unit("global_batch_sequences")) == ("global batch", "sequences")
     assert key_label("roce_efficiency_ratio") == "RoCE efficiency ratio"
     # assumption names ending in a temperature or length unit: the unit is not read as a word
     assert (key_label("air_chilled_water_supply_c"), key_unit("air_chilled_water_supply_c")) == (
@@ -234,3 +240,38 @@ def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
     assert cheapest(stored).range is None
     option["finish_days_p90"] = 27.0
     assert cheapest(stored).range == "done in 25.8 - 27.0 days (p50 - p90)"
+
+
+def test_a_breakdown_gives_each_value_its_unit():
+    """The step and memory breakdowns ended in one lone unit after the last pair ("optimizer 0.000301    s"); each
+    value carries it now ("pipeline 1.6 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
+    from planner.outputs.page_html import page_html
+
+    lead = page_html(1, plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())), {}, {}, "")["lead"]
+    block = lead[lead.index('id="stage-training"') :]
+    assert '<span class="pair">pipeline <b>1.6</b> <span class="unit">s</span></span>' in block
+    assert '<span class="pair">weights <b>16.4</b> <span class="unit">GiB</span></span>' in block
+    assert '</span> <span class="unit">s</span></td>' not in block
+
+
+def test_the_report_lists_the_options_in_reach_and_only_the_nearest_out_of_reach():
+    """The 90-day 70B plan compares 44 options, 42 out of reach (four PDF pages of the same few reasons): the
+    report lists the 2 obtainable, the first 5 that cannot compete, and says where the other 37 are."""
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+
+    stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    options = stored["costs"]["comparison"]["options"]
+    assert len(options) == 44 and sum(o["obtainable"] is False for o in options) == 42
+    view = plan_view(stored)
+    plan = SimpleNamespace(name="70B", created_at=None, catalog_version="x", get_workload_display=lambda: "Training")
+    html = render_to_string("planner/report.html", {"plan": plan, "view": view, "headlines": [], "bom": None})
+    table = html[html.index('<table class="options">') : html.index("</table>", html.index('<table class="options">'))]
+    assert table.count("<tr") == 1 + 2 + 5  # heading, 2 obtainable, 5 out of reach
+    assert "42 options cannot compete" in html and "the 37 not listed here are on the plan page" in html
+    # Systems considered, the deciding columns only: the 9 systems, the chosen one first
+    systems = html[html.index('<table class="candidates">') :]
+    systems = systems[: systems.index("</table>")]
+    assert systems.count("<tr") == 1 + 9 and "<b>NVIDIA GB200 NVL72 rack</b>" in systems
+    assert "MFU" not in systems and "Build + energy (USD)" in systems

@@ -30,7 +30,7 @@ def test_page_shows_the_plant_and_the_phases(alice_client, phased_plan):
     assert result["costs"]["rollout"]["start_phase"] == 2
     html = alice_client.get(phased_plan.get_absolute_url()).content.decode()
     assert 'id="plant"' in html and "Site plant and roll-out" in html
-    assert "Heat rejection at a design outdoor temperature of 10 C" in html
+    assert "Heat rejection at a design outdoor temperature of 10 °C" in html
     assert "2 (workload starts)" in html
     # An owned site: the three site lines are in the BOM, and no colocation is paid.
     parts = {line["part_number"] for line in result["bom"]}

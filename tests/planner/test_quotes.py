@@ -147,3 +147,29 @@ def test_quotes_are_owner_only(client, user, other_user):
     assert "Acme" not in client.get(reverse("planner:quote_list")).content.decode()
     quote.refresh_from_db()
     assert quote.active
+
+
+@pytest.mark.django_db
+def test_the_quote_form_is_laid_out_like_the_other_forms_with_each_error_beside_its_field(alice_client, user):
+    """Labels tied to inputs, help text under each, a date picker, a file chooser for CSV/XLSX, the CSRF token, and
+    a bad file's row errors inside the file field's own block (not in a list at the top of the form)."""
+    import re
+
+    page = alice_client.get(reverse("planner:quote_list")).content.decode()
+    assert 'name="csrfmiddlewaretoken"' in page
+    for name, label in (
+        ("vendor", "Vendor"),
+        ("reference", "Reference"),
+        ("quoted_on", "Quoted on"),
+        ("file", "Quote file"),
+    ):
+        assert re.search(rf'<p class="field">\s*<label for="id_{name}">{label}</label>', page), name
+    assert re.search(r'<input type="date" name="quoted_on"', page)
+    assert 'accept=".csv,.xlsx,text/csv"' in page and '<small class="help">Who quoted' in page
+
+    bad = SimpleUploadedFile("bad.csv", b"part_number,unit_price_usd\nzzz,5\n")
+    form = {"vendor": "Acme", "reference": "Q1", "quoted_on": "2026-11-20", "file": bad}
+    page = alice_client.post(reverse("planner:quote_list"), form).content.decode()
+    block = re.search(r'<p class="field has-error">(.*?)</p>', page, flags=re.S).group(1)
+    assert 'for="id_file"' in block and "row 2, column part_number" in block
+    assert 'value="Acme"' in page  # what was typed stays in the form

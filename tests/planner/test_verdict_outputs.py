@@ -113,3 +113,54 @@ def test_onprem_job_cost_tco_and_npv_are_one_labelled_figure_everywhere(alice_cl
     assert f"Bought for this job alone (capex + running costs \u2212 resale) {usd_text(bought)}" in text
     assert f"TCO over {onprem['years']} years (nominal) {usd_text(tco)}" in text
     assert f"NPV of owning over {onprem['years']} years {usd_text(npv)}" in text
+
+
+def test_price_warnings_lead_with_a_headline_and_keep_the_full_text_on_the_page_and_in_the_pdf(
+    alice_client, priced_plan
+):
+    """Each warning is a short line a reader scans (provider, what is wrong) with its full sentence one click away
+    on the page, and the headline in bold before the sentence in the PDF."""
+    costs = priced_plan.result["costs"]
+    warnings, headlines = costs["price_warnings"], costs["price_warning_headlines"]
+    assert warnings and len(headlines) == len(warnings)
+    for headline, warning in zip(headlines, warnings, strict=True):
+        provider = headline.split(":")[0]
+        assert warning.startswith(provider + " ") and len(headline) < len(warning) / 2
+        assert re.search(r"(days old|assumption)", headline)
+    page = alice_client.get(priced_plan.get_absolute_url()).content.decode()
+    block = page[page.index('id="price-warnings"') : page.index("</div>", page.index('id="price-warnings"'))]
+    pairs = re.findall(r"<details><summary>(.*?)</summary><p class=\"hint\">(.*?)</p></details>", block, flags=re.S)
+    assert [(h, w) for h, w in pairs] == [
+        (html.escape(h), html.escape(w)) for h, w in zip(headlines, warnings, strict=True)
+    ]
+    pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
+    text = _pdf_text(pdf)
+    for headline, warning in zip(headlines, warnings, strict=True):
+        assert _words(f"{headline}. {warning}") in text
+
+
+def test_a_plan_stored_before_headlines_shows_the_opening_words_as_its_headline():
+    from planner.outputs.formatting import price_warning_items
+
+    old = "AWS prices older than 180 days (the cost parameter for stale cloud prices): p5.48xlarge ... rows."
+    assumed = "RunPod assumptions, not published prices: 8 x H100 SXM5 80GB on-demand. Refresh or replace them."
+    items = price_warning_items([old, assumed], None)
+    assert [i["headline"] for i in items] == [
+        "AWS prices older than 180 days",
+        "RunPod assumptions, not published prices",
+    ]
+    assert [i["text"] for i in items] == [old, assumed]
+
+
+def test_a_neocloud_contract_reads_as_a_contract_and_time_to_capacity_has_one_parenthesis(alice_client, priced_plan):
+    """The verdict and the options call a neocloud's reserved term a contract; the cloud and break-even tables said
+    "3-year reserved" for the same row. Time to capacity named the bounding part class inside a parenthesis that
+    itself ended in one ("(NVIDIA GB200 NVL72 rack (rack-scale systems))")."""
+    raw = alice_client.get(priced_plan.get_absolute_url()).content.decode()
+    contracts = [r for r in priced_plan.result["costs"]["cloud"] if r.get("provider") == "contract"]
+    assert contracts and all(r["purchase"].startswith("reserved_") for r in contracts)
+    cell = r'<td data-label="Provider">Neocloud contract</td>.*?<td data-label="Purchase">(.*?)</td>'
+    terms = re.findall(cell, raw, flags=re.S)
+    assert len(terms) >= len(contracts) and all(t.endswith("-year contract") for t in terms), terms
+    page = _words(html.unescape(re.sub(r"<[^>]+>", " ", raw)))
+    assert re.search(r"days of procurement, set by the lead time of the [^()]+( \([^()]+\))?, \d+ days of build", page)

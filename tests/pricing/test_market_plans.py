@@ -3,13 +3,14 @@ provider, source, own date and confidence; old or assumed prices warned; Azure r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
 
-from engine.costing.freshness import price_age_days, price_warnings
+from engine.costing.freshness import price_age_days, price_warning_headlines, price_warnings
 from planner.adapter import plan_compute
 from pricing.azure.fetch import RecordedPages
 from pricing.models import CloudOffer, PriceSnapshot
@@ -115,6 +116,16 @@ def test_price_age_and_warning_worked_by_hand():
     (assumed,) = price_warnings([row("2026-11-01", "assumption")], priced_on=None, stale_after_days=180)
     assert "assumptions, not published prices: 8 x H200 SXM 141GB on-demand" in assumed and "days old" not in assumed
 
+    # Each warning's headline, in the same order: provider, what is wrong and, for one option, which one.
+    assert price_warning_headlines([row("2026-05-29", "list_price")] * 2, priced_on=on, stale_after_days=180) == (
+        "Nebius: 8 x H200 SXM 141GB on-demand price is 181 days old",
+    )
+    spot = replace(row("2026-01-01", "assumption"), purchase="spot")  # 2026-01-01 -> 11-26: 329 days
+    both = [row("2026-05-29", "list_price"), spot, row("2026-06-01", "assumption")]
+    (headline,) = price_warning_headlines(both, priced_on=on, stale_after_days=180)
+    assert headline == "Nebius: 2 prices over 180 days old (oldest 329 days); 2 prices are assumptions, not published"
+    assert len(price_warnings(both, priced_on=on, stale_after_days=180)) == 1
+
 
 def test_azure_refresh_stores_a_live_snapshot_and_carries_the_other_providers():
     base = price_snapshot_load_fixtures()
@@ -165,7 +176,10 @@ def test_page_and_pdf_cloud_tables_show_provider_and_price_date(plan, alice_clie
     assert "Azure eastus Standard_ND96isr_H100_v5 (8 x H100 SXM5 80GB)" in break_even_text
     # the carbon table: a region without a sourced grid intensity says so instead of two bare dashes, and the
     # rented system is named once, without parentheses inside parentheses
-    assert "no sourced grid carbon intensity is recorded for this region" in text
+    assert "no sourced grid carbon intensity is recorded for this region" in text  # once, under the table
+    carbon = text.split("Carbon Where")[1].split("What if?")[0]
+    assert carbon.count("no sourced grid carbon intensity is recorded for this region") == 1
+    assert "not recorded" in carbon and "On-prem grid: US average, EIA FAQ" in carbon  # the grid figure is sourced
     assert "(AWS EC2 p5.48xlarge (8 x H100))" not in text
     assert "2025-04-01 · list price" in text  # the H100 meter's effectiveStartDate, and how firm it is
     assert "Google Cloud us-central1 a3-highgpu-8g (8 x H100 SXM5 80GB)" in text and "public estimate" in text
