@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.performance.dp_step import StepMemory, StepTimes, join, step_memory, step_times
+from engine.performance.dp_step import StepMemory, StepTimes, step_memory, step_times
 from engine.performance.memory import GIB
-from engine.performance.step_time import LayoutCosts, StepCosts
+from engine.performance.step_time import LayoutCosts
 from engine.search.grid import MEMORY_CHUNK, TIME_CHUNK
+from engine.search.package import Scored
 from engine.search.results import Infeasibility, Plan, SearchStats
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
     are checked. Every candidate whose days could win or tie is checked, so each count's winner is the one a
     full scoring finds; most of the rest are never checked for memory. Each count's candidates are one
     contiguous slice (`ci` is sorted). Returns (days, memory bytes (inf where not checked), scored) with
-    `scored(i)` the `StepCosts` of checked candidate i and its row.
+    `scored(i)` where checked candidate i's figures are (`package.Scored`).
 
     `rows` are the candidates' (count index, layout, ZeRO stage, dp), each (count, layout) pair's `nz` ZeRO stages
     consecutive; `pair_lb` is each pair's bound, the same for its stages. Speed (issue 13): the bound tier runs
@@ -241,12 +242,7 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
             memory_limit *= 2
             unchecked = unchecked[~np.isfinite(mem[unchecked])]
 
-    def scored(i: int) -> tuple[StepCosts, int]:
-        t, r, mc, mr = int(t_chunk[i]), int(t_row[i]), int(m_chunk[i]), int(m_row[i])
-        one = slice(r, r + 1)
-        times = StepTimes(*(f[one] for f in time_chunks[t]))
-        memory = memory_chunks[mc]
-        part = StepMemory(*(f if k == 4 else f[mr : mr + 1] for k, f in enumerate(memory)))
-        return join(times, part), 0
+    def scored(i: int) -> Scored:
+        return time_chunks[int(t_chunk[i])], int(t_row[i]), memory_chunks[int(m_chunk[i])], int(m_row[i])
 
     return days, mem, scored
