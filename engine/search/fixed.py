@@ -35,8 +35,8 @@ Outcome = tuple[Plan | None, SearchStats, Infeasibility]
 
 def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndarray, nz: int) -> None:
     """Count the rejected candidates (`mask` over layouts of count index `ci`) per count, times the ZeRO stages."""
-    for c, k in enumerate(np.bincount(ci[mask], minlength=len(stats))):
-        stats[c].reject(reason, int(k) * nz)
+    for c, k in enumerate(np.bincount(ci[mask], minlength=len(stats)).tolist()):
+        stats[c].reject(reason, k * nz)
 
 
 def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
@@ -55,8 +55,8 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
     def rule(ok: np.ndarray, reason: str) -> None:
         nonlocal alive
         rejected = (alive & ~ok) @ keys.triple_layouts
-        for c, k in enumerate(rejected):
-            stats[c].reject(reason, int(k) * nz)
+        for c, k in enumerate(rejected.tolist()):
+            stats[c].reject(reason, k * nz)
         alive = alive & ok
 
     rule(divides, "gpus_not_divisible")
@@ -160,7 +160,10 @@ def _with_nearest(s, lay, counts, rows, stats, misses, folded, nz):
         stats[c], misses[c] = sub_stats[k], sub_misses[k]
     ci, li, dp, days_lb = rows
     ci_all = np.concatenate([ci, np.asarray(inexact, dtype=ci.dtype)[ci2]])
-    order = np.argsort(ci_all, kind="stable")  # the exact rows of an inexact count: none, so no mixing
+    # The exact rows of an inexact count: none, so no mixing. A stable sort's order is unique, so sorting the count
+    # indices as 8-bit keys (numpy's radix sort) gives the same order as the 64-bit ones, at a fraction of the cost.
+    keys = ci_all.astype(np.uint8) if len(counts) <= 256 else ci_all
+    order = np.argsort(keys, kind="stable")
     near = np.concatenate([np.zeros(len(ci), dtype=bool), np.ones(len(ci2), dtype=bool)])[order]
     merged = [np.concatenate(pair)[order] for pair in ((li, li2), (dp, dp2), (days_lb, lb2))]
     return ci_all[order], merged[0], merged[1], merged[2], near
@@ -224,8 +227,8 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
             untimed_lb[pairs] = np.nan
             t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))
             time_chunks.append(t)
-            for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):
-                stats[k].model_evaluations += int(count)
+            for k, count in enumerate(np.bincount(ci[take], minlength=n_counts).tolist()):
+                stats[k].model_evaluations += count
             limit *= 2
             unchecked = np.sort(np.concatenate([unchecked, take]))
             waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
