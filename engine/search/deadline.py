@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from engine.performance.dp_step import StepTimes, step_memory, step_times
+from engine.performance.dp_step import StepMemory, StepTimes, step_memory, step_times
 from engine.performance.step_time import LayoutCosts
 from engine.search.count_efficiency import ceiling_table
 from engine.search.deadline_miss import record_misses
 from engine.search.grid import BOUND_CHUNK, DivisorTable
+from engine.search.package import Scored
 from engine.search.results import Infeasibility, Plan, SearchStats
 
 if TYPE_CHECKING:
@@ -213,6 +214,9 @@ class _Scorer:
     def __init__(self, s: TrainingSearch, lay: LayoutCosts, grid: _Grid, nearest: bool, limit: float,
                  stats: SearchStats) -> None:  # fmt: skip
         self.s, self.lay, self.grid, self.nearest, self.limit, self.stats = s, lay, grid, nearest, limit, stats
+        # Every `evaluate` call's (first row number, step times, memory of the checked rows, checked rows).
+        self._chunks: list[tuple[int, StepTimes, StepMemory | None, np.ndarray]] = []
+        self._rows = 0
 
     def timed(self, j: np.ndarray, sel: np.ndarray) -> tuple[StepTimes, np.ndarray, np.ndarray]:
         """(step times, dp, expected days) of candidates `sel` at multiple index j."""
@@ -230,23 +234,40 @@ class _Scorer:
         return step_memory(self.lay, grid.idx[sel], dp, grid.zero[sel], m_eff, self.s.hw, self.s.eff).memory_bytes
 
     def evaluate(self, j: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(fits, expected days, memory bytes) at j; memory is worked out only where the deadline is met (about
-        half the step model's work): elsewhere it stays inf and the candidate counts as not fitting."""
+        """(fits, expected days, where) at j; memory is worked out only where the deadline is met (about half the
+        step model's work): elsewhere the candidate counts as not fitting. `where` numbers the evaluated rows, so
+        the winner's figures are read back where they were worked out (`scored`)."""
         t, dp, days = self.timed(j, sel)
-        mem = np.full(len(dp), np.inf)
+        fits = np.zeros(len(dp), dtype=bool)
         check = np.nonzero(days <= self.limit)[0]
+        memory = None
         if len(check):
-            mem[check] = self.memory(sel[check], dp[check], t.m_eff[check])
-        return mem <= self.s.hw.hbm_bytes, days, mem
+            grid = self.grid
+            memory = step_memory(self.lay, grid.idx[sel[check]], dp[check], grid.zero[sel[check]], t.m_eff[check],
+                                 self.s.hw, self.s.eff)  # fmt: skip
+            fits[check] = memory.memory_bytes <= self.s.hw.hbm_bytes
+        where = np.arange(self._rows, self._rows + len(dp))
+        self._chunks.append((self._rows, t, memory, check))
+        self._rows += len(dp)
+        return fits, days, where
+
+    def scored(self, where: int) -> Scored:
+        """The step times and memory of evaluated row `where` (one that met the deadline, so its memory was
+        checked), as `TrainingSearch.plan` packages them."""
+        start, t, memory, check = next(c for c in reversed(self._chunks) if c[0] <= where)
+        row = where - start
+        assert memory is not None
+        return t, row, memory, int(np.searchsorted(check, row))
 
 
 class _Found:
-    """Per candidate, what the branch and bound has found: scored at its largest size (`scored`: fits, expected
-    days and memory there), meets the deadline (`met`) at multiple index `hi` with expected days `days_met`."""
+    """Per candidate, what the branch and bound has found: scored at its largest size (`scored`: fits and expected
+    days there), meets the deadline (`met`) at multiple index `hi` with expected days `days_met`, its figures there
+    in evaluated row `where` (`_Scorer.scored`)."""
 
     def __init__(self, grid: _Grid) -> None:
         n = len(grid.idx)
-        self.fits_hi, self.days_hi, self.mem_hi = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, np.inf)
+        self.fits_hi, self.days_hi, self.where = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, -1)
         self.scored, self.met, self.hi = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
         self.days_met = np.full(n, np.inf)  # expected days at `hi` of each candidate that meets the deadline
 
@@ -285,8 +306,10 @@ def smallest(
         record_misses(s, lay, grid, nearest, found.days_hi, found.scored,
                       lambda sel: scorer.timed(grid.j_hi[sel], sel)[2], scorer.memory, miss)  # fmt: skip
         return None, stats, miss
+    # Counted as one evaluation, as when the winner was evaluated again to package it: the statistic stays
+    # comparable with earlier versions (and golden plans) though the packaging now reads its figures back.
     stats.model_evaluations += 1
-    return _winner(s, lay, grid, found, nearest), stats, miss
+    return _winner(s, lay, grid, found, nearest, scorer), stats, miss
 
 
 def _score_chunk(scorer: _Scorer, take: np.ndarray, j_lb: np.ndarray, j_order: np.ndarray, found: _Found) -> None:
@@ -298,13 +321,15 @@ def _score_chunk(scorer: _Scorer, take: np.ndarray, j_lb: np.ndarray, j_order: n
     if grid.table is None:
         j0 = np.maximum(j0, 1)
     check = j0 >= j_order[take]
-    fits2, days2, mem2 = scorer.evaluate(np.concatenate([j0[check], grid.j_hi[take]]),
-                                         np.concatenate([take[check], take]))  # fmt: skip
+    fits2, days2, where2 = scorer.evaluate(np.concatenate([j0[check], grid.j_hi[take]]),
+                                           np.concatenate([take[check], take]))  # fmt: skip
     n_check = int(np.count_nonzero(check))
     at_bound = np.zeros(len(take), dtype=bool)
     at_bound[check] = fits2[:n_check] & (days2[:n_check] <= limit)
     found.days_met[take[at_bound]] = days2[:n_check][at_bound[check]]
-    found.fits_hi[take], found.days_hi[take], found.mem_hi[take] = fits2[n_check:], days2[n_check:], mem2[n_check:]
+    found.fits_hi[take], found.days_hi[take] = fits2[n_check:], days2[n_check:]
+    found.where[take] = where2[n_check:]
+    found.where[take[at_bound]] = where2[:n_check][at_bound[check]]
     found.scored[take] = True
     found.hi[take[at_bound]] = j0[at_bound]
     found.met[take[at_bound]] = True
@@ -313,8 +338,10 @@ def _score_chunk(scorer: _Scorer, take: np.ndarray, j_lb: np.ndarray, j_order: n
     sel = rest[found.fits_hi[rest] & (found.days_hi[rest] <= limit)]
     if len(sel):
         lo = np.minimum(j_lb[sel], grid.j_hi[sel])
+        where = found.where[sel]  # a copy (fancy indexing), updated in place to the bisection's sizes
         found.hi[sel], found.days_met[sel] = _bisect(scorer.evaluate, sel, lo, grid.j_hi[sel].copy(), j_order[sel],
-                                                     limit, found.days_hi[sel].copy())  # fmt: skip
+                                                     limit, found.days_hi[sel].copy(), where)  # fmt: skip
+        found.where[sel] = where
         found.met[sel] = True
 
 
@@ -329,10 +356,11 @@ def _count(stats: SearchStats, found: _Found, possible: np.ndarray, limit: float
     stats.feasible = int(np.count_nonzero(met))
 
 
-def _winner(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, found: _Found, nearest: bool) -> Plan:
+def _winner(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, found: _Found, nearest: bool, scorer: _Scorer) -> Plan:
     """Fewest systems (a job may leave spare GPUs in its last system when the exact batch needs it), then the
-    fewest GPUs, then the fastest (the expected days each was found to meet the deadline with, the same figures
-    as evaluating the finalists again); the winner alone is evaluated again to package it."""
+    fewest GPUs, then the fastest (the expected days each was found to meet the deadline with). The winner is
+    packaged from the figures its evaluation at that size worked out (`_Scorer.scored`): the same figures as
+    evaluating it again alone, as the GPU-count search's plans are packaged (`fixed.py`)."""
     sel = np.flatnonzero(found.met)
     gpus = grid.k(sel, found.hi[sel]) * grid.unit[sel]
     systems = -(-gpus // s.system.gpus_per_system)
@@ -342,15 +370,17 @@ def _winner(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, found: _Found, nea
     winner = finalists[k : k + 1]
     dp_all = np.zeros(len(grid.idx))  # the winner's dp alone: packaging reads no other row
     dp_all[winner] = (grid.q[winner] * grid.k(winner, found.hi[winner])).astype(float)
-    return s.plan(lay, grid.idx, grid.zero, dp_all, int(winner[0]), nearest)
+    scored = scorer.scored(int(found.where[winner[0]]))
+    return s.plan(lay, grid.idx, grid.zero, dp_all, int(winner[0]), nearest, scored)
 
 
 def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float,
-            days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+            days: np.ndarray, where: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel). A
     midpoint below `floor` (the whole-run bound) is known not to meet it and is not evaluated: the bisection takes
     the same steps, and finds the same size, as one that evaluated it. Returns the sizes found and the expected
-    days at them (`days`: those at the starting hi)."""
+    days at them (`days`: those at the starting hi); `where`, if given (those of the starting hi), is updated in
+    place to the evaluated rows (`evaluate`'s third value) at the sizes found."""
     while True:
         active = np.nonzero(hi - lo > 1)[0]
         if len(active) == 0:
@@ -359,8 +389,10 @@ def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np
         good = np.zeros(len(active), dtype=bool)
         run = mid >= floor[active]
         if run.any():
-            fits, at_mid, _ = evaluate(mid[run], sel[active[run]])
+            fits, at_mid, evaluated = evaluate(mid[run], sel[active[run]])
             good[run] = fits & (at_mid <= limit)
             days[active[run][good[run]]] = at_mid[good[run]]
+            if where is not None:
+                where[active[run][good[run]]] = evaluated[good[run]]
         hi[active] = np.where(good, mid, hi[active])
         lo[active] = np.where(good, lo[active], mid)
