@@ -85,19 +85,7 @@ def run_plan(
         size_within(request, work, cand, a, catalog, memo, caps)
     report(request.workload)
 
-    for cand in cands:
-        if not cand.problems:
-            assert cand.sizing is not None
-            goodput = cand.sizing.goodput if isinstance(cand.sizing, TrainingResult) else None  # serving: no spares
-            spares = spares_for(goodput, cand.system.rented, a)
-            cand.build, problems = build_cluster(
-                cand.system, cand.sizing.gpus, request.hardware, a, catalog.parts, spares=spares
-            )
-            cand.problems.extend(problems)
-            if cand.build is not None:  # never a cluster without a network: no compute fabric, no plan
-                cand.problems.extend(fabric_problems(request, cand.system, cand.build, cand.sizing, catalog, a))
-                if too_big := spares_problem(request, caps, cand.system, cand.build):
-                    cand.problems.append(too_big)
+    _build(request, cands, a, catalog, caps)
     report("build")
 
     for cand in cands:
@@ -134,6 +122,27 @@ def run_plan(
     )
     report("done")
     return result
+
+
+def _build(
+    request: PlanRequest, cands: list[ChainCandidate], a: Assumptions, catalog: Catalog, caps: EnvelopeCaps | None
+) -> None:
+    """The build stage of every candidate sized without a problem: its cluster with spares for its goodput (none
+    for serving or rented systems), then the problems of its compute fabric and of an envelope's spares."""
+    for cand in cands:
+        if cand.problems:
+            continue
+        assert cand.sizing is not None
+        goodput = cand.sizing.goodput if isinstance(cand.sizing, TrainingResult) else None  # serving: no spares
+        spares = spares_for(goodput, cand.system.rented, a)
+        cand.build, problems = build_cluster(
+            cand.system, cand.sizing.gpus, request.hardware, a, catalog.parts, spares=spares
+        )
+        cand.problems.extend(problems)
+        if cand.build is not None:  # never a cluster without a network: no compute fabric, no plan
+            cand.problems.extend(fabric_problems(request, cand.system, cand.build, cand.sizing, catalog, a))
+            if too_big := spares_problem(request, caps, cand.system, cand.build):
+                cand.problems.append(too_big)
 
 
 def _envelope(

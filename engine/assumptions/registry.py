@@ -135,12 +135,16 @@ precision (FP8/FP4 stacks keep an FP8 cache, weight-only INT8/INT4 a 16-bit one)
 class Assumptions:
     """Resolved assumption values for one plan: defaults, then per-request defaults, then user overrides.
 
-    It records which names were read so the plan lists exactly the assumptions behind its figures.
+    It records which names were read so the plan lists exactly the assumptions behind its figures. A name's
+    value is resolved once and remembered (`_values`): a plan reads about a thousand values of a few dozen names,
+    and the overrides and request defaults are fixed when the plan starts (a changed set is a new `Assumptions`,
+    as `envelope/workload.py` makes one).
     """
 
     overrides: dict[str, float] = field(default_factory=dict)
     request_defaults: dict[str, float] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    _values: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def default(self, name: str) -> float:
         """The default for this request (some defaults depend on the request, e.g. KV bytes on precision)."""
@@ -148,8 +152,11 @@ class Assumptions:
 
     def __getitem__(self, name: str) -> float:
         self.used.add(name)
-        value = self.overrides.get(name, self.default(name))
-        return int(value) if ASSUMPTIONS[name].integer else float(value)
+        value = self._values.get(name)
+        if value is None:
+            raw = self.overrides.get(name, self.default(name))
+            value = self._values[name] = int(raw) if ASSUMPTIONS[name].integer else float(raw)
+        return value
 
     def report(self) -> dict[str, dict[str, object]]:
         """`{name: {value, default, unit, source, description}}` for every assumption read, sorted by name."""

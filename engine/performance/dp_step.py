@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from engine.performance.dp_comm import dp_collectives, dp_exposed_s, expert_collectives
 from engine.performance.layout_terms import POS_EXPERTS, interleave_factor, offload_time_s, stage_memory
-from engine.performance.roofline import OPTIMIZER_BYTES_PER_PARAM, Efficiency, Hardware, ring_time
+from engine.performance.roofline import OPTIMIZER_BYTES_PER_PARAM, Efficiency, Hardware
 
 if TYPE_CHECKING:
     from engine.performance.step_time import LayoutCosts
@@ -236,94 +237,36 @@ def _times(
     eff: Efficiency,
     nearest_batch: bool | np.ndarray,
 ) -> StepTimes:
-    """m = global batch / (dp x micro_batch) micro-batches per step: floor (the batch is exact when it divides;
-    `batch_exact` says so) or, with `nearest_batch` (a bool, or one per candidate), the nearest whole number. A
-    1F1B pipeline takes m x t_stage + (pp - 1) / v x t_body (Narayanan 2021 bubble). Gradients are reduced over
-    dp x cp (weights are replicated over cp): ZeRO-0/1 once per step (an all-reduce's volume), overlapped with the last
-    micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also all-gathers parameters for
-    forward and backward of every micro-batch, overlapped with that micro-batch's compute. The optimizer step is
-    HBM bound over the parameters a GPU updates, or runs on the host with offload (`layout_terms.offload_time_s`).
+    """step = m x (t_stage + p2p) + (pp - 1) / v x t_body + exposed DP collectives + optimizer step, for the rows
+    gathered in `cols` at data parallelism `dp` and ZeRO stage `zero`: the micro-batches per step
+    (`_micro_batches`), the 1F1B pipeline (Narayanan 2021: m micro-batches plus the bubble), the gradient and
+    parameter collectives over the data-parallel ranks (`dp_comm.dp_collectives`, `dp_comm.expert_collectives`),
+    the part of them the backward does not hide (`dp_comm.dp_exposed_s`) and the optimizer step (`_optimizer_step`).
 
-    With expert parallelism (MoE, ep > 1, ep dividing dp) the expert share of the parameters is replicated only
-    over dp x cp / ep ranks, so its gradient collectives and ZeRO sharding run over those.
-
-    About 70 lines: one straight-line vectorised pass whose pipeline, collective and optimizer parts share the
-    same indexed arrays.
-    """
+    Gradients are reduced over dp x cp (weights are replicated over cp). With expert parallelism (MoE, ep > 1, ep
+    dividing dp) the expert share of the parameters is replicated only over dp x cp / ep ranks, so its gradient
+    collectives and ZeRO sharding run over those. Each step is a helper of a few numpy operations on the same
+    arrays (the search calls this about 80 times per plan: the helpers' calls are a fraction of a per cent)."""
     (_tp, _pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, _layer_params, offload, chunks,
      bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
     edp = dpc / ep if any_experts else dpc  # ranks holding the same experts (expert-data-parallel group)
-
     dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
-    ratio = batch_sequences / dp_mb
-    if isinstance(nearest_batch, np.ndarray):  # per candidate (a frontier pass with both kinds of count)
-        m = np.where(nearest_batch, np.maximum(np.rint(ratio), 1.0), np.floor(ratio))
-    else:
-        m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
-    m_eff = np.maximum(m, 1.0)
+    m, m_eff = _micro_batches(batch_sequences / dp_mb, nearest_batch)
     pipeline = m_eff * per_micro_batch + bubble
-
     # DP groups stay inside a system only when the whole job does; otherwise they cross the compute fabric.
     inside = group * dp <= hw.gpus_per_system
-    nvlink, scaleout = hw.nvlink_bytes_s * eff.nvlink, lay.dp_bandwidth_bytes_s * eff.scaleout
-    grad_bytes = dense * eff.grad_reduce_bytes_per_param
-    lat = eff.collective_latency_s
-    # roofline.ring_time over dpc ranks, its (ranks - 1) / ranks and bandwidth shared by the three collectives.
-    # Fewer operations per candidate, each element the same figure as ring_time's expression: the bandwidth x link
-    # efficiency product is taken per branch (the same two factors); 2 x fraction x bytes / bandwidth is exactly 2 x
-    # (fraction x bytes / bandwidth) (doubling is exact in floating point); and with one rank (fraction 0) each
-    # collective is 0 + 0 = 0 rather than a `where`, as long as the bandwidths are positive and finite (else the
-    # plain form below).
-    several = dpc > 1
-    fraction = (dpc - 1.0) / np.maximum(dpc, 1.0)
-    bandwidth = np.where(inside, nvlink, scaleout)
-    if min(nvlink, scaleout) > 0.0 and max(nvlink, scaleout) < np.inf:
-        start = np.where(several, lat, 0.0)
-        ring = fraction * grad_bytes / bandwidth
-        all_reduce, reduce_scatter = start + 2.0 * ring, start + ring
-        gather = start + fraction * dense_16bit / bandwidth
-    else:
-        all_reduce = np.where(several, lat + 2.0 * fraction * grad_bytes / bandwidth, 0.0)
-        reduce_scatter = np.where(several, lat + fraction * grad_bytes / bandwidth, 0.0)
-        gather = np.where(several, lat + fraction * dense_16bit / bandwidth, 0.0)
+    all_reduce, reduce_scatter, gather = dp_collectives(
+        lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff
+    )
     if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
-        has_experts = experts > 0
-        expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
-        bw = np.where(inside, hw.nvlink_bytes_s, lay.dp_bandwidth_bytes_s)
-        link_eff = np.where(inside, eff.nvlink, eff.scaleout)
-
-        def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
-            return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
-
-        all_reduce = all_reduce + expert_ring(expert_grad_bytes, 2.0)
-        reduce_scatter = reduce_scatter + expert_ring(expert_grad_bytes, 1.0)
-        gather = gather + expert_ring(experts_16bit, 1.0)
-    hidden = eff.dp_overlap * backward_last
-    # The reduction runs in chunks (a layer each; with pipelining, a virtual stage's layers each) that start as
-    # the backward produces them, so at least the last chunk is exposed (Megatron Bridge, 'Communication
-    # Overlap'); ZeRO-3 likewise cannot hide the first chunk's parameter gather.
-    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hidden)
-    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hidden) + gather
-    hide = eff.dp_overlap
-    exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
-    dp_exposed = np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
-
-    sharded = zero >= 1
-    updated = dense / np.where(sharded, dpc, 1.0)
-    if any_experts:
-        updated = updated + experts / np.where(sharded, edp, 1.0)
-    optimizer_time = updated * (OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
-    step = pipeline + dp_exposed
-    if _column_any(lay, _OFFLOAD) and offload.any():  # the optimizer step moves to the host: host-link time instead
-        optimizer_time = np.where(offload > 0, 0.0, optimizer_time)
-        offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
-        step = step + optimizer_time + offload_time
-    else:
-        offload_time = np.zeros_like(dp)
-        step = step + optimizer_time
-
+        extra = expert_collectives(lay.dp_bandwidth_bytes_s, inside, edp, experts, experts_16bit, hw, eff)
+        all_reduce, reduce_scatter, gather = all_reduce + extra[0], reduce_scatter + extra[1], gather + extra[2]
+    dp_exposed = dp_exposed_s(zero, m_eff, all_reduce, reduce_scatter, gather, chunks, backward_last, t_stage, eff)
+    optimizer_time, offload_time, step = _optimizer_step(
+        lay, zero, dpc, edp, dense, experts if any_experts else None, offload, m_eff, pipeline + dp_exposed, hw, eff
+    )
     return StepTimes(
         micro_batches=m,
         m_eff=m_eff,
@@ -336,6 +279,46 @@ def _times(
         tokens_per_step=dp_mb * m * seq_len,
         batch_exact=dp_mb * m == batch_sequences,
     )
+
+
+def _micro_batches(ratio: np.ndarray, nearest_batch: bool | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(m, max(m, 1)): m = global batch / (dp x micro_batch) micro-batches per step, floored (the batch is exact
+    when it divides; `batch_exact` says so) or, with `nearest_batch` (a bool, or one per candidate, as a frontier
+    pass with both kinds of count asks), the nearest whole number, at least one."""
+    if isinstance(nearest_batch, np.ndarray):
+        m = np.where(nearest_batch, np.maximum(np.rint(ratio), 1.0), np.floor(ratio))
+    else:
+        m = np.maximum(np.rint(ratio), 1.0) if nearest_batch else np.floor(ratio)
+    return m, np.maximum(m, 1.0)
+
+
+def _optimizer_step(
+    lay: LayoutCosts,
+    zero: np.ndarray,
+    dpc: np.ndarray,
+    edp: np.ndarray,
+    dense: np.ndarray,
+    experts: np.ndarray | None,
+    offload: np.ndarray,
+    m_eff: np.ndarray,
+    step: np.ndarray,
+    hw: Hardware,
+    eff: Efficiency,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(optimizer seconds, offload seconds, the whole step): the optimizer step is HBM bound over the parameters a
+    GPU updates (sharded over the data-parallel ranks from ZeRO-1; `experts` None when no row holds any), or runs
+    on the host with offload (`layout_terms.offload_time_s`), its exposed host-link time instead. `step` is the
+    pipeline plus the exposed DP communication."""
+    sharded = zero >= 1
+    updated = dense / np.where(sharded, dpc, 1.0)
+    if experts is not None:
+        updated = updated + experts / np.where(sharded, edp, 1.0)
+    optimizer_time = updated * (OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bytes_s * eff.hbm))
+    if _column_any(lay, _OFFLOAD) and offload.any():  # the optimizer step moves to the host: host-link time instead
+        optimizer_time = np.where(offload > 0, 0.0, optimizer_time)
+        offload_time = offload_time_s(lay.memory, offload, updated, m_eff)
+        return optimizer_time, offload_time, step + optimizer_time + offload_time
+    return optimizer_time, np.zeros_like(m_eff), step + optimizer_time
 
 
 def _memory(

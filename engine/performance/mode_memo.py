@@ -20,7 +20,7 @@ from engine.performance.recovery import choose_modes
 if TYPE_CHECKING:
     from engine.performance.whole_run import WholeRunInputs
 
-__all__ = ["FEW_COUNTS", "modes_at"]
+__all__ = ["FEW_COUNTS", "modes_at", "modes_of"]
 
 # Up to this many GPU counts (a plan's, a frontier's), `WholeRunInputs.goodput` reads each count's mode from here.
 FEW_COUNTS = 16
@@ -34,3 +34,24 @@ def modes_at(inputs: WholeRunInputs, gpus: float) -> tuple[int, tuple[float, ...
         return 0, tuple(goodputs.tolist())
     index = choose_modes(goodputs, np.asarray(gpus, dtype=float), inputs.modes, inputs.goodput_target)
     return int(index), tuple(goodputs.tolist())
+
+
+# The attribute under which `modes_of` keeps an inputs object's own answers (not a dataclass field: equality and
+# hashing ignore it).
+_OWN = "_modes_by_count"
+
+
+def modes_of(inputs: WholeRunInputs, gpus: float) -> tuple[int, tuple[float, ...]]:
+    """`modes_at`, also remembered on the inputs object itself: the same answers (each from `modes_at`, shared by
+    equal inputs), found again without hashing and comparing the inputs. Why: the shared cache's key is the whole
+    frozen dataclass (its recovery modes included), whose hash and equality a lookup works out field by field each
+    time, about ten times the cost of a dictionary lookup; a plan asks about a hundred times, mostly for counts
+    its own search asked before."""
+    own = inputs.__dict__.get(_OWN)
+    if own is None:
+        own = {}
+        object.__setattr__(inputs, _OWN, own)
+    found = own.get(gpus)
+    if found is None:
+        found = own[gpus] = modes_at(inputs, gpus)
+    return found

@@ -252,10 +252,10 @@ def layout_costs(
     GEMMs, element-wise work, attention, collectives and activations are those of mb / cp sequences, plus the
     exposed ring-attention transfers (`layout_terms.ring_attention_time`). `first_layers` / `last_layers` (default:
     the balanced split) set the end stages; the middle stages share the rest (`stages.py`). The slowest stage sets
-    the per-micro-batch time, and memory is kept per stage position for `step_costs` to find the fullest.
-
-    About 80 lines: one straight-line vectorised pass whose parts share a dozen arrays; the per-layer forward
-    is apart in `_layer_forward`, the new layout terms in `layout_terms.py`.
+    the per-micro-batch time (stage = max over stages of layers x layer time, + the LM head on the last), the
+    fullest layer count the bubble's body, and memory is kept per stage position for `step_costs` to find the
+    fullest: the per-layer terms (`_terms_per_layout`), the pipeline transfers (`_p2p_time_s`) and the parameters
+    and activations per stage position (`_position_memory`) are steps of their own.
     """
     s = work.shape
     tp, pp = np.asarray(tp, dtype=float), np.asarray(pp, dtype=float)
@@ -267,47 +267,23 @@ def layout_costs(
     if first_layers is None or last_layers is None:
         first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
     counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
-    h, vocab = float(s.hidden), float(s.vocab)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
-    # Everything per layer depends on (tp, micro-batch, cp, ep, recompute) alone, a few hundred distinct rows in a
-    # grid of thousands (the rest is stage splits, pipeline degrees and interleaving): worked out once per distinct
-    # row, then read per layout (the same elementwise figures, bit for bit).
-    code = tp
-    for column in (mb, cp, ep, rc):  # mixed radix: each column below its largest value + 1 (whole numbers)
-        code = code * (float(np.max(column, initial=0)) + 1.0) + column
-    _codes, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    terms = _layer_terms(work, hw, eff, tp[first], mb[first], cp[first], ep[first], rc[first], memory.fp8_activations)
-    layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none = (
-        t[inverse.ravel()] for t in terms
+    layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none = _terms_per_layout(
+        work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations
     )
     most_layers = counts.max(axis=1)
     stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1)
-    body = most_layers * layer_time
     passes = np.where(rc == 2, 3.0, 2.0)
-
-    # --- pipeline point-to-point: activations forward, gradients backward, v times per micro-batch. Each TP rank
-    # sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather).
-    # Inside one NVLink domain the transfer runs at NVLink bandwidth and NVLink's achieved share of it. ---
-    scale_up = tp * cp * pp <= hw.nvlink_domain
-    pp_bw = np.where(scale_up, hw.nvlink_bytes_s * eff.nvlink, hw.scaleout_bytes_s * eff.scaleout)
-    p2p_one = eff.collective_latency_s + 2.0 * tokens * h / tp / pp_bw
-    p2p = np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
-
-    # --- parameters and activations per stage position ---
-    col = (tp[:, None], ep[:, None], counts, has_embedding, has_head, kv_params[:, None])
-    dense, experts = position_params(work, *col)
-    split = ep[:, None] > 1
-    dense = np.where(split, dense, dense + experts)  # at ep = 1 experts shard over all of dp like dense weights
-    experts = np.where(split, experts, 0.0)
+    dense, experts, acts, extra = _position_memory(
+        work, tp, ep, rc, counts, has_embedding, has_head, kv_params, per_layer_acts, act_none, tokens
+    )
     total = dense + experts
-    # Full recompute rebuilds one layer's activations at a time; the head's stage keeps fp32 logits and grad.
-    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + has_head * (8.0 * tokens * vocab / tp)[:, None]
+    p2p = _p2p_time_s(hw, eff, tp, cp, pp, v, tokens, s.hidden)
     heaviest = total.argmax(axis=1)
     rows = np.arange(total.shape[0])
-    acts = counts * per_layer_acts[:, None]
     return LayoutCosts(
         tp=tp, pp=pp, micro_batch=mb, interleave=v, recompute=rc,
-        stage_time_s=stage, body_stage_time_s=body, p2p_time_s=p2p,
+        stage_time_s=stage, body_stage_time_s=most_layers * layer_time, p2p_time_s=p2p,
         tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=most_layers * ep_f * passes,
         params_per_gpu=total[rows, heaviest], expert_params_per_gpu=experts[rows, heaviest],
         layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
@@ -320,3 +296,45 @@ def layout_costs(
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
         dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),
     )  # fmt: skip
+
+
+def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndarray, mb: np.ndarray, cp: np.ndarray,
+                      ep: np.ndarray, rc: np.ndarray, fp8_activations: bool) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """`_layer_terms` of every layout. Everything per layer depends on (tp, micro-batch, cp, ep, recompute) alone, a
+    few hundred distinct rows in a grid of thousands (the rest is stage splits, pipeline degrees and
+    interleaving): worked out once per distinct row, then read per layout (the same elementwise figures, bit for
+    bit)."""
+    code = tp
+    for column in (mb, cp, ep, rc):  # mixed radix: each column below its largest value + 1 (whole numbers)
+        code = code * (float(np.max(column, initial=0)) + 1.0) + column
+    _codes, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    terms = _layer_terms(work, hw, eff, tp[first], mb[first], cp[first], ep[first], rc[first], fp8_activations)
+    return tuple(t[inverse.ravel()] for t in terms)
+
+
+def _p2p_time_s(hw: Hardware, eff: Efficiency, tp: np.ndarray, cp: np.ndarray, pp: np.ndarray, v: np.ndarray,
+                tokens: np.ndarray, hidden: int) -> np.ndarray:  # fmt: skip
+    """Pipeline point-to-point per micro-batch: activations forward, gradients backward, v times. Each TP rank
+    sends only its 1/tp slice and the receiver all-gathers it over NVLink (Narayanan 2021 scatter/gather). Inside
+    one NVLink domain the transfer runs at NVLink bandwidth and NVLink's achieved share of it."""
+    scale_up = tp * cp * pp <= hw.nvlink_domain
+    pp_bw = np.where(scale_up, hw.nvlink_bytes_s * eff.nvlink, hw.scaleout_bytes_s * eff.scaleout)
+    p2p_one = eff.collective_latency_s + 2.0 * tokens * float(hidden) / tp / pp_bw
+    return np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
+
+
+def _position_memory(work: Workload, tp: np.ndarray, ep: np.ndarray, rc: np.ndarray, counts: np.ndarray,
+                     has_embedding: np.ndarray, has_head: np.ndarray, kv_params: np.ndarray,
+                     per_layer_acts: np.ndarray, act_none: np.ndarray,
+                     tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(dense params, expert params, activations, extra activation bytes) per GPU per stage position. At ep = 1
+    the experts shard over all of dp like dense weights (counted as dense). Full recompute rebuilds one layer's
+    activations at a time; the head's stage keeps fp32 logits and their gradient."""
+    dense, experts = position_params(work, tp[:, None], ep[:, None], counts, has_embedding, has_head,
+                                     kv_params[:, None])  # fmt: skip
+    split = ep[:, None] > 1
+    dense = np.where(split, dense, dense + experts)
+    experts = np.where(split, experts, 0.0)
+    vocab = float(work.shape.vocab)
+    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + has_head * (8.0 * tokens * vocab / tp)[:, None]
+    return dense, experts, counts * per_layer_acts[:, None], extra

@@ -27,7 +27,7 @@ import numpy as np
 from engine.assumptions.registry import ASSUMPTIONS, Assumptions
 from engine.performance.batch_ramp import ramp_efficiency, ramp_excess
 from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
-from engine.performance.mode_memo import FEW_COUNTS, modes_at
+from engine.performance.mode_memo import FEW_COUNTS, modes_of
 from engine.performance.recovery import RecoveryMode, choose_modes, recovery_modes
 
 __all__ = [
@@ -145,11 +145,11 @@ class WholeRunInputs:
 
     def mode_at(self, gpus: int) -> RecoveryMode:
         """The mode a job on `gpus` GPUs uses (`mode_index`, remembered per inputs and count: `mode_memo.py`)."""
-        return self.modes[modes_at(self, gpus)[0]]
+        return self.modes[modes_of(self, gpus)[0]]
 
     def mode_goodputs_at(self, gpus: int) -> tuple[float, ...]:
         """`mode_goodputs` of one GPU count as floats (remembered with `mode_at`)."""
-        return modes_at(self, gpus)[1]
+        return modes_of(self, gpus)[1]
 
     def restart_seconds(self, gpus):
         """Per-failure loss of the mode used, growing with the job: base + growth per doubling x log2(systems)."""
@@ -168,7 +168,7 @@ class WholeRunInputs:
         elif np.ndim(mtbf_scale) == 0 and mtbf_scale == 1.0:  # the choice is made on these very goodputs
             index = choose_modes(fractions, gpus, self.modes, self.goodput_target)[None, ...]
         elif gpus.ndim == 1 and len(gpus) <= FEW_COUNTS:  # a plan's or a frontier's counts: each remembered
-            index = np.array([modes_at(self, g)[0] for g in gpus.tolist()], dtype=int)
+            index = np.array([modes_of(self, g)[0] for g in gpus.tolist()], dtype=int)
             index = np.broadcast_to(index, fractions.shape[1:])[None, ...]
         else:
             index = np.broadcast_to(self.mode_index(gpus), fractions.shape[1:])[None, ...]

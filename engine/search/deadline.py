@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from engine.performance.dp_step import StepTimes, step_memory, step_times
+from engine.performance.dp_step import StepMemory, StepTimes, step_memory, step_times
 from engine.performance.step_time import LayoutCosts
 from engine.search.count_efficiency import ceiling_table
 from engine.search.deadline_miss import record_misses
 from engine.search.grid import BOUND_CHUNK, DivisorTable
+from engine.search.package import Scored
 from engine.search.results import Infeasibility, Plan, SearchStats
 
 if TYPE_CHECKING:
@@ -206,6 +207,71 @@ def _bound_order(grid: _Grid, j_order: np.ndarray, gps: int) -> tuple[np.ndarray
     return np.repeat(possible, nz), order, np.repeat(systems_lb[layouts], nz)
 
 
+class _Scorer:
+    """The step model at a candidate's multiple index j: step times and expected days (`timed`), memory
+    (`memory`), and both where they can decide (`evaluate`); counts the evaluations in `stats`."""
+
+    def __init__(self, s: TrainingSearch, lay: LayoutCosts, grid: _Grid, nearest: bool, limit: float,
+                 stats: SearchStats) -> None:  # fmt: skip
+        self.s, self.lay, self.grid, self.nearest, self.limit, self.stats = s, lay, grid, nearest, limit, stats
+        # Every `evaluate` call's (first row number, step times, memory of the checked rows, checked rows).
+        self._chunks: list[tuple[int, StepTimes, StepMemory | None, np.ndarray]] = []
+        self._rows = 0
+
+    def timed(self, j: np.ndarray, sel: np.ndarray) -> tuple[StepTimes, np.ndarray, np.ndarray]:
+        """(step times, dp, expected days) of candidates `sel` at multiple index j."""
+        s, grid = self.s, self.grid
+        dp = (grid.q[sel] * grid.k(sel, j)).astype(float)
+        idx = grid.idx[sel]
+        t = step_times(self.lay, idx, dp, grid.zero[sel], s.batch_sequences, s.work.shape.seq_len, s.hw, s.eff,
+                       self.nearest)  # fmt: skip
+        self.stats.model_evaluations += len(dp)
+        return t, dp, s.days(t) / s.goodput(dp * s.group(self.lay, idx), t)
+
+    def memory(self, sel: np.ndarray, dp: np.ndarray, m_eff: np.ndarray) -> np.ndarray:
+        """Memory bytes per GPU of candidates `sel` at `dp` and `m_eff` micro-batches."""
+        grid = self.grid
+        return step_memory(self.lay, grid.idx[sel], dp, grid.zero[sel], m_eff, self.s.hw, self.s.eff).memory_bytes
+
+    def evaluate(self, j: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(fits, expected days, where) at j; memory is worked out only where the deadline is met (about half the
+        step model's work): elsewhere the candidate counts as not fitting. `where` numbers the evaluated rows, so
+        the winner's figures are read back where they were worked out (`scored`)."""
+        t, dp, days = self.timed(j, sel)
+        fits = np.zeros(len(dp), dtype=bool)
+        check = np.nonzero(days <= self.limit)[0]
+        memory = None
+        if len(check):
+            grid = self.grid
+            memory = step_memory(self.lay, grid.idx[sel[check]], dp[check], grid.zero[sel[check]], t.m_eff[check],
+                                 self.s.hw, self.s.eff)  # fmt: skip
+            fits[check] = memory.memory_bytes <= self.s.hw.hbm_bytes
+        where = np.arange(self._rows, self._rows + len(dp))
+        self._chunks.append((self._rows, t, memory, check))
+        self._rows += len(dp)
+        return fits, days, where
+
+    def scored(self, where: int) -> Scored:
+        """The step times and memory of evaluated row `where` (one that met the deadline, so its memory was
+        checked), as `TrainingSearch.plan` packages them."""
+        start, t, memory, check = next(c for c in reversed(self._chunks) if c[0] <= where)
+        row = where - start
+        assert memory is not None
+        return t, row, memory, int(np.searchsorted(check, row))
+
+
+class _Found:
+    """Per candidate, what the branch and bound has found: scored at its largest size (`scored`: fits and expected
+    days there), meets the deadline (`met`) at multiple index `hi` with expected days `days_met`, its figures there
+    in evaluated row `where` (`_Scorer.scored`)."""
+
+    def __init__(self, grid: _Grid) -> None:
+        n = len(grid.idx)
+        self.fits_hi, self.days_hi, self.where = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, -1)
+        self.scored, self.met, self.hi = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
+        self.days_met = np.full(n, np.inf)  # expected days at `hi` of each candidate that meets the deadline
+
+
 def smallest(
     s: TrainingSearch, lay: LayoutCosts, deadline_days: float, nearest: bool
 ) -> tuple[Plan | None, SearchStats, Infeasibility]:
@@ -213,106 +279,108 @@ def smallest(
 
     Branch and bound: candidates are taken in order of a lower bound on the systems they need
     (`_lowest_index`), in growing chunks; each is checked at its largest size, then bisected down to its
-    smallest; once the fewest systems found is below the next candidate's bound the rest cannot win or tie.
+    smallest (`_score_chunk`); once the fewest systems found is below the next candidate's bound the rest cannot
+    win or tie. The statistics (`_count`) and the winner (`_winner`) follow.
     """
     stats, miss = SearchStats(), Infeasibility()
     grid = _grid(s, lay, stats, nearest, miss)
-    idx, zero, q = grid.idx, grid.zero, grid.q
-    n = len(idx)
-    if n == 0:
+    if len(grid.idx) == 0:
         return None, stats, miss
     limit = deadline_days * (1 + 1e-9)
     gps = s.system.gpus_per_system
-    seq = s.work.shape.seq_len
-
-    def timed(j: np.ndarray, sel: np.ndarray) -> tuple[StepTimes, np.ndarray, np.ndarray]:
-        """(step times, dp, expected days) of candidates `sel` at multiple index j."""
-        dp = (q[sel] * grid.k(sel, j)).astype(float)
-        t = step_times(lay, idx[sel], dp, zero[sel], s.batch_sequences, seq, s.hw, s.eff, nearest)
-        stats.model_evaluations += len(dp)
-        return t, dp, s.days(t) / s.goodput(dp * s.group(lay, idx[sel]), t)
-
-    def memory(sel: np.ndarray, dp: np.ndarray, m_eff: np.ndarray) -> np.ndarray:
-        return step_memory(lay, idx[sel], dp, zero[sel], m_eff, s.hw, s.eff).memory_bytes
-
-    def evaluate(j: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(fits, expected days, memory bytes) at j; memory is worked out only where the deadline is met (about
-        half the step model's work): elsewhere it stays inf and the candidate counts as not fitting."""
-        t, dp, days = timed(j, sel)
-        mem = np.full(len(dp), np.inf)
-        check = np.nonzero(days <= limit)[0]
-        if len(check):
-            mem[check] = memory(sel[check], dp[check], t.m_eff[check])
-        return mem <= s.hw.hbm_bytes, days, mem
-
-    everything = np.arange(n)
+    scorer = _Scorer(s, lay, grid, nearest, limit, stats)
     j_lb, j_order = _lowest_index(s, lay, grid, limit, nearest)
     possible, order, sorted_lb = _bound_order(grid, j_order, gps)
-    fits_hi, days_hi, mem_hi = np.zeros(n, dtype=bool), np.full(n, np.inf), np.full(n, np.inf)
-    scored, met, hi_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), grid.j_hi.copy()
-    days_met = np.full(n, np.inf)  # expected days at hi_all of each candidate that meets the deadline
+    found = _Found(grid)
     best, start, chunk = np.inf, 0, BOUND_CHUNK
     while start < len(order) and sorted_lb[start] <= best:
         end = int(np.searchsorted(sorted_lb, sorted_lb[min(start + chunk, len(order)) - 1], side="right"))
         take = order[start:end]
         start, chunk = end, chunk * 2
-        # At the pipeline bound's size (unless the whole-run bound already rules it out) and at the largest
-        # size, in one evaluation: a candidate meeting the deadline at its bound is done (no smaller size can);
-        # one meeting it only at the largest is bisected in between.
-        j0 = np.minimum(j_lb[take], grid.j_hi[take])
-        if grid.table is None:
-            j0 = np.maximum(j0, 1)
-        check = j0 >= j_order[take]
-        fits2, days2, mem2 = evaluate(np.concatenate([j0[check], grid.j_hi[take]]), np.concatenate([take[check], take]))
-        n_check = int(np.count_nonzero(check))
-        at_bound = np.zeros(len(take), dtype=bool)
-        at_bound[check] = fits2[:n_check] & (days2[:n_check] <= limit)
-        days_met[take[at_bound]] = days2[:n_check][at_bound[check]]
-        fits_hi[take], days_hi[take], mem_hi[take] = fits2[n_check:], days2[n_check:], mem2[n_check:]
-        scored[take] = True
-        hi_all[take[at_bound]] = j0[at_bound]
-        met[take[at_bound]] = True
-        fits_hi[take[at_bound]] = True
-        rest = take[~at_bound]
-        sel = rest[fits_hi[rest] & (days_hi[rest] <= limit)]
-        if len(sel):
-            lo = np.minimum(j_lb[sel], grid.j_hi[sel])
-            hi_all[sel], days_met[sel] = _bisect(evaluate, sel, lo, grid.j_hi[sel].copy(), j_order[sel], limit,
-                                                 days_hi[sel].copy())  # fmt: skip
-            met[sel] = True
-        done = take[met[take]]
+        _score_chunk(scorer, take, j_lb, j_order, found)
+        done = take[found.met[take]]
         if len(done):
-            best = min(best, float((-(-(grid.k(done, hi_all[done]) * grid.unit[done]) // gps)).min()))
-    too_big = scored & ~met & (days_hi <= limit)  # meets the deadline at its largest size but does not fit
+            best = min(best, float((-(-(grid.k(done, found.hi[done]) * grid.unit[done]) // gps)).min()))
+    _count(stats, found, possible, limit)
+    if not np.any(found.met):  # nothing meets it: the closest misses at every candidate's largest size
+        record_misses(s, lay, grid, nearest, found.days_hi, found.scored,
+                      lambda sel: scorer.timed(grid.j_hi[sel], sel)[2], scorer.memory, miss)  # fmt: skip
+        return None, stats, miss
+    # Counted as one evaluation, as when the winner was evaluated again to package it: the statistic stays
+    # comparable with earlier versions (and golden plans) though the packaging now reads its figures back.
+    stats.model_evaluations += 1
+    return _winner(s, lay, grid, found, nearest, scorer), stats, miss
+
+
+def _score_chunk(scorer: _Scorer, take: np.ndarray, j_lb: np.ndarray, j_order: np.ndarray, found: _Found) -> None:
+    """Score candidates `take`: at the pipeline bound's size (unless the whole-run bound already rules it out)
+    and at the largest size, in one evaluation. A candidate meeting the deadline at its bound is done (no smaller
+    size can); one meeting it only at the largest is bisected in between (`_bisect`)."""
+    grid, limit = scorer.grid, scorer.limit
+    j0 = np.minimum(j_lb[take], grid.j_hi[take])
+    if grid.table is None:
+        j0 = np.maximum(j0, 1)
+    check = j0 >= j_order[take]
+    fits2, days2, where2 = scorer.evaluate(np.concatenate([j0[check], grid.j_hi[take]]),
+                                           np.concatenate([take[check], take]))  # fmt: skip
+    n_check = int(np.count_nonzero(check))
+    at_bound = np.zeros(len(take), dtype=bool)
+    at_bound[check] = fits2[:n_check] & (days2[:n_check] <= limit)
+    found.days_met[take[at_bound]] = days2[:n_check][at_bound[check]]
+    found.fits_hi[take], found.days_hi[take] = fits2[n_check:], days2[n_check:]
+    found.where[take] = where2[n_check:]
+    found.where[take[at_bound]] = where2[:n_check][at_bound[check]]
+    found.scored[take] = True
+    found.hi[take[at_bound]] = j0[at_bound]
+    found.met[take[at_bound]] = True
+    found.fits_hi[take[at_bound]] = True
+    rest = take[~at_bound]
+    sel = rest[found.fits_hi[rest] & (found.days_hi[rest] <= limit)]
+    if len(sel):
+        lo = np.minimum(j_lb[sel], grid.j_hi[sel])
+        where = found.where[sel]  # a copy (fancy indexing), updated in place to the bisection's sizes
+        found.hi[sel], found.days_met[sel] = _bisect(scorer.evaluate, sel, lo, grid.j_hi[sel].copy(), j_order[sel],
+                                                     limit, found.days_hi[sel].copy(), where)  # fmt: skip
+        found.where[sel] = where
+        found.met[sel] = True
+
+
+def _count(stats: SearchStats, found: _Found, possible: np.ndarray, limit: float) -> None:
+    """The search's statistics: candidates that meet the deadline at their largest size but do not fit (memory),
+    that cannot meet it (deadline), and that the bound ruled out unscored (slower_bound)."""
+    scored, met = found.scored, found.met
+    too_big = scored & ~met & (found.days_hi <= limit)
     stats.reject("memory", np.count_nonzero(too_big))
     stats.reject("deadline", np.count_nonzero(~possible | (scored & ~met & ~too_big)))
     stats.reject("slower_bound", np.count_nonzero(possible & ~scored))
     stats.feasible = int(np.count_nonzero(met))
-    if not np.any(met):  # nothing meets it: the closest misses at every candidate's largest size
-        record_misses(s, lay, grid, nearest, days_hi, scored, lambda sel: timed(grid.j_hi[sel], sel)[2], memory, miss)
-        return None, stats, miss
-    # Fewest systems (a job may leave spare GPUs in its last system when the exact batch needs it), then the
-    # fewest GPUs, then the fastest (the expected days each was found to meet the deadline with, the same figures
-    # as evaluating the finalists again); the winner alone is evaluated again to package it.
-    sel = everything[met]
-    gpus = grid.k(sel, hi_all[sel]) * grid.unit[sel]
-    systems = -(-gpus // gps)
+
+
+def _winner(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, found: _Found, nearest: bool, scorer: _Scorer) -> Plan:
+    """Fewest systems (a job may leave spare GPUs in its last system when the exact batch needs it), then the
+    fewest GPUs, then the fastest (the expected days each was found to meet the deadline with). The winner is
+    packaged from the figures its evaluation at that size worked out (`_Scorer.scored`): the same figures as
+    evaluating it again alone, as the GPU-count search's plans are packaged (`fixed.py`)."""
+    sel = np.flatnonzero(found.met)
+    gpus = grid.k(sel, found.hi[sel]) * grid.unit[sel]
+    systems = -(-gpus // s.system.gpus_per_system)
     fewest = (systems == systems.min()) & (gpus == gpus[systems == systems.min()].min())
     finalists = sel[fewest]
-    k = int(np.argmin(days_met[finalists]))
+    k = int(np.argmin(found.days_met[finalists]))
     winner = finalists[k : k + 1]
-    dp_all = np.zeros(n)  # the winner's dp alone: packaging reads no other row
-    dp_all[winner] = (q[winner] * grid.k(winner, hi_all[winner])).astype(float)
-    stats.model_evaluations += 1
-    return s.plan(lay, idx, zero, dp_all, int(winner[0]), nearest), stats, miss
+    dp_all = np.zeros(len(grid.idx))  # the winner's dp alone: packaging reads no other row
+    dp_all[winner] = (grid.q[winner] * grid.k(winner, found.hi[winner])).astype(float)
+    scored = scorer.scored(int(found.where[winner[0]]))
+    return s.plan(lay, grid.idx, grid.zero, dp_all, int(winner[0]), nearest, scored)
 
 
 def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float,
-            days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+            days: np.ndarray, where: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel). A
     midpoint below `floor` (the whole-run bound) is known not to meet it and is not evaluated: the bisection takes
     the same steps, and finds the same size, as one that evaluated it. Returns the sizes found and the expected
-    days at them (`days`: those at the starting hi)."""
+    days at them (`days`: those at the starting hi); `where`, if given (those of the starting hi), is updated in
+    place to the evaluated rows (`evaluate`'s third value) at the sizes found."""
     while True:
         active = np.nonzero(hi - lo > 1)[0]
         if len(active) == 0:
@@ -321,8 +389,10 @@ def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np
         good = np.zeros(len(active), dtype=bool)
         run = mid >= floor[active]
         if run.any():
-            fits, at_mid, _ = evaluate(mid[run], sel[active[run]])
+            fits, at_mid, evaluated = evaluate(mid[run], sel[active[run]])
             good[run] = fits & (at_mid <= limit)
             days[active[run][good[run]]] = at_mid[good[run]]
+            if where is not None:
+                where[active[run][good[run]]] = evaluated[good[run]]
         hi[active] = np.where(good, mid, hi[active])
         lo[active] = np.where(good, lo[active], mid)

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.performance.dp_step import StepMemory, StepTimes, join, step_memory, step_times
+from engine.performance.dp_step import StepMemory, StepTimes, step_memory, step_times
 from engine.performance.memory import GIB
-from engine.performance.step_time import LayoutCosts, StepCosts
+from engine.performance.step_time import LayoutCosts
 from engine.search.grid import MEMORY_CHUNK, TIME_CHUNK
+from engine.search.package import Scored
 from engine.search.results import Infeasibility, Plan, SearchStats
 
 if TYPE_CHECKING:
@@ -34,8 +35,8 @@ Outcome = tuple[Plan | None, SearchStats, Infeasibility]
 
 def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndarray, nz: int) -> None:
     """Count the rejected candidates (`mask` over layouts of count index `ci`) per count, times the ZeRO stages."""
-    for c, k in enumerate(np.bincount(ci[mask], minlength=len(stats))):
-        stats[c].reject(reason, int(k) * nz)
+    for c, k in enumerate(np.bincount(ci[mask], minlength=len(stats)).tolist()):
+        stats[c].reject(reason, k * nz)
 
 
 def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
@@ -54,8 +55,8 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
     def rule(ok: np.ndarray, reason: str) -> None:
         nonlocal alive
         rejected = (alive & ~ok) @ keys.triple_layouts
-        for c, k in enumerate(rejected):
-            stats[c].reject(reason, int(k) * nz)
+        for c, k in enumerate(rejected.tolist()):
+            stats[c].reject(reason, k * nz)
         alive = alive & ok
 
     rule(divides, "gpus_not_divisible")
@@ -159,7 +160,10 @@ def _with_nearest(s, lay, counts, rows, stats, misses, folded, nz):
         stats[c], misses[c] = sub_stats[k], sub_misses[k]
     ci, li, dp, days_lb = rows
     ci_all = np.concatenate([ci, np.asarray(inexact, dtype=ci.dtype)[ci2]])
-    order = np.argsort(ci_all, kind="stable")  # the exact rows of an inexact count: none, so no mixing
+    # The exact rows of an inexact count: none, so no mixing. A stable sort's order is unique, so sorting the count
+    # indices as 8-bit keys (numpy's radix sort) gives the same order as the 64-bit ones, at a fraction of the cost.
+    keys = ci_all.astype(np.uint8) if len(counts) <= 256 else ci_all
+    order = np.argsort(keys, kind="stable")
     near = np.concatenate([np.zeros(len(ci), dtype=bool), np.ones(len(ci2), dtype=bool)])[order]
     merged = [np.concatenate(pair)[order] for pair in ((li, li2), (dp, dp2), (days_lb, lb2))]
     return ci_all[order], merged[0], merged[1], merged[2], near
@@ -188,7 +192,7 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
     are checked. Every candidate whose days could win or tie is checked, so each count's winner is the one a
     full scoring finds; most of the rest are never checked for memory. Each count's candidates are one
     contiguous slice (`ci` is sorted). Returns (days, memory bytes (inf where not checked), scored) with
-    `scored(i)` the `StepCosts` of checked candidate i and its row.
+    `scored(i)` where checked candidate i's figures are (`package.Scored`).
 
     `rows` are the candidates' (count index, layout, ZeRO stage, dp), each (count, layout) pair's `nz` ZeRO stages
     consecutive; `pair_lb` is each pair's bound, the same for its stages. Speed (issue 13): the bound tier runs
@@ -223,8 +227,8 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
             untimed_lb[pairs] = np.nan
             t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))
             time_chunks.append(t)
-            for k, count in enumerate(np.bincount(ci[take], minlength=n_counts)):
-                stats[k].model_evaluations += int(count)
+            for k, count in enumerate(np.bincount(ci[take], minlength=n_counts).tolist()):
+                stats[k].model_evaluations += count
             limit *= 2
             unchecked = np.sort(np.concatenate([unchecked, take]))
             waiting = unchecked[days[unchecked] <= best[ci[unchecked]]]
@@ -241,12 +245,7 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
             memory_limit *= 2
             unchecked = unchecked[~np.isfinite(mem[unchecked])]
 
-    def scored(i: int) -> tuple[StepCosts, int]:
-        t, r, mc, mr = int(t_chunk[i]), int(t_row[i]), int(m_chunk[i]), int(m_row[i])
-        one = slice(r, r + 1)
-        times = StepTimes(*(f[one] for f in time_chunks[t]))
-        memory = memory_chunks[mc]
-        part = StepMemory(*(f if k == 4 else f[mr : mr + 1] for k, f in enumerate(memory)))
-        return join(times, part), 0
+    def scored(i: int) -> Scored:
+        return time_chunks[int(t_chunk[i])], int(t_row[i]), memory_chunks[int(m_chunk[i])], int(m_row[i])
 
     return days, mem, scored

@@ -55,7 +55,7 @@ from engine.search.grid import (
     layout_keys,
 )
 from engine.search.layout_build import grid_layouts
-from engine.search.package import package_plan
+from engine.search.package import Scored, package_plan
 from engine.search.results import REASONS, Infeasibility, Plan, SearchStats
 from engine.workload.model import Workload
 
@@ -216,7 +216,7 @@ class TrainingSearch:
         return table(gpus)
 
     def plan(self, lay: LayoutCosts, idx: np.ndarray, zero: np.ndarray, dp: np.ndarray, i: int, nearest: bool,
-             scored: tuple[StepCosts, int] | None = None) -> Plan:  # fmt: skip
+             scored: Scored | None = None) -> Plan:  # fmt: skip
         """Package candidate i as a `Plan` (`package.package_plan`)."""
         return package_plan(self, lay, idx, zero, dp, i, nearest, scored)
 

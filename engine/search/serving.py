@@ -243,7 +243,9 @@ def _curve(m: ReplicaModel, spec: InferenceSpec, top: int) -> list[dict[str, flo
 def size_inference(
     work: Workload, spec: InferenceSpec, system: System, gpu: Gpu, assumptions: Assumptions
 ) -> InferenceResult:
-    """Pick the replica shape needing the fewest GPUs in total (then no PP, then the smallest replica)."""
+    """Pick the replica shape needing the fewest GPUs in total (then no PP, then the smallest replica): the
+    replica shapes the request allows (`_replica_shapes`), the fewest GPUs for the rate (`_fewest_gpus`), then
+    the cluster cap and the chosen shape's operating point and curve."""
     a = assumptions
     compute_precision = compute_precision_for(gpu, spec.precision)
     peak = gpu.dense_tflops(compute_precision) or gpu.bf16_dense_tflops
@@ -265,21 +267,6 @@ def size_inference(
         requests_per_s=spec.requests_per_s,
         output_tokens=spec.output_tokens,
     )
-
-    def model(tp: int, pp: int) -> ReplicaModel:
-        return ReplicaModel(
-            work,
-            gpu,
-            tp,
-            pp,
-            spec.prompt_tokens,
-            spec.output_tokens,
-            wbpp,
-            result.kv_bytes_per_token,
-            peak * 1e12,
-            constants,
-        )
-
     tps, pps = _layouts(work, system, spec, a["max_tensor_parallel"])
     if not tps or (spec.parallelism.pp is not None and not pps):
         result.problems.append(
@@ -289,34 +276,24 @@ def size_inference(
         )
         result.limit = "parallelism"
         return result
-    if spec.parallelism.pp is not None:
-        shapes = [_evaluate(model(tp, spec.parallelism.pp), spec) for tp in tps]
-    else:
-        shapes = [_evaluate(model(tp, 1), spec) for tp in tps]
-        # Pipeline stages only for models no NVLink-domain replica can hold (issue 4): they add latency.
-        if all(s.max_sequences_by_memory < 1 for s in shapes):
-            shapes += [_evaluate(model(tp, pp), spec) for pp in pps for tp in tps]
 
-    best: tuple[int, int, int] | None = None
-    chosen: ReplicaShape | None = None
-    for sh in shapes:
-        if sh.capacity is None:
-            continue
-        replicas = replicas_for_rate(spec.requests_per_s, sh.capacity.requests_per_s, utilization)
-        key = (replicas * sh.gpus, sh.pp, sh.gpus)
-        if best is None or key < best:
-            best, chosen = key, sh
-    if chosen is None or best is None:
+    def model(tp: int, pp: int) -> ReplicaModel:
+        return ReplicaModel(work, gpu, tp, pp, spec.prompt_tokens, spec.output_tokens, wbpp,
+                            result.kv_bytes_per_token, peak * 1e12, constants)  # fmt: skip
+
+    shapes = _replica_shapes(model, spec, tps, pps)
+    chosen, total_gpus = _fewest_gpus(shapes, spec.requests_per_s, utilization)
+    if chosen is None:
         _explain_failure(result, shapes, spec, gpu)
         return result
-    replicas = best[0] // chosen.gpus
-    if best[0] > max_gpus:
+    replicas = total_gpus // chosen.gpus
+    if total_gpus > max_gpus:
         result.problems.append(
-            f"cluster size: the target needs {best[0]:,} GPUs, more than the largest cluster the planner builds "
+            f"cluster size: the target needs {total_gpus:,} GPUs, more than the largest cluster the planner builds "
             f"({max_gpus:,} GPUs, the max cluster GPUs assumption a request may raise)."
         )
         result.limit = "cluster size"
-        result.closest = {"gpus": float(best[0])}
+        result.closest = {"gpus": float(total_gpus)}
         return result
     m = chosen.model
     batch = m.batch_for_rate(spec.requests_per_s / replicas, float(chosen.capacity_batch))
@@ -327,6 +304,36 @@ def size_inference(
     result.limit = chosen.limit
     result.curve = _curve(m, spec, min(chosen.max_sequences_by_memory, m.c.batch_cap))
     return result
+
+
+def _replica_shapes(
+    model: Callable[[int, int], ReplicaModel], spec: InferenceSpec, tps: list[int], pps: list[int]
+) -> list[ReplicaShape]:
+    """Every replica shape the request allows, evaluated: the pinned PP with each TP, else TP alone; pipeline
+    stages only for models no NVLink-domain replica can hold (issue 4), as they add latency."""
+    if spec.parallelism.pp is not None:
+        return [_evaluate(model(tp, spec.parallelism.pp), spec) for tp in tps]
+    shapes = [_evaluate(model(tp, 1), spec) for tp in tps]
+    if all(s.max_sequences_by_memory < 1 for s in shapes):
+        shapes += [_evaluate(model(tp, pp), spec) for pp in pps for tp in tps]
+    return shapes
+
+
+def _fewest_gpus(
+    shapes: list[ReplicaShape], requests_per_s: float, utilization: float
+) -> tuple[ReplicaShape | None, int]:
+    """(the shape needing the fewest GPUs in total for the rate, then no PP, then the smallest replica; those
+    GPUs), or (None, 0) when no shape serves a request within the SLOs."""
+    best: tuple[int, int, int] | None = None
+    chosen: ReplicaShape | None = None
+    for sh in shapes:
+        if sh.capacity is None:
+            continue
+        replicas = replicas_for_rate(requests_per_s, sh.capacity.requests_per_s, utilization)
+        key = (replicas * sh.gpus, sh.pp, sh.gpus)
+        if best is None or key < best:
+            best, chosen = key, sh
+    return (None, 0) if chosen is None or best is None else (chosen, best[0])
 
 
 def _explain_failure(result: InferenceResult, shapes: list[ReplicaShape], spec: InferenceSpec, gpu: Gpu) -> None:

@@ -255,15 +255,20 @@ def _result(
     search: TrainingSearch,
     stats: SearchStats,
     a: Assumptions,
+    detail: bool = True,
 ) -> TrainingResult:
+    """The sizing's figures from the chosen plan. `detail=False` (a rented system's row, read for its GPUs, days,
+    MFU and search alone) leaves out the goodput record and the whole run's factor records: the days are the same
+    p50 (`expected_day_ranges`, the same figures without the records)."""
     flops_per_token = work.training_flops_per_token()
     hw_flops = hardware_flops_per_token(work, plan.recompute, search.eff.flash_attention)
     tokens_per_s = plan.tokens_per_step / plan.step_time_s
     peak = search.hw.gemm_peak_flops / 1e12
     model_tflops = tokens_per_s * flops_per_token / plan.gpus / 1e12
     hw_tflops = tokens_per_s * hw_flops / plan.gpus / 1e12
-    good = _goodput(work, system, plan.gpus, search, a)
-    run = expected_days(plan, search)
+    good = _goodput(work, system, plan.gpus, search, a) if detail else None
+    run = expected_days(plan, search) if detail else None
+    days = run.days_p50 if run is not None else expected_day_ranges([plan], search)[0][1]
     layout = TrainingLayout(
         tp=plan.tp,
         pp=plan.pp,
@@ -282,7 +287,7 @@ def _result(
     return TrainingResult(
         feasible=True,
         gpus=plan.gpus,
-        days=run.days_p50,
+        days=days,
         days_ideal=plan.days_ideal,
         step_time_s=plan.step_time_s,
         tokens_per_s=tokens_per_s,
@@ -299,7 +304,7 @@ def _result(
         plan=plan,
         goodput=good,
         whole_run=run,
-        whole_run_note=failure_note(spec, run, good),
+        whole_run_note=failure_note(spec, run, good) if run is not None and good is not None else None,
         search=stats,
         global_batch_sequences_requested=search.batch_sequences,
         pinned_micro_batch=spec.parallelism.micro_batch,
@@ -359,9 +364,10 @@ def size_training(
 
     `batch_ramp` is the model preset's published batch schedule `{start_tokens, ramp_tokens}`, if any: the whole
     run (and the deadline search, which meets the whole run's p50) pays for its smaller early batches.
-    `frontier=False` leaves the time-vs-GPUs frontier out (empty): a rented system's sizing is read for its GPU
-    count and days only, and the frontier's eight GPU-count searches are most of a sizing's cost. `memo` (one per
-    plan, `search/shared.py`) hands a system the search answers of an earlier system with equal search inputs."""
+    `frontier=False` leaves the time-vs-GPUs frontier out (empty), and the goodput and whole-run records (None): a
+    rented system's sizing is read for its GPU count and days only, and the frontier's eight GPU-count searches are
+    most of a sizing's cost. `memo` (one per plan, `search/shared.py`) hands a system the search answers of an
+    earlier system with equal search inputs."""
     if gpu.dense_tflops(spec.precision) is None:
         return TrainingResult(
             False, [f"{gpu.name} has no {spec.precision.upper()} tensor cores; train in bf16 or pick a newer GPU."]
@@ -396,7 +402,7 @@ def size_training(
         result = TrainingResult(False, problems)
         result.search = stats
         return result
-    result = _result(work, spec, system, gpu, plan, search, stats, assumptions)
+    result = _result(work, spec, system, gpu, plan, search, stats, assumptions, detail=frontier)
     if frontier:
         n = plan.gpus
         result.frontier = memo.answer(

@@ -1,0 +1,101 @@
+"""Data-parallel communication of a training step: the gradient and parameter collectives over the ranks holding
+the same weights, and the part of them the backward does not hide, per ZeRO stage.
+
+Why a module of its own: `dp_step._times` reads as the step's formula, the collectives' arithmetic lives here.
+The functions work on the arrays `dp_step` gathers for a batch of candidates (numpy's per-call cost dominates on
+the search's batches, so each is a few operations); every figure is the same floating-point expression, in the
+same order, as when it was written inline in `_times` (the answers are bit for bit the same).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.performance.roofline import Efficiency, Hardware, ring_time
+
+__all__ = ["dp_collectives", "dp_exposed_s", "expert_collectives"]
+
+
+def dp_collectives(
+    scaleout_bytes_s: float,
+    inside: np.ndarray,
+    dpc: np.ndarray,
+    dense: np.ndarray,
+    dense_16bit: np.ndarray,
+    hw: Hardware,
+    eff: Efficiency,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(all-reduce, reduce-scatter, all-gather) seconds of the dense gradients and 16-bit weights over the `dpc`
+    ranks holding the same weights: roofline.ring_time, latency + factor x (ranks - 1) / ranks x bytes / (bandwidth
+    x link efficiency), on NVLink `inside` a system, else the scale-out fabric (`scaleout_bytes_s`, the layout
+    costs' data-parallel bandwidth).
+
+    The three collectives share the ring fraction and bandwidth, with fewer operations per candidate, each element
+    the same figure as ring_time's expression: the bandwidth x link efficiency product is taken per branch (the same
+    two factors); 2 x fraction x bytes / bandwidth is exactly 2 x (fraction x bytes / bandwidth) (doubling is exact
+    in floating point); and with one rank (fraction 0) each collective is 0 + 0 = 0 rather than a `where`, as long
+    as the bandwidths are positive and finite (else the plain form below)."""
+    nvlink, scaleout = hw.nvlink_bytes_s * eff.nvlink, scaleout_bytes_s * eff.scaleout
+    grad_bytes = dense * eff.grad_reduce_bytes_per_param
+    lat = eff.collective_latency_s
+    several = dpc > 1
+    fraction = (dpc - 1.0) / np.maximum(dpc, 1.0)
+    bandwidth = np.where(inside, nvlink, scaleout)
+    if min(nvlink, scaleout) > 0.0 and max(nvlink, scaleout) < np.inf:
+        start = np.where(several, lat, 0.0)
+        ring = fraction * grad_bytes / bandwidth
+        return start + 2.0 * ring, start + ring, start + fraction * dense_16bit / bandwidth
+    return (
+        np.where(several, lat + 2.0 * fraction * grad_bytes / bandwidth, 0.0),
+        np.where(several, lat + fraction * grad_bytes / bandwidth, 0.0),
+        np.where(several, lat + fraction * dense_16bit / bandwidth, 0.0),
+    )
+
+
+def expert_collectives(
+    scaleout_bytes_s: float,
+    inside: np.ndarray,
+    edp: np.ndarray,
+    experts: np.ndarray,
+    experts_16bit: np.ndarray,
+    hw: Hardware,
+    eff: Efficiency,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The expert parameters' own (all-reduce, reduce-scatter, all-gather) seconds over the `edp` ranks holding
+    the same experts (roofline.ring_time; 0 where a row holds no experts), added to the dense ones."""
+    has_experts = experts > 0
+    expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
+    bw = np.where(inside, hw.nvlink_bytes_s, scaleout_bytes_s)
+    link_eff = np.where(inside, eff.nvlink, eff.scaleout)
+    lat = eff.collective_latency_s
+
+    def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
+        return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
+
+    return expert_ring(expert_grad_bytes, 2.0), expert_ring(expert_grad_bytes, 1.0), expert_ring(experts_16bit, 1.0)
+
+
+def dp_exposed_s(
+    zero: np.ndarray,
+    m_eff: np.ndarray,
+    all_reduce: np.ndarray,
+    reduce_scatter: np.ndarray,
+    gather: np.ndarray,
+    chunks: np.ndarray,
+    backward_last: np.ndarray,
+    t_stage: np.ndarray,
+    eff: Efficiency,
+) -> np.ndarray:
+    """The data-parallel communication the backward does not hide, per ZeRO stage: ZeRO-0/1 all-reduce once per
+    step, overlapped with the last micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also
+    all-gathers the parameters for forward and backward of every micro-batch, overlapped with its compute.
+
+    The reduction runs in chunks (a layer each; with pipelining, a virtual stage's layers each) that start as the
+    backward produces them, so at least the last chunk is exposed (Megatron Bridge, 'Communication Overlap');
+    ZeRO-3 likewise cannot hide the first chunk's parameter gather."""
+    hidden = eff.dp_overlap * backward_last
+    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hidden)
+    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hidden) + gather
+    hide = eff.dp_overlap
+    exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
+    return np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))
