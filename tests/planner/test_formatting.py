@@ -244,12 +244,12 @@ def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
 
 def test_a_breakdown_gives_each_value_its_unit():
     """The step and memory breakdowns ended in one lone unit after the last pair ("optimizer 0.000301    s"); each
-    value carries it now ("pipeline 1.6 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
+    value carries it now ("pipeline 1.59 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
     from planner.outputs.page_html import page_html
 
     lead = page_html(1, plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())), {}, {}, "")["lead"]
     block = lead[lead.index('id="stage-training"') :]
-    assert '<span class="pair">pipeline <b>1.6</b> <span class="unit">s</span></span>' in block
+    assert '<span class="pair">pipeline <b>1.59</b> <span class="unit">s</span></span>' in block
     assert '<span class="pair">weights <b>16.4</b> <span class="unit">GiB</span></span>' in block
     assert '</span> <span class="unit">s</span></td>' not in block
 
