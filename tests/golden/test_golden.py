@@ -129,6 +129,10 @@ iterations on 6,144 H100 (Nemotron-4 340B Technical Report, Table 2) refit the G
 0.547, Blackwell 0.545 -> 0.550, FP8 ratio 1.0 -> 0.99; Hopper plans' days fall about 1.4 % (70B on DGX H100:
 56.66 -> 55.90 days), Blackwell's about 0.4-0.8 %, the FP8 B200 plan's rise 0.1 %; production efficiency stays
 0.799; no GPU count, system or capex moved.
+Re-captured when the deadline search stopped counting one model evaluation it no longer runs (its winner is
+packaged from figures already worked out): `search.model_evaluations` falls by one per deadline search; the
+capture also stores the new `costs.price_warning_headlines` (calendar-dependent, not compared). No other value
+moved.
 """
 
 from __future__ import annotations
