@@ -72,7 +72,9 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     Inside the NVLink domain every copy goes over NVLink. Across nodes, plain routing sends one copy per routed
     expert over the scale-out fabric; node-limited routing (model.moe.node_limit) sends a token once to each of at
     most node_limit nodes and forwards it to the experts there over NVLink. The exposed share is
-    1 - moe_dispatch_overlap."""
+    1 - moe_dispatch_overlap. Hiding the rest is not free: while the dispatch and combine kernels run they hold a
+    share of the SMs (moe_dispatch_sm_fraction), so the computation they hide under slows by that share and each
+    hidden second costs that fraction of a second of compute."""
     moe = work.shape.moe
     h, active = float(work.shape.hidden), float(work.active_experts)
     ep = np.asarray(ep, dtype=float)
@@ -88,4 +90,5 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     else:
         fabric_s = copies / (hw.scaleout_bytes_s * eff.scaleout)
     one = eff.collective_latency_s + np.where(inside, nvlink_s, fabric_s)
-    return np.where(ep > 1, one, 0.0) * (1.0 - eff.moe_dispatch_overlap)
+    hidden = eff.moe_dispatch_overlap
+    return np.where(ep > 1, one, 0.0) * ((1.0 - hidden) + eff.moe_dispatch_sm_fraction * hidden)

@@ -87,6 +87,7 @@ class Efficiency:
     tile_cols: float = 0.0
     fp8: bool = False  # the training precision is FP8 (expert dispatch can move 1-byte activations)
     moe_dispatch_overlap: float = 0.0  # share of expert all-to-all time hidden behind compute
+    moe_dispatch_sm_fraction: float = 0.0  # share of the SMs the dispatch kernels hold while hidden under compute
     moe_load_imbalance: float = 1.0  # slowest expert-parallel rank's expert work over the mean
     tp_overlap: float = 0.0  # share of NVLink tensor-parallel collective time hidden under the layer's GEMMs
 
@@ -139,6 +140,7 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
         tile_cols=a["gemm_tile_cols"],
         fp8=precision == "fp8",
         moe_dispatch_overlap=a["moe_dispatch_overlap"],
+        moe_dispatch_sm_fraction=a["moe_dispatch_sm_fraction"],
         moe_load_imbalance=a["moe_load_imbalance"],
         tp_overlap=a["tp_comm_overlap_fraction"],
     )

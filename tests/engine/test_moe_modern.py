@@ -110,9 +110,17 @@ def test_node_limit_fp8_and_overlap_cut_the_exposed_all_to_all(catalog):
     fp8 = dataclasses.replace(eff, fp8=True)
     t_fp8 = eff.collective_latency_s + tokens * 8 * H * 1.5 * 63 / 64 / nic
     assert float(expert_alltoall_time(plain, hw, fp8, tokens, 1.0, 64.0)) == pytest.approx(t_fp8, rel=1e-12)
-    # DualPipe-style overlap hides 95 %: 5 % of the time stays exposed; ep = 1 costs nothing.
-    hidden = dataclasses.replace(eff, moe_dispatch_overlap=0.95)
+    # DualPipe-style overlap hides 95 %: 5 % of the time stays exposed when hiding is free; ep = 1 costs nothing.
+    hidden = dataclasses.replace(eff, moe_dispatch_overlap=0.95, moe_dispatch_sm_fraction=0.0)
     assert float(expert_alltoall_time(plain, hw, hidden, tokens, 1.0, 64.0)) == pytest.approx(0.05 * t_plain)
+    # Hiding is not free when the dispatch kernels hold 20 of 132 SMs (DeepSeek-V3, section 3.2.2): the compute
+    # under the hidden 95 % slows by 20/132, so the step pays 0.05 + 0.95 x 20/132 = 0.19394 of the time.
+    taxed = dataclasses.replace(hidden, moe_dispatch_sm_fraction=20 / 132)
+    expected = (0.05 + 0.95 * 20 / 132) * t_plain
+    assert float(expert_alltoall_time(plain, hw, taxed, tokens, 1.0, 64.0)) == pytest.approx(expected)
+    # With nothing hidden (Megatron-Core's default dispatcher) the SM share changes nothing.
+    exposed = dataclasses.replace(eff, moe_dispatch_overlap=0.0, moe_dispatch_sm_fraction=20 / 132)
+    assert float(expert_alltoall_time(plain, hw, exposed, tokens, 1.0, 64.0)) == pytest.approx(t_plain)
     assert float(expert_alltoall_time(plain, hw, eff, tokens, 1.0, np.array([1.0]))[0]) == 0.0
 
 

@@ -133,6 +133,13 @@ Re-captured when the deadline search stopped counting one model evaluation it no
 packaged from figures already worked out): `search.model_evaluations` falls by one per deadline search; the
 capture also stores the new `costs.price_warning_headlines` (calendar-dependent, not compared). No other value
 moved.
+Re-captured when hidden expert dispatch stopped being free (on purpose): the dispatch and combine kernels hold 20
+of 132 SMs (DeepSeek-V3 report, section 3.2.2), so each hidden second costs 0.15 s of compute
+(`moe_dispatch_sm_fraction`). Only plans that hide dispatch (DualPipe's `moe_dispatch_overlap` 0.95) move at
+steady state: DeepSeek-V3 on H800 48.25 -> 54.17 days. DeepSeek-V3's whole run then implies 0.81 instead of
+0.71, refitting production efficiency 0.799 -> 0.807 (held-out spread 0.178 -> 0.165, slow end 0.64 -> 0.65), so
+every other training plan's expected days fall by 1 - 0.799 / 0.807 = 1.0 % (70B auto: 87.96 -> 87.09 days, p90
+110.4 -> 108.5; energy and TCO with them); no GPU count, system or capex moved.
 """
 
 from __future__ import annotations
