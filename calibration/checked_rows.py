@@ -16,7 +16,7 @@ from calibration.modern_rows import _modern
 from calibration.row_schema import CalibrationRow
 from engine.request.model_spec import ModelSpec
 
-__all__ = ["CHECKED_ROWS", "TORCHTITAN"]
+__all__ = ["BRIDGE_MOE", "CHECKED_ROWS", "TORCHTITAN"]
 
 TORCHTITAN = (
     "PyTorch torchtitan, docs/performance.md (runs of December 2024 on torch and torchao nightlies of 2024-12-23; "
@@ -102,6 +102,19 @@ def _context_rows() -> list[CalibrationRow]:
     return rows
 
 
+BRIDGE_MOE = "NVIDIA Megatron-Bridge performance summary (25.11 container): DeepSeek-V3 on rack-scale Blackwell"
+
+
+def _bridge_moe(system: str, precision: str, pp: int, ep: int, tokens_per_s_per_gpu: float) -> CalibrationRow:
+    """DeepSeek-V3 without multi-token prediction on 256 GPUs of GB300 or GB200 NVL72 racks (4,096 sequences of
+    4,096 tokens, micro-batch 1, TP1, VP4, dropless with experts force-balanced)."""
+    label = f"deepseek-v3-{system.split('-')[0]}-{'mxfp8' if precision == 'fp8' else 'bf16'}"
+    return _modern(label, BRIDGE_MOE, ModelSpec(preset="deepseek-v3"), system, 256, 4096, 1, tokens_per_s_per_gpu,
+                   tp=1, pp=pp, vp=4, ep=ep, precision=precision, software={"moe_load_imbalance": 1.0},
+                   notes=f"{'MXFP8' if precision == 'fp8' else 'BF16'}, TP1 PP{pp} VP4 EP{ep}, experts "
+                   "force-balanced; 61 layers on uneven stages; MoE, multi-head latent attention")  # fmt: skip
+
+
 CHECKED_ROWS: list[CalibrationRow] = [
     _titan("8b-8-bf16", "llama-3-8b", 8192, 8, 16, 2, 6667, recompute="selective", precision="bf16",
            notes="Table 1: Llama 3.1 8B, FSDP 8, local batch 2, selective checkpointing, torch.compile"),
@@ -121,4 +134,8 @@ CHECKED_ROWS: list[CalibrationRow] = [
     _titan("405b-512-interleaved", "llama-3-405b", 8192, 512, 256, None, 128, tp=8, pp=8, vp=None,
            notes="Table 5: as above, interleaved 1F1B; micro-batch and interleaving depth not published: searched"),
     *_context_rows(),
+    _bridge_moe("gb300-nvl72", "fp8", 2, 32, 4357),
+    _bridge_moe("gb300-nvl72", "bf16", 2, 32, 3848),
+    _bridge_moe("gb200-nvl72", "fp8", 8, 32, 4018),
+    _bridge_moe("gb200-nvl72", "bf16", 4, 64, 3139),
 ]  # fmt: skip

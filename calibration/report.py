@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from calibration.checked_report import checked_lines, checked_summary
 from calibration.checked_rows import CHECKED_ROWS
 from calibration.fit import FITTED, leave_one_source_out
 from calibration.training import ROWS, evaluate_rows
@@ -54,49 +55,6 @@ def accuracy_figures(catalog: Catalog) -> dict[str, object]:
         "uncounted": {run.id: uncounted_predictions(run, catalog) for run in UNCOUNTED_RUNS},
         "checked": {r.row.id: r.error for r in evaluate_rows(catalog, rows=CHECKED_ROWS)},
     }
-
-
-def _checked_lines(f: dict[str, object]) -> list[str]:
-    """Benchmarks on hardware the catalog does not hold: run at the stored constants, reported, never fitted, so a
-    reader sees how far a different stack on a power-capped part sits from the planner's tuned-stack pace."""
-    errors: dict[str, float | None] = f["checked"]  # type: ignore[assignment]
-    if not CHECKED_ROWS:
-        return []
-    known = [e for e in errors.values() if e is not None]
-    lines = [
-        "## Benchmarks checked, not fitted",
-        "",
-        "torchtitan's published tables (PyTorch-native FSDP, tensor, pipeline and context parallelism, "
-        "torch.compile, Float8 on the linear layers) ran on Meta's Grand Teton H100: 96 GB of HBM2e (2.4 TB/s) at "
-        "a 500 W power limit, a part the catalog does not hold (its H100 is the 80 GB HBM3 SXM at 700 W and "
-        "3.35 TB/s; torchtitan's own note puts the effective peak between the SXM and NVL parts, value unknown). "
-        "Each row below is run on the catalog's H100 with the published layout pinned and moves no constant.",
-        "",
-    ]
-    if known:
-        lines += [
-            f"The planner is faster than every one of these {len(known)} rows: median "
-            f"{statistics.median(known):+.0%}, from {max(known):+.0%} to {min(known):+.0%}. Read it as the gap "
-            "between the tuned NVIDIA stacks the planner is fitted on (within about 5 % of NVIDIA's own "
-            "Llama 3 8B, 70B and 405B tables above) and a December-2024 PyTorch-native stack on a power-capped "
-            "part; the two causes are not separable from these tables. The gap is widest at 128-256K-token "
-            "sequences split by context parallelism, where attention is most of the work and the planner costs it "
-            "at FlashAttention-class speed. A team planning on such a stack or such a power cap should expect its "
-            "steady state this far below the plan's, and read the slow end of the plan's range.",
-            "",
-        ]
-    lines += [
-        "| Row | GPUs | Precision | Published | Published s/step | Planner's error | Notes |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in CHECKED_ROWS:
-        error = errors.get(row.id)
-        shown = f"{error:+.1%}" if error is not None else "no feasible plan"
-        lines.append(
-            f"| {row.id} | {row.gpus} | {row.precision} | {row.published_metric} | {row.published_step_s:.3f} | "
-            f"{shown} | {row.notes} |"
-        )
-    return lines
 
 
 def _uncounted_lines(f: dict[str, object]) -> list[str]:
@@ -206,8 +164,9 @@ def _intro_lines(f: dict[str, Any]) -> list[str]:
         "- **Steady-state throughput**: is the step-time model right? Checked against benchmark tables "
         "(Megatron-LM papers, MosaicML llm-foundry, NVIDIA's NeMo / Megatron-Bridge performance tables, "
         "TinyLlama) and the steady state of two production runs (Llama 3 405B, Nemotron-4 340B), each row run "
-        "through the planner's own search with the published layout pinned. torchtitan's tables, measured on "
-        "power-capped hardware the catalog does not hold, are run and reported apart, not fitted.",
+        "through the planner's own search with the published layout pinned. torchtitan's tables (power-capped "
+        "hardware the catalog does not hold) and DeepSeek-V3 on Blackwell racks are run and reported apart, not "
+        "fitted.",
         "- **Whole runs**: is the time-to-train a deadline depends on right? Checked against published GPU-hours "
         "and wall-clock days, each row run through the whole planning chain.",
         "",
@@ -222,6 +181,7 @@ def _intro_lines(f: dict[str, Any]) -> list[str]:
         f"{_verdict('throughput', f['in_sample'])}.",
         f"- Whole runs, LOSO: {_verdict('whole_run', f['whole_run_loso'])}. In-sample: "
         f"{_verdict('whole_run', f['whole_run_in_sample'])}.",
+        f"- {checked_summary(f['checked'])}",
         "",
     ]
 
@@ -331,7 +291,7 @@ def _reading_lines(f: dict[str, Any]) -> list[str]:
         "",
         *_uncounted_lines(f),
         "",
-        *_checked_lines(f),
+        *checked_lines(f["checked"]),  # type: ignore[arg-type]
         "",
         "## Reading the errors",
         "",
@@ -354,7 +314,11 @@ def _reading_lines(f: dict[str, Any]) -> list[str]:
         f"plan's range to the spread its out-of-sample record shows (production efficiency {pe.low:g} at the slow "
         "end, benchmark pace at the fast end): a team whose stack runs production at benchmark pace should read the "
         "p10 end. The row also holds 16,384 GPUs through the batch ramp, where the paper trained on 'up to' 16K.",
-        "- The worst throughput row, MosaicML's 13B (8 H100, micro-batch 2, no recompute), is too fast even "
+        "- NVIDIA's Llama 3 70B rows on GB300 and GB200 racks (FSDP over 64 GPUs, two 8,192-token sequences per "
+        "GPU) are the largest held-out throughput errors, the planner too slow: to fit those activations it must "
+        "recompute every layer, where the published recipe (not in the table) evidently pays less; moving "
+        "activations to the Grace CPU's memory is not modelled.",
+        "- The worst in-sample throughput row, MosaicML's 13B (8 H100, micro-batch 2, no recompute), is too fast even "
         "in-sample: llm-foundry's own table shows its hardware utilisation rising with the tokens per micro-batch at "
         "a fixed model and GPU count (39.8 % at 4K tokens per GPU, 55-59 % at 20-41K), the same on 8 and 64 GPUs, "
         "a per-micro-batch cost of that stack which the modern NVIDIA rows do not show, so no constant is fitted "

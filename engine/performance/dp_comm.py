@@ -13,7 +13,21 @@ import numpy as np
 
 from engine.performance.roofline import Efficiency, Hardware, ring_time
 
-__all__ = ["dp_collectives", "dp_exposed_s", "expert_collectives"]
+__all__ = ["crossing_bandwidth", "dp_collectives", "dp_exposed_s", "expert_collectives"]
+
+
+def crossing_bandwidth(nvlink: float, scaleout: float, ranks_per_system: np.ndarray) -> np.ndarray:
+    """Bytes/s of a ring over ranks spread across systems, `ranks_per_system` of them in each (link efficiencies
+    applied): the collective library builds one ring per channel and sends each channel across systems through a
+    different GPU's NIC, so with m ranks per system the ring crosses on m NICs at once and each carries 1/m of the
+    data, while the remaining (m - 1)/m of every rank's share moves on NVLink. The slower of the two sets the pace:
+    min(m x NIC, NVLink x m / (m - 1)); with one rank per system (tensor parallelism filling it) it is the NIC's
+    bandwidth, as before. NCCL's rail-aligned rings: NVIDIA, NCCL documentation, 'NCCL_CROSS_NIC' (rings keep
+    each channel on one NIC rail); nccl-tests' bus bandwidth across DGX H100 or p5 nodes is measured against the
+    node's summed NIC rate (AWS: 3,200 Gbps per p5 instance), not one NIC's."""
+    m = np.maximum(ranks_per_system, 1.0)
+    on_nvlink = nvlink * m / np.maximum(m - 1.0, 1e-9)
+    return np.where(m > 1.0, np.minimum(m * scaleout, on_nvlink), scaleout)
 
 
 def dp_collectives(
@@ -24,11 +38,12 @@ def dp_collectives(
     dense_16bit: np.ndarray,
     hw: Hardware,
     eff: Efficiency,
+    ranks_per_system: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(all-reduce, reduce-scatter, all-gather) seconds of the dense gradients and 16-bit weights over the `dpc`
     ranks holding the same weights: roofline.ring_time, latency + factor x (ranks - 1) / ranks x bytes / (bandwidth
-    x link efficiency), on NVLink `inside` a system, else the scale-out fabric (`scaleout_bytes_s`, the layout
-    costs' data-parallel bandwidth).
+    x link efficiency), on NVLink `inside` a system, else across systems at `crossing_bandwidth` (the scale-out
+    fabric, `scaleout_bytes_s` per GPU, used by every rank of the group a system holds).
 
     The three collectives share the ring fraction and bandwidth, with fewer operations per candidate, each element
     the same figure as ring_time's expression: the bandwidth x link efficiency product is taken per branch (the same
@@ -40,7 +55,7 @@ def dp_collectives(
     lat = eff.collective_latency_s
     several = dpc > 1
     fraction = (dpc - 1.0) / np.maximum(dpc, 1.0)
-    bandwidth = np.where(inside, nvlink, scaleout)
+    bandwidth = np.where(inside, nvlink, crossing_bandwidth(nvlink, scaleout, ranks_per_system))
     if min(nvlink, scaleout) > 0.0 and max(nvlink, scaleout) < np.inf:
         start = np.where(several, lat, 0.0)
         ring = fraction * grad_bytes / bandwidth
@@ -60,17 +75,19 @@ def expert_collectives(
     experts_16bit: np.ndarray,
     hw: Hardware,
     eff: Efficiency,
+    ranks_per_system: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The expert parameters' own (all-reduce, reduce-scatter, all-gather) seconds over the `edp` ranks holding
-    the same experts (roofline.ring_time; 0 where a row holds no experts), added to the dense ones."""
+    the same experts (roofline.ring_time; 0 where a row holds no experts), added to the dense ones; across systems
+    at `crossing_bandwidth` for the expert-data-parallel ranks each system holds."""
     has_experts = experts > 0
     expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
-    bw = np.where(inside, hw.nvlink_bytes_s, scaleout_bytes_s)
-    link_eff = np.where(inside, eff.nvlink, eff.scaleout)
+    nvlink, scaleout = hw.nvlink_bytes_s * eff.nvlink, scaleout_bytes_s * eff.scaleout
+    bw = np.where(inside, nvlink, crossing_bandwidth(nvlink, scaleout, ranks_per_system))
     lat = eff.collective_latency_s
 
     def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
-        return np.where(has_experts, ring_time(bytes_, edp, factor, bw, link_eff, lat), 0.0)
+        return np.where(has_experts, ring_time(bytes_, edp, factor, bw, 1.0, lat), 0.0)
 
     return expert_ring(expert_grad_bytes, 2.0), expert_ring(expert_grad_bytes, 1.0), expert_ring(experts_16bit, 1.0)
 

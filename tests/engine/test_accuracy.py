@@ -35,9 +35,10 @@ def _median(errors: dict[str, float]) -> float:
 
 
 def test_every_throughput_row_is_evaluated(catalog):
-    # 6 Narayanan + 4 Korthikanti models x 2 recompute modes + 4 llm-foundry + 7 NVIDIA table rows (one of them
-    # DeepSeek-V3, MoE) + 2 Llama 3 production layouts + Nemotron-4 340B's production run + TinyLlama.
-    assert len(ROWS) == 29
+    # 6 Narayanan + 4 Korthikanti models x 2 recompute modes + 4 llm-foundry + 14 NVIDIA table rows (one of them
+    # DeepSeek-V3, MoE; 7 on GB300 / GB200 racks) + 2 Llama 3 production layouts + Nemotron-4 340B's production
+    # run + TinyLlama.
+    assert len(ROWS) == 36
     results = evaluate_rows(catalog)
     assert all(r.predicted_step_s is not None for r in results), [r.problems for r in results if r.problems]
 
@@ -72,7 +73,7 @@ def test_whole_run_loso_median_below_limit(figures):
 @pytest.mark.xfail(
     strict=True,
     reason="Llama 3 405B ran at its benchmark pace (production efficiency 1.14 on its own); the other runs imply "
-    "0.65-0.99, so held out it is predicted about 42 % slow (docs/accuracy.md, 'Production efficiency each "
+    "0.61-0.90, so held out it is predicted about 46 % slow (docs/accuracy.md, 'Production efficiency each "
     "published run implies')",
 )
 def test_whole_run_loso_worst_within_the_goal(figures):
@@ -259,3 +260,10 @@ def test_the_700w_part_is_never_slower_than_the_power_capped_benchmarks(figures)
     # the capped run) would mean the step model is too pessimistic.
     for rid, error in figures["checked"].items():
         assert error < 0.0, (rid, error)
+
+
+def test_fsdp_across_two_gb200_racks_is_not_bound_by_one_nic(figures):
+    # NVIDIA's 25.09 row: Llama 3.1 405B, FSDP over 64 ranks with TP2 on 128 GB200 GPUs (two NVL72 racks), 729
+    # tokens/s/GPU = 64 x 8,192 / (128 x 729) = 5.62 s per step. Costing every parameter gather at one NIC's
+    # 50 GB/s made the planner 5.5x slow; each rack's 64 NICs carry the crossing, so it must land near.
+    assert abs(figures["loso"]["3f-llama31-405b-gb200-fsdp"]) < 0.15

@@ -75,44 +75,43 @@ def test_inference_ranking_by_hand_and_a_price_flips_it(catalog):
 def test_training_ranking_by_hand_cost_overrules_energy(catalog):
     cat = _two(catalog, "dgx-b300", "gb200-nvl72")
     prices = SelectionPrices(
-        system_usd={"dgx-b300": 300_000.0, "gb200-nvl72": 2_500_000.0}, electricity_usd_per_kwh=0.08
+        system_usd={"dgx-b300": 250_000.0, "gb200-nvl72": 2_500_000.0}, electricity_usd_per_kwh=0.08
     )
     priced = _run(cat, TRAINING_70_DAYS, prices)
     unpriced = _run(cat, TRAINING_70_DAYS, None)
     rows = _rows(priced)
     b300, gb200 = rows["dgx-b300"], rows["gb200-nvl72"]
-    # Each system at the smallest GPU count that meets 70 expected days (engine figures today; 512 sequences per
-    # step must split over dp, so dgx-b300 needs dp = 512 at tp 4):
-    #   gb200-nvl72: 2048 GPUs on 29 racks, 58.99 days, 3480 kW IT x PUE 1.2 (liquid) = 4176 kW
-    #       29 x 2,500,000 + 4176 kW x 58.99 d x 24 h x $0.08 = 72,500,000 + 473,006 = 72,973,006
-    #   dgx-b300:    2048 GPUs = 256 systems, 49.61 days, 3712 kW IT x PUE 1.3 = 4825.6 kW
-    #       256 x 300,000 + 4825.6 kW x 49.61 d x 24 h x $0.08 = 76,800,000 + 459,616 = 77,259,616
-    # -> gb200-nvl72 is cheaper for this job, although dgx-b300 uses less IT energy (4419 vs 4927 MWh), which is
+    # Each system at the smallest GPU count that meets 70 expected days (engine figures today):
+    #   dgx-b300:    2048 GPUs = 256 systems, 45.85 days, 3712 kW IT x PUE 1.3 = 4825.6 kW
+    #       256 x 250,000 + 4825.6 kW x 45.85 d x 24 h x $0.08 = 64,000,000 + 424,820 = 64,424,820
+    #   gb200-nvl72: 2048 GPUs on 29 racks, 40.51 days, 3480 kW IT x PUE 1.2 (liquid) = 4176 kW
+    #       29 x 2,500,000 + 4176 kW x 40.51 d x 24 h x $0.08 = 72,500,000 + 324,807 = 72,824,807
+    # -> dgx-b300 is cheaper for this job, although gb200-nvl72 uses less IT energy (3383 vs 4085 MWh), which is
     #    what the energy rule (no prices) picks.
     assert (gb200["systems"], b300["systems"]) == (29, 256)
-    for row, price in ((b300, 300_000.0), (gb200, 2_500_000.0)):
+    for row, price in ((b300, 250_000.0), (gb200, 2_500_000.0)):
         expected = row["systems"] * price + row["facility_kw"] * row["days"] * 24 * 0.08
         assert row["selection_usd"] == pytest.approx(expected)
-    assert gb200["selection_usd"] == pytest.approx(72_973_006, rel=0.01)
-    assert b300["selection_usd"] == pytest.approx(77_259_616, rel=0.01)
-    assert b300["it_energy_mwh"] < gb200["it_energy_mwh"]
-    assert priced["selection"]["system"] == "gb200-nvl72" and priced["selection"]["basis"] == "cost"
+    assert b300["selection_usd"] == pytest.approx(64_424_820, rel=0.01)
+    assert gb200["selection_usd"] == pytest.approx(72_824_807, rel=0.01)
+    assert gb200["it_energy_mwh"] < b300["it_energy_mwh"]
+    assert priced["selection"]["system"] == "dgx-b300" and priced["selection"]["basis"] == "cost"
     assert (
         "by cost" in priced["selection"]["rule"]
         and "smallest GPU count that meets the deadline" in (priced["selection"]["rule"])
     )
-    assert unpriced["selection"]["system"] == "dgx-b300"
+    assert unpriced["selection"]["system"] == "gb200-nvl72"
     entry = priced["explain"]["selection.system"]
     assert "systems x the system price" in entry["formula"] and entry["inputs"]["basis"] == "cost"
-    assert entry["inputs"]["selection_usd_by_system"]["gb200-nvl72"] == gb200["selection_usd"]
+    assert entry["inputs"]["selection_usd_by_system"]["dgx-b300"] == b300["selection_usd"]
 
 
 def test_a_missing_price_falls_back_to_energy_and_says_so(catalog):
     cat = _two(catalog, "dgx-b300", "gb200-nvl72")
-    # gb200-nvl72 would win by cost (above); without its price the cost rule cannot rank both.
-    prices = SelectionPrices(system_usd={"dgx-b300": 300_000.0}, electricity_usd_per_kwh=0.08)
+    # dgx-b300 would win by cost (above); without gb200-nvl72's price the cost rule cannot rank both.
+    prices = SelectionPrices(system_usd={"dgx-b300": 250_000.0}, electricity_usd_per_kwh=0.08)
     p = _run(cat, TRAINING_70_DAYS, prices)
-    assert p["selection"]["system"] == "dgx-b300"  # lowest IT energy, as without prices
+    assert p["selection"]["system"] == "gb200-nvl72"  # lowest IT energy, as without prices
     assert p["selection"]["basis"] == "energy" and p["selection"]["unpriced_systems"] == ["gb200-nvl72"]
     assert "no system price for gb200-nvl72" in p["selection"]["rule"]
     rows = _rows(p)

@@ -140,6 +140,18 @@ steady state: DeepSeek-V3 on H800 48.25 -> 54.17 days. DeepSeek-V3's whole run t
 0.71, refitting production efficiency 0.799 -> 0.807 (held-out spread 0.178 -> 0.165, slow end 0.64 -> 0.65), so
 every other training plan's expected days fall by 1 - 0.799 / 0.807 = 1.0 % (70B auto: 87.96 -> 87.09 days, p90
 110.4 -> 108.5; energy and TCO with them); no GPU count, system or capex moved.
+Re-captured when data-parallel rings that cross systems stopped being costed at one NIC (on purpose): NCCL sends
+each ring channel across through a different GPU's NIC, so a group with m ranks in each system crosses on m NICs
+(dp_comm.crossing_bandwidth), and with Megatron's rank order a group stays on NVLink when tp x dp x cp fits a
+system. Checked on NVIDIA's GB200 405B FSDP row (25.09: 729 tokens/s/GPU on two racks), which the old cost put
+5.5x slow and which is now fitted with the seven rack-scale Blackwell rows of the 25.11 table; the refit moves
+the Blackwell ceiling 0.550 -> 0.568 and production efficiency 0.807 -> 0.784 (slow end 0.64). What moved: FSDP
+and context-parallel layouts got cheaper, so the 70B auto plan keeps 1,080 GB200 NVL72 GPUs but now runs TP1 CP2
+FSDP (NVIDIA's own GB200 70B recipe is FSDP at TP1) in 78.5 days instead of 87.1 (p90 108.5 -> 98.6); the 405B
+auto plan moves from GB300 to GB200 NVL72 (capex $441.4M -> $404.9M, 115.0 -> 109.6 days); one deadline plan
+needs fewer GPUs (train-assumption-override: 640 -> 512 H100, capex $39.1M -> $31.9M); every other training plan's
+days move between -8.5 % (70B on GB200 NVL72) and +3 % (tensor-parallel-filled layouts, from the lower production
+efficiency), with no other GPU count, system or capex change.
 """
 
 from __future__ import annotations

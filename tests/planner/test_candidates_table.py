@@ -42,7 +42,7 @@ def test_a_training_table_leads_with_the_deciding_columns_and_hides_the_rest():
 
 
 def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
-    """GB200 NVL72 is chosen at $51.4M (51,361,188.69); the others follow from $52.9M (GB300) to $257M (the two
+    """GB200 NVL72 is chosen at $51.3M (51,325,726.53); the others follow from $52.9M (GB300) to $257M (the two
     A100 systems, 256.55M and 256.56M), as the selection's explain lists them."""
     stored = _stored("train-70b-auto-90d")
     table = plan_view(stored).candidates_table
@@ -51,15 +51,15 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     )
     first = table.rows[0]
     assert first.status == "chosen" and first.cells[0].text == "NVIDIA GB200 NVL72 rack"
-    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "87.1", "$51.4M", "chosen"]
+    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "78.5", "$51.3M", "chosen"]
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
     assert [row.cells[3].text for row in table.rows[-2:]] == ["$257M", "$257M"]
-    # the A100 40GB system: MFU 0.43715 -> 43.7 %, IT energy 8.32 MW x 83.84 days x 24 h = 16,742 MWh, 1,280
+    # the A100 40GB system: MFU 0.43715 -> 43.7 %, IT energy 8.32 MW x 86.30 days x 24 h = 17,233 MWh, 1,280
     # systems, steady state 59.8 days
     a100 = next(row for row in table.rows if "A100 40GB" in row.cells[0].text)
     hidden = {c.label: cell.text for c, cell in zip(table.columns, a100.cells, strict=True) if c.more}
-    assert hidden["MFU"] == "43.7 %" and hidden["IT energy"] == "16,742" and hidden["Systems"] == "1,280"
+    assert hidden["MFU"] == "43.7 %" and hidden["IT energy"] == "17,233" and hidden["Systems"] == "1,280"
     assert hidden["Steady state"] == "59.8" and hidden["IT power"] == "8.32 MW"
 
 

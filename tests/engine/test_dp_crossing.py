@@ -1,0 +1,53 @@
+"""Data-parallel rings that cross systems: NCCL sends each channel across through a different GPU's NIC, so a group
+with m ranks in each system crosses on m NICs at once (dp_comm.crossing_bandwidth).
+
+Hand figures: DGX H100 NVLink 900 GB/s both ways = 450 GB/s per direction, one 400 Gb/s NIC per GPU = 50 GB/s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.assumptions.registry import Assumptions
+from engine.performance.dp_comm import crossing_bandwidth, dp_collectives
+from engine.performance.roofline import efficiency_for, hardware_for
+
+NVLINK, NIC = 450e9, 50e9
+
+
+@pytest.mark.parametrize(
+    ("ranks_per_system", "expected"),
+    [
+        (1, 50e9),  # tensor parallelism fills the system: one NIC per crossing, as a rail-only ring
+        (2, 100e9),  # two ranks per system cross on two NICs
+        (8, 400e9),  # FSDP over whole DGX systems: the node's eight NICs, 3,200 Gb/s
+        (72, 450e9 * 72 / 71),  # a rack-scale domain: NVLink carries 71/72 of each share and is the slower
+    ],
+)
+def test_crossing_bandwidth_by_hand(ranks_per_system, expected):
+    got = crossing_bandwidth(NVLINK, NIC, np.array([float(ranks_per_system)]))
+    assert float(got[0]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_fsdp_gather_over_two_dgx_h100_uses_both_nodes_nics(catalog):
+    system = catalog.systems["dgx-h100"]
+    gpu = catalog.gpu_of(system)
+    hw = hardware_for(gpu, system, "bf16")
+    eff = efficiency_for(gpu, "bf16", Assumptions())
+    assert hw.nvlink_bytes_s == NVLINK and hw.scaleout_bytes_s == NIC
+    # 16 ranks (TP1) on 2 systems, 8 per system; 8e9 parameters, 16 GB of 16-bit weights to all-gather.
+    dense = np.array([8e9])
+    ar, rs, ag = dp_collectives(NIC, np.array([False]), np.array([16.0]), dense, 2.0 * dense, hw, eff,
+                                np.array([8.0]))  # fmt: skip
+    bandwidth = min(8 * NIC * eff.scaleout, NVLINK * eff.nvlink * 8 / 7)
+    lat, grads = eff.collective_latency_s, 8e9 * eff.grad_reduce_bytes_per_param
+    assert float(ag[0]) == pytest.approx(lat + 15 / 16 * 16e9 / bandwidth, rel=1e-12)
+    assert float(rs[0]) == pytest.approx(lat + 15 / 16 * grads / bandwidth, rel=1e-12)
+    assert float(ar[0]) == pytest.approx(lat + 2 * 15 / 16 * grads / bandwidth, rel=1e-12)
+    # The same group with tensor parallelism filling each system (one rank per system) crosses on one NIC: 8x
+    # the NIC-bound time.
+    _, _, one_nic = dp_collectives(NIC, np.array([False]), np.array([16.0]), dense, 2.0 * dense, hw, eff,
+                                   np.array([1.0]))  # fmt: skip
+    assert float(one_nic[0]) == pytest.approx(eff.collective_latency_s + 15 / 16 * 16e9 / (NIC * eff.scaleout))
+    assert float(one_nic[0]) > 7 * float(ag[0])
