@@ -62,11 +62,13 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
         ),
         "training.step_time_s": _entry(
             f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
-            "bubble) + exposed data-parallel collectives + optimizer step; stage_time = layers/pp x per-layer "
-            "roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, HBM-bound element-wise ops, TP "
-            "collectives on NVLink, MoE expert all-to-alls (4 per layer, each tokens x active x hidden x 2 B x "
-            "(ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else the scale-out NICs; the share hidden "
-            "behind compute still costs the SMs its kernels hold), recompute) + LM head on the last stage",
+            "bubble) + exposed data-parallel collectives (on NVLink when tp x dp x cp fits a system; across "
+            "systems a ring crosses on the NIC of every rank a system holds) + optimizer step; stage_time = "
+            "layers/pp x per-layer roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, "
+            "HBM-bound element-wise ops, TP collectives on NVLink, MoE expert all-to-alls (4 per layer, each "
+            "tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else "
+            "the scale-out NICs; the share hidden behind compute still costs the SMs its kernels hold), "
+            "recompute) + LM head on the last stage",
             {
                 "micro-batches per step": lay.micro_batches,
                 "stage time (s)": p.stage_time_s,
