@@ -87,6 +87,20 @@ def test_a_refused_system_says_why_on_its_own_line_in_the_page():
     assert "NVIDIA DGX A100 (8 x A100 80GB)" in row_heads
 
 
+def test_an_infeasible_plan_says_why_once_in_the_summary_and_once_for_the_refused_system():
+    """The reason was printed three times (summary, a card under Compute, the refused system's row): the card now
+    lists only further reasons, so a one-reason plan reads it in the summary and beside the system it refuses."""
+    stored = _stored("infeasible-deadline-1d")
+    (reason,) = stored["problems"]
+    lead = page_html(1, plan_view(stored), {}, {}, "")["lead"]
+    core = reason.split(": ", 1)[1]  # after the system's name, as both places print it
+    assert lead.count(core.split(";")[0]) == 2
+    assert "Other reasons the target cannot be met" not in lead
+    two = {**stored, "problems": [reason, "A second, made-up reason."]}
+    lead = page_html(1, plan_view(two), {}, {}, "")["lead"]
+    assert "Other reasons the target cannot be met" in lead and "A second, made-up reason." in lead
+
+
 def test_the_page_marks_hidden_columns_and_offers_the_toggle():
     html = _section(page_html(1, plan_view(_stored("train-70b-auto-90d")), {}, {}, "")["lead"])
     assert 'class="show-more-columns"' in html
