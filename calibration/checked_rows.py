@@ -12,11 +12,11 @@ reported beside the fitted rows without moving any constant.
 
 from __future__ import annotations
 
-from calibration.modern_rows import _modern
+from calibration.modern_rows import NEMOTRON4_340B, _modern, _preset
 from calibration.row_schema import CalibrationRow
 from engine.request.model_spec import ModelSpec
 
-__all__ = ["BRIDGE_MOE", "CHECKED_ROWS", "TORCHTITAN"]
+__all__ = ["BRIDGE_MOE", "CHECKED_ROWS", "NEMO_2407", "TORCHTITAN"]
 
 TORCHTITAN = (
     "PyTorch torchtitan, docs/performance.md (runs of December 2024 on torch and torchao nightlies of 2024-12-23; "
@@ -115,6 +115,35 @@ def _bridge_moe(system: str, precision: str, pp: int, ep: int, tokens_per_s_per_
                    "force-balanced; 61 layers on uneven stages; MoE, multi-head latent attention")  # fmt: skip
 
 
+NEMO_2407 = "NVIDIA NeMo performance summary (NeMo 24.07): the rest of its DGX H100 pre-training table"
+# Llama 2's shapes (Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 1 and the meta-llama model card): 7B 32
+# layers of 4,096 (32 heads), 13B 40 of 5,120 (40 heads), 70B 80 of 8,192 (64 heads sharing 8 key/value heads),
+# SwiGLU FFN of 11,008 / 13,824 / 28,672, 32,000-token vocabulary, 4,096-token sequences.
+LLAMA2_7B = ModelSpec(layers=32, hidden=4096, heads=32, kv_heads=32, ffn_hidden=11008, vocab=32_000, seq_len=4096)
+LLAMA2_13B = ModelSpec(layers=40, hidden=5120, heads=40, kv_heads=40, ffn_hidden=13824, vocab=32_000, seq_len=4096)
+LLAMA2_70B = ModelSpec(layers=80, hidden=8192, heads=64, kv_heads=8, ffn_hidden=28672, vocab=32_000, seq_len=4096)
+
+
+def _nemo_rows() -> list[CalibrationRow]:
+    """NeMo 24.07's DGX H100 FP8 pre-training rows beside the one the fit uses (GPT-3 175B on 512 GPUs): the models
+    whose shapes are published (GPT-3 175B, Llama 2 and 3, Nemotron-4 340B), at the listed layouts."""
+    return [
+        _modern("nemo-gpt3-175b-128", NEMO_2407, _preset("gpt-3-175b"), "dgx-h100", 128, 256, 1, 716, tp=4, pp=8,
+                vp=6, notes="FP8, TP4 PP8 VP6"),
+        _modern("nemo-llama2-7b", NEMO_2407, LLAMA2_7B, "dgx-h100", 8, 128, 1, 16_934, tp=1, notes="FP8, TP1"),
+        _modern("nemo-llama2-13b", NEMO_2407, LLAMA2_13B, "dgx-h100", 16, 128, 1, 8_715, tp=1, pp=4, vp=10,
+                notes="FP8, TP1 PP4 VP10"),
+        _modern("nemo-llama2-70b", NEMO_2407, LLAMA2_70B, "dgx-h100", 64, 128, 1, 1_728, tp=4, pp=4, vp=20,
+                notes="FP8, TP4 PP4 VP20"),
+        _modern("nemo-nemotron4-340b", NEMO_2407, NEMOTRON4_340B, "dgx-h100", 128, 32, 1, 326, tp=8, pp=8, vp=12,
+                notes="FP8, TP8 PP8 VP12"),
+        _modern("nemo-llama3-8b", NEMO_2407, _preset("llama-3-8b"), "dgx-h100", 8, 128, 1, 12_273, tp=1, cp=2,
+                notes="FP8, TP1 CP2"),
+        _modern("nemo-llama3-70b", NEMO_2407, _preset("llama-3-70b"), "dgx-h100", 64, 128, 1, 1_524, tp=4, pp=4,
+                cp=2, vp=5, notes="FP8, TP4 PP4 CP2 VP5"),
+    ]  # fmt: skip
+
+
 CHECKED_ROWS: list[CalibrationRow] = [
     _titan("8b-8-bf16", "llama-3-8b", 8192, 8, 16, 2, 6667, recompute="selective", precision="bf16",
            notes="Table 1: Llama 3.1 8B, FSDP 8, local batch 2, selective checkpointing, torch.compile"),
@@ -138,4 +167,5 @@ CHECKED_ROWS: list[CalibrationRow] = [
     _bridge_moe("gb300-nvl72", "bf16", 2, 32, 3848),
     _bridge_moe("gb200-nvl72", "fp8", 8, 32, 4018),
     _bridge_moe("gb200-nvl72", "bf16", 4, 64, 3139),
+    *_nemo_rows(),
 ]  # fmt: skip

@@ -164,9 +164,9 @@ def _intro_lines(f: dict[str, Any]) -> list[str]:
         "- **Steady-state throughput**: is the step-time model right? Checked against benchmark tables "
         "(Megatron-LM papers, MosaicML llm-foundry, NVIDIA's NeMo / Megatron-Bridge performance tables, "
         "TinyLlama) and the steady state of two production runs (Llama 3 405B, Nemotron-4 340B), each row run "
-        "through the planner's own search with the published layout pinned. torchtitan's tables (power-capped "
-        "hardware the catalog does not hold) and DeepSeek-V3 on Blackwell racks are run and reported apart, not "
-        "fitted.",
+        "through the planner's own search with the published layout pinned. NeMo 24.07's other H100 rows (an older "
+        "container), torchtitan's tables (power-capped hardware the catalog does not hold) and DeepSeek-V3 on "
+        "Blackwell racks are run and reported apart, not fitted.",
         "- **Whole runs**: is the time-to-train a deadline depends on right? Checked against published GPU-hours "
         "and wall-clock days, each row run through the whole planning chain.",
         "",
