@@ -16,7 +16,7 @@ from calibration.modern_rows import NEMOTRON4_340B, _modern, _preset
 from calibration.row_schema import CalibrationRow
 from engine.request.model_spec import ModelSpec
 
-__all__ = ["BRIDGE_MOE", "CHECKED_ROWS", "NEMO_2407", "TORCHTITAN"]
+__all__ = ["BRIDGE_MOE", "BRIDGE_OFFLOAD", "CHECKED_ROWS", "NEMO_2407", "TORCHTITAN"]
 
 TORCHTITAN = (
     "PyTorch torchtitan, docs/performance.md (runs of December 2024 on torch and torchao nightlies of 2024-12-23; "
@@ -115,6 +115,28 @@ def _bridge_moe(system: str, precision: str, pp: int, ep: int, tokens_per_s_per_
                    "force-balanced; 61 layers on uneven stages; MoE, multi-head latent attention")  # fmt: skip
 
 
+BRIDGE_OFFLOAD = "NVIDIA Megatron-Bridge performance summary (25.11; 25.09 archive): rows that offload activations"
+
+
+def _offload_rows() -> list[CalibrationRow]:
+    """The Bridge table's FSDP rows whose recipes move activations to the Grace CPU's memory (cpu_offloading, not
+    weights): Llama 3 70B on 64 GB300 (20 of 80 layers) and GB200 (40 of 80) GPUs, FP8 current scaling
+    (scripts/performance/configs/llama/llama3_workload_base_configs.py, December 2025); Llama 3.1 405B with TP2 over
+    64 FSDP ranks on 128 GB200 GPUs, two racks (95 of 126 layers; scripts/performance/configs/llama31/
+    llama31_405b_llm_pretrain.yaml, October 2025)."""
+    return [
+        _modern("llama3-70b-gb300-offload", BRIDGE_OFFLOAD, _preset("llama-3-70b"), "gb300-nvl72", 64, 256, 2,
+                4_520, tp=1, zero=3, notes="FP8 current scaling, TP1 FSDP over 64 GPUs, activations of 20 of 80 "
+                "layers in Grace memory"),
+        _modern("llama3-70b-gb200-offload", BRIDGE_OFFLOAD, _preset("llama-3-70b"), "gb200-nvl72", 64, 256, 2,
+                4_312, tp=1, zero=3, notes="FP8 current scaling, TP1 FSDP over 64 GPUs, activations of 40 of 80 "
+                "layers in Grace memory"),
+        _modern("llama31-405b-gb200-fsdp-offload", BRIDGE_OFFLOAD, _preset("llama-3-405b"), "gb200-nvl72", 128, 64,
+                1, 729, tp=2, zero=3, notes="FP8 current scaling, TP2 FSDP over 64 ranks on two racks (25.09 "
+                "archive), activations of 95 of 126 layers in Grace memory"),
+    ]  # fmt: skip
+
+
 NEMO_2407 = "NVIDIA NeMo performance summary (NeMo 24.07): the rest of its DGX H100 pre-training table"
 # Llama 2's shapes (Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 1 and the meta-llama model card): 7B 32
 # layers of 4,096 (32 heads), 13B 40 of 5,120 (40 heads), 70B 80 of 8,192 (64 heads sharing 8 key/value heads),
@@ -168,4 +190,5 @@ CHECKED_ROWS: list[CalibrationRow] = [
     _bridge_moe("gb200-nvl72", "fp8", 8, 32, 4018),
     _bridge_moe("gb200-nvl72", "bf16", 4, 64, 3139),
     *_nemo_rows(),
+    *_offload_rows(),
 ]  # fmt: skip

@@ -314,13 +314,7 @@ def _reading_lines(f: dict[str, Any]) -> list[str]:
         f"plan's range to the spread its out-of-sample record shows (production efficiency {pe.low:g} at the slow "
         "end, benchmark pace at the fast end): a team whose stack runs production at benchmark pace should read the "
         "p10 end. The row also holds 16,384 GPUs through the batch ramp, where the paper trained on 'up to' 16K.",
-        "- NVIDIA's Llama 3 70B rows on GB300 and GB200 racks (FSDP over 64 GPUs, two 8,192-token sequences per "
-        "GPU) are the largest held-out throughput errors, the planner too slow: to fit those activations it must "
-        "recompute every layer, where NVIDIA's recipes move the activations of 20 (GB300) or 40 (GB200) of the 80 "
-        "layers to the Grace CPU's memory instead (Megatron-Bridge performance recipes "
-        "llama3_70b_pretrain_64gpu_gb300_fp8cs_config / gb200_fp8cs_config: cpu_offloading of activations, not "
-        "weights). Activation offload is not modelled yet.",
-        "- The worst in-sample throughput row, MosaicML's 13B (8 H100, micro-batch 2, no recompute), is too fast even "
+        "- The worst throughput row, MosaicML's 13B (8 H100, micro-batch 2, no recompute), is too fast even "
         "in-sample: llm-foundry's own table shows its hardware utilisation rising with the tokens per micro-batch at "
         "a fixed model and GPU count (39.8 % at 4K tokens per GPU, 55-59 % at 20-41K), the same on 8 and 64 GPUs, "
         "a per-micro-batch cost of that stack which the modern NVIDIA rows do not show, so no constant is fitted "

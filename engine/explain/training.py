@@ -62,8 +62,9 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
         ),
         "training.step_time_s": _entry(
             f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
-            "bubble) + exposed data-parallel collectives (on NVLink when tp x dp x cp fits a system; across "
-            "systems a ring crosses on the NIC of every rank a system holds) + optimizer step; stage_time = "
+            "bubble) + exposed data-parallel collectives (on NVLink when the job fits a system; across systems "
+            "a ring crosses on the NIC of every rank a system holds, or at NVLink's pace where that is slower) + "
+            "optimizer step; stage_time = "
             "layers/pp x per-layer roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, "
             "HBM-bound element-wise ops, TP collectives on NVLink, MoE expert all-to-alls (4 per layer, each "
             "tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else "

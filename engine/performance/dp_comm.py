@@ -13,7 +13,19 @@ import numpy as np
 
 from engine.performance.roofline import Efficiency, Hardware, ring_time
 
-__all__ = ["crossing_bandwidth", "dp_collectives", "dp_exposed_s", "expert_collectives"]
+__all__ = ["crossing_bandwidth", "dp_collectives", "dp_exposed_s", "dp_ranks_per_system", "expert_collectives"]
+
+
+def dp_ranks_per_system(tp, cp, pp, dpc, gpus_per_system: float):
+    """Ranks of one weight-holding group (same pipeline stage and tensor rank, `dpc` = dp x cp of them) that one
+    system holds, with ranks placed tensor, context, pipeline, then data parallel (the order the pipeline's
+    point-to-point term assumes: a replica's stages share a system where they fit). A system holding whole
+    replicas holds gpus_per_system / (tp x pp) ranks of the group (its cp ranks in each replica); a replica larger
+    than a system leaves it the cp ranks of one stage it holds; at least 1, at most the group."""
+    gps = float(gpus_per_system)
+    fits = tp * cp * pp <= gps
+    per_system = np.where(fits, np.floor(gps / (tp * pp)), np.minimum(cp, np.floor(gps / tp)))
+    return np.minimum(np.maximum(per_system, 1.0), dpc)
 
 
 def crossing_bandwidth(nvlink: float, scaleout: float, ranks_per_system: np.ndarray) -> np.ndarray:

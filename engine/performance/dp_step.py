@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from engine.performance.dp_comm import dp_collectives, dp_exposed_s, expert_collectives
+from engine.performance.dp_comm import dp_collectives, dp_exposed_s, dp_ranks_per_system, expert_collectives
 from engine.performance.layout_terms import POS_EXPERTS, interleave_factor, offload_time_s, stage_memory
 from engine.performance.roofline import OPTIMIZER_BYTES_PER_PARAM, Efficiency, Hardware
 
@@ -247,24 +247,23 @@ def _times(
     dividing dp) the expert share of the parameters is replicated only over dp x cp / ep ranks, so its gradient
     collectives and ZeRO sharding run over those. Each step is a helper of a few numpy operations on the same
     arrays (the search calls this about 80 times per plan: the helpers' calls are a fraction of a per cent)."""
-    (tp, _pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, _layer_params, offload, chunks,
-     bubble, per_micro_batch, _group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
+    (tp, pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, _layer_params, offload, chunks,
+     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
     edp = dpc / ep if any_experts else dpc  # ranks holding the same experts (expert-data-parallel group)
     dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
     m, m_eff = _micro_batches(batch_sequences / dp_mb, nearest_batch)
     pipeline = m_eff * per_micro_batch + bubble
-    # Megatron's rank order (tp-cp-ep-dp-pp, pipeline outermost): a system holds gpus_per_system / tp ranks of one
-    # weight-holding group (same pipeline stage and tensor rank). The group stays on NVLink when tp x dp x cp fits
-    # a system; otherwise its ring crosses systems on as many NICs as it has ranks in each (dp_comm).
-    per_system = np.maximum(np.floor(hw.gpus_per_system / tp), 1.0)
-    inside = tp * dpc <= hw.gpus_per_system
+    # DP groups stay on NVLink only when the whole job fits a system; otherwise a group's ring crosses systems on
+    # as many NICs as it has ranks in each (dp_comm.dp_ranks_per_system, dp_comm.crossing_bandwidth).
+    per_system = dp_ranks_per_system(tp, cp, pp, dpc, hw.gpus_per_system)
+    inside = group * dp <= hw.gpus_per_system
     all_reduce, reduce_scatter, gather = dp_collectives(
-        lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, np.minimum(per_system, dpc)
+        lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, per_system
     )
     if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
-        expert_per_system = np.minimum(np.maximum(per_system / ep, 1.0), edp)
+        expert_per_system = np.minimum(np.maximum(np.floor(per_system / ep), 1.0), edp)
         extra = expert_collectives(
             lay.dp_bandwidth_bytes_s, inside, edp, experts, experts_16bit, hw, eff, expert_per_system
         )

@@ -21,6 +21,7 @@ from django.template.loader import render_to_string
 
 from .charts import PageChart
 from .plan_view import PlanView
+from .summary import problems_not_in_summary
 
 __all__ = ["FRAGMENTS", "page_html"]
 
@@ -49,6 +50,7 @@ def _context(plan_pk: int, view: PlanView, charts: dict[str, PageChart], diagram
         "plan_json": plan_json,
         "bom": view.bom,
         "whatif": whatif_fields(view),
+        "other_problems": problems_not_in_summary(view) if not view.feasible else [],
     }
 
 

@@ -165,6 +165,14 @@ def _cheapest(view: PlanView) -> KeyFigure | None:
     return KeyFigure("Cheapest obtainable option", money(verdict.job_usd), "", rng, note, "costs")
 
 
+def problems_not_in_summary(view: PlanView) -> list[str]:
+    """An infeasible plan's problems the summary's risks do not already say, for the card under Compute (it
+    repeated them): the first reason the engine gave and any deadline risk are in the summary; the rest are not."""
+    shown = set(_risks(view)[:MAX_RISKS]) if view.result else set()
+    said = {r.removeprefix("The target cannot be met as asked: ") for r in shown}
+    return [p for p in view.problems if p not in said]
+
+
 def _risks(view: PlanView) -> list[str]:
     """What could make the answer wrong, most serious first: an infeasible target, no obtainable option, deadline
     risk, prices that are old or only assumed, options that cannot compete, unpriced BOM lines."""

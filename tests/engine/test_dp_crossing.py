@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.assumptions.registry import Assumptions
-from engine.performance.dp_comm import crossing_bandwidth, dp_collectives
+from engine.performance.dp_comm import crossing_bandwidth, dp_collectives, dp_ranks_per_system
 from engine.performance.roofline import efficiency_for, hardware_for
 
 NVLINK, NIC = 450e9, 50e9
@@ -51,3 +51,23 @@ def test_fsdp_gather_over_two_dgx_h100_uses_both_nodes_nics(catalog):
                                    np.array([1.0]))  # fmt: skip
     assert float(one_nic[0]) == pytest.approx(eff.collective_latency_s + 15 / 16 * 16e9 / (NIC * eff.scaleout))
     assert float(one_nic[0]) > 7 * float(ag[0])
+
+
+@pytest.mark.parametrize(
+    ("tp", "cp", "pp", "dpc", "gpus_per_system", "expected"),
+    [
+        (8, 1, 16, 128, 8, 1),  # Llama 3 405B on DGX H100: tensor parallelism fills each system
+        (1, 1, 1, 16, 8, 8),  # FSDP over two DGX systems: all eight GPUs of each are ranks of the group
+        (2, 2, 1, 8, 8, 4),  # tp2 cp2 dp4 on DGX: a system holds two replicas of 4 GPUs, each with its 2 cp ranks
+        (4, 1, 4, 32, 8, 1),  # tp4 pp4: a replica spans two systems; each holds one rank of a stage's group
+        (4, 4, 1, 16, 8, 2),  # tp4 cp4: a replica spans two systems; each holds 2 of its 4 cp ranks
+        (2, 1, 1, 64, 72, 36),  # Llama 3.1 405B, TP2 FSDP over 64 ranks on GB200 NVL72 racks
+        (4, 1, 16, 4, 72, 1),  # tp4 pp16 = 64 GPUs per replica: one replica per rack
+        (1, 2, 1, 1024, 72, 72),  # tp1 cp2 over many racks: every GPU of a rack is a rank of the group
+        (1, 1, 1, 4, 72, 4),  # never more than the group itself
+    ],
+)
+def test_ranks_of_a_group_per_system_by_hand(tp, cp, pp, dpc, gpus_per_system, expected):
+    got = dp_ranks_per_system(np.array([float(tp)]), np.array([float(cp)]), np.array([float(pp)]),
+                              np.array([float(dpc)]), gpus_per_system)  # fmt: skip
+    assert float(got[0]) == expected

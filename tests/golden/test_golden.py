@@ -142,16 +142,17 @@ every other training plan's expected days fall by 1 - 0.799 / 0.807 = 1.0 % (70B
 110.4 -> 108.5; energy and TCO with them); no GPU count, system or capex moved.
 Re-captured when data-parallel rings that cross systems stopped being costed at one NIC (on purpose): NCCL sends
 each ring channel across through a different GPU's NIC, so a group with m ranks in each system crosses on m NICs
-(dp_comm.crossing_bandwidth), and with Megatron's rank order a group stays on NVLink when tp x dp x cp fits a
-system. Checked on NVIDIA's GB200 405B FSDP row (25.09: 729 tokens/s/GPU on two racks), which the old cost put
-5.5x slow and which is now fitted with the seven rack-scale Blackwell rows of the 25.11 table; the refit moves
-the Blackwell ceiling 0.550 -> 0.568 and production efficiency 0.807 -> 0.784 (slow end 0.64). What moved: FSDP
-and context-parallel layouts got cheaper, so the 70B auto plan keeps 1,080 GB200 NVL72 GPUs but now runs TP1 CP2
-FSDP (NVIDIA's own GB200 70B recipe is FSDP at TP1) in 78.5 days instead of 87.1 (p90 108.5 -> 98.6); the 405B
-auto plan moves from GB300 to GB200 NVL72 (capex $441.4M -> $404.9M, 115.0 -> 109.6 days); one deadline plan
-needs fewer GPUs (train-assumption-override: 640 -> 512 H100, capex $39.1M -> $31.9M); every other training plan's
-days move between -8.5 % (70B on GB200 NVL72) and +3 % (tensor-parallel-filled layouts, from the lower production
-efficiency), with no other GPU count, system or capex change.
+(dp_comm.crossing_bandwidth; m from dp_comm.dp_ranks_per_system, ranks placed tensor, context, pipeline, then
+data parallel, as the pipeline's point-to-point term already assumed). NVIDIA's GB200 405B FSDP row (25.09, two
+racks), 5.5x slow before, is now within 10 % (checked, not fitted: its recipe keeps activations in Grace memory).
+With the 25.11 table's four rack-scale Blackwell rows fitted, the Blackwell ceiling refits 0.550 -> 0.526 and
+production efficiency 0.807 -> 0.784 (slow end 0.64). What moved: the 70B auto plan keeps 1,080 GB200 NVL72 GPUs
+but now runs TP1 CP2 FSDP (NVIDIA's own GB200 70B recipe is FSDP at TP1) in 84.5 days instead of 87.1 (p90
+108.5 -> 106.0); the 405B auto plan moves from GB300 to GB200 NVL72 (capex $441.4M -> $404.9M, 115.0 -> 118.0
+days); one deadline plan needs fewer GPUs (train-assumption-override: 640 -> 512 H100, capex $39.1M -> $31.9M);
+every other training plan's days move between -3.8 % (70B on HGX H800) and +5.7 % (Blackwell plans, from the
+lower ceiling), with no other GPU count, system or capex change. The step-time explain says where data-parallel
+collectives run.
 """
 
 from __future__ import annotations

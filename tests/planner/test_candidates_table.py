@@ -42,7 +42,7 @@ def test_a_training_table_leads_with_the_deciding_columns_and_hides_the_rest():
 
 
 def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
-    """GB200 NVL72 is chosen at $51.3M (51,325,726.53); the others follow from $52.9M (GB300) to $257M (the two
+    """GB200 NVL72 is chosen at $51.4M (51,350,455.59); the others follow from $52.9M (GB300) to $257M (the two
     A100 systems, 256.55M and 256.56M), as the selection's explain lists them."""
     stored = _stored("train-70b-auto-90d")
     table = plan_view(stored).candidates_table
@@ -51,7 +51,7 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     )
     first = table.rows[0]
     assert first.status == "chosen" and first.cells[0].text == "NVIDIA GB200 NVL72 rack"
-    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "78.5", "$51.3M", "chosen"]
+    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "84.5", "$51.4M", "chosen"]
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
     assert [row.cells[3].text for row in table.rows[-2:]] == ["$257M", "$257M"]
@@ -99,6 +99,7 @@ def test_an_infeasible_plan_says_why_once_in_the_summary_and_once_for_the_refuse
     two = {**stored, "problems": [reason, "A second, made-up reason."]}
     lead = page_html(1, plan_view(two), {}, {}, "")["lead"]
     assert "Other reasons the target cannot be met" in lead and "A second, made-up reason." in lead
+    assert lead.count(core.split(";")[0]) == 2  # the first still only in the summary and the system's row
 
 
 def test_the_page_marks_hidden_columns_and_offers_the_toggle():
