@@ -16,7 +16,9 @@ __all__ = ["checked_lines", "checked_summary"]
 
 
 def _spread(errors: list[float]) -> str:
-    return f"median {statistics.median(errors):+.0%}, from {max(errors):+.0%} to {min(errors):+.0%}"
+    """'median -36%, from -15% to -54%': the median, then the row nearest zero and the farthest."""
+    near, far = min(errors, key=abs), max(errors, key=abs)
+    return f"median {statistics.median(errors):+.0%}, from {near:+.0%} to {far:+.0%}"
 
 
 def _torchtitan_text(errors: list[float]) -> list[str]:
