@@ -16,9 +16,11 @@ __all__ = ["checked_lines", "checked_summary"]
 
 
 def _spread(errors: list[float]) -> str:
-    """'median -36%, from -15% to -54%': the median, then the row nearest zero and the farthest."""
-    near, far = min(errors, key=abs), max(errors, key=abs)
-    return f"median {statistics.median(errors):+.0%}, from {near:+.0%} to {far:+.0%}"
+    """'median -36%, from -15% to -54%': the median, then the range; rows all on one side read from the one
+    nearest zero to the farthest, rows on both sides from the highest to the lowest."""
+    one_side = min(errors) >= 0 or max(errors) <= 0
+    start, end = (min(errors, key=abs), max(errors, key=abs)) if one_side else (max(errors), min(errors))
+    return f"median {statistics.median(errors):+.0%}, from {start:+.0%} to {end:+.0%}"
 
 
 def _torchtitan_text(errors: list[float]) -> list[str]:
