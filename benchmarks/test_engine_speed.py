@@ -171,7 +171,7 @@ def _forget_layouts() -> None:
     """Empty the caches a repeated request hits (layout costs and what is derived from them, activation floors,
     layout grids, whole-run efficiencies and their ceilings and recovery modes by GPU count), so a round plans from
     scratch."""
-    from engine.performance.mode_memo import modes_at
+    from engine.performance.mode_memo import modes_at, range_table
     from engine.search.count_efficiency import CEILINGS, COUNT_EFFICIENCIES
     from engine.search.grid import _layout_grid
     from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
@@ -181,6 +181,7 @@ def _forget_layouts() -> None:
     COUNT_EFFICIENCIES.clear()
     CEILINGS.clear()
     modes_at.cache_clear()
+    range_table.cache_clear()
     _layout_grid.cache_clear()
 
 
