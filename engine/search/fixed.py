@@ -40,12 +40,16 @@ def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndar
         stats[c].reject(reason, k * nz)
 
 
-def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int):
-    """(count index, layout index, dp, lower-bound days) of every layout left per count after the rules.
+def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int,
+            fold: bool = False):  # fmt: skip
+    """(count index, layout index, dp, lower-bound days, whether each count takes the nearest batch) of every layout
+    left per count after the rules.
 
     The rules (dp whole, pinned, a multiple of ep, splitting the batch) depend on a layout's (group, ep,
     micro_batch) triple alone (`grid.LayoutKeys`), so they run per (count, triple) and are then read per layout;
-    a layout is counted under the first rule that rules it out."""
+    a layout is counted under the first rule that rules it out. With `fold` (exact batch), a count on which no
+    layout takes the batch exactly is filtered as a nearest-batch search of it would be: the batch rule is not
+    applied to it (the rules before it are the same), and its micro-batches are the nearest whole number."""
     keys = s.layout_keys(lay)
     group, ep, mb = keys.triple_group[None, :], keys.triple_ep[None, :], keys.triple_micro_batch[None, :]
     column = counts[:, None]
@@ -64,11 +68,16 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
     if s.spec.parallelism.dp is not None:
         rule(dp == s.spec.parallelism.dp, "pinned_dp")
     rule(dp % ep == 0, "ep_not_dividing_dp")
+    near = np.full(len(counts), nearest)
     if not nearest:
-        before = alive.any(axis=1)
-        rule(s.batch_sequences % np.maximum(dp * mb, 1) == 0, "batch_not_exact")
-        for c, (was, now) in enumerate(zip(before, alive.any(axis=1), strict=True)):
-            misses[c].no_exact_batch = bool(was and not now)
+        exact = s.batch_sequences % np.maximum(dp * mb, 1) == 0
+        inexact = alive.any(axis=1) & ~(alive & exact).any(axis=1)
+        for c, flag in enumerate(inexact.tolist()):
+            misses[c].no_exact_batch = flag
+        if fold and inexact.any():
+            near = inexact
+            exact = exact | inexact[:, None]
+        rule(exact, "batch_not_exact")
     # (count, layout) pairs alive, count-major as np.nonzero lists them, from the flat mask (a 2-D nonzero walks
     # an iterator per element: about three times the work); each layout's row of counts is copied whole from
     # its triple's (a gather along the counts' axis copies them one by one)
@@ -76,25 +85,25 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
     flat = np.flatnonzero(np.ascontiguousarray(alive.T).take(keys.triple, axis=0).T)
     ci = flat // n_layouts
     li = flat - ci * n_layouts
-    m, dp, days_lb = _pair_bounds(s, keys, dp, ci, li, nearest)
+    m, dp, days_lb = _pair_bounds(s, keys, dp, ci, li, near)
     ok = m >= keys.need_m.take(li)
     if np.all(ok):
-        return ci, li, dp, days_lb
+        return ci, li, dp, days_lb, near
     n_counts = len(counts)
     emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
     for c in np.nonzero(emptied)[0]:
         misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
     _reject(stats, "global_batch", ci, ~ok, nz)
     kept = np.flatnonzero(ok)
-    return ci.take(kept), li.take(kept), dp.take(kept), days_lb.take(kept)
+    return ci.take(kept), li.take(kept), dp.take(kept), days_lb.take(kept), near
 
 
 def _pair_bounds(s: TrainingSearch, keys: LayoutKeys, dp_triples: np.ndarray, ci: np.ndarray, li: np.ndarray,
-                 nearest: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+                 near: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """(micro-batches per step, dp, the lower bound on the ideal days) of each (count, layout) pair: the pipeline
     time alone, `TrainingSearch.bound`, with what depends on the pair's (count, triple) alone (dp, the micro-batches,
     the days per second of pipeline) worked out once per (count, triple) on `dp_triples` (count x triple dp, whole
-    where the count divides) and read per pair.
+    where the count divides) and read per pair; `near` says per count whether its batch is the nearest.
 
     Why: a frontier's eight counts give thousands of pairs but share a few hundred (count, triple) cells, and the
     bound is most of the per-pair work of `_filter`. Each figure is `bound`'s expression on the same values, so
@@ -102,7 +111,12 @@ def _pair_bounds(s: TrainingSearch, keys: LayoutKeys, dp_triples: np.ndarray, ci
     dp_f = np.maximum(dp_triples, 1).astype(float)  # cells the count does not divide are never read
     mb = keys.triple_micro_batch.astype(float)[None, :]
     ratio = s.batch_sequences / (dp_f * mb)
-    m = np.maximum(np.rint(ratio), 1.0) if nearest else np.floor(ratio)
+    if near.all():
+        m = np.maximum(np.rint(ratio), 1.0)
+    elif near.any():  # a folded count's row: the nearest whole number of micro-batches (`_filter`)
+        m = np.where(near[:, None], np.maximum(np.rint(ratio), 1.0), np.floor(ratio))
+    else:
+        m = np.floor(ratio)
     per_pipeline_s = s.spec.tokens / np.maximum(dp_f * mb * m * s.work.shape.seq_len, 1.0)
     cell = ci * dp_triples.shape[1] + keys.triple.take(li)
     m_pair = m.ravel().take(cell)
@@ -116,25 +130,22 @@ def fastest_many(
     """The fastest feasible plan on each GPU count (None where nothing fits), with its statistics and misses.
 
     `fold_nearest` (exact batch only): a count no layout can take the batch on exactly is searched with the nearest
-    batch in the same scoring pass (`_with_nearest`), instead of a second call: the same plans as that call (its
-    candidates, in its order, on the same rules), at one pass's numpy cost per call instead of two. Its statistics
-    (the exact pass's added to the nearest's, as the caller's retry adds them) may count candidates timed or checked
-    for memory differently, as the shared pass's chunks grow with every count's work: only for callers that read
-    the plans alone (the frontier)."""
+    batch in the same pass (`_filter`'s `fold`), instead of a second call: the same plans as that call (its
+    candidates, in its order, on the same rules), at one pass's numpy cost instead of two. Its statistics are the
+    nearest search's alone, and may count candidates timed or checked for memory differently, as the shared pass's
+    chunks grow with every count's work: only for callers that read the plans alone (the frontier)."""
     counts = np.asarray(gpu_counts, dtype=np.int64)
     zeros = np.array(s._zero_options(), dtype=np.int64)
     nz = len(zeros)
     stats = [SearchStats(candidates_evaluated=len(lay.tp) * nz) for _ in counts]
     misses = [Infeasibility() for _ in counts]
-    ci, li, dp, days_lb = _filter(s, lay, counts, nearest, stats, misses, nz)
+    fold = fold_nearest and not nearest
+    ci, li, dp, days_lb, near_counts = _filter(s, lay, counts, nearest, stats, misses, nz, fold)
     near: bool | np.ndarray = nearest
-    folded: list[tuple[SearchStats, Infeasibility] | None] = [None] * len(counts)
-    if fold_nearest and not nearest and any(m.no_exact_batch for m in misses):
-        ci, li, dp, days_lb, near = _with_nearest(s, lay, counts, (ci, li, dp, days_lb), stats, misses, folded, nz)
+    if fold and near_counts.any():
+        near = np.repeat(near_counts.take(ci), nz)
     ci, idx, zero = np.repeat(ci, nz), np.repeat(li, nz), np.tile(zeros, len(li))
     dp = np.repeat(dp, nz)
-    if isinstance(near, np.ndarray):
-        near = np.repeat(near, nz)
     days, mem, scored = _score_in_bound_order(s, lay, (ci, idx, zero, dp), days_lb, nz, near, stats, len(counts))
     done = np.isfinite(mem)
     fits = done & (mem <= s.hw.hbm_bytes)
@@ -159,35 +170,8 @@ def fastest_many(
             best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
             row_near = bool(near[best]) if isinstance(near, np.ndarray) else near
             plan = s.plan(lay, idx, zero, dp, best, row_near, scored(best))
-        exact = folded[c]
-        if exact is not None:  # as the caller's retry reports it: the nearest search's counts plus the exact one's
-            st.add(exact[0])
-            miss.no_exact_batch = True
         out.append((plan, st, miss))
     return out
-
-
-def _with_nearest(s, lay, counts, rows, stats, misses, folded, nz):
-    """The exact pass's rows (`rows`: count index, layout, dp, bound) with, for each count that no layout takes the
-    batch on exactly (it has no rows), the rows of a nearest-batch search of it (`_filter` with the nearest rules),
-    merged count-major with a per-row nearest flag. Those counts' statistics and misses start afresh for the
-    nearest search; the exact search's are kept in `folded` to be added at the end."""
-    inexact = [c for c, m in enumerate(misses) if m.no_exact_batch]
-    sub_stats = [SearchStats(candidates_evaluated=len(lay.tp) * nz) for _ in inexact]
-    sub_misses = [Infeasibility() for _ in inexact]
-    ci2, li2, dp2, lb2 = _filter(s, lay, counts[inexact], True, sub_stats, sub_misses, nz)
-    for k, c in enumerate(inexact):
-        folded[c] = (stats[c], misses[c])
-        stats[c], misses[c] = sub_stats[k], sub_misses[k]
-    ci, li, dp, days_lb = rows
-    ci_all = np.concatenate([ci, np.asarray(inexact, dtype=ci.dtype)[ci2]])
-    # The exact rows of an inexact count: none, so no mixing. A stable sort's order is unique, so sorting the count
-    # indices as 8-bit keys (numpy's radix sort) gives the same order as the 64-bit ones, at a fraction of the cost.
-    keys = ci_all.astype(np.uint8) if len(counts) <= 256 else ci_all
-    order = np.argsort(keys, kind="stable")
-    near = np.concatenate([np.zeros(len(ci), dtype=bool), np.ones(len(ci2), dtype=bool)])[order]
-    merged = [np.concatenate(pair)[order] for pair in ((li, li2), (dp, dp2), (days_lb, lb2))]
-    return ci_all[order], merged[0], merged[1], merged[2], near
 
 
 def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_counts: int) -> np.ndarray:
