@@ -21,7 +21,7 @@ import numpy as np
 from engine.performance.dp_step import StepMemory, StepTimes, step_memory, step_times
 from engine.performance.memory import GIB
 from engine.performance.step_time import LayoutCosts
-from engine.search.grid import MEMORY_CHUNK, TIME_CHUNK, LayoutKeys
+from engine.search.grid import FRONTIER_TIME_CHUNK, MEMORY_CHUNK, TIME_CHUNK, LayoutKeys
 from engine.search.package import Scored
 from engine.search.results import Infeasibility, Plan, SearchStats
 
@@ -133,7 +133,9 @@ def fastest_many(
     batch in the same pass (`_filter`'s `fold`), instead of a second call: the same plans as that call (its
     candidates, in its order, on the same rules), at one pass's numpy cost instead of two. Its statistics are the
     nearest search's alone, and may count candidates timed or checked for memory differently, as the shared pass's
-    chunks grow with every count's work: only for callers that read the plans alone (the frontier)."""
+    chunks grow with every count's work: only for callers that read the plans alone (the frontier). For them the
+    first chunk timed per count is `FRONTIER_TIME_CHUNK`: no reported figure counts the candidates timed, and the
+    branch and bound finds the same winners whatever the chunks (every candidate that could win or tie is timed)."""
     counts = np.asarray(gpu_counts, dtype=np.int64)
     zeros = np.array(s._zero_options(), dtype=np.int64)
     nz = len(zeros)
@@ -146,7 +148,9 @@ def fastest_many(
         near = np.repeat(near_counts.take(ci), nz)
     ci, idx, zero = np.repeat(ci, nz), np.repeat(li, nz), np.tile(zeros, len(li))
     dp = np.repeat(dp, nz)
-    days, mem, scored = _score_in_bound_order(s, lay, (ci, idx, zero, dp), days_lb, nz, near, stats, len(counts))
+    chunk = FRONTIER_TIME_CHUNK if fold_nearest else TIME_CHUNK
+    days, mem, scored = _score_in_bound_order(s, lay, (ci, idx, zero, dp), days_lb, nz, near, stats, len(counts),
+                                              chunk)  # fmt: skip
     done = np.isfinite(mem)
     fits = done & (mem <= s.hw.hbm_bytes)
     bounds = np.searchsorted(ci, np.arange(len(counts) + 1)).tolist()
@@ -188,9 +192,9 @@ def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_
     return np.concatenate(parts) if parts else pending
 
 
-def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
+def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts, time_chunk=TIME_CHUNK):
     """Branch and bound over all counts at once, in two tiers. Step times (the exact days) are worked out for
-    each count's TIME_CHUNK lowest pipeline bounds (then doubling), then for every other candidate whose bound
+    each count's `time_chunk` lowest pipeline bounds (then doubling), then for every other candidate whose bound
     does not exceed its count's best feasible days; memory (`dp_step.step_memory`, most of the step model's work
     per candidate) only for timed candidates whose exact days do not exceed it, lowest days first (MEMORY_CHUNK
     per count, then doubling); a count still without a feasible plan times no more until its timed candidates
@@ -212,7 +216,7 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts):
     time_chunks: list[StepTimes] = []
     memory_chunks: list[StepMemory] = []
     best = np.full(n_counts, np.inf)
-    limit, memory_limit = max(1, TIME_CHUNK // nz), MEMORY_CHUNK  # pairs (of nz candidates), candidates
+    limit, memory_limit = max(1, time_chunk // nz), MEMORY_CHUNK  # pairs (of nz candidates), candidates
     seq = s.work.shape.seq_len
     unchecked = np.zeros(0, dtype=np.int64)  # timed, memory not yet checked (ascending)
     # The bounds of the pairs not yet timed (NaN once timed: never <= anything), so one comparison per pass
