@@ -338,18 +338,21 @@ def _score_chunk(scorer: _Scorer, take: np.ndarray, j_lb: np.ndarray, j_order: n
     fits2, days2, where2 = scorer.evaluate(np.concatenate([j0[check], grid.j_hi[take]]),
                                            np.concatenate([take[check], take]))  # fmt: skip
     n_check = int(np.count_nonzero(check))
+    met_at_bound = fits2[:n_check] & (days2[:n_check] <= limit)  # of the rows at the bound
     at_bound = np.zeros(len(take), dtype=bool)
-    at_bound[check] = fits2[:n_check] & (days2[:n_check] <= limit)
-    found.days_met[take[at_bound]] = days2[:n_check][at_bound[check]]
-    found.fits_hi[take], found.days_hi[take] = fits2[n_check:], days2[n_check:]
-    found.where[take] = where2[n_check:]
-    found.where[take[at_bound]] = where2[:n_check][at_bound[check]]
+    at_bound[check] = met_at_bound
+    done = take[at_bound]
+    # At the largest size, each candidate's (fits, days, evaluated row); one done at its bound keeps that row and
+    # counts as fitting (the rows are this call's own arrays).
+    fits_hi, days_hi, where_hi = fits2[n_check:], days2[n_check:], where2[n_check:]
+    fits_hi[at_bound] = True
+    where_hi[at_bound] = where2[:n_check][met_at_bound]
+    found.fits_hi[take], found.days_hi[take], found.where[take] = fits_hi, days_hi, where_hi
     found.scored[take] = True
-    found.hi[take[at_bound]] = j0[at_bound]
-    found.met[take[at_bound]] = True
-    found.fits_hi[take[at_bound]] = True
-    rest = take[~at_bound]
-    sel = rest[found.fits_hi[rest] & (found.days_hi[rest] <= limit)]
+    found.days_met[done] = days2[:n_check][met_at_bound]
+    found.hi[done] = j0[at_bound]
+    found.met[done] = True
+    sel = take[~at_bound & fits_hi & (days_hi <= limit)]
     if len(sel):
         lo = np.minimum(j_lb[sel], grid.j_hi[sel])
         where = found.where[sel]  # a copy (fancy indexing), updated in place to the bisection's sizes

@@ -157,6 +157,7 @@ def fastest_many(
     # Per count: candidates checked for memory and those that fit (fits is a subset of done)
     n_done = np.bincount(ci[done], minlength=len(counts)).tolist()
     n_fits = np.bincount(ci[fits], minlength=len(counts)).tolist()
+    fit_days = np.where(fits, days, np.inf)  # each count's winner: its lowest, the first of equals
     out: list[Outcome] = []
     for c in range(len(counts)):
         lo, hi = bounds[c], bounds[c + 1]  # this count's candidates, in the order a lone search would see them
@@ -171,7 +172,7 @@ def fastest_many(
                 miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
             plan = None
         else:
-            best = int(lo + np.argmin(np.where(fits[lo:hi], days[lo:hi], np.inf)))
+            best = lo + int(fit_days[lo:hi].argmin())
             row_near = bool(near[best]) if isinstance(near, np.ndarray) else near
             plan = s.plan(lay, idx, zero, dp, best, row_near, scored(best))
         out.append((plan, st, miss))
@@ -181,11 +182,11 @@ def fastest_many(
 def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_counts: int) -> np.ndarray:
     """Of the `pending` candidates (ascending, so grouped by count), each count's `limit` lowest by `key`."""
     cuts = np.searchsorted(ci.take(pending), np.arange(n_counts + 1))
-    if (np.diff(cuts) <= limit).all():
+    if (cuts[1:] - cuts[:-1] <= limit).all():
         return pending  # every count's pending fit in the chunk: all of them, in the same order
     parts = []
-    for c in range(n_counts):
-        part = pending[cuts[c] : cuts[c + 1]]
+    for start, end in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        part = pending[start:end]
         if len(part) > limit:
             part = part[np.argpartition(key[part], limit - 1)[:limit]]
         parts.append(part)
