@@ -34,12 +34,6 @@ Outcome = tuple[Plan | None, SearchStats, Infeasibility]
 SECONDS_PER_DAY = 86_400.0
 
 
-def _reject(stats: list[SearchStats], reason: str, ci: np.ndarray, mask: np.ndarray, nz: int) -> None:
-    """Count the rejected candidates (`mask` over layouts of count index `ci`) per count, times the ZeRO stages."""
-    for c, k in enumerate(np.bincount(ci[mask], minlength=len(stats)).tolist()):
-        stats[c].reject(reason, k * nz)
-
-
 def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bool, stats, misses, nz: int,
             fold: bool = False):  # fmt: skip
     """(count index, layout index, dp, lower-bound days, whether each count takes the nearest batch) of every layout
@@ -78,36 +72,25 @@ def _filter(s: TrainingSearch, lay: LayoutCosts, counts: np.ndarray, nearest: bo
             near = inexact
             exact = exact | inexact[:, None]
         rule(exact, "batch_not_exact")
+    cells = _cells(s, keys, dp, near)
+    alive = _fill_pipeline(s, lay, keys, alive, cells[0], stats, misses, nz)
     # (count, layout) pairs alive, count-major as np.nonzero lists them, from the flat mask (a 2-D nonzero walks
     # an iterator per element: about three times the work); each layout's row of counts is copied whole from
-    # its triple's (a gather along the counts' axis copies them one by one)
-    n_layouts = len(keys.triple)
-    flat = np.flatnonzero(np.ascontiguousarray(alive.T).take(keys.triple, axis=0).T)
+    # its quad's (a gather along the counts' axis copies them one by one)
+    n_layouts = len(keys.quad)
+    flat = np.flatnonzero(np.ascontiguousarray(alive.T).take(keys.quad, axis=0).T)
     ci = flat // n_layouts
     li = flat - ci * n_layouts
-    m, dp, days_lb = _pair_bounds(s, keys, dp, ci, li, near)
-    ok = m >= keys.need_m.take(li)
-    if np.all(ok):
-        return ci, li, dp, days_lb, near
-    n_counts = len(counts)
-    emptied = (np.bincount(ci, minlength=n_counts) > 0) & (np.bincount(ci[ok], minlength=n_counts) == 0)
-    for c in np.nonzero(emptied)[0]:
-        misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, li[ci == c])
-    _reject(stats, "global_batch", ci, ~ok, nz)
-    kept = np.flatnonzero(ok)
-    return ci.take(kept), li.take(kept), dp.take(kept), days_lb.take(kept), near
+    dp_pair, days_lb = _pair_bounds(keys, cells, ci, li)
+    return ci, li, dp_pair, days_lb, near
 
 
-def _pair_bounds(s: TrainingSearch, keys: LayoutKeys, dp_triples: np.ndarray, ci: np.ndarray, li: np.ndarray,
-                 near: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """(micro-batches per step, dp, the lower bound on the ideal days) of each (count, layout) pair: the pipeline
-    time alone, `TrainingSearch.bound`, with what depends on the pair's (count, triple) alone (dp, the micro-batches,
-    the days per second of pipeline) worked out once per (count, triple) on `dp_triples` (count x triple dp, whole
-    where the count divides) and read per pair; `near` says per count whether its batch is the nearest.
-
-    Why: a frontier's eight counts give thousands of pairs but share a few hundred (count, triple) cells, and the
-    bound is most of the per-pair work of `_filter`. Each figure is `bound`'s expression on the same values, so
-    every bound is bit for bit the same (dp = count // group is a whole number, exact as a float)."""
+def _cells(s: TrainingSearch, keys: LayoutKeys, dp_triples: np.ndarray, near: np.ndarray):
+    """(micro-batches per step, dp, days per second of pipeline) per (count, triple): what `TrainingSearch.bound`
+    works out per candidate that depends on its count and (group, ep, micro_batch) triple alone, on `dp_triples`
+    (count x triple dp, whole where the count divides); `near` says per count whether its batch is the nearest.
+    Each figure is `bound`'s expression on the same values (dp = count // group is a whole number, exact as a
+    float), so every bound read from them is bit for bit the same."""
     dp_f = np.maximum(dp_triples, 1).astype(float)  # cells the count does not divide are never read
     mb = keys.triple_micro_batch.astype(float)[None, :]
     ratio = s.batch_sequences / (dp_f * mb)
@@ -117,11 +100,41 @@ def _pair_bounds(s: TrainingSearch, keys: LayoutKeys, dp_triples: np.ndarray, ci
         m = np.where(near[:, None], np.maximum(np.rint(ratio), 1.0), np.floor(ratio))
     else:
         m = np.floor(ratio)
-    per_pipeline_s = s.spec.tokens / np.maximum(dp_f * mb * m * s.work.shape.seq_len, 1.0)
-    cell = ci * dp_triples.shape[1] + keys.triple.take(li)
-    m_pair = m.ravel().take(cell)
-    pipeline = np.maximum(m_pair, 1.0) * keys.per_micro_batch_s.take(li) + keys.bubble_s.take(li)
-    return m_pair, dp_f.ravel().take(cell), per_pipeline_s.ravel().take(cell) * pipeline / SECONDS_PER_DAY
+    return m, dp_f, s.spec.tokens / np.maximum(dp_f * mb * m * s.work.shape.seq_len, 1.0)
+
+
+def _fill_pipeline(s, lay, keys: LayoutKeys, alive: np.ndarray, m: np.ndarray, stats, misses, nz: int):
+    """The last rule, per (count, quad): enough micro-batches per step to fill the pipeline (m >= need_m, which
+    depends on pp alone, so on a layout's (group, ep, micro_batch, pp) quad); its rejections are counted under
+    global_batch, and a count it empties records the most GPUs the batch can feed (`Infeasibility.batch_cap_gpus`).
+    Returns the (count, quad) mask of what is left.
+
+    Why per quad: before it, the rule was checked per (count, layout) pair after every pair's bound was worked out,
+    and it rules out about half the pairs of an auto plan's frontiers."""
+    quad_triple = keys.triple.take(keys.quad_first)
+    alive_q = alive[:, quad_triple]
+    fill = m[:, quad_triple] >= keys.need_m.take(keys.quad_first)[None, :]
+    rejected = (alive_q & ~fill) @ keys.quad_layouts
+    if not rejected.any():
+        return alive_q
+    for c, k in enumerate(rejected.tolist()):
+        stats[c].reject("global_batch", k * nz)
+    left = alive_q & fill
+    for c in np.flatnonzero(alive_q.any(axis=1) & ~left.any(axis=1)).tolist():
+        misses[c].batch_cap_gpus = s._batch_cap_gpus(lay, np.flatnonzero(alive_q[c].take(keys.quad)))
+    return left
+
+
+def _pair_bounds(keys: LayoutKeys, cells, ci: np.ndarray, li: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(dp, the lower bound on the ideal days) of each (count, layout) pair: the pipeline time alone,
+    `TrainingSearch.bound`, read from its (count, triple) cell (`_cells`).
+
+    Why: a frontier's eight counts give thousands of pairs but share a few hundred (count, triple) cells, and the
+    bound is most of the per-pair work of `_filter`."""
+    m, dp_f, per_pipeline_s = cells
+    cell = ci * m.shape[1] + keys.triple.take(li)
+    pipeline = np.maximum(m.ravel().take(cell), 1.0) * keys.per_micro_batch_s.take(li) + keys.bubble_s.take(li)
+    return dp_f.ravel().take(cell), per_pipeline_s.ravel().take(cell) * pipeline / SECONDS_PER_DAY
 
 
 def fastest_many(
