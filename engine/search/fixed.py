@@ -14,7 +14,7 @@ their days until the best is found; the rest cannot win or tie.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -158,12 +158,11 @@ def fastest_many(
     ci, li, dp, days_lb, near_counts = _filter(s, lay, counts, nearest, stats, misses, nz, fold)
     near: bool | np.ndarray = nearest
     if fold and near_counts.any():
-        near = np.repeat(near_counts.take(ci), nz)
-    ci, idx, zero = np.repeat(ci, nz), np.repeat(li, nz), np.tile(zeros, len(li))
-    dp = np.repeat(dp, nz)
+        near = near_counts.take(ci)  # per pair
+    pairs = _Pairs(ci, li, dp, zeros, near)
+    ci = np.repeat(ci, nz)
     chunk = FRONTIER_TIME_CHUNK if fold_nearest else TIME_CHUNK
-    days, mem, scored = _score_in_bound_order(s, lay, (ci, idx, zero, dp), days_lb, nz, near, stats, len(counts),
-                                              chunk)  # fmt: skip
+    days, mem, scored = _score_in_bound_order(s, lay, pairs, ci, days_lb, stats, len(counts), chunk)
     done = np.isfinite(mem)
     fits = done & (mem <= s.hw.hbm_bytes)
     bounds = np.searchsorted(ci, np.arange(len(counts) + 1)).tolist()
@@ -182,12 +181,14 @@ def fastest_many(
             if hi > lo:  # every candidate was scored (the bound prunes only once one fits)
                 k = int(lo + np.argmin(mem[lo:hi]))
                 miss.min_memory_gib = float(mem[k]) / GIB
-                miss.min_memory_layout = (int(lay.tp[idx[k]]), int(lay.pp[idx[k]]))
+                layout = int(li[k // nz])
+                miss.min_memory_layout = (int(lay.tp[layout]), int(lay.pp[layout]))
             plan = None
         else:
             best = lo + int(fit_days[lo:hi].argmin())
-            row_near = bool(near[best]) if isinstance(near, np.ndarray) else near
-            plan = s.plan(lay, idx, zero, dp, best, row_near, scored(best))
+            idx, zero, dp_best, near_best = pairs.rows(np.array([best]))
+            row_near = bool(near_best[0]) if isinstance(near_best, np.ndarray) else near_best
+            plan = s.plan(lay, idx, zero, dp_best, 0, row_near, scored(best))
         out.append((plan, st, miss))
     return out
 
@@ -206,7 +207,27 @@ def _lowest(pending: np.ndarray, ci: np.ndarray, key: np.ndarray, limit: int, n_
     return np.concatenate(parts) if parts else pending
 
 
-def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts, time_chunk=TIME_CHUNK):
+class _Pairs(NamedTuple):
+    """The (count, layout) pairs left by `_filter` (count index, layout, dp, nearest batch: a bool, or one per pair)
+    and the ZeRO stages each is searched at: candidate c is pair c // nz at stage c % nz.
+
+    Why not one row per candidate: the search times and checks a few of them; expanding every pair over its stages
+    (four arrays of thousands) cost more than reading the few it scores (`rows`)."""
+
+    ci: np.ndarray
+    li: np.ndarray
+    dp: np.ndarray
+    zeros: np.ndarray
+    near: bool | np.ndarray
+
+    def rows(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool | np.ndarray]:
+        """(layout, ZeRO stage, dp, nearest batch) of candidates `cand`."""
+        pair, stage = np.divmod(cand, len(self.zeros))
+        near = self.near.take(pair) if isinstance(self.near, np.ndarray) else self.near
+        return self.li.take(pair), self.zeros.take(stage), self.dp.take(pair), near
+
+
+def _score_in_bound_order(s, lay, cands: _Pairs, ci, pair_lb, stats, n_counts, time_chunk=TIME_CHUNK):
     """Branch and bound over all counts at once, in two tiers. Step times (the exact days) are worked out for
     each count's `time_chunk` lowest pipeline bounds (then doubling), then for every other candidate whose bound
     does not exceed its count's best feasible days; memory (`dp_step.step_memory`, most of the step model's work
@@ -217,14 +238,14 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts, t
     contiguous slice (`ci` is sorted). Returns (days, memory bytes (inf where not checked), scored) with
     `scored(i)` where checked candidate i's figures are (`package.Scored`).
 
-    `rows` are the candidates' (count index, layout, ZeRO stage, dp), each (count, layout) pair's `nz` ZeRO stages
-    consecutive; `pair_lb` is each pair's bound, the same for its stages. Speed (issue 13): the bound tier runs
-    over the pairs (a quarter of the candidates) and times a pair's stages together; the memory tier, over the
-    few timed candidates, stays per candidate. The same candidates can win or tie, so the same winners."""
-    ci, idx, zero, dp = rows
-    pair_ci = ci[::nz]
+    `cands` are the (count, layout) pairs, each searched at `nz` ZeRO stages, consecutive candidates; `ci` is each
+    candidate's count index; `pair_lb` is each pair's bound, the same for its stages. Speed (issue 13): the bound
+    tier runs over the pairs (a quarter of the candidates) and times a pair's stages together; the memory tier,
+    over the few timed candidates, stays per candidate. The same candidates can win or tie, so the same winners."""
+    nz = len(cands.zeros)
+    pair_ci = cands.ci
     stages = np.arange(nz)
-    n = len(idx)
+    n = len(ci)
     days, mem, m_eff = np.full(n, np.inf), np.full(n, np.inf), np.zeros(n)
     t_chunk, t_row, m_chunk, m_row = (np.zeros(n, dtype=np.int64) for _ in range(4))  # where each was scored
     time_chunks: list[StepTimes] = []
@@ -244,8 +265,8 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts, t
         pairs = _lowest(pending, pair_ci, pair_lb, limit, n_counts)
         take = (pairs[:, None] * nz + stages).ravel()
         if len(take):
-            near = nearest[take] if isinstance(nearest, np.ndarray) else nearest
-            t = step_times(lay, idx[take], dp[take], zero[take], s.batch_sequences, seq, s.hw, s.eff, near)
+            idx, zero, dp, near = cands.rows(take)
+            t = step_times(lay, idx, dp, zero, s.batch_sequences, seq, s.hw, s.eff, near)
             days[take], m_eff[take] = s.days(t), t.m_eff
             untimed_lb[pairs] = np.nan
             t_chunk[take], t_row[take] = len(time_chunks), np.arange(len(take))
@@ -259,7 +280,8 @@ def _score_in_bound_order(s, lay, rows, pair_lb, nz, nearest, stats, n_counts, t
         if len(check) == 0 and len(take) == 0:
             break
         if len(check):
-            memory = step_memory(lay, idx[check], dp[check], zero[check], m_eff[check], s.hw, s.eff)
+            idx, zero, dp, _near = cands.rows(check)
+            memory = step_memory(lay, idx, dp, zero, m_eff[check], s.hw, s.eff)
             mem[check] = memory.memory_bytes
             m_chunk[check], m_row[check] = len(memory_chunks), np.arange(len(check))
             memory_chunks.append(memory)
