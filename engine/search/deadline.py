@@ -82,7 +82,7 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
     if cached is None:
         own_stats, own_miss = SearchStats(), Infeasibility()
         grid = _build_grid(s, lay, own_stats, nearest, own_miss)
-        for array in grid[:-3]:
+        for array in (*grid[:-3], *(grid.per_layout or ())):
             array.setflags(write=False)
         cached = (grid, own_stats.candidates_evaluated, dict(own_stats.rejected_by_reason), own_miss.no_exact_batch)
         lay.derived[key] = cached
