@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.performance.dp_step import StepMemory, StepTimes, step_memory, step_times
 from engine.performance.step_time import LayoutCosts
+from engine.search.bisection import bisect_sizes as _bisect
 from engine.search.count_efficiency import ceiling_table
 from engine.search.deadline_miss import record_misses
 from engine.search.grid import BOUND_CHUNK, DivisorTable
@@ -389,27 +390,3 @@ def _winner(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, found: _Found, nea
     dp_all[winner] = (grid.q[winner] * grid.k(winner, found.hi[winner])).astype(float)
     scored = scorer.scored(int(found.where[winner[0]]))
     return s.plan(lay, grid.idx, grid.zero, dp_all, int(winner[0]), nearest, scored)
-
-
-def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float,
-            days: np.ndarray, where: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel). A
-    midpoint below `floor` (the whole-run bound) is known not to meet it and is not evaluated: the bisection takes
-    the same steps, and finds the same size, as one that evaluated it. Returns the sizes found and the expected
-    days at them (`days`: those at the starting hi); `where`, if given (those of the starting hi), is updated in
-    place to the evaluated rows (`evaluate`'s third value) at the sizes found."""
-    while True:
-        active = np.nonzero(hi - lo > 1)[0]
-        if len(active) == 0:
-            return hi, days
-        mid = (lo[active] + hi[active]) // 2
-        good = np.zeros(len(active), dtype=bool)
-        run = mid >= floor[active]
-        if run.any():
-            fits, at_mid, evaluated = evaluate(mid[run], sel[active[run]])
-            good[run] = fits & (at_mid <= limit)
-            days[active[run][good[run]]] = at_mid[good[run]]
-            if where is not None:
-                where[active[run][good[run]]] = evaluated[good[run]]
-        hi[active] = np.where(good, mid, hi[active])
-        lo[active] = np.where(good, lo[active], mid)
