@@ -20,7 +20,7 @@ from engine.performance.recovery import choose_modes
 if TYPE_CHECKING:
     from engine.performance.whole_run import WholeRunInputs
 
-__all__ = ["FEW_COUNTS", "modes_at", "modes_of"]
+__all__ = ["FEW_COUNTS", "modes_at", "modes_of", "range_goodputs", "range_table"]
 
 # Up to this many GPU counts (a plan's, a frontier's), `WholeRunInputs.goodput` reads each count's mode from here.
 FEW_COUNTS = 16
@@ -55,3 +55,28 @@ def modes_of(inputs: WholeRunInputs, gpus: float) -> tuple[int, tuple[float, ...
     if found is None:
         found = own[gpus] = modes_at(inputs, gpus)
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def range_table(inputs: WholeRunInputs) -> dict[float, tuple[float, float, float]]:
+    """The goodputs at the MTBF range's p50 and two ends per GPU count of these inputs, filled in by
+    `range_goodputs` (a dict of a few floats per count; one per distinct inputs)."""
+    return {}
+
+
+def range_goodputs(inputs: WholeRunInputs, gpus: list[float]) -> list[tuple[float, float, float]]:
+    """Per GPU count, the failure goodput at the MTBF's p50, its low end (MTBF / range factor) and high end (MTBF x
+    range factor): `WholeRunInputs.goodput` of those three scales, remembered per inputs and count.
+
+    Why: a plan asks for the whole run's range on the same few counts many times (each system's plan and its
+    frontier's eight counts, and the 8-GPU systems share their inputs and often their counts), about 90 us of
+    numpy per ask on a handful of values. The counts not yet known are worked out in one pass, element for element
+    the expression of `goodput` (as `modes_at`), so the figures are the same."""
+    table = range_table(inputs)
+    missing = sorted({g for g in gpus if g not in table})
+    if missing:
+        f = inputs.mtbf_range_factor
+        rows = inputs.goodput(np.asarray(missing, dtype=float), np.array([[1.0], [1.0 / f], [f]])).T.tolist()
+        for g, row in zip(missing, rows, strict=True):
+            table[g] = (row[0], row[1], row[2])
+    return [table[g] for g in gpus]

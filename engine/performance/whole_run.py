@@ -27,7 +27,7 @@ import numpy as np
 from engine.assumptions.registry import ASSUMPTIONS, Assumptions
 from engine.performance.batch_ramp import ramp_efficiency, ramp_excess
 from engine.performance.goodput import MIN_GOODPUT, goodput_fraction
-from engine.performance.mode_memo import FEW_COUNTS, modes_of
+from engine.performance.mode_memo import FEW_COUNTS, modes_of, range_goodputs
 from engine.performance.recovery import RecoveryMode, choose_modes, recovery_modes
 
 __all__ = [
@@ -341,8 +341,7 @@ def _factor_ranges(gpus: Sequence[int], inputs: WholeRunInputs, share_fixed: Seq
     p_lo, p_hi = _scaled("production_efficiency", inputs.production_efficiency)
     e_lo, e_hi = _scaled("eval_and_stall_fraction", inputs.eval_stall_fraction)
     s_lo, s_hi = _bounds("straggler_slowdown_per_doubling")
-    scales = np.array([[1.0], [1.0 / inputs.mtbf_range_factor], [inputs.mtbf_range_factor]])
-    goodput = inputs.goodput(counts, scales).tolist()
+    goodput = range_goodputs(inputs, counts.tolist())
     rates = np.array([[inputs.straggler_per_doubling], [s_hi], [s_lo]])
     stragglers = inputs.stragglers(counts, rates).tolist()
     ramps = np.broadcast_to(inputs.ramp(np.asarray(share_fixed, dtype=float)), counts.shape).tolist()
@@ -350,7 +349,7 @@ def _factor_ranges(gpus: Sequence[int], inputs: WholeRunInputs, share_fixed: Seq
     out = []
     for i, ramp in enumerate(ramps):
         raw = (
-            (goodput[0][i], goodput[1][i], goodput[2][i]),
+            goodput[i],
             (inputs.production_efficiency, p_lo, p_hi),
             (evaluations, 1.0 - e_hi, 1.0 - e_lo),
             (stragglers[0][i], stragglers[1][i], stragglers[2][i]),

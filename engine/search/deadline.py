@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.performance.dp_step import StepMemory, StepTimes, step_memory, step_times
 from engine.performance.step_time import LayoutCosts
+from engine.search.bisection import bisect_sizes as _bisect
 from engine.search.count_efficiency import ceiling_table
 from engine.search.deadline_miss import record_misses
 from engine.search.grid import BOUND_CHUNK, DivisorTable
@@ -50,10 +51,24 @@ class _Grid(NamedTuple):
     k_cap_cluster: np.ndarray
     table: DivisorTable | None
     zeros: int  # ZeRO stages per layout: each layout's candidates are this many consecutive rows
+    per_layout: _PerLayout | None  # the bound's per-layout figures (exact batch only)
 
     def k(self, sel: np.ndarray, j: np.ndarray) -> np.ndarray:
         """The multiple of q at index j (the divisor table's j-th divisor, or j itself)."""
         return j if self.table is None else self.table.at(self.rows[sel], j)
+
+
+class _PerLayout(NamedTuple):
+    """What `_lowest_index` and `_bound_order` read per layout (a layout's ZeRO-stage rows share them), gathered
+    once with the grid: the divisor-table row, the largest multiple index, the GPUs per multiple, the pipeline's
+    seconds per step at one multiple (N x (t_stage + p2p), N the multiples that keep the batch exact) and the
+    bubble."""
+
+    rows: np.ndarray
+    j_hi: np.ndarray
+    unit: np.ndarray
+    n_per_micro_batch_s: np.ndarray
+    bubble_s: np.ndarray
 
 
 def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool, miss: Infeasibility) -> _Grid:
@@ -68,7 +83,7 @@ def _grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest: bool
     if cached is None:
         own_stats, own_miss = SearchStats(), Infeasibility()
         grid = _build_grid(s, lay, own_stats, nearest, own_miss)
-        for array in grid[:-2]:
+        for array in (*grid[:-3], *(grid.per_layout or ())):
             array.setflags(write=False)
         cached = (grid, own_stats.candidates_evaluated, dict(own_stats.rejected_by_reason), own_miss.no_exact_batch)
         lay.derived[key] = cached
@@ -136,10 +151,15 @@ def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest
     stats.reject("global_batch", layouts(by_batch) * nz)
     stats.reject("cluster_cap", layouts(no_room & ~by_batch) * nz)
     keep = np.nonzero((~bad & ~no_room)[keys.quad])[0]  # layouts, in grid order
-    of_kept = np.repeat(keys.quad[keep], nz)  # each candidate's quad
-
+    quad_kept = keys.quad[keep]
+    of_kept = np.repeat(quad_kept, nz)  # each candidate's quad
+    per_layout = None
+    if table is not None:
+        n_seq = table.values[rows[quad_kept]].astype(float)
+        per_layout = _PerLayout(rows[quad_kept], j_hi[quad_kept], unit[quad_kept],
+                                n_seq * keys.per_micro_batch_s[keep], keys.bubble_s[keep])  # fmt: skip
     return _Grid(np.repeat(keep, nz), np.tile(zeros, len(keep)), q[of_kept], unit[of_kept], rows[of_kept],
-                 j_hi[of_kept], k_cap_batch[of_kept], k_cap_cluster[of_kept], table, nz)  # fmt: skip
+                 j_hi[of_kept], k_cap_batch[of_kept], k_cap_cluster[of_kept], table, nz, per_layout)  # fmt: skip
 
 
 def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float, nearest: bool) -> np.ndarray:
@@ -157,24 +177,19 @@ def _lowest_index(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, limit: float
     for a third of this function's time: dropped.) j_hi + 1 when even the largest multiple cannot meet it.
     (Nearest batch: no bound, 1.)
     """
-    if grid.table is None or nearest:
+    if grid.table is None or grid.per_layout is None or nearest:
         ones = np.ones(len(grid.idx), dtype=np.int64)
         return ones, ones
-    # Nothing here depends on the ZeRO stage: worked out once per layout (the first of its rows), then repeated.
-    one = slice(None, None, grid.zeros)
-    table, idx, rows, j_hi = grid.table, grid.idx[one], grid.rows[one], grid.j_hi[one]
-    keys = s.layout_keys(lay)
-    a, b = keys.per_micro_batch_s[idx], keys.bubble_s[idx]
+    # Nothing here depends on the ZeRO stage: worked out once per layout (`_PerLayout`), then repeated.
+    table, (rows, j_hi, unit, n_a, b) = grid.table, grid.per_layout
     c = s.spec.tokens / (s.batch_sequences * s.work.shape.seq_len) / SECONDS_PER_DAY
-    n_seq = table.values[rows].astype(float)
+    past_end = j_hi + 1
 
     def first_index(efficiency: np.ndarray | float) -> np.ndarray:
         room = limit * efficiency / c - b
-        k_min = np.where(room > 0, n_seq * a / np.maximum(room, 1e-300), np.inf)
+        k_min = np.where(room > 0, n_a / np.maximum(room, 1e-300), np.inf)
         j = table.first_index_at_least(rows, np.minimum(k_min, 1e18) * (1 - 1e-12))
-        return np.where(room > 0, j, j_hi + 1)
-
-    unit = grid.unit[one]
+        return np.where(room > 0, j, past_end)
 
     def ceiling(j: np.ndarray) -> np.ndarray:  # the slack covers rounding in the efficiency's product
         return ceiling_table(s.run)(table.at(rows, np.clip(j, 0, np.maximum(j_hi, 0))) * unit) * (1 + 1e-9)
@@ -195,9 +210,12 @@ def _bound_order(grid: _Grid, j_order: np.ndarray, gps: int) -> tuple[np.ndarray
     stable sort of the candidates gives them (equal keys keep their index order)."""
     nz = grid.zeros
     one = slice(None, None, nz)
-    j_hi, j = grid.j_hi[one], j_order[one]
+    j_hi, j, per = grid.j_hi[one], j_order[one], grid.per_layout
     possible = j <= j_hi
-    systems_lb = -(-(grid.k(np.arange(0, len(grid.idx), nz), np.minimum(j, j_hi)) * grid.unit[one]) // gps)
+    if per is None:  # no divisor table: the multiple is the index itself
+        systems_lb = -(-(np.minimum(j, j_hi) * grid.unit[one]) // gps)
+    else:
+        systems_lb = -(-(grid.table.at(per.rows, np.minimum(j, j_hi)) * per.unit) // gps)  # type: ignore[union-attr]
     layouts = np.flatnonzero(possible)
     keys = systems_lb[layouts]
     if len(keys) and keys.min() >= 0 and keys.max() < 2**16:
@@ -321,18 +339,21 @@ def _score_chunk(scorer: _Scorer, take: np.ndarray, j_lb: np.ndarray, j_order: n
     fits2, days2, where2 = scorer.evaluate(np.concatenate([j0[check], grid.j_hi[take]]),
                                            np.concatenate([take[check], take]))  # fmt: skip
     n_check = int(np.count_nonzero(check))
+    met_at_bound = fits2[:n_check] & (days2[:n_check] <= limit)  # of the rows at the bound
     at_bound = np.zeros(len(take), dtype=bool)
-    at_bound[check] = fits2[:n_check] & (days2[:n_check] <= limit)
-    found.days_met[take[at_bound]] = days2[:n_check][at_bound[check]]
-    found.fits_hi[take], found.days_hi[take] = fits2[n_check:], days2[n_check:]
-    found.where[take] = where2[n_check:]
-    found.where[take[at_bound]] = where2[:n_check][at_bound[check]]
+    at_bound[check] = met_at_bound
+    done = take[at_bound]
+    # At the largest size, each candidate's (fits, days, evaluated row); one done at its bound keeps that row and
+    # counts as fitting (the rows are this call's own arrays).
+    fits_hi, days_hi, where_hi = fits2[n_check:], days2[n_check:], where2[n_check:]
+    fits_hi[at_bound] = True
+    where_hi[at_bound] = where2[:n_check][met_at_bound]
+    found.fits_hi[take], found.days_hi[take], found.where[take] = fits_hi, days_hi, where_hi
     found.scored[take] = True
-    found.hi[take[at_bound]] = j0[at_bound]
-    found.met[take[at_bound]] = True
-    found.fits_hi[take[at_bound]] = True
-    rest = take[~at_bound]
-    sel = rest[found.fits_hi[rest] & (found.days_hi[rest] <= limit)]
+    found.days_met[done] = days2[:n_check][met_at_bound]
+    found.hi[done] = j0[at_bound]
+    found.met[done] = True
+    sel = take[~at_bound & fits_hi & (days_hi <= limit)]
     if len(sel):
         lo = np.minimum(j_lb[sel], grid.j_hi[sel])
         where = found.where[sel]  # a copy (fancy indexing), updated in place to the bisection's sizes
@@ -369,27 +390,3 @@ def _winner(s: TrainingSearch, lay: LayoutCosts, grid: _Grid, found: _Found, nea
     dp_all[winner] = (grid.q[winner] * grid.k(winner, found.hi[winner])).astype(float)
     scored = scorer.scored(int(found.where[winner[0]]))
     return s.plan(lay, grid.idx, grid.zero, dp_all, int(winner[0]), nearest, scored)
-
-
-def _bisect(evaluate, sel: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray, limit: float,
-            days: np.ndarray, where: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Vectorised bisection on j in (lo, hi]: hi meets the deadline, lo does not (a bound or a sentinel). A
-    midpoint below `floor` (the whole-run bound) is known not to meet it and is not evaluated: the bisection takes
-    the same steps, and finds the same size, as one that evaluated it. Returns the sizes found and the expected
-    days at them (`days`: those at the starting hi); `where`, if given (those of the starting hi), is updated in
-    place to the evaluated rows (`evaluate`'s third value) at the sizes found."""
-    while True:
-        active = np.nonzero(hi - lo > 1)[0]
-        if len(active) == 0:
-            return hi, days
-        mid = (lo[active] + hi[active]) // 2
-        good = np.zeros(len(active), dtype=bool)
-        run = mid >= floor[active]
-        if run.any():
-            fits, at_mid, evaluated = evaluate(mid[run], sel[active[run]])
-            good[run] = fits & (at_mid <= limit)
-            days[active[run][good[run]]] = at_mid[good[run]]
-            if where is not None:
-                where[active[run][good[run]]] = evaluated[good[run]]
-        hi[active] = np.where(good, mid, hi[active])
-        lo[active] = np.where(good, lo[active], mid)

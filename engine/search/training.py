@@ -185,15 +185,19 @@ def expected_days(plan: Plan, search: TrainingSearch) -> WholeRun:
 
 def expected_days_many(plans: list[Plan], search: TrainingSearch) -> list[WholeRun]:
     """`expected_days` for several plans of one search at once."""
-    shares = [float(fixed_share(p.step_time_s, p.pipeline_time_s, p.bubble_time_s)) for p in plans]
-    return whole_runs([p.days_ideal for p in plans], [p.gpus for p in plans], search.run, shares)
+    return whole_runs([p.days_ideal for p in plans], [p.gpus for p in plans], search.run, _fixed_shares(plans))
 
 
 def expected_day_ranges(plans: list[Plan], search: TrainingSearch) -> list[tuple[float, float, float]]:
     """The (p10, p50, p90) days of `expected_days_many`, the same figures without the factor records: what the
     frontier's points show."""
-    shares = [float(fixed_share(p.step_time_s, p.pipeline_time_s, p.bubble_time_s)) for p in plans]
-    return whole_run_days([p.days_ideal for p in plans], [p.gpus for p in plans], search.run, shares)
+    return whole_run_days([p.days_ideal for p in plans], [p.gpus for p in plans], search.run, _fixed_shares(plans))
+
+
+def _fixed_shares(plans: list[Plan]) -> list[float]:
+    """Each plan's `fixed_share` in one numpy pass (element for element the expression of one plan alone)."""
+    fields = ("step_time_s", "pipeline_time_s", "bubble_time_s")
+    return fixed_share(*([getattr(p, k) for p in plans] for k in fields)).tolist()
 
 
 def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[str, object]:

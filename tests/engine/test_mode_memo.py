@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.assumptions.registry import Assumptions
-from engine.performance.mode_memo import FEW_COUNTS, modes_at
+from engine.performance.mode_memo import FEW_COUNTS, modes_at, range_goodputs, range_table
 from engine.performance.whole_run import WholeRunInputs
 
 
@@ -41,3 +41,20 @@ def test_goodput_rows_of_a_few_counts_match_the_vectorised_rows():
     many = np.concatenate([few, np.arange(1, FEW_COUNTS + 1) * 8.0])
     scales = np.array([[1.0], [0.5], [2.0]])
     assert inputs.goodput(few, scales).tolist() == inputs.goodput(many, scales)[:, : len(few)].tolist()
+
+
+def test_range_goodputs_are_the_goodput_rows_whatever_was_asked_before():
+    """The whole run's failure range per count (`range_goodputs`) is `goodput` at the MTBF's p50 and its two range
+    ends, whether a count was worked out alone or with others (and read back later): a count's figures must not
+    depend on its companions. At 98,304 GPUs a shorter MTBF loses more, so low < p50 < high."""
+    inputs = _auto()
+    range_table.cache_clear()
+    f = inputs.mtbf_range_factor
+    scales = np.array([[1.0], [1.0 / f], [f]])
+    alone = range_goodputs(inputs, [98_304.0])
+    together = range_goodputs(inputs, [1024.0, 16_384.0, 98_304.0])
+    direct = inputs.goodput(np.array([1024.0, 16_384.0, 98_304.0]), scales).T.tolist()
+    assert [list(row) for row in together] == direct
+    assert together[2] == alone[0]
+    low_end, p50, high_end = direct[2][1], direct[2][0], direct[2][2]
+    assert low_end < p50 < high_end
