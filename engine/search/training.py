@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu, System
 from engine.performance.batch_ramp import fixed_share
 from engine.performance.goodput import Goodput, expected_goodput
-from engine.performance.memory import MemoryBreakdown
 from engine.performance.whole_run import WholeRun, whole_run_days, whole_runs
 from engine.request.spec import TrainingSpec
 from engine.search.layouts import Plan, SearchStats, TrainingSearch
-from engine.search.results import batch_report
 from engine.search.shared import SearchMemo, copy_outcome, copy_points
 from engine.search.training_failure import explain_failure
 from engine.search.training_recovery import failure_note, recovery_reason
+from engine.search.training_result import TrainingLayout, TrainingResult
 from engine.workload.model import Workload
 
 __all__ = [
@@ -40,124 +38,6 @@ __all__ = [
 SECONDS_PER_DAY = 86_400.0
 # GPU counts of the frontier, as multiples of the plan's count (then rounded to whole systems).
 FRONTIER_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
-
-
-@dataclass(frozen=True)
-class TrainingLayout:
-    """A parallel layout and the micro-batching it implies for the global batch."""
-
-    tp: int
-    pp: int
-    dp: int
-    micro_batch: int
-    recompute: str
-    micro_batches: int  # per pipeline per step (m)
-    global_batch_sequences: int  # dp x micro_batch x m, what one step really trains on
-    interleave: int = 1
-    zero_stage: int = 1
-    ep: int = 1  # expert parallelism (MoE); a sub-division of dp, not extra GPUs
-    cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
-    stage_layers: tuple[int, ...] = ()
-    offload: str = "none"
-
-    def parallelism(self) -> dict[str, object]:
-        """The layout's degrees, as the plan's `training.parallelism` reports them."""
-        return {
-            "tp": self.tp,
-            "pp": self.pp,
-            "dp": self.dp,
-            "micro_batch": self.micro_batch,
-            "recompute": self.recompute,
-            "interleave": self.interleave,
-            "zero_stage": self.zero_stage,
-            "ep": self.ep,
-            "cp": self.cp,
-            "stage_layers": list(self.stage_layers),
-            "offload": self.offload,
-        }
-
-
-@dataclass
-class TrainingResult:
-    """Outcome for one system: figures when feasible, otherwise the binding limit in `problems`."""
-
-    feasible: bool
-    problems: list[str] = field(default_factory=list)
-    gpus: int = 0
-    days: float = 0.0
-    days_ideal: float = 0.0
-    step_time_s: float = 0.0
-    tokens_per_s: float = 0.0
-    model_tflops_per_gpu: float = 0.0
-    hardware_tflops_per_gpu: float = 0.0
-    mfu: float = 0.0
-    hfu: float = 0.0
-    total_flops: float = 0.0
-    flops_per_token: float = 0.0
-    hardware_flops_per_token: float = 0.0
-    layout: TrainingLayout | None = None
-    hbm_gib: float = 0.0
-    peak_tflops: float = 0.0
-    plan: Plan | None = None
-    goodput: Goodput | None = None
-    whole_run: WholeRun | None = None
-    whole_run_note: str | None = None
-    search: SearchStats | None = None
-    frontier: list[dict[str, object]] = field(default_factory=list)
-    global_batch_sequences_requested: int = 0
-    # The request's pinned micro-batch and batch tolerance, so a changed batch's note names its real cause.
-    pinned_micro_batch: int | None = None
-    batch_tolerance: float = 0.0
-    # Where the requested global batch comes from, in words for the explain entry (the preset's publication or
-    # the request); set by the chain, which knows the preset.
-    batch_source: str = "the global batch given in the request (tokens)"
-
-    @property
-    def memory(self) -> MemoryBreakdown | None:
-        """Memory per GPU of the chosen plan."""
-        return self.plan.memory if self.plan is not None else None
-
-    def as_dict(self) -> dict[str, object]:
-        """The plan's `training` section (design.md contract keys plus issue 3's keys and breakdowns)."""
-        assert self.layout is not None and self.memory is not None and self.plan is not None
-        lay, p = self.layout, self.plan
-        return {
-            "gpus": self.gpus,
-            "days": self.days,
-            "days_ideal": self.days_ideal,
-            "days_steady_state": self.days_ideal,
-            "step_time_s": self.step_time_s,
-            "tokens_per_s": self.tokens_per_s,
-            "model_tflops_per_gpu": self.model_tflops_per_gpu,
-            "hardware_tflops_per_gpu": self.hardware_tflops_per_gpu,
-            "mfu": self.mfu,
-            "hfu": self.hfu,
-            "parallelism": lay.parallelism(),
-            "memory_per_gpu_gib": self.memory.total_gib,
-            "memory_breakdown_gib": self.memory.as_dict(),
-            "hbm_gib": self.hbm_gib,
-            "micro_batches_per_step": lay.micro_batches,
-            "global_batch_sequences": lay.global_batch_sequences,
-            "pipeline_bubble_fraction": p.bubble_time_s / p.step_time_s,
-            "step_breakdown_s": {
-                "pipeline": p.pipeline_time_s,
-                "bubble": p.bubble_time_s,
-                "tensor_parallel_comm": p.tp_comm_time_s,
-                "expert_all_to_all": p.ep_comm_time_s,
-                "pipeline_p2p": p.p2p_time_s,
-                "data_parallel_exposed": p.dp_exposed_time_s,
-                "optimizer": p.optimizer_time_s,
-            },
-            "goodput": self.goodput.as_dict() if self.goodput else None,
-            **_whole_run_keys(self.whole_run, self.gpus, self.whole_run_note),
-            "search": self.search.as_dict() if self.search else None,
-            "frontier": self.frontier,
-            "total_flops": self.total_flops,
-            "flops_per_token": self.flops_per_token,
-            "hardware_flops_per_token": self.hardware_flops_per_token,
-            "peak_tflops_per_gpu": self.peak_tflops,
-            **batch_report(p, self.global_batch_sequences_requested, self.pinned_micro_batch, self.batch_tolerance),
-        }
 
 
 def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bool) -> float:
@@ -198,36 +78,6 @@ def _fixed_shares(plans: list[Plan]) -> list[float]:
     """Each plan's `fixed_share` in one numpy pass (element for element the expression of one plan alone)."""
     fields = ("step_time_s", "pipeline_time_s", "bubble_time_s")
     return fixed_share(*([getattr(p, k) for p in plans] for k in fields)).tolist()
-
-
-def _whole_run_keys(run: WholeRun | None, gpus: int, note: str | None) -> dict[str, object]:
-    """The plan's whole-run keys: the days and GPU-hours range and the factors behind it, drivers first."""
-    if run is None:
-        return {}
-    hours = 24.0 * gpus
-    return {
-        "days_range": {"p10": run.days_p10, "p50": run.days_p50, "p90": run.days_p90},
-        "gpu_hours": run.days_p50 * hours,
-        "gpu_hours_range": {"p10": run.days_p10 * hours, "p50": run.days_p50 * hours, "p90": run.days_p90 * hours},
-        "whole_run": {
-            "efficiency": run.efficiency,
-            "drivers": list(run.drivers),
-            "factors": [
-                {
-                    "name": f.name,
-                    "efficiency": f.efficiency,
-                    "low": f.low,
-                    "high": f.high,
-                    "days_multiplier": f.days_multiplier,
-                    "share_of_spread": run.share_of_spread(f.name),
-                    "description": f.description,
-                    "source": f.source,
-                }
-                for f in run.factors
-            ],
-            "note": note,
-        },
-    }
 
 
 def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, a: Assumptions) -> Goodput:
