@@ -71,6 +71,7 @@ class ChainCandidate:
         serving = isinstance(sz, InferenceResult) and sz.shape is not None
         capacity = serving and sz.shape.capacity is not None  # type: ignore[union-attr]
         usd = self.selection_usd(prices) if prices is not None else None
+        run = sz.whole_run if training else None  # type: ignore[union-attr]
         return Candidate(
             system=self.system.id,
             gpu=self.gpu.id,
@@ -79,6 +80,8 @@ class ChainCandidate:
             reason=None if self.feasible else " ".join(self.problems),
             gpus=sz.gpus if training or serving else None,  # type: ignore[union-attr]
             days=sz.days if training else None,  # type: ignore[union-attr]
+            days_p10=run.days_p10 if run is not None else None,
+            days_p90=run.days_p90 if run is not None else None,
             days_ideal=sz.days_ideal if training else None,  # type: ignore[union-attr]
             mfu=sz.mfu if training else None,  # type: ignore[union-attr]
             search=sz.search.as_dict() if isinstance(sz, TrainingResult) and sz.search is not None else None,

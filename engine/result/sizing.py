@@ -81,6 +81,9 @@ class Candidate:
     reason: str | None
     gpus: int | None = field(default=None, metadata=OMIT)
     days: float | None = field(default=None, metadata=OMIT)
+    # The expected whole run's p10 and p90 on this system (the range `days`, its p50, sits in).
+    days_p10: float | None = field(default=None, metadata=OMIT)
+    days_p90: float | None = field(default=None, metadata=OMIT)
     days_ideal: float | None = field(default=None, metadata=OMIT)
     mfu: float | None = field(default=None, metadata=OMIT)
     search: Mapping[str, Any] | None = field(default=None, metadata=OMIT)

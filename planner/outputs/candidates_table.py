@@ -98,6 +98,13 @@ def _fits(c: Candidate) -> str:
     return "chosen" if c.chosen else ("yes" if c.feasible else "no")
 
 
+def _day_range(c: Candidate) -> str:
+    """'67.3 - 106.0': a training candidate's p10 and p90 days, as the headline figure prints its range."""
+    if c.days_p10 is None or c.days_p90 is None:
+        return DASH
+    return f"{number(c.days_p10)} - {number(c.days_p90)}"
+
+
 def _pct(value: float | None) -> str:
     return DASH if value is None else f"{value * 100:.1f} %"
 
@@ -112,6 +119,10 @@ def _training_columns(cost: CandidateColumn) -> list[tuple[CandidateColumn, Cell
         ),
         (cost, lambda c: money(c.selection_usd)),
         (CandidateColumn("Fits", numeric=False), _fits),
+        (
+            CandidateColumn("p10 - p90", "days", more=True, note="the expected whole run's range on this system"),
+            _day_range,
+        ),
         (CandidateColumn("GPU", numeric=False, more=True), lambda c: str(catalog_name(c.gpu))),
         (CandidateColumn("Systems", more=True), lambda c: number(c.systems)),
         (

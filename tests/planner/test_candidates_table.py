@@ -37,8 +37,25 @@ def test_a_training_table_leads_with_the_deciding_columns_and_hides_the_rest():
     shown = [c.label for c in table.columns if not c.more]
     hidden = [c.label for c in table.columns if c.more]
     assert shown == ["System", "GPUs", "Days to train", "Build + energy", "Fits"]
-    assert {"GPU", "Systems", "Steady state", "MFU", "IT power", "Facility power", "IT energy"} <= set(hidden)
-    assert len(table.columns) <= 12
+    assert {"p10 - p90", "GPU", "Systems", "Steady state", "MFU", "IT power", "Facility power", "IT energy"} <= set(
+        hidden
+    )
+    assert len(table.columns) <= 13
+
+
+def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans():
+    """The chosen system's p10 - p90 is the plan's own range (67.34 - 106.04 days, the headline figure's); the
+    others carry theirs, and the median lies inside each."""
+    stored = _stored("train-70b-auto-90d")
+    table = plan_view(stored).candidates_table
+    col = [c.label for c in table.columns].index("p10 - p90")
+    chosen = table.rows[0]
+    assert chosen.status == "chosen" and chosen.cells[col].text == "67.3 - 106.0"
+    rng = stored["training"]["days_range"]
+    assert chosen.cells[col].text == f"{rng['p10']:.1f} - {rng['p90']:.1f}"
+    for c in stored["candidates"]:
+        if c["feasible"]:
+            assert c["days_p10"] < c["days"] < c["days_p90"], c["system"]
 
 
 def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
@@ -107,7 +124,7 @@ def test_the_page_marks_hidden_columns_and_offers_the_toggle():
     assert 'class="show-more-columns"' in html
     heads = re.findall(r'<th scope="col" class="([^"]*)"[^>]*>(.*?)</th>', html)
     hidden = [re.sub(r"<[^>]+>", "", text).strip() for css, text in heads if "more" in css.split()]
-    assert hidden[:2] == ["GPU", "Systems"] and "MFU" in hidden
+    assert hidden[:3] == ["p10 - p90 days", "GPU", "Systems"] and "MFU" in hidden
     assert "Dgx" not in html and "dgx-h100" not in html  # product names, never catalog ids
 
 
@@ -122,7 +139,8 @@ def test_the_json_and_the_api_keep_every_candidate_field(alice_client, user):
     plan = Plan.objects.create(owner=user, name="auto", workload="training", request={}, result=stored)
     downloaded = json.loads(alice_client.get(reverse("planner:plan_result_json", args=[plan.pk])).content)
     assert downloaded["candidates"] == stored["candidates"]
-    fields = {"gpu", "systems", "days_ideal", "mfu", "it_kw", "facility_kw", "it_energy_mwh", "search"}
+    fields = {"gpu", "systems", "days_ideal", "days_p10", "days_p90", "mfu", "it_kw", "facility_kw", "it_energy_mwh",
+              "search"}  # fmt: skip
     assert all(fields <= set(c) for c in downloaded["candidates"])
     api = alice_client.get(f"/api/plans/{plan.pk}/")
     assert api.status_code == 200 and api.json()["result"]["candidates"] == stored["candidates"]
