@@ -153,6 +153,8 @@ days); one deadline plan needs fewer GPUs (train-assumption-override: 640 -> 512
 every other training plan's days move between -3.8 % (70B on HGX H800) and +5.7 % (Blackwell plans, from the
 lower ceiling), with no other GPU count, system or capex change. The step-time explain says where data-parallel
 collectives run.
+Re-captured when each training candidate gained its whole run's range (`days_p10`, `days_p90`, for Systems
+considered): those two keys added to every training plan's candidates, nothing else moved.
 """
 
 from __future__ import annotations
