@@ -83,11 +83,17 @@ def _offload_text(errors: list[float]) -> list[str]:
         "",
         "Three of the Bridge table's rack-scale FSDP rows (Llama 3 70B on 64 GB300 and on 64 GB200 GPUs, Llama 3.1 "
         "405B over two GB200 racks) come from recipes that move the activations of 20, 40 and 95 layers to the "
-        "Grace CPU's memory instead of recomputing them. The planner cannot express that yet: to fit the same "
-        "activations it must recompute every layer, a third more compute. With recompute forced off and the memory "
-        "limit lifted the same rows come out 3-18 % too fast, so the published pace lies between the two, as it "
-        "should for activations moved over the Grace link. Fitted, they would pull the Blackwell ceiling up for "
-        f"the wrong reason, so they are run and reported, not fitted: {_spread(errors)}. The 405B "
+        "Grace CPU's memory instead of recomputing them (Megatron-Core's layer-level activation offload, which "
+        "needs no pipelining and no recompute). Each runs with its recipe's layer count pinned: the layers kept "
+        "on the GPU set the memory, and each offloaded layer's activations cross the Grace link twice a "
+        "micro-batch, at 225 GB/s per GPU and direction (one Grace serves two GPUs), at most half of it hidden "
+        "under the other layers' compute (`activation_offload_overlap_fraction`, a judgement, not fitted on these "
+        "rows). On GB200 the planner's 41 layers of activations leave no room for the optimizer state, so it "
+        "moves that to Grace memory too, where the recipe fits without it: the planner's activation estimate "
+        "for this recipe is a few per cent high. Before the planner could express the offload it had to "
+        "recompute every layer to fit the same activations and came out 9-28 % slow; with recompute forced off "
+        "and the memory limit lifted, 3-18 % fast. Fitted, they would pull the Blackwell ceiling and the offload overlap together from one source, "
+        f"so they are run and reported, not fitted: {_spread(errors)}. The 405B "
         "row's parameter gathers cross two racks: costed at one NIC per ring, as before this calibration, it came "
         "out 5.5 times too slow.",
         "",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from calibration.modern_rows import NEMOTRON4_340B, _modern, _preset
 from calibration.row_schema import CalibrationRow
 from engine.request.model_spec import ModelSpec
+from engine.request.spec import TrainingMemory
 
 __all__ = ["BRIDGE_MOE", "BRIDGE_OFFLOAD", "CHECKED_ROWS", "NEMO_2407", "TORCHTITAN"]
 
@@ -123,17 +124,22 @@ def _offload_rows() -> list[CalibrationRow]:
     weights): Llama 3 70B on 64 GB300 (20 of 80 layers) and GB200 (40 of 80) GPUs, FP8 current scaling
     (scripts/performance/configs/llama/llama3_workload_base_configs.py, December 2025); Llama 3.1 405B with TP2 over
     64 FSDP ranks on 128 GB200 GPUs, two racks (95 of 126 layers; scripts/performance/configs/llama31/
-    llama31_405b_llm_pretrain.yaml, October 2025)."""
+    llama31_405b_llm_pretrain.yaml, October 2025). Each runs with the recipe's offloaded layer count pinned, no
+    recompute (Megatron-Core's offload excludes it) and the FP8 copies of GEMM inputs Transformer Engine keeps."""
+
+    def offload(layers: int) -> TrainingMemory:
+        return TrainingMemory(fp8_activations=True, activation_offload_layers=layers)
+
     return [
         _modern("llama3-70b-gb300-offload", BRIDGE_OFFLOAD, _preset("llama-3-70b"), "gb300-nvl72", 64, 256, 2,
-                4_520, tp=1, zero=3, notes="FP8 current scaling, TP1 FSDP over 64 GPUs, activations of 20 of 80 "
-                "layers in Grace memory"),
+                4_520, tp=1, zero=3, recompute="none", memory=offload(20), notes="FP8 current scaling, TP1 FSDP "
+                "over 64 GPUs, activations of 20 of 80 layers in Grace memory"),
         _modern("llama3-70b-gb200-offload", BRIDGE_OFFLOAD, _preset("llama-3-70b"), "gb200-nvl72", 64, 256, 2,
-                4_312, tp=1, zero=3, notes="FP8 current scaling, TP1 FSDP over 64 GPUs, activations of 40 of 80 "
-                "layers in Grace memory"),
+                4_312, tp=1, zero=3, recompute="none", memory=offload(40), notes="FP8 current scaling, TP1 FSDP "
+                "over 64 GPUs, activations of 40 of 80 layers in Grace memory"),
         _modern("llama31-405b-gb200-fsdp-offload", BRIDGE_OFFLOAD, _preset("llama-3-405b"), "gb200-nvl72", 128, 64,
-                1, 729, tp=2, zero=3, notes="FP8 current scaling, TP2 FSDP over 64 ranks on two racks (25.09 "
-                "archive), activations of 95 of 126 layers in Grace memory"),
+                1, 729, tp=2, zero=3, recompute="none", memory=offload(95), notes="FP8 current scaling, TP2 FSDP "
+                "over 64 ranks on two racks (25.09 archive), activations of 95 of 126 layers in Grace memory"),
     ]  # fmt: skip
 
 

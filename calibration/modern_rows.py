@@ -7,7 +7,7 @@ batch. Data: reference/training-calibration.md section 3f.
 from __future__ import annotations
 
 from calibration.row_schema import CalibrationRow
-from engine.request.spec import ModelSpec, TrainingParallelism
+from engine.request.spec import ModelSpec, TrainingMemory, TrainingParallelism
 
 __all__ = ["MODERN_ROWS"]
 
@@ -33,6 +33,7 @@ def _modern(
     software: dict[str, float] | None = None,
     notes: str = "",
     metric: str = "",
+    memory: TrainingMemory | None = None,
 ) -> CalibrationRow:
     """3f: NVIDIA's published tokens/s/GPU at steady state -> seconds per step for the published global batch."""
     step = batch * model.seq_len / (gpus * tokens_per_s_per_gpu)
@@ -62,6 +63,7 @@ def _modern(
         notes=notes,
         precision=precision,
         source=source,
+        memory=memory,
     )
 
 

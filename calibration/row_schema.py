@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.request.spec import ModelSpec, TrainingParallelism
+from engine.request.spec import ModelSpec, TrainingMemory, TrainingParallelism
 
 __all__ = ["DATASET_SOURCES", "H100_PEAK_TFLOPS", "CalibrationRow"]
 
@@ -41,6 +41,8 @@ class CalibrationRow:
     precision: str = "bf16"
     # The leave-one-source-out unit: one paper or one published table (default: the dataset's source).
     source: str = ""
+    # The recipe's memory options where it publishes them (activations kept in FP8 or in host memory).
+    memory: TrainingMemory | None = None
 
     @property
     def source_id(self) -> str:

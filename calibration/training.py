@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from calibration.rows import ROWS, CalibrationRow
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Catalog
-from engine.request.spec import TrainingSpec
+from engine.request.spec import TrainingMemory, TrainingSpec
 from engine.search.layouts import Plan, TrainingSearch
 from engine.workload.model import analyse_model
 
@@ -58,6 +58,7 @@ def evaluate_row(row: CalibrationRow, catalog: Catalog, overrides: dict[str, flo
         global_batch_tokens=row.batch_sequences * row.model.seq_len,
         parallelism=row.parallelism,
         precision=row.precision,
+        memory=row.memory or TrainingMemory(),
     )
     a = Assumptions(overrides={**row.software, **(overrides or {})})
     search = TrainingSearch(analyse_model(row.model), spec, system, gpu, a)

@@ -31,8 +31,10 @@ __all__ = [
     "POS_EXTRA",
     "POS_INDEX",
     "activation_floor",
+    "activation_offload_time_s",
     "interleave_factor",
     "kv_replica_terms",
+    "layers_on_gpu",
     "offload_time_s",
     "pack_positions",
     "position_activations",
@@ -151,17 +153,20 @@ def position_activations(work, flash_attention: bool, tokens, tp, sp, rc, fp8_ac
 
 def activation_floor(
     work: Workload, g, need_m, fp8_activations: bool, flash_attention: bool, sequence_parallel: bool
-) -> np.ndarray:
-    """Per layout of the grid `g` (arrays tp, pp, micro_batch, interleave, recompute, cp, first, last): the
-    activation bytes of the fullest stage with the fewest micro-batches in flight a step can have (`need_m`), the
-    same terms `step_time.layout_costs` keeps. No dp, ZeRO stage or offload lowers it, so a layout whose floor
-    exceeds HBM can be dropped before its step costs are computed. It depends on the model, the grid and these
-    three switches alone (no hardware figure), so systems with different GPUs or fabrics share it."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per layout of the grid `g` (arrays tp, pp, micro_batch, interleave, recompute, cp, first, last,
+    act_offload): (the activation bytes of the fullest stage with the fewest micro-batches in flight a step can
+    have (`need_m`), the same terms `step_time.layout_costs` keeps; the activation bytes the layout keeps in host
+    memory). No dp, ZeRO stage or state offload lowers the first, so a layout whose floor exceeds HBM can be
+    dropped before its step costs are computed. Both depend on the model, the grid and these three switches alone
+    (no hardware figure), so systems with different GPUs or fabrics share them."""
     tp, pp, v = g["tp"].astype(float), g["pp"].astype(float), g["interleave"].astype(float)
     cp, rc = g["cp"].astype(float), g["recompute"]
     tokens = g["micro_batch"] * float(work.shape.seq_len) / cp
     sp = tp if sequence_parallel else np.ones_like(tp)
     counts, index, _emb, head, _valid = stage_positions(work.shape.layers, pp, g["first"], g["last"])
+    offloaded = g["act_offload"].astype(float)
+    counts = layers_on_gpu(counts, offloaded)
     kv_acts = tokens * 2.0 * _kv_extra_columns(work, tp)  # kv_replica_terms' activation bytes
     per_layer, act_none, _replay = position_activations(
         work, flash_attention, tokens, tp, sp, rc, fp8_activations, kv_acts
@@ -170,7 +175,35 @@ def activation_floor(
     ileave = interleave_factor(pp, v)
     logits = 8.0 * tokens * float(work.shape.vocab) / tp
     extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + head * logits[:, None]
-    return (counts * (per_layer * ileave)[:, None] * in_flight + extra).max(axis=1)
+    floor = (counts * (per_layer * ileave)[:, None] * in_flight + extra).max(axis=1)
+    return floor, offloaded * per_layer
+
+
+def layers_on_gpu(counts, offloaded):
+    """Layers per stage position whose activations stay in HBM when `offloaded` layers' go to host memory (per
+    layout, pp = 1). One offloaded layer's activations are still on the GPU at a time: its copy to the host runs
+    during the next layer's forward, and backward fetches each back one layer ahead (Megatron-Core's
+    cpu_offloading; Transformer Engine double-buffers the transfers)."""
+    offloaded = np.asarray(offloaded, dtype=float)[:, None]
+    return np.where((offloaded > 0) & (counts > 0), counts - offloaded + 1.0, counts)
+
+
+def activation_offload_time_s(offloaded, bytes_per_layer, layers, forward_s, backward_s, memory: MemoryOptions):
+    """Exposed host-link time per micro-batch of `offloaded` layers' activations (pp = 1, no recompute).
+
+    Forward copies each offloaded layer's stored activations (`bytes_per_layer`) to host memory while the layers
+    after it compute; backward fetches them back while the layers above compute their gradients. Each direction
+    runs on its own side of the host link (`memory.host_link_bytes_s` per direction), a share
+    `memory.activation_offload_overlap` of it hidden under the other layers' compute at best; what the compute
+    cannot cover is exposed: max((1 - overlap) x transfer, transfer - compute of the other layers), forward and
+    backward apart."""
+    offloaded = np.asarray(offloaded, dtype=float)
+    transfer = offloaded * bytes_per_layer / memory.host_link_bytes_s
+    others = np.maximum(layers - 1.0, 0.0)
+    floor = (1.0 - memory.activation_offload_overlap) * transfer
+    fwd = np.maximum(floor, transfer - others * forward_s)
+    bwd = np.maximum(floor, transfer - others * backward_s)
+    return np.where(offloaded > 0, fwd + bwd, 0.0)
 
 
 def pack_positions(dense, experts, acts, extra, index, pp) -> np.ndarray:

@@ -30,7 +30,9 @@ import numpy as np
 
 from engine.performance.dp_step import StepCosts, step_costs
 from engine.performance.layout_terms import (
+    activation_offload_time_s,
     kv_replica_terms,
+    layers_on_gpu,
     pack_positions,
     position_activations,
     position_params,
@@ -74,10 +76,10 @@ __all__ = [
 
 @dataclass
 class LayoutCosts:
-    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep, cp, stage split, offload)
-    layout). `positions` has shape (n, 4, fields): per layout, the four stage positions that can hold the most
-    memory (`stages.stage_positions`: first, the first middle stage of each size, last), each with the fields
-    named by `layout_terms.POS_*` (parameters, activations, stage index...)."""
+    """Per-layout arrays (one entry per (tp, pp, micro_batch, interleave, recompute, ep, cp, stage split, offload,
+    activation offload) layout). `positions` has shape (n, 4, fields): per layout, the four stage positions that
+    can hold the most memory (`stages.stage_positions`: first, the first middle stage of each size, last), each
+    with the fields named by `layout_terms.POS_*` (parameters, activations, stage index...)."""
 
     tp: np.ndarray
     pp: np.ndarray
@@ -100,6 +102,8 @@ class LayoutCosts:
     first_layers: np.ndarray | None = None  # transformer layers on the first / last pipeline stage
     last_layers: np.ndarray | None = None
     offload: np.ndarray | None = None  # OFFLOAD_CODES; None = 0 everywhere
+    act_offload: np.ndarray | None = None  # layers whose activations are in host memory (pp = 1); None = 0
+    act_offload_time_s: np.ndarray | None = None  # their exposed host-link time per micro-batch, in stage_time_s
     cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
@@ -226,7 +230,7 @@ def _layer_terms(
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
-    return layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none
+    return layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd
 
 
 def layout_costs(
@@ -244,6 +248,7 @@ def layout_costs(
     last_layers: np.ndarray | None = None,
     offload: np.ndarray | None = None,
     memory: MemoryOptions | None = None,
+    act_offload: np.ndarray | None = None,
 ) -> LayoutCosts:
     """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
 
@@ -251,7 +256,9 @@ def layout_costs(
     all-to-alls (`_layer_forward`). `cp` (context parallelism, default 1) gives each GPU 1/cp of every sequence:
     GEMMs, element-wise work, attention, collectives and activations are those of mb / cp sequences, plus the
     exposed ring-attention transfers (`layout_terms.ring_attention_time`). `first_layers` / `last_layers` (default:
-    the balanced split) set the end stages; the middle stages share the rest (`stages.py`). The slowest stage sets
+    the balanced split) set the end stages; the middle stages share the rest (`stages.py`). `act_offload` (pp = 1,
+    no recompute) keeps that many layers' activations in host memory, paying the exposed host-link time
+    (`layout_terms.activation_offload_time_s`) in every micro-batch. The slowest stage sets
     the per-micro-batch time (stage = max over stages of layers x layer time, + the LM head on the last), the
     fullest layer count the bubble's body, and memory is kept per stage position for `step_costs` to find the
     fullest: the per-layer terms (`_terms_per_layout`), the pipeline transfers (`_p2p_time_s`) and the parameters
@@ -268,15 +275,21 @@ def layout_costs(
         first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
     counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
-    layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none = _terms_per_layout(
+    layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd = _terms_per_layout(
         work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations
     )
     most_layers = counts.max(axis=1)
-    stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1)
+    act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
+    act_offload_s = activation_offload_time_s(
+        act_offload, per_layer_acts, most_layers, fwd, layer_time - fwd, memory
+    )
+    stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
     passes = np.where(rc == 2, 3.0, 2.0)
     dense, experts, acts, extra = _position_memory(
         work, tp, ep, rc, counts, has_embedding, has_head, kv_params, per_layer_acts, act_none, tokens
     )
+    if act_offload.any():
+        acts = layers_on_gpu(counts, act_offload) * per_layer_acts[:, None]
     total = dense + experts
     p2p = _p2p_time_s(hw, eff, tp, cp, pp, v, tokens, s.hidden)
     heaviest = total.argmax(axis=1)
@@ -292,6 +305,7 @@ def layout_costs(
         dp_bandwidth_bytes_s=hw.scaleout_bytes_s,
         ep=ep, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
+        act_offload=act_offload, act_offload_time_s=act_offload_s,
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
         dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),

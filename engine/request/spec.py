@@ -38,6 +38,7 @@ from engine.request.workloads import (
     DEFAULT_TTFT_MS,
     InferenceParallelism,
     InferenceSpec,
+    TrainingMemory,
     TrainingParallelism,
     TrainingSpec,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "PlanRequest",
     "PricingSpec",
     "SiteSpec",
+    "TrainingMemory",
     "TrainingParallelism",
     "TrainingSpec",
 ]

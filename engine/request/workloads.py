@@ -250,6 +250,12 @@ class TrainingMemory(Section):
     fp8_activations: StrictBool = Field(
         False, description="Store the activations an FP8 recipe keeps in FP8 (needs training.precision fp8)."
     )
+    activation_offload_layers: Annotated[StrictInt, Field(ge=0, le=10_000), WHOLE] | None = Field(
+        None,
+        description="Layers whose activations are kept in host or Grace memory between the forward and backward "
+        "passes (Megatron-Core's cpu_offloading_num_layers; needs pp 1 and no recompute, and leaves at least one "
+        "layer on the GPU); 0 turns it off; searched (none, a quarter, half or three quarters) when not given.",
+    )
 
 
 class TrainingSpec(Section):
@@ -312,6 +318,25 @@ class TrainingSpec(Section):
     def _fp8_activations_need_fp8(cls, memory: TrainingMemory, info: ValidationInfo) -> TrainingMemory:
         if memory.fp8_activations and info.data.get("precision", "bf16") != "fp8":
             raise_problems([(("fp8_activations",), "needs training.precision fp8 (an FP8 recipe keeps them)", True)])
+        return memory
+
+    @field_validator("memory")
+    @classmethod
+    def _activation_offload_fits_the_layout(cls, memory: TrainingMemory, info: ValidationInfo) -> TrainingMemory:
+        """Megatron-Core offloads whole layers' activations only without pipelining and without recompute, and
+        keeps at least one layer's on the GPU."""
+        n = memory.activation_offload_layers
+        if not n:
+            return memory
+        pins, model = info.data.get("parallelism"), _model(info)
+        name = ("activation_offload_layers",)
+        if model is not None and n >= model.layers:
+            message = f"({n}) must be below model.layers ({model.layers}): one layer stays on the GPU"
+            raise_problems([(name, message, n)])
+        if pins is not None and pins.pp is not None and pins.pp > 1:
+            raise_problems([(name, f"({n}) needs pp 1: layer-level activation offload has no pipeline schedule", n)])
+        if pins is not None and pins.recompute not in (None, "none"):
+            raise_problems([(name, f"({n}) needs recompute none (got {pins.recompute}): offload replaces it", n)])
         return memory
 
     @field_validator("parallelism")

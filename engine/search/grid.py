@@ -73,6 +73,9 @@ class GridOptions:
     # counts as (cp / 2, mb / 2) with twice the dp, plus ring-attention transfers, so it never wins. Only
     # valid when neither is pinned.
     prune_cp_micro_batch: bool = True
+    # Layers whose activations are kept in host memory (0: none). Megatron-Core's layer-level activation offload
+    # works only without pipelining and without recompute, so other counts pair with pp = 1, recompute none.
+    act_offloads: tuple[int, ...] = (0,)
 
 
 def _product(*options: list[int]) -> list[np.ndarray]:
@@ -88,17 +91,19 @@ def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
     return dict(zip(_GRID_KEYS, _layout_grid(layers, opt), strict=True))
 
 
-_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last")
+_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last", "act_offload")
 
 
 @lru_cache(maxsize=64)  # a grid is a few hundred kB of integers
 def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
-    """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last) of every valid layout.
+    """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last, act_offload) of every valid
+    layout.
 
     Stage splits: the pinned one, else the balanced split and Megatron's embedding/loss-aware split
     (`stages.SPLIT_DISCOUNTS`), the second dropped where it equals the first. Every stage needs at least one
     layer, and at least `interleave` layers (virtual stages hold whole layers); interleaving needs pp > 1.
     Context parallelism pairs only with one sequence per micro-batch (`GridOptions.prune_cp_micro_batch`).
+    Activation offload (`GridOptions.act_offloads`) pairs only with pp = 1 and no recompute.
     """
     pps = np.asarray(opt.pps, dtype=np.int64)
     if opt.first_layers is not None or opt.last_layers is not None:
@@ -120,12 +125,14 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     fewest = np.where(counts > 0, counts, layers).min(axis=1)
     split_pp, first, last, fewest = split_pp[valid], first[valid], last[valid], fewest[valid]
     vs = [opt.interleave] if opt.interleave is not None else list(INTERLEAVE_OPTIONS)
-    s_i, v, tp, mb, rc, ep, cp = _product(list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps)
+    s_i, v, tp, mb, rc, ep, cp, ao = _product(
+        list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps, opt.act_offloads
+    )
     pp = split_pp[s_i]
-    ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1))
+    ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1)) & ((ao == 0) | ((pp == 1) & (rc == 0)))
     if opt.prune_cp_micro_batch:
         ok &= (cp == 1) | (mb == 1)
-    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok])
+    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok], ao[ok])
     for array in out:
         array.setflags(write=False)
     return out

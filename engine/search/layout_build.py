@@ -19,7 +19,20 @@ from engine.search.layout_cache import ACTIVATION_FLOORS, LAYOUTS
 if TYPE_CHECKING:
     from engine.search.layouts import TrainingSearch
 
-__all__ = ["grid_layouts"]
+__all__ = ["activation_offload_options", "grid_layouts"]
+
+# Shares of the layers whose activations the search tries keeping in host memory: NVIDIA's GB200 / GB300 recipes
+# offload a quarter, a half and about three quarters (Megatron-Bridge llama3 / llama31 configurations, 2025).
+ACTIVATION_OFFLOAD_SHARES = (0.25, 0.5, 0.75)
+
+
+def activation_offload_options(layers: int, pinned: int | None) -> tuple[int, ...]:
+    """The offloaded-layer counts the grid holds: the pinned one, else none and each share of the layers (whole
+    layers, at least one, one fewer than all at most), distinct."""
+    if pinned is not None:
+        return (pinned,)
+    counts = {min(max(round(share * layers), 1), layers - 1) for share in ACTIVATION_OFFLOAD_SHARES}
+    return (0, *sorted(c for c in counts if c > 0))
 
 
 def grid_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None:
@@ -36,6 +49,7 @@ def grid_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None:
         s.max_tp,
         s.min_cp_chunk,
         s.min_m_per_stage,
+        s.spec.memory.activation_offload_layers,
         tuple(offloads),
     )
     return LAYOUTS.get_or_build(key, lambda: _build_layouts(s, offloads))  # fmt: skip
@@ -52,9 +66,11 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     if pin.micro_batch is not None:
         mbs = [pin.micro_batch]
     rcs = [RECOMPUTE_CODES[pin.recompute]] if pin.recompute is not None else [0, 1, 2]
+    aos = activation_offload_options(s.work.shape.layers, s.spec.memory.activation_offload_layers)
     opt = GridOptions(tuple(tps), tuple(s.pp_options()), tuple(mbs), tuple(rcs), tuple(s.ep_options()),
                       tuple(s.cp_options()), pin.interleave, pin.first_stage_layers, pin.last_stage_layers,
-                      prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None)  # fmt: skip
+                      prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None,
+                      act_offloads=aos)  # fmt: skip
     if not all((tps, opt.pps, opt.eps, opt.cps)):
         return None
     g = layout_grid(s.work.shape.layers, opt)
@@ -65,12 +81,14 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
     g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
     return layout_costs(s.work, s.hw, s.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
-                        g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, s.memory)  # fmt: skip
+                        g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, s.memory,
+                        g["act_offload"])  # fmt: skip
 
 
 def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:
     """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
-    the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit. Done before the step costs, which
+    the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit; and layouts whose offloaded
+    activations exceed the host memory a GPU may give them. Done before the step costs, which
     are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
     still name the closest miss. The activation floor of the grid (`layout_terms.activation_floor`) depends on
     no hardware figure, so every system with the same grid shares it (`ACTIVATION_FLOORS`)."""
@@ -78,9 +96,9 @@ def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions)
     need_m = np.where(pp > 1, s.min_m_per_stage * pp, 1.0)
     fp8, flash, sp = s.memory.fp8_activations, s.eff.flash_attention, s.eff.sequence_parallel
     key = (s.work, opt, s.min_m_per_stage, fp8, flash, sp)
-    acts = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(s.work, g, need_m, fp8, flash, sp))
+    acts, host = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(s.work, g, need_m, fp8, flash, sp))
     reserve = s.memory.reserve_bytes if s.memory.reserve_bytes is not None else 0.0
-    keep = acts + reserve <= s.hw.hbm_bytes
+    keep = (acts + reserve <= s.hw.hbm_bytes) & (host <= s.memory.activation_offload_host_bytes)
     if not np.any(keep):
         keep[int(np.argmin(acts))] = True
     return g if np.all(keep) else {k: v[keep] for k, v in g.items()}

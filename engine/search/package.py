@@ -76,6 +76,8 @@ def package_plan(
         ep=int(lay.ep.item(j)) if lay.ep is not None else 1, cp=cp,
         stage_layers=tuple(stage_layer_counts(s.work.shape.layers, pp, first, last)),
         offload=OFFLOAD_NAMES[int(lay.offload.item(j)) if lay.offload is not None else 0],
+        activation_offload_layers=int(lay.act_offload.item(j)) if lay.act_offload is not None else 0,
+        activation_offload_time_s=lay.act_offload_time_s.item(j) * m if lay.act_offload_time_s is not None else 0.0,
         batch_exact=bool(t.batch_exact.item(row)) if t.batch_exact is not None else True,
         global_batch_sequences=d * micro_batch * int(micro_batches),
         fullest_stage=int(mem.fullest_stage.item(mrow)) if mem.fullest_stage is not None else 0,

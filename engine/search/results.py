@@ -97,6 +97,8 @@ class Plan:
     fullest_stage: int = 0  # pipeline stage index whose memory is reported (the fullest)
     cp_comm_time_s: float = 0.0  # exposed ring-attention transfers per step
     offload_time_s: float = 0.0  # exposed host-link transfers of offloaded state per step
+    activation_offload_layers: int = 0  # layers whose activations are kept in host memory (pp = 1)
+    activation_offload_time_s: float = 0.0  # their exposed host-link copies per step (inside pipeline_time_s)
 
     @property
     def memory_gib(self) -> float:

@@ -137,6 +137,7 @@ def _result(
         cp=plan.cp,
         stage_layers=plan.stage_layers,
         offload=plan.offload,
+        activation_offload_layers=plan.activation_offload_layers,
     )
     return TrainingResult(
         feasible=True,
@@ -198,6 +199,7 @@ def _frontier(
                     "zero_stage": plan.zero_stage,
                     "ep": plan.ep,
                     "cp": plan.cp,
+                    "activation_offload_layers": plan.activation_offload_layers,
                 },
             }
         )

@@ -34,6 +34,7 @@ class TrainingLayout:
     cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
+    activation_offload_layers: int = 0
 
     def parallelism(self) -> dict[str, object]:
         """The layout's degrees, as the plan's `training.parallelism` reports them."""
@@ -49,6 +50,7 @@ class TrainingLayout:
             "cp": self.cp,
             "stage_layers": list(self.stage_layers),
             "offload": self.offload,
+            "activation_offload_layers": self.activation_offload_layers,
         }
 
 
@@ -122,6 +124,7 @@ class TrainingResult:
                 "pipeline_p2p": p.p2p_time_s,
                 "data_parallel_exposed": p.dp_exposed_time_s,
                 "optimizer": p.optimizer_time_s,
+                "activation_offload": p.activation_offload_time_s,
             },
             "goodput": self.goodput.as_dict() if self.goodput else None,
             **_whole_run_keys(self.whole_run, self.gpus, self.whole_run_note),
