@@ -92,8 +92,8 @@ def _offload_text(errors: list[float]) -> list[str]:
         "moves that to Grace memory too, where the recipe fits without it: the planner's activation estimate "
         "for this recipe is a few per cent high. Before the planner could express the offload it had to "
         "recompute every layer to fit the same activations and came out 9-28 % slow; with recompute forced off "
-        "and the memory limit lifted, 3-18 % fast. Fitted, they would pull the Blackwell ceiling and the offload overlap together from one source, "
-        f"so they are run and reported, not fitted: {_spread(errors)}. The 405B "
+        "and the memory limit lifted, 3-18 % fast. Fitted, they would pull the Blackwell ceiling and the offload "
+        f"overlap together from one source, so they are run and reported, not fitted: {_spread(errors)}. The 405B "
         "row's parameter gathers cross two racks: costed at one NIC per ring, as before this calibration, it came "
         "out 5.5 times too slow.",
         "",

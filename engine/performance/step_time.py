@@ -280,9 +280,7 @@ def layout_costs(
     )
     most_layers = counts.max(axis=1)
     act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
-    act_offload_s = activation_offload_time_s(
-        act_offload, per_layer_acts, most_layers, fwd, layer_time - fwd, memory
-    )
+    act_offload_s = activation_offload_time_s(act_offload, per_layer_acts, most_layers, fwd, layer_time - fwd, memory)
     stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
     passes = np.where(rc == 2, 3.0, 2.0)
     dense, experts, acts, extra = _position_memory(
