@@ -69,7 +69,9 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
             "HBM-bound element-wise ops, TP collectives on NVLink, MoE expert all-to-alls (4 per layer, each "
             "tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else "
             "the scale-out NICs; the share hidden behind compute still costs the SMs its kernels hold), "
-            "recompute) + LM head on the last stage",
+            "recompute) + LM head on the last stage + (activations in host memory, pp 1) the host-link copies the "
+            "other layers' compute cannot hide: max((1 - overlap) x copy, copy - compute) each way, copy = "
+            "offloaded layers x activation bytes per layer / host-link bandwidth",
             {
                 "micro-batches per step": lay.micro_batches,
                 "stage time (s)": p.stage_time_s,
@@ -80,6 +82,7 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
                 "pipeline point-to-point (s)": p.p2p_time_s,
                 "exposed data-parallel communication (s)": p.dp_exposed_time_s,
                 "optimizer step (s)": p.optimizer_time_s,
+                "host-link copies of offloaded activations (s)": p.activation_offload_time_s,
                 "interleave": lay.interleave,
                 "ZeRO stage": lay.zero_stage,
             },
@@ -207,7 +210,8 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
     out: dict[str, Entry] = {
         "training.parallelism": _entry(
             "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), cp, pp, micro_batch, "
-            "interleave, recompute, ZeRO stage, ep (MoE only: divisors of the expert count, dividing dp) and dp; "
+            "interleave, recompute or activations kept in host memory (pp 1 only), ZeRO stage, ep (MoE only: "
+            "divisors of the expert count, dividing dp) and dp; "
             "infeasible candidates rejected by reason; the fastest feasible plan wins (deadline mode: the fewest "
             "GPUs first)",
             {
@@ -222,6 +226,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
                 "ZeRO stage": lay.zero_stage,
                 "recompute": lay.recompute,
                 "optimizer offload": lay.offload,
+                "layers whose activations are in host memory": lay.activation_offload_layers,
                 "layouts evaluated": search.candidates_evaluated if search else 0,
                 "layouts that fit": search.feasible if search else 0,
             },
@@ -232,7 +237,8 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it; MoE "
             "expert params / ep per GPU, sharded over dp / ep) + "
             "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
-            "+ working set + reserve_fraction x HBM",
+            "+ working set + reserve_fraction x HBM; with activations in host memory (pp 1), the layers on the GPU "
+            "are layers - offloaded + 1 (one offloaded layer is in transit at a time)",
             {
                 **{f"{part} (GiB)": gib for part, gib in mem.as_dict().items()},
                 "dp": lay.dp,
@@ -241,6 +247,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
                 "ep": lay.ep,
                 "ZeRO stage": lay.zero_stage,
                 "recompute": lay.recompute,
+                "layers whose activations are in host memory": lay.activation_offload_layers,
                 "HBM (GiB)": gpu.hbm_gib,
             },
             "Rajbhandari et al., 'ZeRO' (SC20, 2020): 16 bytes per parameter with Adam in mixed precision; "

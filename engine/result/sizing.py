@@ -106,7 +106,8 @@ class Candidate:
 class Parallelism:
     """The chosen layout: gpus = tp x cp x pp x dp. `stage_layers` lists the transformer layers of each pipeline
     stage, first to last (the first also holds the embedding, the last the LM head and loss); `offload` says
-    where the optimizer state lives (engine/performance/memory.py OFFLOAD_CODES)."""
+    where the optimizer state lives (engine/performance/memory.py OFFLOAD_CODES); `activation_offload_layers`
+    how many layers keep their activations in host memory between the passes (pp 1, no recompute)."""
 
     tp: int
     pp: int
@@ -119,6 +120,7 @@ class Parallelism:
     cp: int = 1
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
+    activation_offload_layers: int = 0
 
 
 @dataclass(frozen=True)
