@@ -63,7 +63,9 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
         "training.step_time_s": _entry(
             f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
             "bubble) + exposed data-parallel collectives (on NVLink when the job fits a system; across systems "
-            "a ring crosses on the NIC of every rank a system holds, or at NVLink's pace where that is slower) + "
+            "a ring crosses on the NIC of every rank a system holds, or at NVLink's pace where that is slower; "
+            "each collective, a layer's worth at a time, also waits a start-up latency plus one hop per ring step, "
+            "3.4 us on NVLink and 14 us across the network, as NCCL's tuning model has it) + "
             "optimizer step; stage_time = "
             "layers/pp x per-layer roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, "
             "HBM-bound element-wise ops, TP collectives on NVLink, MoE expert all-to-alls (4 per layer, each "

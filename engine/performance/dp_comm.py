@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.performance.roofline import Efficiency, Hardware, ring_time
+from engine.performance.roofline import Efficiency, Hardware, ring_latencies_s, ring_time
 
 __all__ = ["crossing_bandwidth", "dp_collectives", "dp_exposed_s", "dp_ranks_per_system", "expert_collectives"]
 
@@ -51,11 +51,14 @@ def dp_collectives(
     hw: Hardware,
     eff: Efficiency,
     ranks_per_system: np.ndarray,
+    chunks: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(all-reduce, reduce-scatter, all-gather) seconds of the dense gradients and 16-bit weights over the `dpc`
     ranks holding the same weights: roofline.ring_time, latency + factor x (ranks - 1) / ranks x bytes / (bandwidth
     x link efficiency), on NVLink `inside` a system, else across systems at `crossing_bandwidth` (the scale-out
-    fabric, `scaleout_bytes_s` per GPU, used by every rank of the group a system holds).
+    fabric, `scaleout_bytes_s` per GPU, used by every rank of the group a system holds). Each runs as `chunks`
+    collectives (a layer or a virtual stage each, `dp_exposed_s`), each paying the ring's latency
+    (`roofline.ring_latency_s`: one hop per step, so it grows with the group).
 
     The three collectives share the ring fraction and bandwidth, with fewer operations per candidate, each element
     the same figure as ring_time's expression: the bandwidth x link efficiency product is taken per branch (the same
@@ -64,18 +67,18 @@ def dp_collectives(
     as the bandwidths are positive and finite (else the plain form below)."""
     nvlink, scaleout = hw.nvlink_bytes_s * eff.nvlink, scaleout_bytes_s * eff.scaleout
     grad_bytes = dense * eff.grad_reduce_bytes_per_param
-    lat = eff.collective_latency_s
-    several = dpc > 1
+    half, reduce = ring_latencies_s(eff, dpc, np.where(inside, dpc, ranks_per_system))  # 0 for one rank
+    lat_reduce, lat_half = chunks * reduce, chunks * half
     fraction = (dpc - 1.0) / np.maximum(dpc, 1.0)
     bandwidth = np.where(inside, nvlink, crossing_bandwidth(nvlink, scaleout, ranks_per_system))
     if min(nvlink, scaleout) > 0.0 and max(nvlink, scaleout) < np.inf:
-        start = np.where(several, lat, 0.0)
         ring = fraction * grad_bytes / bandwidth
-        return start + 2.0 * ring, start + ring, start + fraction * dense_16bit / bandwidth
+        return lat_reduce + 2.0 * ring, lat_half + ring, lat_half + fraction * dense_16bit / bandwidth
+    several = dpc > 1
     return (
-        np.where(several, lat + 2.0 * fraction * grad_bytes / bandwidth, 0.0),
-        np.where(several, lat + fraction * grad_bytes / bandwidth, 0.0),
-        np.where(several, lat + fraction * dense_16bit / bandwidth, 0.0),
+        np.where(several, lat_reduce + 2.0 * fraction * grad_bytes / bandwidth, 0.0),
+        np.where(several, lat_half + fraction * grad_bytes / bandwidth, 0.0),
+        np.where(several, lat_half + fraction * dense_16bit / bandwidth, 0.0),
     )
 
 
@@ -88,17 +91,20 @@ def expert_collectives(
     hw: Hardware,
     eff: Efficiency,
     ranks_per_system: np.ndarray,
+    chunks: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The expert parameters' own (all-reduce, reduce-scatter, all-gather) seconds over the `edp` ranks holding
     the same experts (roofline.ring_time; 0 where a row holds no experts), added to the dense ones; across systems
-    at `crossing_bandwidth` for the expert-data-parallel ranks each system holds."""
+    at `crossing_bandwidth` for the expert-data-parallel ranks each system holds; `chunks` collectives each, each
+    with the ring's latency, as the dense ones."""
     has_experts = experts > 0
     expert_grad_bytes = experts * eff.grad_reduce_bytes_per_param
     nvlink, scaleout = hw.nvlink_bytes_s * eff.nvlink, scaleout_bytes_s * eff.scaleout
     bw = np.where(inside, nvlink, crossing_bandwidth(nvlink, scaleout, ranks_per_system))
-    lat = eff.collective_latency_s
+    half, reduce = ring_latencies_s(eff, edp, np.where(inside, edp, ranks_per_system))
 
     def expert_ring(bytes_: np.ndarray, factor: float) -> np.ndarray:
+        lat = chunks * (reduce if factor == 2.0 else half)
         return np.where(has_experts, ring_time(bytes_, edp, factor, bw, 1.0, lat), 0.0)
 
     return expert_ring(expert_grad_bytes, 2.0), expert_ring(expert_grad_bytes, 1.0), expert_ring(experts_16bit, 1.0)

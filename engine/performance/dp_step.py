@@ -260,12 +260,12 @@ def _times(
     per_system = dp_ranks_per_system(tp, cp, pp, dpc, hw.gpus_per_system)
     inside = group * dp <= hw.gpus_per_system
     all_reduce, reduce_scatter, gather = dp_collectives(
-        lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, per_system
+        lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, per_system, chunks
     )
     if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
         expert_per_system = np.minimum(np.maximum(np.floor(per_system / ep), 1.0), edp)
         extra = expert_collectives(
-            lay.dp_bandwidth_bytes_s, inside, edp, experts, experts_16bit, hw, eff, expert_per_system
+            lay.dp_bandwidth_bytes_s, inside, edp, experts, experts_16bit, hw, eff, expert_per_system, chunks
         )
         all_reduce, reduce_scatter, gather = all_reduce + extra[0], reduce_scatter + extra[1], gather + extra[2]
     dp_exposed = dp_exposed_s(zero, m_eff, all_reduce, reduce_scatter, gather, chunks, backward_last, t_stage, eff)

@@ -25,6 +25,8 @@ __all__ = [
     "expert_alltoall_bytes",
     "gemm_time",
     "hardware_for",
+    "ring_latencies_s",
+    "ring_latency_s",
     "ring_time",
     "tile_efficiency",
 ]
@@ -90,6 +92,10 @@ class Efficiency:
     moe_dispatch_sm_fraction: float = 0.0  # share of the SMs the dispatch kernels hold while hidden under compute
     moe_load_imbalance: float = 1.0  # slowest expert-parallel rank's expert work over the mean
     tp_overlap: float = 0.0  # share of NVLink tensor-parallel collective time hidden under the layer's GEMMs
+    # Latency of each step of a ring collective (`ring_latency_s`), by the link the step crosses; 0: a flat
+    # `collective_latency_s` per collective, whatever its size.
+    ring_step_nvlink_s: float = 0.0
+    ring_step_network_s: float = 0.0
 
 
 def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
@@ -143,6 +149,8 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
         moe_dispatch_sm_fraction=a["moe_dispatch_sm_fraction"],
         moe_load_imbalance=a["moe_load_imbalance"],
         tp_overlap=a["tp_comm_overlap_fraction"],
+        ring_step_nvlink_s=a["ring_step_latency_us_nvlink"] * 1e-6,
+        ring_step_network_s=a["ring_step_latency_us_network"] * 1e-6,
     )
 
 
@@ -187,8 +195,32 @@ def gemm_time(m: np.ndarray, k: np.ndarray, n: np.ndarray, hw: Hardware, eff: Ef
     return np.maximum(compute, memory) + eff.kernel_overhead_s
 
 
-def ring_time(bytes_: np.ndarray, ranks: np.ndarray, factor: float, bw: np.ndarray, eff: float, lat: float):
+def ring_latencies_s(eff: Efficiency, ranks, ranks_per_node) -> tuple[np.ndarray, np.ndarray]:
+    """Latency of one (all-gather or reduce-scatter, all-reduce) over `ranks` GPUs, `ranks_per_node` of them in
+    each system: a fixed start plus one hop per step. An all-gather or reduce-scatter takes ranks - 1 steps, of
+    which nodes - 1 cross the network; an all-reduce's ring twice as many, or, where fewer, a tree's
+    2 x (ranks per node - 1) hops on NVLink and 2 x log2(nodes) on the network (the collective library picks the
+    faster). NCCL's own tuning model (src/graph/tuning.cc, `latencies`): base + (steps - network steps) x NVLink
+    hop + network steps x network hop. 0 for one rank."""
+    ranks = np.asarray(ranks, dtype=float)
+    per_node = np.minimum(np.maximum(ranks_per_node, 1.0), np.maximum(ranks, 1.0))
+    nodes = np.ceil(ranks / per_node)
+    hop, net, base = eff.ring_step_nvlink_s, eff.ring_step_network_s, eff.collective_latency_s
+    hops = (ranks - nodes) * hop + (nodes - 1.0) * net  # one pass round the ring
+    tree = base + 2.0 * ((per_node - 1.0) * hop + np.log2(nodes) * net)
+    several = ranks > 1
+    return np.where(several, base + hops, 0.0), np.where(several, np.minimum(base + 2.0 * hops, tree), 0.0)
+
+
+def ring_latency_s(eff: Efficiency, ranks, ranks_per_node, all_reduce: bool):
+    """One of `ring_latencies_s`: the all-reduce's when `all_reduce`, else the all-gather's (or reduce-scatter's)."""
+    half, reduce = ring_latencies_s(eff, ranks, ranks_per_node)
+    return reduce if all_reduce else half
+
+
+def ring_time(bytes_: np.ndarray, ranks: np.ndarray, factor: float, bw: np.ndarray, eff: float, lat):
     """Ring collective: latency + factor x (ranks - 1) / ranks x bytes / (bandwidth x efficiency); 0 for 1 rank.
+    `lat` is a number or one per row (`ring_latency_s`).
 
     factor 2 is an all-reduce (reduce-scatter + all-gather), 1 an all-gather or a reduce-scatter.
     """

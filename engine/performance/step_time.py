@@ -53,6 +53,7 @@ from engine.performance.roofline import (
     expert_alltoall_bytes,
     gemm_time,
     hardware_for,
+    ring_latency_s,
     ring_time,
 )
 from engine.performance.stages import stage_positions, stage_split
@@ -176,7 +177,8 @@ def _layer_forward(
 
     # --- tensor-parallel collectives: 2 all-reduce equivalents forward, 2 backward, on the NVLink domain ---
     tp_bw = np.where(tp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
-    coll = ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, eff.collective_latency_s)
+    tp_lat = ring_latency_s(eff, tp, np.minimum(tp, hw.gpus_per_system), all_reduce=True)
+    coll = ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, tp_lat)
     comm_f = 2.0 * coll
     # With TP communication overlap (Transformer Engine userbuffers; needs sequence parallelism and an NVLink
     # domain), each all-gather / reduce-scatter is split into chunks that run under the neighbouring GEMM's

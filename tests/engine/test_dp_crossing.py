@@ -39,18 +39,30 @@ def test_fsdp_gather_over_two_dgx_h100_uses_both_nodes_nics(catalog):
     # 16 ranks (TP1) on 2 systems, 8 per system; 8e9 parameters, 16 GB of 16-bit weights to all-gather.
     dense = np.array([8e9])
     ar, rs, ag = dp_collectives(NIC, np.array([False]), np.array([16.0]), dense, 2.0 * dense, hw, eff,
-                                np.array([8.0]))  # fmt: skip
+                                np.array([8.0]), np.array([1.0]))  # fmt: skip
     bandwidth = min(8 * NIC * eff.scaleout, NVLINK * eff.nvlink * 8 / 7)
-    lat, grads = eff.collective_latency_s, 8e9 * eff.grad_reduce_bytes_per_param
-    assert float(ag[0]) == pytest.approx(lat + 15 / 16 * 16e9 / bandwidth, rel=1e-12)
-    assert float(rs[0]) == pytest.approx(lat + 15 / 16 * grads / bandwidth, rel=1e-12)
-    assert float(ar[0]) == pytest.approx(lat + 2 * 15 / 16 * grads / bandwidth, rel=1e-12)
+    grads = 8e9 * eff.grad_reduce_bytes_per_param
+    # Ring latency with NCCL's constants (10 us start, 3.4 us an NVLink step, 14 us a network step): an
+    # all-gather or reduce-scatter takes 15 steps, 1 of them between the two systems: 10 + 14 x 3.4 + 14 =
+    # 71.6 us; an all-reduce's ring would take 30 (2 across), but its tree takes 2 x (7 x 3.4 + log2(2) x 14)
+    # + 10 = 85.6 us.
+    assert (eff.collective_latency_s, eff.ring_step_nvlink_s, eff.ring_step_network_s) == pytest.approx(
+        (10e-6, 3.4e-6, 14e-6)
+    )
+    half, reduce = 71.6e-6, 85.6e-6
+    assert float(ag[0]) == pytest.approx(half + 15 / 16 * 16e9 / bandwidth, rel=1e-12)
+    assert float(rs[0]) == pytest.approx(half + 15 / 16 * grads / bandwidth, rel=1e-12)
+    assert float(ar[0]) == pytest.approx(reduce + 2 * 15 / 16 * grads / bandwidth, rel=1e-12)
     # The same group with tensor parallelism filling each system (one rank per system) crosses on one NIC: 8x
-    # the NIC-bound time.
+    # the NIC-bound time, and every one of its 15 steps crosses the network (10 + 15 x 14 = 220 us).
     _, _, one_nic = dp_collectives(NIC, np.array([False]), np.array([16.0]), dense, 2.0 * dense, hw, eff,
-                                   np.array([1.0]))  # fmt: skip
-    assert float(one_nic[0]) == pytest.approx(eff.collective_latency_s + 15 / 16 * 16e9 / (NIC * eff.scaleout))
+                                   np.array([1.0]), np.array([1.0]))  # fmt: skip
+    assert float(one_nic[0]) == pytest.approx(220e-6 + 15 / 16 * 16e9 / (NIC * eff.scaleout))
     assert float(one_nic[0]) > 7 * float(ag[0])
+    # In 80 chunks (a layer each) every chunk pays the start and the hops again; the bytes are the same.
+    _, _, chunked = dp_collectives(NIC, np.array([False]), np.array([16.0]), dense, 2.0 * dense, hw, eff,
+                                   np.array([8.0]), np.array([80.0]))  # fmt: skip
+    assert float(chunked[0]) == pytest.approx(80 * half + 15 / 16 * 16e9 / bandwidth, rel=1e-12)
 
 
 @pytest.mark.parametrize(

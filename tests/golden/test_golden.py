@@ -155,6 +155,18 @@ lower ceiling), with no other GPU count, system or capex change. The step-time e
 collectives run.
 Re-captured when each training candidate gained its whole run's range (`days_p10`, `days_p90`, for Systems
 considered): those two keys added to every training plan's candidates, nothing else moved.
+Re-captured when activation offload to host or Grace memory became a layout (`parallelism.activation_offload_layers`,
+`step_breakdown_s.activation_offload`, two assumptions) and the Grace host link became 225 GB/s per GPU and direction
+(one Grace serves two GPUs): no golden plan chooses the offload, so only the new keys and assumption records moved
+(and the search's candidate counts, from the larger grid).
+Re-captured when a ring collective's latency became NCCL's tuning model (10 us start plus 3.4 us per NVLink step and
+14 us per network step, every layer's chunk paying it; all-reduce by the cheaper of ring and tree) instead of a flat
+10 us per whole collective: the throughput constants refit (Ampere 0.671 -> 0.674, Hopper 0.547 -> 0.549, FP8 ratio
+0.990 -> 0.987, Blackwell 0.526 -> 0.529) and production efficiency 0.784 -> 0.794 (slow end 0.64 -> 0.65). What
+moved: the 70B auto plan keeps 1,080 GB200 NVL72 GPUs but shards over 512 ranks at TP2 instead of 1,024 at TP1 CP2
+(84.5 -> 84.2 days); GPT-3 auto (30-day deadline) now fits on 128 H100 at TP1 FSDP, 29.8 days (was 144 GPUs, TP2
+PP3, 27.9 days) with the same systems; every other training plan's days move between -1.8 % and +0.4 %; no system,
+GPU count or capex changed.
 """
 
 from __future__ import annotations
