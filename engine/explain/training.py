@@ -40,6 +40,40 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
         **_training_speed(tr, work, spec, gpu),
         **_whole_run_entries(tr, spec),
         **_training_time_and_memory(tr, spec, gpu),
+        **_activation_offload_entry(tr),
+    }
+
+
+_OFFLOAD_SOURCE = (
+    "Megatron-Core layer-level activation offload (TransformerConfig cpu_offloading, cpu_offloading_num_layers; "
+    "Transformer Engine's double-buffered copies, 2024-2025); host links: NVIDIA GB200 NVL72 datasheet (2024), "
+    "NVLink-C2C 900 GB/s per Grace CPU serving two GPUs, and PCI-SIG PCIe 5.0 (x16, about 50 GB/s achieved)"
+)
+
+
+def _activation_offload_entry(tr: TrainingResult) -> dict[str, Entry]:
+    """How the host-link copies of offloaded activations were costed, when the plan offloads any."""
+    p, options = tr.plan, tr.memory_options
+    if p is None or options is None or not p.activation_offload_layers:
+        return {}
+    per_layer_gib = p.activation_offload_host_gib / p.activation_offload_layers
+    return {
+        "training.step_breakdown_s.activation_offload": _entry(
+            "per micro-batch and direction (to the host in the forward pass, back in the backward): copy = "
+            "offloaded layers x activation bytes per layer / host-link bandwidth; exposed = max((1 - overlap) x "
+            "copy, copy - compute of the other layers); times micro-batches per step",
+            {
+                "layers whose activations are in host memory": p.activation_offload_layers,
+                "activations per layer and micro-batch (GiB)": per_layer_gib,
+                "host memory they fill per GPU (GiB)": p.activation_offload_host_gib,
+                "host memory they may fill per GPU (GiB)": options.activation_offload_host_bytes / 2**30,
+                "host link per GPU and direction (GB/s)": options.host_link_bytes_s / 1e9,
+                "share of the copies the compute can hide at best": options.activation_offload_overlap,
+                "micro-batches per step": p.micro_batches,
+                "exposed copies per step (s)": p.activation_offload_time_s,
+            },
+            _OFFLOAD_SOURCE,
+        )
     }
 
 

@@ -105,6 +105,7 @@ class LayoutCosts:
     offload: np.ndarray | None = None  # OFFLOAD_CODES; None = 0 everywhere
     act_offload: np.ndarray | None = None  # layers whose activations are in host memory (pp = 1); None = 0
     act_offload_time_s: np.ndarray | None = None  # their exposed host-link time per micro-batch, in stage_time_s
+    act_offload_bytes: np.ndarray | None = None  # the activation bytes they keep in host memory per GPU
     cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
@@ -305,7 +306,7 @@ def layout_costs(
         dp_bandwidth_bytes_s=hw.scaleout_bytes_s,
         ep=ep, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
-        act_offload=act_offload, act_offload_time_s=act_offload_s,
+        act_offload=act_offload, act_offload_time_s=act_offload_s, act_offload_bytes=act_offload * per_layer_acts,
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
         dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),

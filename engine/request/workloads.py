@@ -337,6 +337,9 @@ class TrainingSpec(Section):
             raise_problems([(name, f"({n}) needs pp 1: layer-level activation offload has no pipeline schedule", n)])
         if pins is not None and pins.recompute not in (None, "none"):
             raise_problems([(name, f"({n}) needs recompute none (got {pins.recompute}): offload replaces it", n)])
+        if pins is not None and pins.interleave is not None and pins.interleave > 1:
+            message = f"({n}) needs one pipeline stage, so no interleaving (got interleave {pins.interleave})"
+            raise_problems([(name, message, n)])
         return memory
 
     @field_validator("parallelism")

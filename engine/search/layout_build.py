@@ -78,6 +78,8 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     if n == 0:
         return None
     g = _prune_memory(s, g, opt)
+    if len(g["tp"]) == 0:  # every layout keeps more activations in host memory than a GPU may give them
+        return None
     off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
     g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
     return layout_costs(s.work, s.hw, s.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
@@ -88,17 +90,19 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
 def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:
     """Drop layouts whose activations alone (with the fewest micro-batches in flight any step can have, and
     the reserve) exceed HBM: no dp, ZeRO stage or offload can make them fit; and layouts whose offloaded
-    activations exceed the host memory a GPU may give them. Done before the step costs, which
-    are then computed for the layouts kept only. The leanest one is kept so a search where nothing fits can
-    still name the closest miss. The activation floor of the grid (`layout_terms.activation_floor`) depends on
-    no hardware figure, so every system with the same grid shares it (`ACTIVATION_FLOORS`)."""
+    activations exceed the host memory a GPU may give them (never kept, not even as the closest miss). Done
+    before the step costs, which are then computed for the layouts kept only. The leanest one is kept so a
+    search where nothing fits can still name the closest miss. The activation floor of the grid
+    (`layout_terms.activation_floor`) depends on no hardware figure, so every system with the same grid shares
+    it (`ACTIVATION_FLOORS`)."""
     pp = g["pp"].astype(float)
     need_m = np.where(pp > 1, s.min_m_per_stage * pp, 1.0)
     fp8, flash, sp = s.memory.fp8_activations, s.eff.flash_attention, s.eff.sequence_parallel
     key = (s.work, opt, s.min_m_per_stage, fp8, flash, sp)
     acts, host = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(s.work, g, need_m, fp8, flash, sp))
     reserve = s.memory.reserve_bytes if s.memory.reserve_bytes is not None else 0.0
-    keep = (acts + reserve <= s.hw.hbm_bytes) & (host <= s.memory.activation_offload_host_bytes)
-    if not np.any(keep):
-        keep[int(np.argmin(acts))] = True
+    in_host = host <= s.memory.activation_offload_host_bytes
+    keep = (acts + reserve <= s.hw.hbm_bytes) & in_host
+    if not np.any(keep) and np.any(in_host):
+        keep[int(np.argmin(np.where(in_host, acts, np.inf)))] = True
     return g if np.all(keep) else {k: v[keep] for k, v in g.items()}

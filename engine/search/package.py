@@ -78,6 +78,7 @@ def package_plan(
         offload=OFFLOAD_NAMES[int(lay.offload.item(j)) if lay.offload is not None else 0],
         activation_offload_layers=int(lay.act_offload.item(j)) if lay.act_offload is not None else 0,
         activation_offload_time_s=lay.act_offload_time_s.item(j) * m if lay.act_offload_time_s is not None else 0.0,
+        activation_offload_host_gib=lay.act_offload_bytes.item(j) / GIB if lay.act_offload_bytes is not None else 0.0,
         batch_exact=bool(t.batch_exact.item(row)) if t.batch_exact is not None else True,
         global_batch_sequences=d * micro_batch * int(micro_batches),
         fullest_stage=int(mem.fullest_stage.item(mrow)) if mem.fullest_stage is not None else 0,

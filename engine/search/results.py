@@ -99,6 +99,7 @@ class Plan:
     offload_time_s: float = 0.0  # exposed host-link transfers of offloaded state per step
     activation_offload_layers: int = 0  # layers whose activations are kept in host memory (pp = 1)
     activation_offload_time_s: float = 0.0  # their exposed host-link copies per step (inside pipeline_time_s)
+    activation_offload_host_gib: float = 0.0  # the host memory those activations fill per GPU
 
     @property
     def memory_gib(self) -> float:

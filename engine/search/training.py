@@ -164,6 +164,7 @@ def _result(
         global_batch_sequences_requested=search.batch_sequences,
         pinned_micro_batch=spec.parallelism.micro_batch,
         batch_tolerance=search.batch_tolerance,
+        memory_options=search.memory,
     )
 
 

@@ -32,6 +32,11 @@ def explain_failure(
         )
         if any(v is not None for v in (pin.tp, pin.pp, pin.zero_stage, pin.recompute)):
             problems.append("the pinned parallelism rules out leaner layouts; unpin tp/pp/zero_stage/recompute.")
+        if spec.memory.activation_offload_layers is not None:
+            problems.append(
+                "the pinned training.memory.activation_offload_layers rules out recompute and pipelining; leave it "
+                "to the search."
+            )
         if spec.gpus is not None:
             problems.append(
                 f"only layouts whose tp x pp divides {spec.gpus:,} GPUs were tried; more GPUs shard the state further."
@@ -75,6 +80,14 @@ def explain_failure(
         )
     if not problems and pin.dp is not None:
         problems.append(f"pinned dp={pin.dp} gives no layout that fits memory and the batch on {system.id}.")
+    offloaded = spec.memory.activation_offload_layers
+    if not problems and offloaded:
+        problems.append(
+            f"activation offload: no layout on {system.id} keeps the pinned {offloaded} layers' activations within "
+            f"the host memory a GPU may give them (activation_offload_host_gib_per_gpu) while the rest fit "
+            f"{gpu.hbm_gib:g} GiB of HBM; offload fewer layers (training.memory.activation_offload_layers) or leave "
+            f"it to the search."
+        )
     if not problems:
         problems.append(f"no parallel layout satisfies the request on {system.id} (rejected: {rejected}).")
     return problems

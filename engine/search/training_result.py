@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.performance.goodput import Goodput
-from engine.performance.memory import MemoryBreakdown
+from engine.performance.memory import MemoryBreakdown, MemoryOptions
 from engine.performance.whole_run import WholeRun
 from engine.search.layouts import Plan, SearchStats
 from engine.search.results import batch_report
@@ -88,6 +88,7 @@ class TrainingResult:
     # Where the requested global batch comes from, in words for the explain entry (the preset's publication or
     # the request); set by the chain, which knows the preset.
     batch_source: str = "the global batch given in the request (tokens)"
+    memory_options: MemoryOptions | None = None  # the stack's host link and offload figures (for the explain)
 
     @property
     def memory(self) -> MemoryBreakdown | None:
@@ -125,6 +126,7 @@ class TrainingResult:
                 "data_parallel_exposed": p.dp_exposed_time_s,
                 "optimizer": p.optimizer_time_s,
                 "activation_offload": p.activation_offload_time_s,
+                "optimizer_offload": p.offload_time_s,
             },
             "goodput": self.goodput.as_dict() if self.goodput else None,
             **_whole_run_keys(self.whole_run, self.gpus, self.whole_run_note),

@@ -220,6 +220,11 @@ _KEY_LABELS = {
     "days": "days (expected whole run)",
     "days_ideal": "days, steady state",
     "days_steady_state": "days, steady state",
+    # the layout's two offloads: optimizer state vs activations ("offload none" did not say of what)
+    "offload": "optimizer offload",
+    "activation_offload_layers": "layers' activations in host memory",
+    "activation_offload": "activation copies to host (exposed)",
+    "optimizer_offload": "optimizer offload copies (exposed)",
     "tokens_per_s": "throughput",
     "model_tflops_per_gpu": "model FLOP/s achieved",
     "hardware_tflops_per_gpu": "hardware FLOP/s achieved",

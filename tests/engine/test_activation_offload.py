@@ -82,6 +82,7 @@ def _request(memory: dict, parallelism: dict) -> dict:
         ({"activation_offload_layers": 40}, {"pp": 4}, "needs pp 1"),
         ({"activation_offload_layers": 40}, {"recompute": "full"}, "needs recompute none"),
         ({"activation_offload_layers": 126}, {}, "must be below model.layers (126)"),
+        ({"activation_offload_layers": 40}, {"interleave": 2}, "no interleaving"),
         ({"activation_offload_layers": -1}, {}, "must be >= 0"),
         ({"activation_offload_layers": 2.5}, {}, "must be a whole number"),
     ],
@@ -113,8 +114,8 @@ def test_memory_falls_by_one_layers_activations_per_layer_offloaded() -> None:
 def test_the_search_keeps_activations_in_grace_memory_when_that_beats_recompute() -> None:
     """On 128 GB200 GPUs at TP2 and one stage, 405B's 126 layers of activations (216.6 GiB) do not fit a 186 GiB
     GPU; the search may recompute every layer or keep some layers' activations on the Grace CPU. With 63 layers
-    offloaded a micro-batch copies 63 x 1.8455 GB = 116.3 GB each way at 225 GB/s, 0.5167 s each way, half of it
-    exposed at most (0.5167 s in all), well under the third more compute full recompute costs."""
+    offloaded a micro-batch copies 63 x 1.8455 GB = 116.3 GB each way at 225 GB/s, 0.5167 s each way, at least
+    half of it exposed (0.5167 s in all), well under the third more compute full recompute costs."""
     chosen = _training({}, {"pp": 1})
     par = chosen["parallelism"]
     assert par["recompute"] == "none" and par["activation_offload_layers"] > 0
@@ -127,3 +128,17 @@ def test_the_search_keeps_activations_in_grace_memory_when_that_beats_recompute(
     # floor (the unhidden half, each way) binds.
     assert chosen["micro_batches_per_step"] == 1
     assert chosen["step_breakdown_s"]["activation_offload"] == pytest.approx(copy_s, rel=1e-9)
+
+
+def test_a_pinned_offload_beyond_the_host_memory_is_refused_with_the_reason() -> None:
+    """120 of 405B's layers at 1.71875 GiB each would fill 206.25 GiB of host memory per GPU, more than the 192 GiB
+    a GPU may give them: no layout is kept (not even as the closest miss), and the plan says why."""
+    assert 120 * 1.71875 > 192
+    plan = to_json(
+        run_plan(validate_request(_request({"activation_offload_layers": 120}, {"pp": 1}), CATALOG), CATALOG)
+    )
+    assert not plan["feasible"]
+    text = " ".join(plan["problems"])
+    assert "activation offload" in text and "training.memory.activation_offload_layers" in text
+    # 63 layers (108.3 GiB) stay within it and are planned.
+    assert _training({"activation_offload_layers": 63}, {"pp": 1})["parallelism"]["activation_offload_layers"] == 63
