@@ -66,7 +66,7 @@ def _activation_offload_entry(tr: TrainingResult) -> dict[str, Entry]:
                 "layers whose activations are in host memory": p.activation_offload_layers,
                 "activations per layer and micro-batch (GiB)": per_layer_gib,
                 "host memory they fill per GPU (GiB)": p.activation_offload_host_gib,
-                "host memory they may fill per GPU (GiB)": options.activation_offload_host_bytes / 2**30,
+                "host memory they may fill per GPU (GiB)": options.host_offload_bytes / 2**30,
                 "host link per GPU and direction (GB/s)": options.host_link_bytes_s / 1e9,
                 "share of the copies the compute can hide at best": options.activation_offload_overlap,
                 "micro-batches per step": p.micro_batches,

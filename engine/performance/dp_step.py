@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from engine.performance.dp_comm import dp_collectives, dp_exposed_s, dp_ranks_per_system, expert_collectives
-from engine.performance.layout_terms import POS_EXPERTS, interleave_factor, offload_time_s, stage_memory
+from engine.performance.layout_terms import (
+    POS_EXPERTS,
+    host_overflow_bytes,
+    interleave_factor,
+    offload_time_s,
+    stage_memory,
+)
 from engine.performance.roofline import OPTIMIZER_BYTES_PER_PARAM, Efficiency, Hardware
 
 if TYPE_CHECKING:
@@ -353,4 +359,19 @@ def _memory(
         experts_possible=_positions_hold_experts(lay),
     )
     reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
+    if _uses_host(lay):  # what the host cannot take stays on the GPU (`layout_terms.host_overflow_bytes`)
+        params = lay.params_per_gpu.take(idx)
+        host_acts = lay.act_offload_bytes.take(idx) if lay.act_offload_bytes is not None else 0.0
+        total = total + host_overflow_bytes(lay.memory, params, offload, zero, dpc, host_acts)
     return StepMemory(weights, grads, optim, acts, reserve, total + reserve, fullest)
+
+
+def _uses_host(lay: LayoutCosts) -> bool:
+    """Whether any layout keeps optimizer state or activations in host memory (worked out once per layout costs,
+    as `_column_any`)."""
+    flag = lay.derived.get("step_uses_host")
+    if flag is None:
+        acts = lay.act_offload_bytes
+        flag = _column_any(lay, _OFFLOAD) or (acts is not None and bool(acts.any()))
+        lay.derived["step_uses_host"] = flag
+    return flag

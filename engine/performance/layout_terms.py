@@ -32,6 +32,7 @@ __all__ = [
     "POS_INDEX",
     "activation_floor",
     "activation_offload_time_s",
+    "host_overflow_bytes",
     "interleave_factor",
     "kv_replica_terms",
     "layers_on_gpu",
@@ -221,6 +222,17 @@ def offload_time_s(memory: MemoryOptions, offload, updated, m):
     down = 2.0 * np.where(offload == 2, m, 1.0)
     transfer = (down + 2.0) * updated / memory.host_link_bytes_s
     return np.where(offload > 0, transfer * (1.0 - memory.offload_overlap), 0.0)
+
+
+def host_overflow_bytes(memory: MemoryOptions, params, offload, zero, dpc, activation_bytes):
+    """Bytes per GPU the host cannot take: what offloaded optimizer state (12 B per parameter, sharded over the
+    dp x cp ranks from ZeRO-1; with code 2 also the 2 B gradients, sharded from ZeRO-2) and offloaded activations
+    need beyond the host memory a GPU may give them (`memory.host_offload_bytes`). Added to the GPU's memory:
+    what does not fit on the host has to stay in HBM. `params` are the heaviest stage's parameters per GPU
+    (experts counted as if sharded like dense weights, a slight undercount for MoE)."""
+    optimizer = np.where(offload >= 1, OPTIMIZER_BYTES_PER_PARAM * params / np.where(zero >= 1, dpc, 1.0), 0.0)
+    gradients = np.where(offload == 2, GRAD_BYTES_PER_PARAM * params / np.where(zero >= 2, dpc, 1.0), 0.0)
+    return np.maximum(optimizer + gradients + activation_bytes - memory.host_offload_bytes, 0.0)
 
 
 def _state_tables() -> np.ndarray:

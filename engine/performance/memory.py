@@ -62,10 +62,10 @@ class MemoryOptions:
     fp8_activations: bool = False
     host_link_bytes_s: float = 50e9
     offload_overlap: float = 0.5
-    # Activation offload: the share of the host-link transfers the other layers' compute can hide, and the host
-    # memory per GPU the offloaded activations may fill.
+    # Activation offload: the share of the host-link transfers the other layers' compute can hide; and the host
+    # memory per GPU that offloaded activations and optimizer state may fill together.
     activation_offload_overlap: float = 0.5
-    activation_offload_host_bytes: float = 128.0 * 1024**3
+    host_offload_bytes: float = 128.0 * 1024**3
 
 
 def grace_host_link(gpu_id: str, system_id: str) -> bool:
@@ -87,7 +87,7 @@ def memory_options_for(gpu_id: str, system_id: str, hbm_bytes: float, fp8_activa
         host_link_bytes_s=link * 1e9,
         offload_overlap=a["offload_overlap_fraction"],
         activation_offload_overlap=a["activation_offload_overlap_fraction"],
-        activation_offload_host_bytes=a["activation_offload_host_gib_per_gpu"] * GIB,
+        host_offload_bytes=a["activation_offload_host_gib_per_gpu"] * GIB,
     )
 
 

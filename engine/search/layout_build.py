@@ -101,7 +101,7 @@ def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions)
     key = (s.work, opt, s.min_m_per_stage, fp8, flash, sp)
     acts, host = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(s.work, g, need_m, fp8, flash, sp))
     reserve = s.memory.reserve_bytes if s.memory.reserve_bytes is not None else 0.0
-    in_host = host <= s.memory.activation_offload_host_bytes
+    in_host = host <= s.memory.host_offload_bytes
     keep = (acts + reserve <= s.hw.hbm_bytes) & in_host
     if not np.any(keep) and np.any(in_host):
         keep[int(np.argmin(np.where(in_host, acts, np.inf)))] = True

@@ -28,7 +28,7 @@ def explain_failure(
         problems.append(
             f"memory: the model does not fit {gpu.name} ({gpu.hbm_gib:g} GiB HBM): the leanest layout tried "
             f"(tp={tp}, pp={pp}) needs {miss.min_memory_gib:.1f} GiB per GPU for weights, gradients, optimizer state, "
-            f"activations and reserve."
+            f"activations and reserve (with any offloaded state the host memory cannot hold)."
         )
         if any(v is not None for v in (pin.tp, pin.pp, pin.zero_stage, pin.recompute)):
             problems.append("the pinned parallelism rules out leaner layouts; unpin tp/pp/zero_stage/recompute.")

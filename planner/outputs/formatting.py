@@ -111,6 +111,7 @@ _TITLES = {
     "costs.comparison.obtainable.serving_on_spot": "Rule: no spot for production serving",
     "costs.comparison.obtainable.anomalous_price": "Rule: no implausibly cheap spot price",
     "selection.system": "Which system was chosen",
+    "training.step_breakdown_s.activation_offload": "Activation copies to host memory, per step",
     "cooling.method": "Cooling method",
 }
 _WORDISH = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")
