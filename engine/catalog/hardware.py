@@ -17,6 +17,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from engine.catalog.host import host_fields
+
 __all__ = ["CATALOG_SERIES", "Catalog", "Gpu", "ModelPreset", "System", "default_catalog_dir", "load_catalog"]
 
 # Human-readable prefix of the catalog version; the hash suffix is what identifies the exact content.
@@ -71,6 +73,13 @@ class System:
     source: str
     as_of: str
     node_mtbf_hours: float  # per system; see mtbf_source (required: no unsourced fallback)
+    # Host (CPU) side, for offloaded optimizer state and activations; required, parsed by engine.catalog.host.
+    host_memory_gib: float  # CPU memory of the whole system as shipped by default
+    host_link_gbyte_s_per_gpu: float  # per GPU and direction with every GPU transferring at once
+    host_link_derivation: str  # the link figure worked out in words (generation, achieved rate, GPUs sharing)
+    host_source: str
+    host_as_of: str
+    host_confidence: str
     mtbf_source: str = ""
     network: str = "infiniband"  # scale-out fabric kind: infiniband, roce or efa (collective efficiency differs)
     cloud_instance_type: str | None = None  # set for a cloud instance planned as a system (e.g. p5.48xlarge)
@@ -82,6 +91,11 @@ class System:
     def rented(self) -> bool:
         """A cloud instance type planned as a system: nothing to rack, cable or power on site."""
         return self.cloud_instance_type is not None
+
+    @property
+    def host_memory_gib_per_gpu(self) -> float:
+        """Host memory each GPU can count on when all of them offload at once: the system's share, GiB."""
+        return self.host_memory_gib / self.gpus_per_system
 
     @property
     def scaleout_gbyte_s_per_gpu(self) -> float:
@@ -185,6 +199,7 @@ def _system(rec: dict[str, Any]) -> System:
         source=rec["source"],
         as_of=rec["as_of"],
         node_mtbf_hours=float(rec["node_mtbf_hours"]),
+        **host_fields(rec),
         mtbf_source=rec.get("mtbf_source", ""),
         network=rec.get("network", "infiniband"),
         cloud_instance_type=rec.get("cloud_instance_type"),
