@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.workload.model import Workload
+
+if TYPE_CHECKING:
+    from engine.catalog.hardware import System
 
 __all__ = [
     "GIB",
@@ -28,7 +32,6 @@ __all__ = [
     "cheap_recompute_bytes",
     "expert_params_per_gpu",
     "fp8_activation_savings",
-    "grace_host_link",
     "memory_options_for",
     "params_per_gpu",
     "state_bytes",
@@ -55,7 +58,7 @@ class MemoryOptions:
     `reserve_bytes` is what the framework holds outside the model state and activations (CUDA context and NCCL
     buffers as a fixed amount, allocator fragmentation as a share of HBM); None keeps the older
     `Efficiency.reserve_fraction` x HBM (callers that build layouts without assumptions). The host link carries
-    offloaded state: PCIe for x86 hosts, NVLink-C2C for Grace superchips (`grace_host_link`).
+    offloaded state and activations: PCIe for x86 hosts, NVLink-C2C for Grace superchips (`memory_options_for`).
     """
 
     reserve_bytes: float | None = None
@@ -68,26 +71,19 @@ class MemoryOptions:
     host_offload_bytes: float = 128.0 * 1024**3
 
 
-def grace_host_link(gpu_id: str, system_id: str) -> bool:
-    """Whether the GPU sits on a Grace superchip (NVLink-C2C to host memory) rather than behind PCIe.
-
-    The catalog names Grace-paired GPUs by their superchip (`*-gb200`, `*-gb300`) and their systems `gb*`
-    (GB200 / GB300 NVL72); every other system (DGX/HGX, cloud instances built on them) has x86 hosts on PCIe.
-    """
-    return gpu_id.rsplit("-", 1)[-1].startswith("gb") or system_id.startswith("gb")
-
-
-def memory_options_for(gpu_id: str, system_id: str, hbm_bytes: float, fp8_activations: bool, a) -> MemoryOptions:
-    """Resolve the reserve, host link and offload overlap from the assumptions (`a`: the Assumptions registry)."""
-    link = a["host_link_gbyte_s_grace"] if grace_host_link(gpu_id, system_id) else a["host_link_gbyte_s_pcie"]
+def memory_options_for(system: System, hbm_bytes: float, fp8_activations: bool, a) -> MemoryOptions:
+    """Resolve the reserve, the host link and the host memory offload may fill from the system's catalog record
+    and the assumptions (`a`: the Assumptions registry). The host link is what one GPU gets per direction with
+    every GPU of the system transferring at once (the catalog's `host` record: PCIe shared by the GPUs on one
+    uplink, or NVLink-C2C shared by a Grace CPU's two GPUs)."""
     reserve = a["training_memory_reserve_gib"] * GIB + a["training_memory_fragmentation_fraction"] * hbm_bytes
     return MemoryOptions(
         reserve_bytes=reserve,
         fp8_activations=fp8_activations,
-        host_link_bytes_s=link * 1e9,
+        host_link_bytes_s=system.host_link_gbyte_s_per_gpu * 1e9,
         offload_overlap=a["offload_overlap_fraction"],
         activation_offload_overlap=a["activation_offload_overlap_fraction"],
-        host_offload_bytes=a["activation_offload_host_gib_per_gpu"] * GIB,
+        host_offload_bytes=a["host_memory_offload_share"] * system.host_memory_gib_per_gpu * GIB,
     )
 
 

@@ -84,7 +84,7 @@ class TrainingSearch:
         self.work, self.spec, self.system, self.gpu = work, spec, system, gpu
         self.hw: Hardware = hardware_for(gpu, system, spec.precision)
         self.eff: Efficiency = efficiency_for(gpu, spec.precision, a, system.network)
-        self.memory = memory_options_for(gpu.id, system.id, self.hw.hbm_bytes, spec.memory.fp8_activations, a)
+        self.memory = memory_options_for(system, self.hw.hbm_bytes, spec.memory.fp8_activations, a)
         self.batch_sequences = max(1, spec.global_batch_tokens // work.shape.seq_len)
         self.min_m_per_stage = a["min_microbatches_per_stage"]
         self.batch_tolerance = a["global_batch_tolerance"]

@@ -131,9 +131,10 @@ def test_the_search_keeps_activations_in_grace_memory_when_that_beats_recompute(
 
 
 def test_a_pinned_offload_beyond_the_host_memory_is_refused_with_the_reason() -> None:
-    """120 of 405B's layers at 1.71875 GiB each would fill 206.25 GiB of host memory per GPU, more than the 192 GiB
-    a GPU may give them: no layout is kept (not even as the closest miss), and the plan says why."""
-    assert 120 * 1.71875 > 192
+    """120 of 405B's layers at 1.71875 GiB each would fill 206.25 GiB of host memory per GPU, more than the 167.6
+    GiB a GB200 GPU may give them (three quarters of 36 x 480 GB of LPDDR5X over 72 GPUs): no layout is kept (not
+    even as the closest miss), and the plan says why."""
+    assert 120 * 1.71875 > 0.75 * 36 * 480e9 / 72 / GIB > 63 * 1.71875
     plan = to_json(
         run_plan(validate_request(_request({"activation_offload_layers": 120}, {"pp": 1}), CATALOG), CATALOG)
     )

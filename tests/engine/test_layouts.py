@@ -9,7 +9,7 @@ import pytest
 
 from engine.assumptions.registry import Assumptions
 from engine.performance.layout_terms import kv_replica_terms, ring_attention_time
-from engine.performance.memory import GIB, grace_host_link
+from engine.performance.memory import GIB
 from engine.performance.stages import stage_layer_counts, stage_split
 from engine.performance.step_time import efficiency_for, hardware_for, layout_costs, step_costs
 from engine.search.layouts import TrainingSearch
@@ -226,5 +226,13 @@ def test_reserve_is_a_fixed_amount_plus_fragmentation(setup, catalog):
     system = catalog.systems["dgx-h100"]
     from engine.performance.memory import memory_options_for
 
-    assert memory_options_for("h100-sxm", system.id, hw.hbm_bytes, False, a).reserve_bytes == search_reserve
-    assert grace_host_link("b200-gb200", "gb200-nvl72") and not grace_host_link("h100-sxm", "dgx-h100")
+    options = memory_options_for(system, hw.hbm_bytes, False, a)
+    assert options.reserve_bytes == search_reserve
+    # DGX H100: 2 TB of host memory over 8 GPUs = 232.83 GiB each, three quarters of it for offload (174.62 GiB);
+    # PCIe Gen5 x16 (about 50 GB/s) shared by two GPUs per uplink: 25 GB/s each.
+    assert options.host_offload_bytes == pytest.approx(0.75 * 2e12 / 8, rel=1e-4)  # the catalog's GiB to 0.1
+    assert options.host_link_bytes_s == pytest.approx(25e9)
+    grace = memory_options_for(catalog.systems["gb200-nvl72"], hw.hbm_bytes, False, a)
+    # GB200 NVL72: 36 x 480 GB over 72 GPUs; NVLink-C2C 450 GB/s per direction shared by a Grace's two GPUs.
+    assert grace.host_offload_bytes == pytest.approx(0.75 * 36 * 480e9 / 72, rel=1e-4)
+    assert grace.host_link_bytes_s == pytest.approx(225e9)

@@ -167,6 +167,14 @@ moved: the 70B auto plan keeps 1,080 GB200 NVL72 GPUs but shards over 512 ranks 
 (84.5 -> 84.2 days); GPT-3 auto (30-day deadline) now fits on 128 H100 at TP1 FSDP, 29.8 days (was 144 GPUs, TP2
 PP3, 27.9 days) with the same systems; every other training plan's days move between -1.8 % and +0.4 %; no system,
 GPU count or capex changed.
+Re-captured after the review of activation offload, with each system's host memory and host link from the catalog
+(`host` records: PCIe shared by the GPUs on one uplink, Gen3 on p4d/p4de, Gen4 on A100 and p5, Gen5 elsewhere;
+NVLink-C2C shared by a Grace's two GPUs) and offloaded optimizer state and activations sharing three quarters of a
+GPU's host memory: the A100 frontier points that had offloaded activations over a 50 GB/s link (405B auto at 8,192
+A100 80GB, 70B auto at 7,680 and 15,360 A100 40GB, GPT-3 auto at 1,536 A100 40GB) no longer do (12.5 GB/s each with
+all GPUs copying); the 405B auto plan's 16,416-GPU GB200 frontier point keeps 63 layers' activations in Grace memory
+at TP4; the step breakdown gains the optimizer-offload copies; the infeasible 405B-on-8-GPUs plan's closest miss
+counts the optimizer state its host memory cannot hold (106.9 -> 576.4 GiB per GPU). No chosen plan moved.
 """
 
 from __future__ import annotations
