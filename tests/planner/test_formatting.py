@@ -108,18 +108,18 @@ def test_summary_band_of_a_stored_plan():
     # 15 GB200 NVL72 racks of 72 GPUs = 1,080, of which the job's layout uses 1,024
     assert figures["GPUs"].value == "1,080"
     assert figures["GPUs"].note == "15 x NVIDIA GB200 NVL72 rack; the job uses 1,024"
-    # p10 67.34, p50 84.50, p90 106.04 days as the stored whole run says
-    assert figures["Time to train"].value == "84.5"
-    assert figures["Time to train"].range == "67.3 - 106.0 days (p10 - p90)"
+    # p10 67.60, p50 84.19, p90 104.84 days as the stored whole run says
+    assert figures["Time to train"].value == "84.2"
+    assert figures["Time to train"].range == "67.6 - 104.8 days (p10 - p90)"
     # facility 2,480.126 kW -> 2.48 MW; IT 2,066.772 kW -> 2.07 MW; 2,480.126 / 2,066.772 = PUE 1.2 (liquid)
     assert (figures["Facility power"].value, figures["Facility power"].unit) == ("2.48", "MW")
     assert figures["Facility power"].note == "IT 2.07 MW x PUE 1.2"
     # every rack drawn: 15 compute + 11 network + 1 management = 27
     assert figures["Racks"].value == "27"
     assert figures["Cheapest obtainable option"].value == "$66.4M"
-    # The expected run (84.5 days) meets the 90-day deadline but its p90 (106.0 days) does not: a deadline risk.
+    # The expected run (84.2 days) meets the 90-day deadline but its p90 (104.8 days) does not: a deadline risk.
     (risk,) = [r for r in band.risks if r.startswith("Deadline risk")]
-    assert "84.5 days, p50" in risk and "106.0 days" in risk
+    assert "84.2 days, p50" in risk and "104.8 days" in risk
 
 
 def test_rear_door_cooling_and_units_in_labels_read_as_words():
@@ -188,7 +188,7 @@ def test_compare_figures_by_unit():
     from planner.outputs.formatting import figure_text
 
     view = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
-    assert figure_text(view.value("training.days_range"), "days") == "67.3 - 106.0"
+    assert figure_text(view.value("training.days_range"), "days") == "67.6 - 104.8"
     assert figure_text(view.value("costs.onprem.capex_usd"), "USD") == "$107M"
     assert figure_text(view.value("power.facility_kw"), "kW") == "2.48 MW"
     assert figure_text(view.value("cluster.system"), "") == "NVIDIA GB200 NVL72 rack"
@@ -244,13 +244,13 @@ def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
 
 def test_a_breakdown_gives_each_value_its_unit():
     """The step and memory breakdowns ended in one lone unit after the last pair ("optimizer 0.000301    s"); each
-    value carries it now ("pipeline 1.52 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
+    value carries it now ("pipeline 1.53 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
     from planner.outputs.page_html import page_html
 
     lead = page_html(1, plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())), {}, {}, "")["lead"]
     block = lead[lead.index('id="stage-training"') :]
-    assert '<span class="pair">pipeline <b>1.52</b> <span class="unit">s</span></span>' in block
-    assert '<span class="pair">weights <b>3.32</b> <span class="unit">GiB</span></span>' in block
+    assert '<span class="pair">pipeline <b>1.53</b> <span class="unit">s</span></span>' in block
+    assert '<span class="pair">weights <b>1.72</b> <span class="unit">GiB</span></span>' in block
     assert '</span> <span class="unit">s</span></td>' not in block
 
 
