@@ -273,12 +273,13 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
             "fp8",
             {"tp": 1, "pp": 16, "ep": 64, "cp": 1},
             moe_dispatch_overlap=0.95,
+            moe_permute_in_dispatch=1,
         ),
         2_664_000,
         "gpu_hours",
         False,
-        "2,048 H800, FP8, PP16 EP64 ZeRO-1, DualPipe (all-to-all overlap 0.95, its kernels on 20 of 132 SMs, per "
-        "the report); pre-training only "
+        "2,048 H800, FP8, PP16 EP64 ZeRO-1, DualPipe (all-to-all overlap 0.95, its kernels on 20 of 132 SMs and "
+        "placing tokens for the experts themselves, per the report); pre-training only "
         "(2.664M of the 2.788M H800 GPU-hours); published batch schedule",
     ),
     WholeRunRow(

@@ -20,7 +20,12 @@ import numpy as np
 from engine.performance.roofline import Efficiency, Hardware, expert_alltoall_bytes, gemm_time
 from engine.workload.model import Workload
 
-__all__ = ["attention_gemms", "dense_ffn_gemms", "expert_alltoall_time", "moe_ffn_gemms"]
+__all__ = ["attention_gemms", "dense_ffn_gemms", "expert_alltoall_time", "moe_ffn_gemms", "moe_permute_time"]
+
+# HBM bytes per token and hidden element one MoE layer's forward moves to regroup its routed tokens, in units of
+# 2-byte elements: the permute reads each token once per routed expert and writes that copy (2 x active), the
+# unpermute reads the active copies back and writes their weighted sum (active + 1): 3 x active + 1.
+PERMUTE_COPIES_PER_ACTIVE = 3.0
 
 
 def attention_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp):
@@ -64,6 +69,22 @@ def moe_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep)
     routed = local_experts * per_expert * eff.moe_load_imbalance
     shared = dense_ffn_gemms(work, hw, eff, tokens, tp, work.shared_experts * width) if work.shared_experts else 0.0
     return routed + shared
+
+
+def moe_permute_time(work: Workload, hw: Hardware, eff: Efficiency, tokens):
+    """Forward time of one MoE layer's token permutation, HBM bound: before the experts run (and before the
+    dispatch) each token is copied once per routed expert into per-expert contiguous buffers; after them (and the
+    combine) the copies are read back and summed with their routing weights (Megatron-Core's `permute` /
+    `unpermute`, fused in Transformer Engine; DeepSpeed-MoE and GShard do the same with capacity buffers). It runs
+    in 16-bit whatever the GEMMs' precision, so an FP8 recipe speeds the expert GEMMs but not this; the backward
+    moves the gradients the same way once. `tokens` are the GPU's tokens of the micro-batch (1/tp of them with
+    sequence parallelism). None where the dispatch kernels place the tokens themselves
+    (`Efficiency.moe_permute_in_dispatch`: their cost is the SMs they hold, `moe_dispatch_sm_fraction`)."""
+    if eff.moe_permute_in_dispatch:
+        return np.zeros_like(np.asarray(tokens, dtype=float))
+    h, active = float(work.shape.hidden), float(work.active_experts)
+    moved = tokens * h * 2.0 * (PERMUTE_COPIES_PER_ACTIVE * active + 1.0)
+    return moved / (hw.hbm_bytes_s * eff.hbm) + 2.0 * eff.kernel_overhead_s
 
 
 def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep):

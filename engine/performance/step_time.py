@@ -39,7 +39,13 @@ from engine.performance.layout_terms import (
     ring_attention_time,
 )
 from engine.performance.memory import MemoryOptions
-from engine.performance.moe_terms import attention_gemms, dense_ffn_gemms, expert_alltoall_time, moe_ffn_gemms
+from engine.performance.moe_terms import (
+    attention_gemms,
+    dense_ffn_gemms,
+    expert_alltoall_time,
+    moe_ffn_gemms,
+    moe_permute_time,
+)
 from engine.performance.roofline import (
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
@@ -126,6 +132,7 @@ class _LayerForward(NamedTuple):
     elementwise: np.ndarray
     tp_comm: np.ndarray
     ep_comm: np.ndarray
+    moe_permute: np.ndarray  # routed tokens gathered per expert and scattered back (as long in the backward)
 
 
 def _layer_forward(
@@ -192,11 +199,13 @@ def _layer_forward(
     # sequence parallelism each TP rank dispatches only its 1/tp share of the tokens; the exposed share is set by
     # moe_dispatch_overlap (Megatron-Core's all-to-all dispatcher runs them on the critical path). ---
     if s.moe is not None:
-        ep_f = 2.0 * work.moe_layers / s.layers * expert_alltoall_time(work, hw, eff, tokens / sp, tp, ep)
+        moe_share = work.moe_layers / s.layers
+        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, tokens / sp, tp, ep)
+        permute_f = moe_share * moe_permute_time(work, hw, eff, tokens / sp)
     else:
-        ep_f = np.zeros_like(tp)
+        ep_f = permute_f = np.zeros_like(tp)
 
-    return _LayerForward(gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f)
+    return _LayerForward(gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f)
 
 
 def _layer_terms(
@@ -217,14 +226,14 @@ def _layer_terms(
     h, vocab = float(s.hidden), float(s.vocab)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
-    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep)
+    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep)
     kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
     cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
     per_layer_acts, act_none, replay_bytes = position_activations(
         work, eff.flash_attention, tokens, tp, sp, rc, fp8_activations, kv_acts
     )
-    fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f
-    bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b
+    fwd = gemm_f + kv_f + attn_f + ew_f + comm_f + ep_f + cp_f + permute_f
+    bwd = 2.0 * (gemm_f + kv_f) + attn_b + 2.0 * ew_f + comm_f + ep_f + cp_b + permute_f
     # Full recompute replays the forward (with its collectives); selective replays the attention core (which
     # fused attention already does inside its backward) and, with fused attention, the norms and activation.
     cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)

@@ -243,3 +243,21 @@ def test_ep_must_be_a_positive_integer(catalog):
     for bad in (0, 2.5, "8"):
         body = _mixtral(ep=bad)
         assert "training.parallelism.ep" in _errors(catalog, body)
+
+
+def test_token_permutation_moves_each_routed_copy_through_hbm_by_hand(catalog, shape_of):
+    """DeepSeek-V3 (hidden 7,168, 8 routed experts a token), 4,096 tokens on an H100: the permute reads each token
+    once per routed expert and writes the copy (2 x 8), the unpermute reads the 8 copies and writes their sum
+    (8 + 1): 25 x 4,096 x 7,168 x 2 B = 1.468 GB at 3.35 TB/s x 0.8, plus two kernel launches of 4 us. A stack
+    whose dispatch kernels place the tokens themselves (DeepSeek-V3's) has no such pass."""
+    from engine.performance.moe_terms import moe_permute_time
+
+    work = analyse_model(shape_of("deepseek-v3"))
+    system = catalog.systems["dgx-h100"]
+    gpu = catalog.gpu_of(system)
+    hw = hardware_for(gpu, system, "fp8")
+    eff = efficiency_for(gpu, "fp8", Assumptions())
+    expected = 25 * 4096 * 7168 * 2 / (3.35e12 * 0.8) + 2 * 4e-6
+    assert float(moe_permute_time(work, hw, eff, 4096.0)) == pytest.approx(expected, rel=1e-9)
+    fused = efficiency_for(gpu, "fp8", Assumptions(overrides={"moe_permute_in_dispatch": 1}))
+    assert float(moe_permute_time(work, hw, fused, 4096.0)) == 0.0
