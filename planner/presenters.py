@@ -62,7 +62,9 @@ def report_context(plan: Any) -> dict[str, Any]:
     return {
         "plan": plan,
         "view": view,
-        "headlines": view.headlines,
+        # The layout reads as a sentence: it has its own row below the two-column grid of figures.
+        "headlines": [f for f in view.headlines if f.path != "training.parallelism"],
+        "layout": next((f.value for f in view.headlines if f.path == "training.parallelism"), None),
         "bom": view.bom,
         "diagrams": _print_diagrams(view),
     }

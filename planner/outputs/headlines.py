@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["HEADLINES", "PERCENT_PATHS", "shown"]
+__all__ = ["HEADLINES", "PERCENT_PATHS", "layout_text", "shown"]
 
 # (label, attribute path in the typed plan, unit): the figures a plan leads with, in the page, the compare table and
 # the PDF. The path is also the figure's key in `explain` and its element id on the page.
 HEADLINES: list[tuple[str, str, str]] = [
     ("System", "cluster.system", ""),
     ("GPUs", "cluster.gpus", "GPUs"),
+    ("Parallel layout", "training.parallelism", ""),
     ("Time to train (expected whole run, p50)", "training.days", "days"),
     ("Whole-run range (p10 - p90)", "training.days_range", "days"),
     ("GPU-hours (whole run, p50)", "training.gpu_hours", "GPU-hours"),
@@ -42,5 +43,28 @@ PERCENT_PATHS = {"training.mfu"}
 
 
 def shown(path: str, value: Any) -> Any:
-    """A stored fraction as the percentage a reader expects (MFU 0.41 -> 41); any other value unchanged."""
+    """A stored fraction as the percentage a reader expects (MFU 0.41 -> 41); the training layout in words; any
+    other value unchanged."""
+    if path == "training.parallelism" and value is not None:
+        return layout_text(value)
     return value * 100 if path in PERCENT_PATHS and isinstance(value, int | float) else value
+
+
+def layout_text(p: Any) -> str:
+    """A training layout as practitioners write it: "TP 2 · PP 1 · DP 64 · micro-batch 1 · ZeRO-3 · no recompute ·
+    63 layers' activations in host memory" (degrees of 1 beyond TP, PP and DP left out; uneven pipeline stages
+    named by their end stages)."""
+    parts = [f"TP {p.tp}", f"PP {p.pp}", f"DP {p.dp}"]
+    parts += [f"{name} {degree}" for name, degree in (("CP", p.cp), ("EP", p.ep)) if degree > 1]
+    if p.interleave > 1:
+        parts.append(f"{p.interleave} virtual stages")
+    layers = tuple(p.stage_layers)
+    if len(layers) > 1 and len(set(layers)) > 1:
+        parts.append(f"stages of {min(layers)}-{max(layers)} layers (first {layers[0]}, last {layers[-1]})")
+    parts += [f"micro-batch {p.micro_batch}", f"ZeRO-{p.zero_stage}"]
+    parts.append("no recompute" if p.recompute == "none" else f"{p.recompute} recompute")
+    if p.offload != "none":
+        parts.append("optimizer state in host memory" + (" with gradients" if p.offload != "optimizer" else ""))
+    if p.activation_offload_layers:
+        parts.append(f"{p.activation_offload_layers} layers' activations in host memory")
+    return " · ".join(parts)

@@ -275,3 +275,29 @@ def test_the_report_lists_the_options_in_reach_and_only_the_nearest_out_of_reach
     systems = systems[: systems.index("</table>")]
     assert systems.count("<tr") == 1 + 9 and "<b>NVIDIA GB200 NVL72 rack</b>" in systems
     assert "MFU" not in systems and "Build + energy (USD)" in systems
+
+
+def test_the_parallel_layout_reads_as_practitioners_write_it():
+    """The stored layouts of two golden plans, written out by hand: degrees of 1 beyond TP, PP and DP left out,
+    interleaving as virtual stages, even stages not named; and a layout with uneven stages and both offloads."""
+    from engine.result.sizing import Parallelism
+    from planner.outputs.headlines import layout_text
+
+    auto = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
+    assert auto.value("training.parallelism") == "TP 2 · PP 1 · DP 512 · micro-batch 1 · ZeRO-3 · no recompute"
+    big = plan_view(json.loads((GOLDEN / "train-16k-gpus.json").read_text()))
+    assert big.value("training.parallelism") == (
+        "TP 8 · PP 16 · DP 32 · CP 4 · 4 virtual stages · micro-batch 1 · ZeRO-1 · no recompute"
+    )
+    figures = {fig.label: fig for fig in auto.headlines}
+    assert figures["Parallel layout"].value.startswith("TP 2 · PP 1")
+    assert figures["Parallel layout"].explain is not None  # its derivation: the search over layouts
+    uneven = Parallelism(tp=8, pp=16, dp=128, micro_batch=1, recompute="selective", interleave=1, zero_stage=1, ep=1,
+                         stage_layers=(7, *[8] * 14, 7), offload="optimizer", activation_offload_layers=0)  # fmt: skip
+    assert layout_text(uneven) == (
+        "TP 8 · PP 16 · DP 128 · stages of 7-8 layers (first 7, last 7) · micro-batch 1 · ZeRO-1 · selective "
+        "recompute · optimizer state in host memory"
+    )
+    grace = Parallelism(tp=2, pp=1, dp=64, micro_batch=1, recompute="none", interleave=1, zero_stage=3, ep=1,
+                        stage_layers=(126,), activation_offload_layers=63)  # fmt: skip
+    assert layout_text(grace).endswith("ZeRO-3 · no recompute · 63 layers' activations in host memory")

@@ -39,3 +39,19 @@ def test_report_prints_the_carbon_table(priced_training_plan):
     # tonnes = MWh x 1,000 kWh/MWh x g/kWh / 1,000,000 g/t, on the printed (rounded) figures
     assert tonnes == pytest.approx(energy_mwh * grid_g_per_kwh / 1000.0, rel=0.02)
     assert section.count("<tr><td>Cloud ") == len(carbon["cloud"])
+
+
+def test_report_writes_the_parallel_layout_in_words_below_the_figures(priced_training_plan):
+    """The layout reads as a sentence on its own row (built from the stored layout's degrees), not as the grid's
+    narrow value column nor as raw field names."""
+    from django.template.loader import render_to_string
+
+    from planner.presenters import report_context
+
+    par = priced_training_plan.result["training"]["parallelism"]
+    html = render_to_string("planner/report.html", report_context(priced_training_plan))
+    row = re.search(r"<tr><th>Parallel layout</th><td>(.*?)</td></tr>", html).group(1)
+    assert row.startswith(f"TP {par['tp']} · PP {par['pp']} · DP {par['dp']}")
+    assert f"ZeRO-{par['zero_stage']}" in row and "stage layers" not in html
+    grid = html[html.index('<table class="figures">') :]
+    assert "<td>Parallel layout</td>" not in grid[: grid.index("</table>")]  # not in the two-column grid
