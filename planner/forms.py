@@ -57,6 +57,7 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("training.parallelism.ep", "Pin expert parallel (MoE)", None),
     ("training.parallelism.recompute", "Pin recompute", None),
     ("training.parallelism.zero_stage", "Pin ZeRO stage", None),
+    ("training.memory.activation_offload_layers", "Pin layers with activations in host memory", None),
     ("inference.parallelism.tp", "Pin replica tensor parallel", None),
     ("inference.parallelism.pp", "Pin replica pipeline parallel", None),
     ("hardware.fabric", "Compute fabric", None),

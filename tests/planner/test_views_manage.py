@@ -209,3 +209,26 @@ def test_advanced_field_errors_land_on_their_fields(alice_client):
     }
     errors = alice_client.post(reverse("planner:plan_create"), form).context["form"].errors
     assert "hardware.rack_kw" in " ".join(errors["hardware_rack_kw"]) and "site.pue" in " ".join(errors["site_pue"])
+
+
+def test_the_activation_offload_pin_is_a_form_field_with_its_own_error(alice_client):
+    """Pinning activations in host memory with a pipeline pinned is refused on that field (Megatron-Core's
+    layer-level offload has no pipeline schedule), and a valid pin reaches the nested request."""
+    form = {
+        "workload": "training",
+        "model_preset": "llama-3-8b",
+        "hardware_system": "dgx-h100",
+        "training_tokens": "1e12",
+        "training_gpus": "64",
+        "training_precision": "bf16",
+        "inference_precision": "bf16",
+        "training_pp": "2",
+        "training_memory_activation_offload_layers": "8",
+    }
+    errors = alice_client.post(reverse("planner:plan_create"), form).context["form"].errors
+    assert "needs pp 1" in " ".join(errors["training_memory_activation_offload_layers"])
+    from planner.forms import PlanForm
+
+    valid = PlanForm(data={**form, "training_pp": ""})
+    assert valid.is_valid(), valid.errors
+    assert valid.request_data["training"]["memory"] == {"activation_offload_layers": 8}
