@@ -161,15 +161,21 @@ def test_bom_total_is_absent_when_a_line_is_unpriced():
     assert unextended.total_usd is None and unextended.groups[0].subtotal_usd is None
 
 
+# The fields every training form below fills in, as a person would on the new-plan page.
+_TRAINING_FORM = {
+    "workload": "training",
+    "model_preset": "llama-3-8b",
+    "hardware_system": "dgx-h100",
+    "training_tokens": "1e12",
+    "training_gpus": "64",
+    "training_precision": "bf16",
+    "inference_precision": "bf16",
+}
+
+
 def test_advanced_fields_build_the_nested_request(alice_client, django_capture_on_commit_callbacks):
     form = {
-        "workload": "training",
-        "model_preset": "llama-3-8b",
-        "hardware_system": "dgx-h100",
-        "training_tokens": "1e12",
-        "training_gpus": "64",
-        "training_precision": "bf16",
-        "inference_precision": "bf16",
+        **_TRAINING_FORM,
         "training_tp": "2",
         "training_cp": "2",
         "training_recompute": "selective",
@@ -197,13 +203,7 @@ def test_advanced_fields_build_the_nested_request(alice_client, django_capture_o
 
 def test_advanced_field_errors_land_on_their_fields(alice_client):
     form = {
-        "workload": "training",
-        "model_preset": "llama-3-8b",
-        "hardware_system": "dgx-h100",
-        "training_tokens": "1e12",
-        "training_gpus": "64",
-        "training_precision": "bf16",
-        "inference_precision": "bf16",
+        **_TRAINING_FORM,
         "hardware_rack_kw": "-3",
         "site_pue": "0.5",
     }
@@ -215,13 +215,7 @@ def test_the_activation_offload_pin_is_a_form_field_with_its_own_error(alice_cli
     """Pinning activations in host memory with a pipeline pinned is refused on that field (Megatron-Core's
     layer-level offload has no pipeline schedule), and a valid pin reaches the nested request."""
     form = {
-        "workload": "training",
-        "model_preset": "llama-3-8b",
-        "hardware_system": "dgx-h100",
-        "training_tokens": "1e12",
-        "training_gpus": "64",
-        "training_precision": "bf16",
-        "inference_precision": "bf16",
+        **_TRAINING_FORM,
         "training_pp": "2",
         "training_memory_activation_offload_layers": "8",
     }
