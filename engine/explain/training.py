@@ -66,7 +66,9 @@ def _activation_offload_entry(tr: TrainingResult) -> dict[str, Entry]:
                 "layers whose activations are in host memory": p.activation_offload_layers,
                 "activations per layer and micro-batch (GiB)": per_layer_gib,
                 "host memory they fill per GPU (GiB)": p.activation_offload_host_gib,
-                "host memory they may fill per GPU (GiB)": options.host_offload_bytes / 2**30,
+                "host memory they may fill per GPU, with any offloaded optimizer state (GiB)": (
+                    options.host_offload_bytes / 2**30
+                ),
                 "host link per GPU and direction (GB/s)": options.host_link_bytes_s / 1e9,
                 "share of the copies the compute can hide at best": options.activation_offload_overlap,
                 "micro-batches per step": p.micro_batches,
@@ -98,13 +100,15 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
             f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
             "bubble) + exposed data-parallel collectives (on NVLink when the job fits a system; across systems "
             "a ring crosses on the NIC of every rank a system holds, or at NVLink's pace where that is slower; "
-            "each collective, a layer's worth at a time, also waits a start-up latency plus one hop per ring step, "
-            "3.4 us on NVLink and 14 us across the network, as NCCL's tuning model has it) + "
+            "each collective, a layer's (with pipelining a virtual stage's) worth at a time, also waits a start-up "
+            "latency plus one hop latency per ring step, longer for a step across systems than on NVLink, as "
+            "NCCL's tuning model has it) + "
             "optimizer step; stage_time = "
             "layers/pp x per-layer roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, "
             "HBM-bound element-wise ops, TP collectives on NVLink, MoE expert all-to-alls (4 per layer, each "
             "tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else "
-            "the scale-out NICs; the share hidden behind compute still costs the SMs its kernels hold), "
+            "the scale-out NICs; the share hidden behind compute still costs the SMs its kernels hold; routed tokens "
+            "permuted into the experts' buffers and back through HBM), "
             "recompute) + LM head on the last stage + (activations in host memory, pp 1) the host-link copies the "
             "other layers' compute cannot hide: max((1 - overlap) x copy, copy - compute) each way, copy = "
             "offloaded layers x activation bytes per layer / host-link bandwidth",
@@ -274,7 +278,9 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "expert params / ep per GPU, sharded over dp / ep) + "
             "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
             "+ working set + reserve_fraction x HBM; with activations in host memory (pp 1), the layers on the GPU "
-            "are layers - offloaded + 1 (one offloaded layer is in transit at a time)",
+            "are layers - offloaded + 1 (one offloaded layer is in transit at a time); offloaded optimizer state "
+            "(12 B + a 2 B gradient per parameter updated) and activations beyond the share of the system's host "
+            "memory per GPU they may fill stay in HBM (host overflow)",
             {
                 **{f"{part} (GiB)": gib for part, gib in mem.as_dict().items()},
                 "dp": lay.dp,

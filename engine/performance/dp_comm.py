@@ -58,7 +58,7 @@ def dp_collectives(
     x link efficiency), on NVLink `inside` a system, else across systems at `crossing_bandwidth` (the scale-out
     fabric, `scaleout_bytes_s` per GPU, used by every rank of the group a system holds). Each runs as `chunks`
     collectives (a layer or a virtual stage each, `dp_exposed_s`), each paying the ring's latency
-    (`roofline.ring_latency_s`: one hop per step, so it grows with the group).
+    (`roofline.ring_latencies_s`: one hop per step, so it grows with the group).
 
     The three collectives share the ring fraction and bandwidth, with fewer operations per candidate, each element
     the same figure as ring_time's expression: the bandwidth x link efficiency product is taken per branch (the same

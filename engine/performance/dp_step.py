@@ -65,6 +65,7 @@ class StepCosts:
     batch_exact: np.ndarray | None = None  # dp x micro_batch x m == the requested global batch
     fullest_stage: np.ndarray | None = None  # stage index that sets the memory need
     offload_time_s: np.ndarray | None = None  # exposed host-link transfers of offloaded state
+    host_overflow_bytes: np.ndarray | float = 0.0  # offloaded state the host cannot hold, kept in HBM (in memory)
 
 
 def _columns(lay: LayoutCosts) -> np.ndarray:
@@ -154,6 +155,7 @@ class StepMemory(NamedTuple):
     reserve_bytes: float
     memory_bytes: np.ndarray
     fullest_stage: np.ndarray
+    host_overflow_bytes: np.ndarray | float = 0.0  # offloaded state the host cannot hold (in memory_bytes)
 
 
 def step_costs(
@@ -229,6 +231,7 @@ def join(times: StepTimes, memory: StepMemory) -> StepCosts:
         batch_exact=times.batch_exact,
         fullest_stage=memory.fullest_stage,
         offload_time_s=times.offload_time_s,
+        host_overflow_bytes=memory.host_overflow_bytes,
     )
 
 
@@ -359,11 +362,14 @@ def _memory(
         experts_possible=_positions_hold_experts(lay),
     )
     reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
+    overflow: np.ndarray | float = 0.0
     if _uses_host(lay):  # what the host cannot take stays on the GPU (`layout_terms.host_overflow_bytes`)
-        params = lay.params_per_gpu.take(idx)
         host_acts = lay.act_offload_bytes.take(idx) if lay.act_offload_bytes is not None else 0.0
-        total = total + host_overflow_bytes(lay.memory, params, offload, zero, dpc, host_acts)
-    return StepMemory(weights, grads, optim, acts, reserve, total + reserve, fullest)
+        if offload.any() or np.any(host_acts):
+            params, experts = lay.params_per_gpu.take(idx), lay.expert_params_per_gpu.take(idx)
+            overflow = host_overflow_bytes(lay.memory, params - experts, experts, offload, zero, dpc, edp, host_acts)
+            total = total + overflow
+    return StepMemory(weights, grads, optim, acts, reserve, total + reserve, fullest, overflow)
 
 
 def _uses_host(lay: LayoutCosts) -> bool:

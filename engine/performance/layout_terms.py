@@ -224,15 +224,19 @@ def offload_time_s(memory: MemoryOptions, offload, updated, m):
     return np.where(offload > 0, transfer * (1.0 - memory.offload_overlap), 0.0)
 
 
-def host_overflow_bytes(memory: MemoryOptions, params, offload, zero, dpc, activation_bytes):
-    """Bytes per GPU the host cannot take: what offloaded optimizer state (12 B per parameter, sharded over the
-    dp x cp ranks from ZeRO-1; with code 2 also the 2 B gradients, sharded from ZeRO-2) and offloaded activations
-    need beyond the host memory a GPU may give them (`memory.host_offload_bytes`). Added to the GPU's memory:
-    what does not fit on the host has to stay in HBM. `params` are the heaviest stage's parameters per GPU
-    (experts counted as if sharded like dense weights, a slight undercount for MoE)."""
-    optimizer = np.where(offload >= 1, OPTIMIZER_BYTES_PER_PARAM * params / np.where(zero >= 1, dpc, 1.0), 0.0)
-    gradients = np.where(offload == 2, GRAD_BYTES_PER_PARAM * params / np.where(zero >= 2, dpc, 1.0), 0.0)
-    return np.maximum(optimizer + gradients + activation_bytes - memory.host_offload_bytes, 0.0)
+def host_overflow_bytes(memory: MemoryOptions, dense, experts, offload, zero, dpc, edp, activation_bytes):
+    """Bytes per GPU the host cannot take: what offloaded optimizer state and offloaded activations need beyond the
+    host memory a GPU may give them (`memory.host_offload_bytes`). Added to the GPU's memory: what does not fit on
+    the host has to stay in HBM.
+
+    With optimizer offload (either code) the host keeps, for each parameter the GPU updates, the 12 B of fp32
+    master weights and Adam moments plus the 2 B gradient the CPU step reads (the same parameters
+    `offload_time_s` moves): the dense ones sharded over the dp x cp ranks from ZeRO-1, the heaviest stage's
+    experts (`experts`, after ep) over the dp x cp / ep ranks that hold the same experts."""
+    shard = zero >= 1
+    updated = dense / np.where(shard, dpc, 1.0) + experts / np.where(shard, edp, 1.0)
+    state = np.where(offload >= 1, (OPTIMIZER_BYTES_PER_PARAM + GRAD_BYTES_PER_PARAM) * updated, 0.0)
+    return np.maximum(state + activation_bytes - memory.host_offload_bytes, 0.0)
 
 
 def _state_tables() -> np.ndarray:

@@ -122,19 +122,23 @@ class MemoryBreakdown:
     optimizer_gib: float
     activations_gib: float
     reserve_gib: float
+    host_overflow_gib: float = 0.0  # offloaded state and activations the host memory cannot hold, kept in HBM
 
     @property
     def total_gib(self) -> float:
-        return self.weights_gib + self.gradients_gib + self.optimizer_gib + self.activations_gib + self.reserve_gib
+        parts = self.weights_gib + self.gradients_gib + self.optimizer_gib + self.activations_gib + self.reserve_gib
+        return parts + self.host_overflow_gib
 
     def as_dict(self) -> dict[str, float]:
-        return {
+        """The parts, named; the host overflow only where there is one (almost never)."""
+        parts = {
             "weights": self.weights_gib,
             "gradients": self.gradients_gib,
             "optimizer": self.optimizer_gib,
             "activations": self.activations_gib,
             "reserve": self.reserve_gib,
         }
+        return {**parts, "host_overflow": self.host_overflow_gib} if self.host_overflow_gib > 0 else parts
 
 
 def params_per_gpu(work: Workload, tp, pp, ep=1):

@@ -26,7 +26,6 @@ __all__ = [
     "gemm_time",
     "hardware_for",
     "ring_latencies_s",
-    "ring_latency_s",
     "ring_time",
     "tile_efficiency",
 ]
@@ -93,7 +92,7 @@ class Efficiency:
     moe_permute_in_dispatch: bool = False  # the dispatch kernels place tokens for the experts: no permute pass
     moe_load_imbalance: float = 1.0  # slowest expert-parallel rank's expert work over the mean
     tp_overlap: float = 0.0  # share of NVLink tensor-parallel collective time hidden under the layer's GEMMs
-    # Latency of each step of a ring collective (`ring_latency_s`), by the link the step crosses; 0: a flat
+    # Latency of each step of a ring collective (`ring_latencies_s`), by the link the step crosses; 0: a flat
     # `collective_latency_s` per collective, whatever its size.
     ring_step_nvlink_s: float = 0.0
     ring_step_network_s: float = 0.0
@@ -203,9 +202,10 @@ def ring_latencies_s(eff: Efficiency, ranks, ranks_per_node) -> tuple[np.ndarray
     which nodes - 1 cross the network; an all-reduce's ring twice as many, or, where fewer, a tree's
     2 x (ranks per node - 1) hops on NVLink and 2 x log2(nodes) on the network (the collective library picks the
     faster). NCCL's own tuning model (src/graph/tuning.cc, `latencies`): base + (steps - network steps) x NVLink
-    hop + network steps x network hop. 0 for one rank."""
+    hop + network steps x network hop. 0 for one rank. Callers pass 1 <= ranks_per_node <= ranks (the ranks of
+    the group one system holds)."""
     ranks = np.asarray(ranks, dtype=float)
-    per_node = np.minimum(np.maximum(ranks_per_node, 1.0), np.maximum(ranks, 1.0))
+    per_node = np.asarray(ranks_per_node, dtype=float)
     nodes = np.ceil(ranks / per_node)
     hop, net, base = eff.ring_step_nvlink_s, eff.ring_step_network_s, eff.collective_latency_s
     hops = (ranks - nodes) * hop + (nodes - 1.0) * net  # one pass round the ring
@@ -214,15 +214,9 @@ def ring_latencies_s(eff: Efficiency, ranks, ranks_per_node) -> tuple[np.ndarray
     return np.where(several, base + hops, 0.0), np.where(several, np.minimum(base + 2.0 * hops, tree), 0.0)
 
 
-def ring_latency_s(eff: Efficiency, ranks, ranks_per_node, all_reduce: bool):
-    """One of `ring_latencies_s`: the all-reduce's when `all_reduce`, else the all-gather's (or reduce-scatter's)."""
-    half, reduce = ring_latencies_s(eff, ranks, ranks_per_node)
-    return reduce if all_reduce else half
-
-
 def ring_time(bytes_: np.ndarray, ranks: np.ndarray, factor: float, bw: np.ndarray, eff: float, lat):
     """Ring collective: latency + factor x (ranks - 1) / ranks x bytes / (bandwidth x efficiency); 0 for 1 rank.
-    `lat` is a number or one per row (`ring_latency_s`).
+    `lat` is a number or one per row (`ring_latencies_s`).
 
     factor 2 is an all-reduce (reduce-scatter + all-gather), 1 an all-gather or a reduce-scatter.
     """

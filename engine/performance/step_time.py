@@ -59,7 +59,7 @@ from engine.performance.roofline import (
     expert_alltoall_bytes,
     gemm_time,
     hardware_for,
-    ring_latency_s,
+    ring_latencies_s,
     ring_time,
 )
 from engine.performance.stages import stage_positions, stage_split
@@ -185,7 +185,10 @@ def _layer_forward(
 
     # --- tensor-parallel collectives: 2 all-reduce equivalents forward, 2 backward, on the NVLink domain ---
     tp_bw = np.where(tp <= hw.nvlink_domain, hw.nvlink_bytes_s, hw.scaleout_bytes_s)
-    tp_lat = ring_latency_s(eff, tp, np.minimum(tp, hw.gpus_per_system), all_reduce=True)
+    # With sequence parallelism each all-reduce volume is an all-gather and a reduce-scatter, each paying its own
+    # start-up and tp - 1 steps; without it, one all-reduce (ring or tree, the cheaper).
+    half, reduce = ring_latencies_s(eff, tp, np.minimum(tp, hw.gpus_per_system))
+    tp_lat = 2.0 * half if eff.sequence_parallel else reduce
     coll = ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, tp_lat)
     comm_f = 2.0 * coll
     # With TP communication overlap (Transformer Engine userbuffers; needs sequence parallelism and an NVLink

@@ -72,6 +72,7 @@ def package_plan(
             optimizer_gib=mem.optimizer_bytes.item(mrow) / GIB,
             activations_gib=mem.activations_bytes.item(mrow) / GIB,
             reserve_gib=float(mem.reserve_bytes) / GIB,
+            host_overflow_gib=_row(mem.host_overflow_bytes, mrow) / GIB,
         ),
         ep=int(lay.ep.item(j)) if lay.ep is not None else 1, cp=cp,
         stage_layers=tuple(stage_layer_counts(s.work.shape.layers, pp, first, last)),
@@ -86,3 +87,8 @@ def package_plan(
         offload_time_s=t.offload_time_s.item(row) if t.offload_time_s is not None else 0.0,
         **per_step,
     )  # fmt: skip
+
+
+def _row(value: np.ndarray | float, row: int) -> float:
+    """One row of a per-candidate figure that is a plain 0 where no candidate has any."""
+    return float(value) if np.ndim(value) == 0 else value.item(row)

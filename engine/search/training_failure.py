@@ -84,8 +84,8 @@ def explain_failure(
     if not problems and offloaded:
         problems.append(
             f"activation offload: no layout on {system.id} keeps the pinned {offloaded} layers' activations within "
-            f"the host memory a GPU may give them (host_memory_offload_share of its "
-            f"{system.host_memory_gib_per_gpu:,.0f} GiB) while the rest fit {gpu.hbm_gib:g} GiB of HBM; offload "
+            f"the host memory a GPU may give them (a share of its {system.host_memory_gib_per_gpu:,.0f} GiB) while "
+            f"the rest fit {gpu.hbm_gib:g} GiB of HBM; offload "
             f"fewer layers (training.memory.activation_offload_layers) or leave it to the search."
         )
     if not problems:

@@ -226,6 +226,7 @@ _KEY_LABELS = {
     "activation_offload_layers": "layers' activations in host memory",
     "activation_offload": "activation copies to host (exposed)",
     "optimizer_offload": "optimizer offload copies (exposed)",
+    "host_overflow": "offloaded state the host cannot hold",
     "tokens_per_s": "throughput",
     "model_tflops_per_gpu": "model FLOP/s achieved",
     "hardware_tflops_per_gpu": "hardware FLOP/s achieved",

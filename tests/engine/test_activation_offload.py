@@ -143,3 +143,18 @@ def test_a_pinned_offload_beyond_the_host_memory_is_refused_with_the_reason() ->
     assert "activation offload" in text and "training.memory.activation_offload_layers" in text
     # 63 layers (108.3 GiB) stay within it and are planned.
     assert _training({"activation_offload_layers": 63}, {"pp": 1})["parallelism"]["activation_offload_layers"] == 63
+
+
+def test_host_overflow_counts_the_experts_over_their_own_ranks_by_hand() -> None:
+    """Optimizer offload keeps 12 B of fp32 state plus the 2 B gradient per parameter a GPU updates on the host:
+    4e9 dense parameters sharded over 8 ranks and 20e9 expert parameters over the 1 rank holding them (ep = dp x cp)
+    need 14 x (0.5e9 + 20e9) = 287 GB; with 100 GiB allowed, 287e9 - 107.37e9 B stay in HBM. Without offload only
+    the offloaded activations count, here none."""
+    from engine.performance.layout_terms import host_overflow_bytes
+
+    memory = MemoryOptions(host_offload_bytes=100 * GIB)
+    args = (np.array([4e9]), np.array([20e9]))
+    ranks = (np.array([1]), np.array([8.0]), np.array([1.0]), np.array([0.0]))  # zero, dpc, edp, activations
+    offloaded = host_overflow_bytes(memory, *args, np.array([1]), *ranks)
+    assert offloaded[0] == pytest.approx(14 * 20.5e9 - 100 * GIB, rel=1e-12)
+    assert host_overflow_bytes(memory, *args, np.array([0]), *ranks)[0] == 0.0

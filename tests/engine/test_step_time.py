@@ -117,8 +117,9 @@ def test_tp_overlap_hides_its_share_of_the_nvlink_collectives_by_hand(catalog, s
     gpu = catalog.gpu_of(catalog.systems["dgx-h100"])
     tokens, hidden, tp = 8192.0, 8192.0, 8.0
     nvlink_bytes_s = 900e9 / 2  # H100 NVLink 4: 900 GB/s both directions
-    # NCCL's ring (or tree) on one node: a 10 us start plus 2 x (8 - 1) NVLink steps of 3.4 us = 57.6 us.
-    lat = 10e-6 + 2 * 7 * 3.4e-6
+    # With sequence parallelism each all-reduce volume is an all-gather and a reduce-scatter, each a 10 us start
+    # plus 8 - 1 NVLink steps of 3.4 us (NCCL's ring on one node): 2 x 33.8 = 67.6 us.
+    lat = 2 * (10e-6 + 7 * 3.4e-6)
     one_all_reduce = lat + 2.0 * (tp - 1) / tp * (2.0 * tokens * hidden) / (nvlink_bytes_s * 0.75)
     exposed = {}
     for share in (0.0, 0.7):

@@ -179,6 +179,11 @@ Re-captured when MoE layers started paying for their token permutation (each tok
 into the experts' buffers and summed back, 3 x active + 1 hidden-wide 16-bit passes through HBM a layer, forward and
 backward; none where the dispatch kernels place the tokens themselves, `moe_permute_in_dispatch`): DeepSeek-V3 on
 H800 55.0 -> 57.1 days, the Mixtral plans +0.3 to +0.6 %; nothing else moved.
+Re-captured after the review of the latency and host changes: with sequence parallelism a tensor-parallel
+all-reduce volume is an all-gather and a reduce-scatter, each paying its own start-up (TP plans +0.0 to +0.3 %);
+offloaded optimizer state on the host counts the 2 B gradient the CPU step reads and shards MoE experts over their
+own ranks; offloaded state the host cannot hold is reported (memory_breakdown_gib.host_overflow, where any); explain
+formulas name no assumption by its identifier. No system, GPU count or capex moved.
 """
 
 from __future__ import annotations
