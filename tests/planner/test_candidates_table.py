@@ -2,7 +2,7 @@
 by the estimate that ranked them, a refused system's reason on a line of its own; nothing dropped from the JSON.
 
 The expected values are read from the golden plans' stored candidates (the engine's figures) and formatted by hand
-here ($51.3M, 43.6 %), not taken from the table's own code."""
+here ($51.3M, 43.5 %), not taken from the table's own code."""
 
 from __future__ import annotations
 
@@ -44,13 +44,13 @@ def test_a_training_table_leads_with_the_deciding_columns_and_hides_the_rest():
 
 
 def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans():
-    """The chosen system's p10 - p90 is the plan's own range (67.60 - 104.84 days, the headline figure's); the
+    """The chosen system's p10 - p90 is the plan's own range (67.64 - 104.90 days, the headline figure's); the
     others carry theirs, and the median lies inside each."""
     stored = _stored("train-70b-auto-90d")
     table = plan_view(stored).candidates_table
     col = [c.label for c in table.columns].index("p10 - p90")
     chosen = table.rows[0]
-    assert chosen.status == "chosen" and chosen.cells[col].text == "67.6 - 104.8"
+    assert chosen.status == "chosen" and chosen.cells[col].text == "67.6 - 104.9"
     rng = stored["training"]["days_range"]
     assert chosen.cells[col].text == f"{rng['p10']:.1f} - {rng['p90']:.1f}"
     for c in stored["candidates"]:
@@ -59,7 +59,7 @@ def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans()
 
 
 def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
-    """GB200 NVL72 is chosen at $51.3M (51,349,134.85); the others follow from $52.9M (GB300) to $257M (the two
+    """GB200 NVL72 is chosen at $51.3M (51,349,352.73); the others follow from $52.9M (GB300) to $257M (the two
     A100 systems, 256.55M and 256.56M), as the selection's explain lists them."""
     stored = _stored("train-70b-auto-90d")
     table = plan_view(stored).candidates_table
@@ -72,12 +72,12 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
     assert [row.cells[3].text for row in table.rows[-2:]] == ["$257M", "$257M"]
-    # the A100 40GB system: MFU 0.43594 -> 43.6 %, IT energy 8.32 MW x 85.45 days x 24 h = 17,063 MWh, 1,280
-    # systems, steady state 60.0 days
+    # the A100 40GB system: MFU 0.43543 -> 43.5 %, IT energy 8.32 MW x 85.55 days x 24 h = 17,083 MWh, 1,280
+    # systems, steady state 60.1 days
     a100 = next(row for row in table.rows if "A100 40GB" in row.cells[0].text)
     hidden = {c.label: cell.text for c, cell in zip(table.columns, a100.cells, strict=True) if c.more}
-    assert hidden["MFU"] == "43.6 %" and hidden["IT energy"] == "17,063" and hidden["Systems"] == "1,280"
-    assert hidden["Steady state"] == "60.0" and hidden["IT power"] == "8.32 MW"
+    assert hidden["MFU"] == "43.5 %" and hidden["IT energy"] == "17,083" and hidden["Systems"] == "1,280"
+    assert hidden["Steady state"] == "60.1" and hidden["IT power"] == "8.32 MW"
 
 
 def test_a_serving_table_shows_replicas_and_the_horizon_of_its_estimate():
