@@ -164,9 +164,9 @@ Re-captured when a ring collective's latency became NCCL's tuning model (10 us s
 10 us per whole collective: the throughput constants refit (Ampere 0.671 -> 0.674, Hopper 0.547 -> 0.549, FP8 ratio
 0.990 -> 0.987, Blackwell 0.526 -> 0.529) and production efficiency 0.784 -> 0.794 (slow end 0.64 -> 0.65). What
 moved: the 70B auto plan keeps 1,080 GB200 NVL72 GPUs but shards over 512 ranks at TP2 instead of 1,024 at TP1 CP2
-(84.5 -> 84.2 days); GPT-3 auto (30-day deadline) now fits on 128 H100 at TP1 FSDP, 29.8 days (was 144 GPUs, TP2
-PP3, 27.9 days) with the same systems; every other training plan's days move between -1.8 % and +0.4 %; no system,
-GPU count or capex changed.
+(84.5 -> 84.2 days); GPT-3 auto (30-day deadline) now trains on 128 of its 144 GB200 GPUs at TP1 FSDP, 29.8
+days (was all 144, TP2 PP3, 27.9 days), the same two racks; every other training plan's days move between -1.8 %
+and +0.4 %; no system, rack count or capex changed.
 Re-captured after the review of activation offload, with each system's host memory and host link from the catalog
 (`host` records: PCIe shared by the GPUs on one uplink, Gen3 on p4d/p4de, Gen4 on A100 and p5, Gen5 elsewhere;
 NVLink-C2C shared by a Grace's two GPUs) and offloaded optimizer state and activations sharing three quarters of a
