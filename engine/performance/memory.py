@@ -68,7 +68,7 @@ class MemoryOptions:
     # Activation offload: the share of the host-link transfers the other layers' compute can hide; and the host
     # memory per GPU that offloaded activations and optimizer state may fill together.
     activation_offload_overlap: float = 0.5
-    host_offload_bytes: float = 128.0 * 1024**3
+    host_offload_bytes: float = math.inf  # no limit until resolved from the system's host memory
 
 
 def memory_options_for(system: System, hbm_bytes: float, fp8_activations: bool, a) -> MemoryOptions:
