@@ -17,7 +17,7 @@ from calibration.row_schema import CalibrationRow
 from engine.request.model_spec import ModelSpec
 from engine.request.spec import TrainingMemory
 
-__all__ = ["BRIDGE_MOE", "BRIDGE_OFFLOAD", "CHECKED_ROWS", "NEMO_2407", "TORCHTITAN"]
+__all__ = ["BRIDGE_2608", "BRIDGE_MOE", "BRIDGE_OFFLOAD", "BRIDGE_QWEN", "CHECKED_ROWS", "NEMO_2407", "TORCHTITAN"]
 
 TORCHTITAN = (
     "PyTorch torchtitan, docs/performance.md (runs of December 2024 on torch and torchao nightlies of 2024-12-23; "
@@ -143,6 +143,73 @@ def _offload_rows() -> list[CalibrationRow]:
     ]  # fmt: skip
 
 
+BRIDGE_QWEN = "NVIDIA Megatron-Bridge performance summary archive (26.04.01 container): Qwen3 MoE pre-training"
+BRIDGE_2608 = "NVIDIA Megatron-Bridge performance summary (26.08 container, page of 2026-08-11): MoE on Blackwell racks"
+
+
+def _bridge_moe_row(source: str):
+    """A maker of one Bridge MoE row: TP1, dropless with experts force-balanced, FP8 current scaling on H100 and
+    MXFP8 on Blackwell."""
+
+    def row(
+        label: str,
+        preset: str,
+        system: str,
+        gpus: int,
+        batch: int,
+        mb: int,
+        tokens_s: float,
+        *,
+        pp: int = 1,
+        vp: int | None = 1,
+        ep: int,
+        recompute: str | None = None,
+    ) -> CalibrationRow:
+        layout = f"TP1{f' PP{pp}' if pp > 1 else ''}{f' VP{vp}' if vp and vp > 1 else ''} EP{ep}"
+        recipe = "FP8 current scaling" if system == "dgx-h100" else "MXFP8"
+        return _modern(label, source, _preset(preset), system, gpus, batch, mb, tokens_s, tp=1, pp=pp, vp=vp, ep=ep,
+                       recompute=recompute, software={"moe_load_imbalance": 1.0},
+                       notes=f"{recipe}, {layout}, micro-batch {mb}, experts force-balanced")  # fmt: skip
+
+    return row
+
+
+def _newest_blackwell_moe_rows() -> list[CalibrationRow]:
+    """The 26.08 page's MoE rows on GB300 and GB200 racks whose models the catalog holds: the same recipes two
+    containers after 26.04.01 (and three after the 25.11 DeepSeek-V3 rows), to show how far the published steady
+    state of a fine-grained MoE on Blackwell moves with the software alone."""
+    row = _bridge_moe_row(BRIDGE_2608)
+    return [
+        row("2608-qwen3-30b-gb300", "qwen3-30b-a3b", "gb300-nvl72", 8, 512, 8, 44_544, ep=8),
+        row("2608-qwen3-30b-gb200", "qwen3-30b-a3b", "gb200-nvl72", 8, 512, 4, 39_936, ep=8),
+        row("2608-qwen3-235b-gb300", "qwen3-235b-a22b", "gb300-nvl72", 256, 8192, 2, 8_816, pp=4, vp=12, ep=32),
+        row("2608-qwen3-235b-gb200", "qwen3-235b-a22b", "gb200-nvl72", 256, 8192, 1, 7_280, pp=8, vp=3, ep=32),
+        row("2608-deepseek-v3-gb300", "deepseek-v3", "gb300-nvl72", 256, 4096, 1, 6_288, pp=2, vp=8, ep=32),
+        row("2608-deepseek-v3-gb200", "deepseek-v3", "gb200-nvl72", 256, 4096, 1, 4_912, pp=4, vp=4, ep=64),
+    ]  # fmt: skip
+
+
+def _qwen_rows() -> list[CalibrationRow]:
+    """Qwen3 30B-A3B and 235B-A22B as the 26.04.01 container's table lists them (4,096-token sequences, TP1,
+    expert tensor parallelism 1, dropless with experts force-balanced): FP8 current scaling on DGX H100, MXFP8 on
+    Blackwell. The H100 30B recipe runs no recompute and dispatches over two systems with HybridEP. The table's
+    H100 235B row (TP2 PP8 VP4 EP32 on 256 GPUs) folds the experts over the tensor-parallel ranks (32 expert
+    ranks from 16 data-parallel ones), which the planner cannot express yet, so it is left out."""
+
+    row = _bridge_moe_row(BRIDGE_QWEN)
+    return [
+        row("qwen3-30b-h100", "qwen3-30b-a3b", "dgx-h100", 16, 1024, 1, 8_960, ep=16, recompute="none"),
+        row("qwen3-30b-b200", "qwen3-30b-a3b", "dgx-b200", 8, 512, 4, 27_136, ep=8),
+        row("qwen3-30b-b300", "qwen3-30b-a3b", "dgx-b300", 8, 512, 8, 30_720, ep=8),
+        row("qwen3-30b-gb200", "qwen3-30b-a3b", "gb200-nvl72", 8, 512, 4, 26_112, ep=8),
+        row("qwen3-30b-gb300", "qwen3-30b-a3b", "gb300-nvl72", 8, 512, 8, 31_744, ep=8),
+        row("qwen3-235b-b200", "qwen3-235b-a22b", "dgx-b200", 256, 8192, 1, 3_776, pp=8, vp=None, ep=8),
+        row("qwen3-235b-b300", "qwen3-235b-a22b", "dgx-b300", 256, 8192, 2, 5_936, pp=8, vp=None, ep=8),
+        row("qwen3-235b-gb200", "qwen3-235b-a22b", "gb200-nvl72", 256, 8192, 1, 5_680, pp=8, vp=3, ep=32),
+        row("qwen3-235b-gb300", "qwen3-235b-a22b", "gb300-nvl72", 256, 8192, 2, 6_944, pp=4, vp=12, ep=32),
+    ]  # fmt: skip
+
+
 NEMO_2407 = "NVIDIA NeMo performance summary (NeMo 24.07): the rest of its DGX H100 pre-training table"
 # Llama 2's shapes (Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 1 and the meta-llama model card): 7B 32
 # layers of 4,096 (32 heads), 13B 40 of 5,120 (40 heads), 70B 80 of 8,192 (64 heads sharing 8 key/value heads),
@@ -197,4 +264,6 @@ CHECKED_ROWS: list[CalibrationRow] = [
     _bridge_moe("gb200-nvl72", "bf16", 4, 64, 3139),
     *_nemo_rows(),
     *_offload_rows(),
+    *_qwen_rows(),
+    *_newest_blackwell_moe_rows(),
 ]  # fmt: skip

@@ -175,7 +175,8 @@ def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = Fal
 
     Korthikanti et al. 2022 (16-bit activations): s b (18h + 4 d_ff) + 5 a s^2 b per layer without
     parallelism, which is 34 s b h + 5 a s^2 b at d_ff = 4h. Two generalisations, same derivation:
-    with GQA the stored K and V shrink by kv_heads/heads (attention 11 sbh -> (7 + 4 kv/a) sbh); the FFN keeps
+    with GQA the stored K and V shrink by kv_heads/heads (attention 11 sbh -> (7 + 4 kv/a) sbh), and Q and the
+    output projection's input are the heads' widths where the head size is decoupled from h; the FFN keeps
     the activation function's input and the second matmul's input, 2 d_ff + 2 d_ff = 4 s b d_ff for a plain FFN
     and 4 d_ff (gate and up) + 2 d_ff = 6 s b d_ff for a fused SwiGLU; MoE keeps these for each of the `active`
     experts a token visits. Selective recompute drops the 5 a s^2 b score term
@@ -185,10 +186,15 @@ def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = Fal
     """
     s = work.shape
     h = float(s.hidden)
-    # K and V widths relative to hidden: kv_heads / heads with GQA; MLA decompresses per-head keys and values.
-    kv_ratio = s.kv_heads / s.heads if s.mla is None else (work.qk_width + work.v_width) / (2.0 * h)
+    # Attention keeps Q and the output projection's input (qk and v widths: h each unless the head size is
+    # decoupled) and K and V (kv_heads x head_dim each with GQA; MLA decompresses per-head keys and values).
+    if s.mla is None:
+        key_width = value_width = float(s.kv_heads * work.head_dim)
+    else:
+        key_width, value_width = float(work.qk_width), float(work.v_width)
+    attention = 2.0 * (work.qk_width + work.v_width) + 2.0 * (key_width + value_width)
     act_fn_bytes = (6.0 if s.ffn_gated else 4.0) * float(work.ffn_active_width)
-    linear = (14.0 + 4.0 * kv_ratio) * h + act_fn_bytes  # bytes per token per layer at 16-bit
+    linear = 10.0 * h + attention + act_fn_bytes  # bytes per token per layer at 16-bit
     replicated = 10.0 * h
     selective = tokens * (replicated / sp + (linear - replicated) / tp)
     score = 0.0 if flash_attention else 5.0 * float(s.heads) * float(s.seq_len) * tokens / tp

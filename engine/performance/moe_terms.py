@@ -20,7 +20,14 @@ import numpy as np
 from engine.performance.roofline import Efficiency, Hardware, expert_alltoall_bytes, gemm_time
 from engine.workload.model import Workload
 
-__all__ = ["attention_gemms", "dense_ffn_gemms", "expert_alltoall_time", "moe_ffn_gemms", "moe_permute_time"]
+__all__ = [
+    "attention_gemms",
+    "dense_ffn_gemms",
+    "expert_alltoall_time",
+    "moe_ffn_gemms",
+    "moe_permute_time",
+    "nodes_reached",
+]
 
 # HBM bytes per token and hidden element one MoE layer's forward moves to regroup its routed tokens, in units of
 # 2-byte elements: the permute reads each token once per routed expert and writes that copy (2 x active), the
@@ -35,7 +42,8 @@ def attention_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp):
     mla = s.mla
     if mla is None:
         kv = float(s.kv_heads * work.head_dim)
-        return gemm_time(tokens, h, (h + 2.0 * kv) / tp, hw, eff) + gemm_time(tokens, h / tp, h, hw, eff)
+        query = float(work.qk_width)
+        return gemm_time(tokens, h, (query + 2.0 * kv) / tp, hw, eff) + gemm_time(tokens, query / tp, h, hw, eff)
     heads = float(s.heads)
     if mla.q_lora_rank:
         query = gemm_time(tokens, h, float(mla.q_lora_rank), hw, eff)
@@ -87,12 +95,33 @@ def moe_permute_time(work: Workload, hw: Hardware, eff: Efficiency, tokens):
     return moved / (hw.hbm_bytes_s * eff.hbm) + 2.0 * eff.kernel_overhead_s
 
 
+def nodes_reached(experts: float, active: int, nodes):
+    """Expected number of distinct nodes a token's `active` routed experts fall on, when the experts are spread
+    evenly over `nodes` nodes and drawn without repetition: nodes x (1 - P(a given node holds none of them)),
+    P = prod over i < active of (experts - experts/nodes - i) / (experts - i). One node reaches one; 8 of 128
+    experts over 2 nodes reach all but 1/256 of the time."""
+    nodes = np.asarray(nodes, dtype=float)
+    missed = np.ones_like(nodes)
+    for i in range(active):
+        missed = missed * np.clip((experts - experts / nodes - i) / (experts - i), 0.0, 1.0)
+    return np.maximum(nodes * (1.0 - missed), 1.0)
+
+
+def _per_node_s(tokens, h: float, element: float, nodes, reached, nvlink_s, hw: Hardware, eff: Efficiency):
+    """One copy per reached node crosses the fabric (a share (nodes - 1) / nodes of them leave this node), then the
+    copies for that node's experts go over its NVLink, counted after the crossing (not pipelined with it)."""
+    crossing = tokens * reached * h * element * (nodes - 1.0) / nodes
+    return crossing / (hw.scaleout_bytes_s * eff.scaleout) + nvlink_s
+
+
 def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep):
     """Exposed time of one expert all-to-all (a dispatch or a combine) per MoE layer and micro-batch.
 
-    Inside the NVLink domain every copy goes over NVLink. Across nodes, plain routing sends one copy per routed
-    expert over the scale-out fabric; node-limited routing (model.moe.node_limit) sends a token once to each of at
-    most node_limit nodes and forwards it to the experts there over NVLink. The exposed share is
+    Inside the NVLink domain every copy goes over NVLink. Across nodes, a dispatcher that sends each token once
+    per destination node and forwards it to that node's experts over NVLink (DeepEP, Megatron-Core's HybridEP:
+    `moe_dispatch_once_per_node`, the default) puts one copy per node the token's experts fall on onto the
+    scale-out fabric; node-limited routing (model.moe.node_limit) caps those nodes; a plain all-to-all sends one
+    copy per routed expert. The exposed share is
     1 - moe_dispatch_overlap. Hiding the rest is not free: while the dispatch and combine kernels run they hold a
     share of the SMs (moe_dispatch_sm_fraction), so the computation they hide under slows by that share and each
     hidden second costs that fraction of a second of compute."""
@@ -103,13 +132,17 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     inside = ep * tp <= hw.nvlink_domain
     copies = expert_alltoall_bytes(tokens, h, active, ep, element)
     nvlink_s = copies / (hw.nvlink_bytes_s * eff.nvlink)
+    nodes = np.maximum(ep * tp / hw.nvlink_domain, 1.0)
+    plain_s = copies / (hw.scaleout_bytes_s * eff.scaleout)
     if moe is not None and moe.node_limit is not None:
-        nodes = np.maximum(ep * tp / hw.nvlink_domain, 1.0)
-        per_node = np.minimum(np.minimum(float(moe.node_limit), active), nodes)
-        crossing = tokens * per_node * h * element * (nodes - 1.0) / nodes
-        fabric_s = crossing / (hw.scaleout_bytes_s * eff.scaleout) + nvlink_s
+        fabric_s = _per_node_s(tokens, h, element, nodes, np.minimum(float(min(moe.node_limit, active)), nodes),
+                               nvlink_s, hw, eff)  # fmt: skip
+    elif eff.moe_dispatch_once_per_node:
+        # A tuned stack picks the faster dispatcher: per node pays off with many active experts per token.
+        reached = nodes_reached(float(work.experts), int(work.active_experts), nodes)
+        fabric_s = np.minimum(plain_s, _per_node_s(tokens, h, element, nodes, reached, nvlink_s, hw, eff))
     else:
-        fabric_s = copies / (hw.scaleout_bytes_s * eff.scaleout)
+        fabric_s = plain_s
     one = eff.collective_latency_s + np.where(inside, nvlink_s, fabric_s)
     hidden = eff.moe_dispatch_overlap
     return np.where(ep > 1, one, 0.0) * ((1.0 - hidden) + eff.moe_dispatch_sm_fraction * hidden)

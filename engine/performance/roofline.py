@@ -90,6 +90,7 @@ class Efficiency:
     moe_dispatch_overlap: float = 0.0  # share of expert all-to-all time hidden behind compute
     moe_dispatch_sm_fraction: float = 0.0  # share of the SMs the dispatch kernels hold while hidden under compute
     moe_permute_in_dispatch: bool = False  # the dispatch kernels place tokens for the experts: no permute pass
+    moe_dispatch_once_per_node: bool = True  # cross-node dispatch sends a token once per node, then NVLink
     moe_load_imbalance: float = 1.0  # slowest expert-parallel rank's expert work over the mean
     tp_overlap: float = 0.0  # share of NVLink tensor-parallel collective time hidden under the layer's GEMMs
     # Latency of each step of a ring collective (`ring_latencies_s`), by the link the step crosses; 0: a flat
@@ -148,6 +149,7 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
         moe_dispatch_overlap=a["moe_dispatch_overlap"],
         moe_dispatch_sm_fraction=a["moe_dispatch_sm_fraction"],
         moe_permute_in_dispatch=bool(a["moe_permute_in_dispatch"]),
+        moe_dispatch_once_per_node=bool(a["moe_dispatch_once_per_node"]),
         moe_load_imbalance=a["moe_load_imbalance"],
         tp_overlap=a["tp_comm_overlap_fraction"],
         ring_step_nvlink_s=a["ring_step_latency_us_nvlink"] * 1e-6,

@@ -101,10 +101,15 @@ class ModelSpec(Section):
         description="Hidden size (d_model). Required without a preset."
     )
     heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
-        description="Attention heads; must divide hidden."
+        description="Attention heads; must divide hidden unless head_dim is given."
     )
     kv_heads: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] = Field(
         description="Key/value heads (grouped-query attention); default: heads (multi-head)."
+    )
+    head_dim: Annotated[StrictInt, Field(gt=0, le=16_384), WHOLE] | None = Field(
+        None,
+        description="Per-head query/key/value size; default hidden / heads. Set it where a model decouples the "
+        "two (Qwen3: 32 heads of 128 on a hidden size of 2,048).",
     )
     ffn_hidden: Annotated[StrictInt, Field(gt=0, le=16_777_216), WHOLE] = Field(
         description="FFN inner size. Required without a preset."
@@ -149,6 +154,8 @@ class ModelSpec(Section):
                                        "active": preset.moe_active or 1}  # fmt: skip
                 if extra.get("mla"):
                     defaults["mla"] = dict(extra["mla"])
+                if extra.get("head_dim"):
+                    defaults["head_dim"] = int(extra["head_dim"])
                 data = {**defaults, **data}
         elif preset_id is None:
             for key in _EXPLICIT_REQUIRED:
@@ -161,8 +168,9 @@ class ModelSpec(Section):
 
     def check(self, info: ValidationInfo) -> list[Problem]:
         problems: list[Problem] = []
-        if self.hidden % self.heads:
-            problems.append((("heads",), f"({self.heads}) must divide model.hidden ({self.hidden})", self.heads))
+        if self.head_dim is None and self.hidden % self.heads:
+            message = f"({self.heads}) must divide model.hidden ({self.hidden}) unless model.head_dim is given"
+            problems.append((("heads",), message, self.heads))
         if self.heads % self.kv_heads:
             message = f"({self.kv_heads}) must divide model.heads ({self.heads})"
             problems.append((("kv_heads",), message, self.kv_heads))

@@ -78,17 +78,19 @@ class Workload:
 
     @property
     def qk_width(self) -> int:
-        """Query-key width summed over heads (the QK^T inner size x heads): hidden, or heads x MLA's qk head."""
+        """Query-key width summed over heads (the QK^T inner size x heads): heads x head_dim (hidden unless the
+        model decouples the head size, as Qwen3 does), or heads x MLA's qk head."""
         mla = self.shape.mla
         if mla is None:
-            return self.shape.hidden
+            return self.shape.heads * self.head_dim
         return self.shape.heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
 
     @property
     def v_width(self) -> int:
-        """Value width summed over heads: hidden, or heads x MLA's v_head_dim."""
+        """Value width summed over heads (the output projection's input): heads x head_dim, or heads x MLA's
+        v_head_dim."""
         mla = self.shape.mla
-        return self.shape.hidden if mla is None else self.shape.heads * mla.v_head_dim
+        return self.shape.heads * self.head_dim if mla is None else self.shape.heads * mla.v_head_dim
 
     def layer_params(self) -> float:
         """Parameters of an average transformer layer (all experts; leading dense layers averaged in), after any
@@ -148,14 +150,15 @@ def bytes_per_param(precision: str, int4_bytes: float, fp4_bytes: float) -> floa
 def _attention_params(shape: ModelSpec, head_dim: int) -> int:
     """One layer's attention projections.
 
-    Grouped-query attention: Q and O are h x h, K and V h x kv_dim. Multi-head latent attention (DeepSeek-V2,
+    Grouped-query attention: Q is h x (heads x head_dim), O its transpose, K and V h x kv_dim (Q and O are h x h
+    when head_dim = h / heads, as in most models). Multi-head latent attention (DeepSeek-V2,
     arXiv 2405.04434, section 2.1): queries through an optional rank-q_lora latent, keys and values through one
     rank-kv_lora latent plus a shared rotary key, the latents' norms, and the output from heads x v_head_dim.
     """
     h, heads = shape.hidden, shape.heads
     mla = shape.mla
     if mla is None:
-        return 2 * h * h + 2 * h * shape.kv_heads * head_dim
+        return 2 * h * heads * head_dim + 2 * h * shape.kv_heads * head_dim
     qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim
     if mla.q_lora_rank:
         query = h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * heads * qk_head
@@ -174,7 +177,7 @@ def analyse_model(shape: ModelSpec) -> Workload:
     are `expert_params` (what expert parallelism shards), the shared ones are replicated like attention.
     """
     h, f, v = shape.hidden, shape.ffn_hidden, shape.vocab
-    head_dim = h // shape.heads
+    head_dim = shape.head_dim or h // shape.heads
     kv_dim = shape.kv_heads * head_dim
     moe = shape.moe
     experts = moe.experts if moe else 1
@@ -194,7 +197,8 @@ def analyse_model(shape: ModelSpec) -> Workload:
     norms = 2 * h * (2 if shape.biases else 1)
     biases = 0
     if shape.biases:
-        biases = (h + 2 * kv_dim + h) + ((2 * expert_width if shape.ffn_gated else expert_width) + h) * experts
+        expert_biases = ((2 * expert_width if shape.ffn_gated else expert_width) + h) * experts
+        biases = (shape.heads * head_dim + 2 * kv_dim + h) + expert_biases
     per_layer_other = norms + biases
 
     input_embedding = v * h + (shape.seq_len * h if shape.learned_positions else 0)

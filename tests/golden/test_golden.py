@@ -184,6 +184,12 @@ all-reduce volume is an all-gather and a reduce-scatter, each paying its own sta
 offloaded optimizer state on the host counts the 2 B gradient the CPU step reads and shards MoE experts over their
 own ranks; offloaded state the host cannot hold is reported (memory_breakdown_gib.host_overflow, where any); explain
 formulas name no assumption by its identifier. No system, GPU count or capex moved.
+Re-captured when a model's head size could be decoupled from hidden / heads (`model.head_dim`, Qwen3 presets), the
+activation memory of multi-head latent attention counted its real query and output widths (DeepSeek-V3 on H800
+57.1 -> 57.7 days: fewer layouts fit), and a cross-node expert dispatch could send a token once per node its experts
+sit on (`moe_dispatch_once_per_node`, the faster of that and a plain all-to-all): the Mixtral 8x22B plan's p5
+sizing meets its 60-day deadline on 512 GPUs (58.5 days) instead of 896 (36.4); the catalog version changed with the
+two presets; nothing else moved.
 """
 
 from __future__ import annotations
