@@ -101,11 +101,13 @@ def test_alltoall_bytes_small_case_by_hand():
 
 
 def test_alltoall_time_uses_nvlink_inside_the_domain_else_the_nics(catalog, shape_of):
-    """Four all-to-alls per layer (dispatch + combine, forward and backward) on the link the ep x tp group uses."""
+    """Four all-to-alls per layer (dispatch + combine, forward and backward) on the link the ep x tp group uses,
+    with a plain all-to-all dispatcher (tests/engine/test_moe_dispatch_per_node.py covers the per-node one)."""
     work = analyse_model(shape_of("mixtral-8x7b"))  # seq 32768, micro-batch 1 -> 32,768 tokens
     system = catalog.systems["dgx-h100"]
     gpu = catalog.gpu_of(system)
-    hw, eff = hardware_for(gpu, system, "bf16"), efficiency_for(gpu, "bf16", Assumptions())
+    plain = Assumptions(overrides={"moe_dispatch_once_per_node": 0})
+    hw, eff = hardware_for(gpu, system, "bf16"), efficiency_for(gpu, "bf16", plain)
     one = np.ones(3)
     tp = np.array([1.0, 2.0, 1.0])
     ep = np.array([8.0, 8.0, 1.0])

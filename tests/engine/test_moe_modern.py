@@ -83,10 +83,11 @@ def test_routed_experts_run_as_small_gemms_with_the_imbalance(catalog):
 def test_node_limit_fp8_and_overlap_cut_the_exposed_all_to_all(catalog):
     """EP 64 (8 nodes of 8): plain routing sends 8 copies per token, (ep - 1) / ep = 63/64 of them off the GPU, all
     over the NICs; node-limited routing (4 nodes) sends 4 copies x 7/8 (the share on other nodes) over the NICs and
-    forwards the 8 x 63/64 copies inside nodes over NVLink."""
+    forwards the 8 x 63/64 copies inside nodes over NVLink. Plain routing here is the plain all-to-all dispatcher
+    (a per-node one is covered in tests/engine/test_moe_dispatch_per_node.py)."""
     system = catalog.systems["hgx-h800"]
     gpu = catalog.gpu_of(system)
-    a = Assumptions()
+    a = Assumptions(overrides={"moe_dispatch_once_per_node": 0})
     hw, eff = hardware_for(gpu, system, "bf16"), efficiency_for(gpu, "bf16", a)
     plain = analyse_model(
         _model(
