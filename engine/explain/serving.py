@@ -43,7 +43,8 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
     return {
         "inference.ttft_ms": _entry(
             "prefill(prompt) + half a scheduling round + prefill queueing (M/D/1: busy x prefill / (2 (1 - busy))); "
-            "prefill = max((2 x compute_params_active x prompt + 4 x layers x prompt^2 x hidden) / (tp x peak x "
+            "prefill = max((2 x compute_params_active x prompt + 2 x layers x prompt^2 x (query-key + value "
+            "widths)) / (tp x peak x "
             "prefill_mfu x n / (n + prefill_half_mfu_tokens)), weights / tp / (HBM x decode_mbu)) + 2 x layers TP "
             "all-reduces, n = min(prompt, prefill_chunk_tokens)",
             {

@@ -85,13 +85,16 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
     s = work.shape
     return {
         "training.total_flops": _entry(
-            "tokens x (6 x compute_params_active + 12 x layers x seq_len x hidden)",
+            "tokens x (6 x compute_params_active + 6 x layers x seq_len x (query-key width + value width)); both "
+            "widths are the heads times the head size (hidden each, unless the model decouples the head size or "
+            "uses latent attention)",
             {
                 "tokens": spec.tokens,
                 "compute parameters (active, without the embedding)": work.compute_params_active,
                 "layers": s.layers,
                 "seq_len (tokens)": s.seq_len,
-                "hidden": s.hidden,
+                "query-key width": work.qk_width,
+                "value width": work.v_width,
                 "FLOPs per token": tr.flops_per_token,
             },
             _FLOPS_SOURCE,
@@ -107,8 +110,9 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
             "layers/pp x per-layer roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, "
             "HBM-bound element-wise ops, TP collectives on NVLink, MoE expert all-to-alls (4 per layer, each "
             "tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else "
-            "the scale-out NICs; the share hidden behind compute still costs the SMs its kernels hold; routed tokens "
-            "permuted into the experts' buffers and back through HBM), "
+            "the scale-out NICs, where a per-node dispatch sends a token once to each node its experts sit on and "
+            "forwards it over NVLink when that is faster; the share hidden behind compute still costs the SMs its "
+            "kernels hold; routed tokens permuted into the experts' buffers and back through HBM), "
             "recompute) + LM head on the last stage + (activations in host memory, pp 1) the host-link copies the "
             "other layers' compute cannot hide: max((1 - overlap) x copy, copy - compute) each way, copy = "
             "offloaded layers x activation bytes per layer / host-link bandwidth",

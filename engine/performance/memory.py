@@ -104,13 +104,14 @@ def cheap_recompute_bytes(work: Workload, tokens, tp, sp):
 def fp8_activation_savings(work: Workload, tokens, tp, sp, cheap_recompute):
     """Bytes per layer an FP8 recipe saves by keeping GEMM inputs in 1 byte instead of 2 (Transformer Engine
     caches the FP8 casts of the inputs for the weight-gradient GEMMs): half of the QKV and FC1 inputs (norm
-    outputs, 2h each), the output projection input (attention output, 2h) and the FC2 input (2 d_ff per active
-    expert). What cheap-op recompute already dropped (`cheap_recompute`: norm outputs and the FC2 input) is
-    not stored, so only the output projection input is saved then."""
+    outputs, 2h each), the output projection input (attention output, 2 x the value width: h unless the head size
+    is decoupled) and the FC2 input (2 d_ff per active expert). What cheap-op recompute already dropped
+    (`cheap_recompute`: norm outputs and the FC2 input) is not stored, so only the output projection input is
+    saved then."""
     s = work.shape
-    h, f = float(s.hidden), float(work.ffn_active_width)
-    all_inputs = tokens * (2.0 * h / sp + h / tp + f / tp)
-    return np.where(cheap_recompute, tokens * h / tp, all_inputs)
+    h, f, v = float(s.hidden), float(work.ffn_active_width), float(work.v_width)
+    all_inputs = tokens * (2.0 * h / sp + v / tp + f / tp)
+    return np.where(cheap_recompute, tokens * v / tp, all_inputs)
 
 
 @dataclass(frozen=True)

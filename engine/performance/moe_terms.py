@@ -99,7 +99,7 @@ def nodes_reached(experts: float, active: int, nodes):
     """Expected number of distinct nodes a token's `active` routed experts fall on, when the experts are spread
     evenly over `nodes` nodes and drawn without repetition: nodes x (1 - P(a given node holds none of them)),
     P = prod over i < active of (experts - experts/nodes - i) / (experts - i). One node reaches one; 8 of 128
-    experts over 2 nodes reach all but 1/256 of the time."""
+    experts over 2 nodes reach both nodes but for 2 x C(64, 8) / C(128, 8) = 0.6 % of tokens."""
     nodes = np.asarray(nodes, dtype=float)
     missed = np.ones_like(nodes)
     for i in range(active):

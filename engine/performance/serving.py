@@ -113,7 +113,7 @@ class ReplicaModel:
     def activation_bytes_per_gpu(self) -> float:
         """Workspace for one prefill chunk: the widest per-token activations (FFN intermediate, sharded by TP)."""
         s = self.work.shape
-        width = s.hidden + (2 * self.work.ffn_active_width + 3 * s.hidden) / self.tp
+        width = s.hidden + (2 * self.work.ffn_active_width + 2 * self.work.qk_width + self.work.v_width) / self.tp
         return ACTIVATION_BUFFERS * self.c.prefill_chunk_tokens * width * ACT_BYTES
 
     def usable_bytes_per_gpu(self) -> float:

@@ -172,7 +172,7 @@ def _layer_forward(
         scores = mb * heads / tp * seq * seq
         bmm = np.maximum(
             attn_flops / (hw.bf16_peak_flops * eff.gemm),
-            2.0 * (2.0 * scores + 4.0 * tokens * h / tp) / (hw.hbm_bytes_s * eff.hbm),
+            2.0 * (2.0 * scores + 2.0 * tokens * (work.qk_width + work.v_width) / tp) / (hw.hbm_bytes_s * eff.hbm),
         )
         softmax = SOFTMAX_BYTES_PER_SCORE * scores / (hw.hbm_bytes_s * eff.hbm)
         attn_f = bmm + softmax + 3.0 * eff.kernel_overhead_s

@@ -171,6 +171,9 @@ class ModelSpec(Section):
         if self.head_dim is None and self.hidden % self.heads:
             message = f"({self.heads}) must divide model.hidden ({self.hidden}) unless model.head_dim is given"
             problems.append((("heads",), message, self.heads))
+        if self.head_dim is not None and self.mla is not None:
+            message = "cannot be set with model.mla: latent attention sets its own head sizes (qk_nope_head_dim ...)"
+            problems.append((("head_dim",), message, self.head_dim))
         if self.heads % self.kv_heads:
             message = f"({self.kv_heads}) must divide model.heads ({self.heads})"
             problems.append((("kv_heads",), message, self.kv_heads))

@@ -43,12 +43,13 @@ FRONTIER_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
 def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bool) -> float:
     """Model FLOPs plus recomputed forward FLOPs (HFU numerator; training-calibration.md section 1).
 
-    Full recompute replays every layer's forward (2 x layer compute params + 4 l s h attention); selective replays
-    the attention core (4 l s h) unless fused attention already does it inside its backward.
+    Full recompute replays every layer's forward (2 x layer compute params + 2 l s (qk + v) attention, 4 l s h when
+    the head size is hidden / heads); selective replays the attention core unless fused attention already does it
+    inside its backward.
     """
     s = work.shape
     model = work.training_flops_per_token()
-    attention_fwd = 4.0 * s.layers * s.seq_len * s.hidden
+    attention_fwd = 2.0 * s.layers * s.seq_len * (work.qk_width + work.v_width)
     head = s.vocab * s.hidden
     if recompute == "full":
         return model + 2.0 * (work.compute_params_active - head) + attention_fwd

@@ -121,7 +121,8 @@ class Workload:
         return self.training_flops_per_token() * tokens
 
     def prefill_flops(self, prompt_tokens: int) -> float:
-        """2 x compute params x ISL + 2 x layers x ISL^2 x (qk + v widths) (= 4 l ISL^2 h without MLA)."""
+        """2 x compute params x ISL + 2 x layers x ISL^2 x (qk + v widths) (= 4 l ISL^2 h when the head size is
+        hidden / heads)."""
         s = self.shape
         attention = 2.0 * s.layers * prompt_tokens**2 * (self.qk_width + self.v_width)
         return 2.0 * self.compute_params_active * prompt_tokens + attention

@@ -189,7 +189,8 @@ activation memory of multi-head latent attention counted its real query and outp
 57.1 -> 57.7 days: fewer layouts fit), and a cross-node expert dispatch could send a token once per node its experts
 sit on (`moe_dispatch_once_per_node`, the faster of that and a plain all-to-all): the Mixtral 8x22B plan's p5
 sizing meets its 60-day deadline on 512 GPUs (58.5 days) instead of 896 (36.4); the catalog version changed with the
-two presets; nothing else moved.
+two presets; nothing else moved. After its review, the total-FLOPs explain entry names the query-key and value
+widths it uses instead of hidden (no figure moved).
 """
 
 from __future__ import annotations
