@@ -136,3 +136,19 @@ def test_qwen3_plans_end_to_end(catalog, workload):
     if workload == "inference":
         work = analyse_model(validate_request(body, catalog).model)
         assert work.kv_bytes_per_token(2.0) == 2 * 48 * 4 * 128 * 2
+
+
+def test_head_dim_with_latent_attention_is_a_field_error(catalog):
+    with pytest.raises(RequestInvalid) as caught:
+        _model(catalog, preset="deepseek-v3", head_dim=128)
+    assert "model.head_dim" in str(caught.value) and "model.mla" in str(caught.value)
+
+
+def test_full_recompute_replays_attention_at_the_heads_width(catalog):
+    """Full recompute adds one forward: 2 x (compute params - LM head) + 2 x 48 x 4,096 x (4,096 + 4,096)."""
+    from engine.search.training import hardware_flops_per_token
+
+    work = analyse_model(_model(catalog, preset="qwen3-30b-a3b"))
+    extra = 2.0 * (work.compute_params_active - VOCAB * 2048) + 2.0 * 48 * 4096 * 8192
+    got = hardware_flops_per_token(work, "full", True) - work.training_flops_per_token()
+    assert got == pytest.approx(extra)
