@@ -38,10 +38,10 @@ __all__ = ["StepCosts", "StepMemory", "StepTimes", "join", "step_costs", "step_m
 
 # The per-layout columns `step_costs` gathers at once (`_columns`), in this order.
 _COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
-            "params_per_gpu", "expert_params_per_gpu", "ep", "cp", "layer_params_per_gpu", "offload",
+            "params_per_gpu", "expert_params_per_gpu", "expert_dp_divisor", "cp", "layer_params_per_gpu", "offload",
             "dp_chunks")  # fmt: skip
 # The value of a column the layout costs leave absent (None).
-_COLUMN_DEFAULTS = {"ep": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0}
+_COLUMN_DEFAULTS = {"expert_dp_divisor": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0}
 _EXPERTS, _OFFLOAD = _COLUMNS.index("expert_params_per_gpu"), _COLUMNS.index("offload")
 
 
@@ -68,12 +68,21 @@ class StepCosts:
     host_overflow_bytes: np.ndarray | float = 0.0  # offloaded state the host cannot hold, kept in HBM (in memory)
 
 
+def _column(lay: LayoutCosts, key: str) -> np.ndarray | None:
+    """A per-layout column; layout costs built without the expert data-parallel divisor (experts split by tp,
+    the classic layout) use ep for it."""
+    value = getattr(lay, key)
+    if key == "expert_dp_divisor" and value is None:
+        return lay.ep
+    return value
+
+
 def _columns(lay: LayoutCosts) -> np.ndarray:
     """The layout's per-layout columns, stacked once (and kept on the layout costs): `_COLUMNS`, then the figures
     that depend on the layout alone, each written exactly as `step_costs` once wrote it per candidate."""
     if lay.columns is None:
-        base = [np.broadcast_to(np.asarray(getattr(lay, k), dtype=float), lay.tp.shape)
-                if getattr(lay, k) is not None else np.full(lay.tp.shape, _COLUMN_DEFAULTS[k])
+        base = [np.broadcast_to(np.asarray(_column(lay, k), dtype=float), lay.tp.shape)
+                if _column(lay, k) is not None else np.full(lay.tp.shape, _COLUMN_DEFAULTS[k])
                 for k in _COLUMNS]  # fmt: skip
         tp, pp, _mb, v, t_stage, t_body, p2p, params, experts, _ep, cp = base[:11]
         dense = params - experts
@@ -91,8 +100,8 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
     return lay.columns
 
 
-# The columns `step_memory` reads (ep, cp, layer_params, offload, interleaving factor), kept apart so a memory
-# check gathers 5 columns per candidate, not all of them.
+# The columns `step_memory` reads (expert data-parallel divisor, cp, layer_params, offload, interleaving factor),
+# kept apart so a memory check gathers 5 columns per candidate, not all of them.
 _MEMORY_COLUMNS = [9, 10, 11, 12, 21]
 
 
@@ -256,11 +265,13 @@ def _times(
     dividing dp) the expert share of the parameters is replicated only over dp x cp / ep ranks, so its gradient
     collectives and ZeRO sharding run over those. Each step is a helper of a few numpy operations on the same
     arrays (the search calls this about 80 times per plan: the helpers' calls are a fraction of a per cent)."""
-    (tp, pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep, cp, _layer_params, offload, chunks,
+    (tp, pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep_share, cp, _layer_params, offload, chunks,
      bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
-    edp = dpc / ep if any_experts else dpc  # ranks holding the same experts (expert-data-parallel group)
+    # ranks holding the same experts (expert-data-parallel group): dp x cp / ep, or dp x cp x tp / ep with the
+    # experts folded over the tensor-parallel ranks (ep_share = ep x etp / tp)
+    edp = dpc / ep_share if any_experts else dpc
     dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
     m, m_eff = _micro_batches(batch_sequences / dp_mb, nearest_batch)
     pipeline = m_eff * per_micro_batch + bubble
@@ -272,7 +283,7 @@ def _times(
         lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, per_system, chunks
     )
     if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
-        expert_per_system = np.minimum(np.maximum(np.floor(per_system / ep), 1.0), edp)
+        expert_per_system = np.minimum(np.maximum(np.floor(per_system / ep_share), 1.0), edp)
         extra = expert_collectives(
             lay.dp_bandwidth_bytes_s, inside, edp, experts, experts_16bit, hw, eff, expert_per_system, chunks
         )
@@ -346,9 +357,9 @@ def _memory(
     eff: Efficiency,
 ) -> StepMemory:
     """The fullest stage's memory (`layout_terms.stage_memory`) of rows `idx` (`cols`: their memory columns)."""
-    ep, cp, layer_params, offload, ileave = cols.T
+    ep_share, cp, layer_params, offload, ileave = cols.T
     dpc = dp * cp  # ranks holding the same weights
-    edp = dpc / ep  # ranks holding the same experts (expert-data-parallel group)
+    edp = dpc / ep_share  # ranks holding the same experts (expert-data-parallel group)
     assert lay.positions is not None
     weights, grads, optim, acts, total, fullest = stage_memory(
         lay.positions.take(idx, axis=0),

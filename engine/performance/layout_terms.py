@@ -112,18 +112,19 @@ def ring_attention_time(
     return fwd, bwd
 
 
-def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head, kv_extra_params):
+def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head, kv_extra_params, etp=None):
     """(dense, expert) parameters per GPU on each stage position, shape (n, 4) (per-layout inputs as (n, 1)).
 
     A layer's dense share (attention, router, norms, shared experts; K/V copies when tp > kv_heads) is split
-    over tp; its routed experts over ep x tp. The first stage adds the input embedding, the last the LM head
+    over tp; its routed experts over ep x etp (etp: the expert tensor-parallel degree, tp by default, 1 when the
+    experts are folded over the tensor-parallel ranks). The first stage adds the input embedding, the last the LM head
     and final norm (a tied matrix is held by both ends, as Megatron does; at pp = 1 the single stage holds it
     once). The declared-parameter scaling of `params_per_gpu` applies to the embeddings alike.
     """
     scale = work.params / work.params_derived
     expert_layer = work.moe_expert_params_per_layer()
     dense_layer = (work.layer_params() - expert_layer) / tp + kv_extra_params
-    expert_gpu = expert_layer / ep / tp
+    expert_gpu = expert_layer / ep / (tp if etp is None else etp)
     first_extra = work.input_embedding_params * scale
     own_head = (work.output_head_params + work.final_norm_params) * scale
     tied = work.shape.vocab * work.shape.hidden if work.shape.tied_embeddings else work.output_head_params

@@ -63,17 +63,23 @@ def dense_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, w
     return gemm_time(tokens, h, up / tp, hw, eff) + gemm_time(tokens, width / tp, h, hw, eff)
 
 
-def moe_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep):
+def moe_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep, etp=None):
     """Forward time of one MoE layer's FFN: shared experts on every token, then each of the experts / ep local
-    routed experts on the tokens routed to it (tokens x active x ep / experts on average), times the slowest
-    rank's load imbalance."""
+    routed experts on the tokens routed to it, times the slowest rank's load imbalance.
+
+    `etp` is the expert tensor-parallel degree (default tp). At etp = tp each expert is split over the tensor-
+    parallel ranks, which all see the micro-batch's `tokens`: an expert gets tokens x active x ep / experts of
+    them, at 1/tp of its width. At etp = 1 (Megatron-Core's MoE parallel folding) whole experts sit on the tensor-
+    parallel ranks too, each rank dispatching its 1/tp of the tokens: tokens / tp x active x ep / experts a local
+    expert, at full width. The FLOPs per GPU are the same; the GEMM shapes are not."""
     h = float(work.shape.hidden)
     width = float(work.expert_ffn_hidden)
     ep = np.asarray(ep, dtype=float)
+    etp = tp if etp is None else etp
     local_experts = work.experts / ep
-    routed_tokens = tokens * work.active_experts * ep / work.experts
+    routed_tokens = tokens * (etp / tp) * work.active_experts * ep / work.experts
     up = (2.0 if work.shape.ffn_gated else 1.0) * width
-    per_expert = gemm_time(routed_tokens, h, up / tp, hw, eff) + gemm_time(routed_tokens, width / tp, h, hw, eff)
+    per_expert = gemm_time(routed_tokens, h, up / etp, hw, eff) + gemm_time(routed_tokens, width / etp, h, hw, eff)
     routed = local_experts * per_expert * eff.moe_load_imbalance
     shared = dense_ffn_gemms(work, hw, eff, tokens, tp, work.shared_experts * width) if work.shared_experts else 0.0
     return routed + shared
@@ -114,14 +120,15 @@ def _per_node_s(tokens, h: float, element: float, nodes, reached, nvlink_s, hw: 
     return crossing / (hw.scaleout_bytes_s * eff.scaleout) + nvlink_s
 
 
-def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep):
+def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, etp, ep):
     """Exposed time of one expert all-to-all (a dispatch or a combine) per MoE layer and micro-batch.
 
-    Inside the NVLink domain every copy goes over NVLink. Across nodes, a dispatcher that sends each token once
-    per destination node and forwards it to that node's experts over NVLink (DeepEP, Megatron-Core's HybridEP:
-    `moe_dispatch_once_per_node`, the default) puts one copy per node the token's experts fall on onto the
-    scale-out fabric; node-limited routing (model.moe.node_limit) caps those nodes; a plain all-to-all sends one
-    copy per routed expert. The exposed share is
+    The expert-parallel group spans ep x etp GPUs (`etp`: the expert tensor-parallel degree, tp unless the experts
+    are folded over the tensor-parallel ranks). Inside the NVLink domain every copy goes over NVLink. Across
+    nodes, a dispatcher that sends each token once per destination node and forwards it to that node's experts
+    over NVLink (DeepEP, Megatron-Core's HybridEP: `moe_dispatch_once_per_node`, the default) puts one copy per
+    node the token's experts fall on onto the scale-out fabric; node-limited routing (model.moe.node_limit) caps
+    those nodes; a plain all-to-all sends one copy per routed expert. The exposed share is
     1 - moe_dispatch_overlap. Hiding the rest is not free: while the dispatch and combine kernels run they hold a
     share of the SMs (moe_dispatch_sm_fraction), so the computation they hide under slows by that share and each
     hidden second costs that fraction of a second of compute."""
@@ -129,10 +136,10 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     h, active = float(work.shape.hidden), float(work.active_experts)
     ep = np.asarray(ep, dtype=float)
     element = 1.5 if eff.fp8 else 2.0  # FP8 dispatch (1 B) with a BF16 combine (2 B), on average
-    inside = ep * tp <= hw.nvlink_domain
+    inside = ep * etp <= hw.nvlink_domain
     copies = expert_alltoall_bytes(tokens, h, active, ep, element)
     nvlink_s = copies / (hw.nvlink_bytes_s * eff.nvlink)
-    nodes = np.maximum(ep * tp / hw.nvlink_domain, 1.0)
+    nodes = np.maximum(ep * etp / hw.nvlink_domain, 1.0)
     plain_s = copies / (hw.scaleout_bytes_s * eff.scaleout)
     if moe is not None and moe.node_limit is not None:
         fabric_s = _per_node_s(tokens, h, element, nodes, np.minimum(float(min(moe.node_limit, active)), nodes),

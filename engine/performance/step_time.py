@@ -105,6 +105,9 @@ class LayoutCosts:
     activation_extra_bytes: np.ndarray  # working set not multiplied by micro-batches in flight (first stage)
     dp_bandwidth_bytes_s: float  # per GPU for DP collectives crossing systems
     ep: np.ndarray | None = None  # expert-parallel degree (carved out of dp); None = 1 everywhere
+    etp: np.ndarray | None = None  # expert tensor-parallel degree: tp, or 1 with the experts folded; None = tp
+    # ep x etp / tp: the data-parallel ranks (times cp) holding the same experts are dp x cp / this (1 = dense)
+    expert_dp_divisor: np.ndarray | None = None
     cp: np.ndarray | None = None  # context-parallel degree; None = 1 everywhere
     first_layers: np.ndarray | None = None  # transformer layers on the first / last pipeline stage
     last_layers: np.ndarray | None = None
@@ -143,6 +146,7 @@ def _layer_forward(
     tp: np.ndarray,
     sp: np.ndarray,
     ep: np.ndarray,
+    etp: np.ndarray | None = None,
 ) -> _LayerForward:
     """Forward pass of one transformer layer for a micro-batch of `mb` sequences: GEMMs, attention core,
     element-wise work, tensor-parallel collectives and (MoE) expert all-to-alls."""
@@ -150,6 +154,7 @@ def _layer_forward(
     h, seq, heads = float(s.hidden), float(s.seq_len), float(s.heads)
     gated = s.ffn_gated
     tokens = mb * seq  # tokens per micro-batch
+    etp = tp if etp is None else etp  # expert tensor parallelism: tp, or 1 with the experts folded over tp
 
     # --- GEMMs of one layer's forward pass (Megatron column/row split over tp); a MoE model's leading dense layers
     # and its expert layers are averaged over the layers, as pipeline stages are sized by layer count ---
@@ -158,7 +163,7 @@ def _layer_forward(
         gemm_f = gemm_f + dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
     else:
         moe_share = work.moe_layers / s.layers
-        gemm_f = gemm_f + moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep)
+        gemm_f = gemm_f + moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep, etp)
         if work.dense_layers:
             gemm_f = gemm_f + (1.0 - moe_share) * dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
 
@@ -203,7 +208,7 @@ def _layer_forward(
     # moe_dispatch_overlap (Megatron-Core's all-to-all dispatcher runs them on the critical path). ---
     if s.moe is not None:
         moe_share = work.moe_layers / s.layers
-        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, tokens / sp, tp, ep)
+        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, tokens / sp, etp, ep)
         permute_f = moe_share * moe_permute_time(work, hw, eff, tokens / sp)
     else:
         ep_f = permute_f = np.zeros_like(tp)
@@ -221,15 +226,16 @@ def _layer_terms(
     ep: np.ndarray,
     rc: np.ndarray,
     fp8_activations: bool,
+    etp: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ...]:
-    """Per-layer figures of rows (tp, micro-batch, cp, ep, recompute): one layer's time per micro-batch (forward,
-    backward and recompute), the LM head's, the TP / EP / CP communication inside it, the replicated KV parameters,
-    and the activations per layer (stored, and full recompute's working set)."""
+    """Per-layer figures of rows (tp, micro-batch, cp, ep, recompute, expert tensor parallelism etp): one layer's
+    time per micro-batch (forward, backward and recompute), the LM head's, the TP / EP / CP communication inside
+    it, the replicated KV parameters, and the activations per layer (stored, and full recompute's working set)."""
     s = work.shape
     h, vocab = float(s.hidden), float(s.vocab)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
-    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep)
+    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep, etp)
     kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
     cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
     per_layer_acts, act_none, replay_bytes = position_activations(
@@ -264,11 +270,14 @@ def layout_costs(
     offload: np.ndarray | None = None,
     memory: MemoryOptions | None = None,
     act_offload: np.ndarray | None = None,
+    fold: np.ndarray | None = None,
 ) -> LayoutCosts:
     """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
 
     `ep` (expert parallelism, default 1) divides a MoE model's expert parameters per GPU and adds the expert
-    all-to-alls (`_layer_forward`). `cp` (context parallelism, default 1) gives each GPU 1/cp of every sequence:
+    all-to-alls (`_layer_forward`). `fold` (default 0) marks layouts whose experts are folded over the tensor-
+    parallel ranks (expert tensor parallelism 1, Megatron-Core's MoE parallel folding) instead of split by them
+    (expert tensor parallelism tp). `cp` (context parallelism, default 1) gives each GPU 1/cp of every sequence:
     GEMMs, element-wise work, attention, collectives and activations are those of mb / cp sequences, plus the
     exposed ring-attention transfers (`layout_terms.ring_attention_time`). `first_layers` / `last_layers` (default:
     the balanced split) set the end stages; the middle stages share the rest (`stages.py`). `act_offload` (pp = 1,
@@ -285,13 +294,14 @@ def layout_costs(
     ep = np.ones_like(tp) if ep is None else np.asarray(ep, dtype=float)
     cp = np.ones_like(tp) if cp is None else np.asarray(cp, dtype=float)
     offload = np.zeros_like(tp) if offload is None else np.asarray(offload, dtype=float)
+    etp = tp if fold is None else np.where(np.asarray(fold) > 0, 1.0, tp)
     memory = memory or MemoryOptions()
     if first_layers is None or last_layers is None:
         first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
     counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd = _terms_per_layout(
-        work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations
+        work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp
     )
     most_layers = counts.max(axis=1)
     act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
@@ -299,7 +309,7 @@ def layout_costs(
     stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
     passes = np.where(rc == 2, 3.0, 2.0)
     dense, experts, acts, extra = _position_memory(
-        work, tp, ep, rc, counts, has_embedding, has_head, kv_params, per_layer_acts, act_none, tokens
+        work, tp, ep, etp, rc, counts, has_embedding, has_head, kv_params, per_layer_acts, act_none, tokens
     )
     if act_offload.any():
         acts = layers_on_gpu(counts, act_offload) * per_layer_acts[:, None]
@@ -312,11 +322,11 @@ def layout_costs(
         stage_time_s=stage, body_stage_time_s=most_layers * layer_time, p2p_time_s=p2p,
         tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=most_layers * ep_f * passes,
         params_per_gpu=total[rows, heaviest], expert_params_per_gpu=experts[rows, heaviest],
-        layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer() * (1.0 - 1.0 / ep)) / tp
-        + kv_params,
+        layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer()) / tp
+        + work.moe_expert_params_per_layer() / (ep * etp) + kv_params,
         activation_bytes=acts[:, 0], activation_extra_bytes=extra[:, 0],
         dp_bandwidth_bytes_s=hw.scaleout_bytes_s,
-        ep=ep, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
+        ep=ep, etp=etp, expert_dp_divisor=ep * etp / tp, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
         act_offload=act_offload, act_offload_time_s=act_offload_s, act_offload_bytes=act_offload * per_layer_acts,
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
@@ -326,16 +336,18 @@ def layout_costs(
 
 
 def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndarray, mb: np.ndarray, cp: np.ndarray,
-                      ep: np.ndarray, rc: np.ndarray, fp8_activations: bool) -> tuple[np.ndarray, ...]:  # fmt: skip
+                      ep: np.ndarray, rc: np.ndarray, fp8_activations: bool,
+                      etp: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
     """`_layer_terms` of every layout. Everything per layer depends on (tp, micro-batch, cp, ep, recompute) alone, a
     few hundred distinct rows in a grid of thousands (the rest is stage splits, pipeline degrees and
     interleaving): worked out once per distinct row, then read per layout (the same elementwise figures, bit for
     bit)."""
     code = tp
-    for column in (mb, cp, ep, rc):  # mixed radix: each column below its largest value + 1 (whole numbers)
+    for column in (mb, cp, ep, rc, etp):  # mixed radix: each column below its largest value + 1 (whole numbers)
         code = code * (float(np.max(column, initial=0)) + 1.0) + column
     _codes, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    terms = _layer_terms(work, hw, eff, tp[first], mb[first], cp[first], ep[first], rc[first], fp8_activations)
+    terms = _layer_terms(work, hw, eff, tp[first], mb[first], cp[first], ep[first], rc[first], fp8_activations,
+                         etp[first])  # fmt: skip
     return tuple(t[inverse.ravel()] for t in terms)
 
 
@@ -350,7 +362,8 @@ def _p2p_time_s(hw: Hardware, eff: Efficiency, tp: np.ndarray, cp: np.ndarray, p
     return np.where(pp > 1, 2.0 * v * p2p_one, 0.0)
 
 
-def _position_memory(work: Workload, tp: np.ndarray, ep: np.ndarray, rc: np.ndarray, counts: np.ndarray,
+def _position_memory(work: Workload, tp: np.ndarray, ep: np.ndarray, etp: np.ndarray, rc: np.ndarray,
+                     counts: np.ndarray,
                      has_embedding: np.ndarray, has_head: np.ndarray, kv_params: np.ndarray,
                      per_layer_acts: np.ndarray, act_none: np.ndarray,
                      tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
@@ -358,7 +371,7 @@ def _position_memory(work: Workload, tp: np.ndarray, ep: np.ndarray, rc: np.ndar
     the experts shard over all of dp like dense weights (counted as dense). Full recompute rebuilds one layer's
     activations at a time; the head's stage keeps fp32 logits and their gradient."""
     dense, experts = position_params(work, tp[:, None], ep[:, None], counts, has_embedding, has_head,
-                                     kv_params[:, None])  # fmt: skip
+                                     kv_params[:, None], etp[:, None])  # fmt: skip
     split = ep[:, None] > 1
     dense = np.where(split, dense, dense + experts)
     experts = np.where(split, experts, 0.0)
