@@ -148,8 +148,8 @@ BRIDGE_2608 = "NVIDIA Megatron-Bridge performance summary (26.08 container, page
 
 
 def _bridge_moe_row(source: str):
-    """A maker of one Bridge MoE row: TP1, dropless with experts force-balanced, FP8 current scaling on H100 and
-    MXFP8 on Blackwell."""
+    """A maker of one Bridge MoE row: whole experts on each GPU (expert tensor parallelism 1), dropless with
+    experts force-balanced, FP8 current scaling on H100 and MXFP8 on Blackwell."""
 
     def row(
         label: str,
@@ -160,15 +160,19 @@ def _bridge_moe_row(source: str):
         mb: int,
         tokens_s: float,
         *,
+        tp: int = 1,
         pp: int = 1,
         vp: int | None = 1,
         ep: int,
         recompute: str | None = None,
+        dispatch_per_node: bool = True,
     ) -> CalibrationRow:
-        layout = f"TP1{f' PP{pp}' if pp > 1 else ''}{f' VP{vp}' if vp and vp > 1 else ''} EP{ep}"
+        layout = f"TP{tp}{f' PP{pp}' if pp > 1 else ''}{f' VP{vp}' if vp and vp > 1 else ''} EP{ep}"
+        layout += " (experts folded over TP)" if tp > 1 else ""
         recipe = "FP8 current scaling" if system == "dgx-h100" else "MXFP8"
-        return _modern(label, source, _preset(preset), system, gpus, batch, mb, tokens_s, tp=1, pp=pp, vp=vp, ep=ep,
-                       recompute=recompute, software={"moe_load_imbalance": 1.0},
+        software = {"moe_load_imbalance": 1.0, **({} if dispatch_per_node else {"moe_dispatch_once_per_node": 0})}
+        return _modern(label, source, _preset(preset), system, gpus, batch, mb, tokens_s, tp=tp, pp=pp, vp=vp, ep=ep,
+                       etp=1, recompute=recompute, software=software,
                        notes=f"{recipe}, {layout}, micro-batch {mb}, experts force-balanced")  # fmt: skip
 
     return row
@@ -190,11 +194,11 @@ def _newest_blackwell_moe_rows() -> list[CalibrationRow]:
 
 
 def _qwen_rows() -> list[CalibrationRow]:
-    """Qwen3 30B-A3B and 235B-A22B as the 26.04.01 container's table lists them (4,096-token sequences, TP1,
-    expert tensor parallelism 1, dropless with experts force-balanced): FP8 current scaling on DGX H100, MXFP8 on
-    Blackwell. The H100 30B recipe runs no recompute and dispatches over two systems with HybridEP. The table's
-    H100 235B row (TP2 PP8 VP4 EP32 on 256 GPUs) folds the experts over the tensor-parallel ranks (32 expert
-    ranks from 16 data-parallel ones), which the planner cannot express yet, so it is left out."""
+    """Qwen3 30B-A3B and 235B-A22B as the 26.04.01 container's table lists them (4,096-token sequences, expert
+    tensor parallelism 1, dropless with experts force-balanced): FP8 current scaling on DGX H100, MXFP8 on
+    Blackwell. The H100 recipes run no recompute; the 30B dispatches over two systems with HybridEP, the 235B
+    (TP2 PP8 VP4 EP32 on 256 GPUs: 32 expert ranks folded over TP2 x DP16) with the plain all-to-all dispatcher
+    (megatron/bridge/perf_recipes/qwen/h100/qwen3_moe.py)."""
 
     row = _bridge_moe_row(BRIDGE_QWEN)
     return [
@@ -203,6 +207,8 @@ def _qwen_rows() -> list[CalibrationRow]:
         row("qwen3-30b-b300", "qwen3-30b-a3b", "dgx-b300", 8, 512, 8, 30_720, ep=8),
         row("qwen3-30b-gb200", "qwen3-30b-a3b", "gb200-nvl72", 8, 512, 4, 26_112, ep=8),
         row("qwen3-30b-gb300", "qwen3-30b-a3b", "gb300-nvl72", 8, 512, 8, 31_744, ep=8),
+        row("qwen3-235b-h100", "qwen3-235b-a22b", "dgx-h100", 256, 8192, 1, 1_712, tp=2, pp=8, vp=4, ep=32,
+            recompute="none", dispatch_per_node=False),
         row("qwen3-235b-b200", "qwen3-235b-a22b", "dgx-b200", 256, 8192, 1, 3_776, pp=8, vp=None, ep=8),
         row("qwen3-235b-b300", "qwen3-235b-a22b", "dgx-b300", 256, 8192, 2, 5_936, pp=8, vp=None, ep=8),
         row("qwen3-235b-gb200", "qwen3-235b-a22b", "gb200-nvl72", 256, 8192, 1, 5_680, pp=8, vp=3, ep=32),

@@ -27,6 +27,7 @@ def _modern(
     cp: int = 1,
     vp: int | None = 1,
     ep: int = 1,
+    etp: int | None = None,
     zero: int | None = None,
     recompute: str | None = None,
     precision: str = "fp8",
@@ -50,6 +51,7 @@ def _modern(
             pp=pp,
             cp=cp,
             ep=ep if ep > 1 else None,
+            etp=etp,
             dp=gpus // (tp * pp * cp),
             micro_batch=mb,
             interleave=vp,
@@ -288,10 +290,11 @@ MODERN_ROWS: list[CalibrationRow] = [
         pp=8,
         vp=4,
         ep=64,
+        etp=1,  # the recipe folds whole experts over the TP ranks (expert_tensor_parallel_size = 1)
         # "experts force-balanced" in the published setting: every expert rank gets the mean load.
         software={"moe_load_imbalance": 1.0},
-        notes="FP8 blockwise, TP2 PP8 VP4 EP64, dropless with experts force-balanced (25.09 archive); 61 layers "
-        "on 8 uneven stages; MoE, multi-head latent attention",
+        notes="FP8 blockwise, TP2 PP8 VP4 EP64 (experts folded over TP), dropless with experts force-balanced "
+        "(25.09 archive); 61 layers on 8 uneven stages; MoE, multi-head latent attention",
     ),
     _llama3_production(8192, 430),
     _llama3_production(16384, 400),

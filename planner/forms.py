@@ -55,6 +55,7 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("training.parallelism.cp", "Pin context parallel", None),
     ("training.parallelism.interleave", "Pin virtual stages (interleave)", None),
     ("training.parallelism.ep", "Pin expert parallel (MoE)", None),
+    ("training.parallelism.etp", "Pin expert tensor parallel (MoE: 1 folds experts over TP)", None),
     ("training.parallelism.recompute", "Pin recompute", None),
     ("training.parallelism.zero_stage", "Pin ZeRO stage", None),
     ("training.memory.activation_offload_layers", "Pin layers with activations in host memory", None),

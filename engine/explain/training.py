@@ -255,7 +255,8 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
         "training.parallelism": _entry(
             "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), cp, pp, micro_batch, "
             "interleave, recompute or activations kept in host memory (pp 1 only), ZeRO stage, ep (MoE only: "
-            "divisors of the expert count, dividing dp) and dp; "
+            "divisors of the expert count, dividing dp, or with the experts folded over the tensor-parallel ranks "
+            "the tp x cp x dp ranks of a stage) and dp; "
             "infeasible candidates rejected by reason; the fastest feasible plan wins (deadline mode: the fewest "
             "GPUs first)",
             {
@@ -264,6 +265,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
                 "pp": lay.pp,
                 "dp": lay.dp,
                 "ep": lay.ep,
+                **({"expert tensor parallel (1: experts folded over tp)": lay.etp} if lay.etp is not None else {}),
                 "micro-batch (sequences)": lay.micro_batch,
                 "micro-batches per step": lay.micro_batches,
                 "interleave": lay.interleave,
@@ -279,7 +281,8 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
         ),
         "training.memory_per_gpu_gib": _entry(
             "params_per_gpu x (2 weights + 2 grads + 12 optimizer, each / dp when its ZeRO stage shards it; MoE "
-            "expert params / ep per GPU, sharded over dp / ep) + "
+            "expert params / (ep x expert tensor parallel) per GPU, sharded over the dp x cp x tp / (ep x expert "
+            "tensor parallel) ranks holding the same experts) + "
             "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
             "+ working set + reserve_fraction x HBM; with activations in host memory (pp 1), the layers on the GPU "
             "are layers - offloaded + 1 (one offloaded layer is in transit at a time); offloaded optimizer state "

@@ -7,6 +7,7 @@ when the model section itself is invalid they are skipped, since its own errors 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -96,7 +97,15 @@ class TrainingParallelism(Section):
         "not given.",
     )
     ep: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
-        None, description="Expert parallelism (MoE models; divides the expert count and dp); searched when not given."
+        None,
+        description="Expert parallelism (MoE models; divides the expert count, and dp, or with etp 1 the tp x cp x dp "
+        "ranks of a stage); searched when not given.",
+    )
+    etp: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] | None = Field(
+        None,
+        description="Expert tensor parallelism (MoE models): tp splits each expert over the tensor-parallel ranks; "
+        "1 folds whole experts onto them (Megatron-Core's MoE parallel folding, as NVIDIA's MoE recipes run); "
+        "searched when not given.",
     )
     cp: Annotated[StrictInt, Field(gt=0, le=1024), WHOLE] | None = Field(
         None,
@@ -167,6 +176,9 @@ class TrainingParallelism(Section):
         model = _model(info)
         if model is None:
             return []
+        experts = self._expert_groups_problems()
+        if experts:
+            return experts
         first, last, pp, layers = self.first_stage_layers, self.last_stage_layers, self.pp, model.layers
         ends = (("first_stage_layers", first), ("last_stage_layers", last))
         pinned = [(name, n) for name, n in ends if n is not None]
@@ -205,7 +217,7 @@ class TrainingParallelism(Section):
         """Expert parallelism splits whole experts over ep GPUs carved out of dp (Megatron-Core / DeepSpeed-MoE)."""
         if ep is None:
             return ep
-        model, tp, dp = _model(info), info.data.get("tp"), info.data.get("dp")
+        model, tp = _model(info), info.data.get("tp")
         if model is not None and model.moe is None and ep > 1:
             raise _rule(f"({ep}) needs a mixture-of-experts model (model.moe); dense models use ep = 1")
         if model is not None and model.moe is not None and ep > model.moe.experts:
@@ -214,19 +226,55 @@ class TrainingParallelism(Section):
             raise _rule(f"({ep}) must divide model.moe.experts ({model.moe.experts})")
         if ep * (tp or 1) > MAX_EXPERT_GROUP_GPUS:
             raise _rule(f"x tp ({ep * (tp or 1)}) must be at most {MAX_EXPERT_GROUP_GPUS} GPUs per expert group")
-        if dp is not None and dp % ep:
-            raise _rule(f"({ep}) must divide training.parallelism.dp ({dp}): expert groups are carved out of dp")
         return ep
+
+    @field_validator("etp")
+    @classmethod
+    def _etp_is_one_or_tp(cls, etp: int | None, info: ValidationInfo) -> int | None:
+        """Experts are either split over the tensor-parallel ranks (etp = tp) or folded whole onto them (etp = 1)."""
+        if etp is None:
+            return etp
+        model, tp = _model(info), info.data.get("tp")
+        if model is not None and model.moe is None:
+            raise _rule(f"({etp}) needs a mixture-of-experts model (model.moe)")
+        if etp > 1 and tp != etp:
+            raise _rule(
+                f"({etp}) must be 1 (experts folded over the tensor-parallel ranks) or equal to "
+                f"training.parallelism.tp ({tp if tp is not None else 'not pinned'})"
+            )
+        return etp
+
+    def _expert_groups_problems(self) -> list[Problem]:
+        """A pinned ep against a pinned dp: split experts carve their groups out of dp (dp % ep == 0); folded ones
+        (etp 1) out of a stage's tp x cp x dp ranks. Unpinned etp: either will do."""
+        ep, dp, tp, cp = self.ep, self.dp, self.tp, self.cp or 1
+        if ep is None or dp is None:
+            return []
+        split_ok = dp % ep == 0 and (self.etp in (None, tp) or tp in (None, 1))
+        folded_ok = tp is not None and (tp * cp * dp) % ep == 0 and self.etp in (None, 1)
+        if split_ok or folded_ok:
+            return []
+        where = "tp x cp x dp" if self.etp == 1 else "dp"
+        message = (
+            f"({ep}) must divide training.parallelism.dp ({dp}) (expert groups are carved out of dp), or with etp 1 "
+            f"the {where} ranks of a stage ({(tp or 1) * cp * dp})"
+        )
+        return [(("ep",), message, ep)]
 
     def gpu_count_problems(self, gpus: int) -> list[Problem]:
         """The pinned degrees against a fixed GPU count (training.gpus): they must tile it exactly."""
         tp, pp, dp, ep, cp = self.tp or 1, self.pp or 1, self.dp, self.ep, self.cp or 1
         problems: list[Problem] = []
-        if ep is not None and dp is None and gpus % (tp * cp * pp * ep):
+        # Folded experts (etp 1) need ep to divide a stage's tp x cp x dp ranks; split ones need it to divide dp.
+        folded_unit = pp * math.lcm(tp * cp, ep or 1)
+        may_fold = self.etp in (None, 1) and self.tp != 1
+        if ep is not None and dp is None and gpus % (tp * cp * pp * ep) and not (may_fold and gpus % folded_unit == 0):
             message = (
                 f"({ep}) must divide the data-parallel degree, so tp x cp x pp x ep ({tp * cp * pp * ep}) must divide "
                 f"training.gpus ({gpus})"
             )
+            if may_fold:
+                message += f", or with the experts folded over tp (etp 1) pp x lcm(tp x cp, ep) ({folded_unit})"
             problems.append((("ep",), message, ep))
         group = tp * cp * pp * (dp or 1)
         every = self.tp is not None and self.pp is not None and dp is not None and self.cp is not None

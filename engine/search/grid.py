@@ -30,6 +30,7 @@ __all__ = [
     "DivisorTable",
     "GridOptions",
     "LayoutKeys",
+    "expert_dp_factor",
     "layout_grid",
     "layout_keys",
 ]
@@ -76,6 +77,11 @@ class GridOptions:
     # Layers whose activations are kept in host memory (0: none). Megatron-Core's layer-level activation offload
     # works only without pipelining and without recompute, so other counts pair with pp = 1, recompute none.
     act_offloads: tuple[int, ...] = (0,)
+    # 1: the experts are folded over the tensor-parallel ranks (expert tensor parallelism 1, Megatron-Core's MoE
+    # parallel folding); 0: split by them (expert tensor parallelism tp). Folding pairs only with tp > 1 and
+    # ep > 1, where it differs from the split layout.
+    folds: tuple[int, ...] = (0,)
+    fold_only: bool = False  # expert tensor parallelism pinned to 1: no split layout where tp > 1 and ep > 1
 
 
 def _product(*options: list[int]) -> list[np.ndarray]:
@@ -91,19 +97,20 @@ def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
     return dict(zip(_GRID_KEYS, _layout_grid(layers, opt), strict=True))
 
 
-_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last", "act_offload")
+_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last", "act_offload", "fold")
 
 
 @lru_cache(maxsize=64)  # a grid is a few hundred kB of integers
 def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
-    """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last, act_offload) of every valid
-    layout.
+    """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last, act_offload, fold) of every
+    valid layout.
 
     Stage splits: the pinned one, else the balanced split and Megatron's embedding/loss-aware split
     (`stages.SPLIT_DISCOUNTS`), the second dropped where it equals the first. Every stage needs at least one
     layer, and at least `interleave` layers (virtual stages hold whole layers); interleaving needs pp > 1.
     Context parallelism pairs only with one sequence per micro-batch (`GridOptions.prune_cp_micro_batch`).
-    Activation offload (`GridOptions.act_offloads`) pairs only with pp = 1 and no recompute.
+    Activation offload (`GridOptions.act_offloads`) pairs only with pp = 1 and no recompute. Folded experts
+    (`GridOptions.folds`) pair only with tp > 1 and ep > 1.
     """
     pps = np.asarray(opt.pps, dtype=np.int64)
     if opt.first_layers is not None or opt.last_layers is not None:
@@ -125,14 +132,17 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     fewest = np.where(counts > 0, counts, layers).min(axis=1)
     split_pp, first, last, fewest = split_pp[valid], first[valid], last[valid], fewest[valid]
     vs = [opt.interleave] if opt.interleave is not None else list(INTERLEAVE_OPTIONS)
-    s_i, v, tp, mb, rc, ep, cp, ao = _product(
-        list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps, opt.act_offloads
+    s_i, v, tp, mb, rc, ep, cp, ao, fold = _product(
+        list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps, opt.act_offloads, opt.folds
     )
     pp = split_pp[s_i]
     ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1)) & ((ao == 0) | ((pp == 1) & (rc == 0)))
+    ok &= (fold == 0) | ((tp > 1) & (ep > 1))
+    if opt.fold_only:
+        ok &= (fold == 1) | (tp == 1) | (ep == 1)
     if opt.prune_cp_micro_batch:
         ok &= (cp == 1) | (mb == 1)
-    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok], ao[ok])
+    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok], ao[ok], fold[ok])
     for array in out:
         array.setflags(write=False)
     return out
@@ -143,7 +153,7 @@ class LayoutKeys(NamedTuple):
     once per grid: the queries then gather them per candidate instead of recomputing them each time."""
 
     group: np.ndarray  # GPUs per data-parallel rank, tp x cp x pp (int)
-    ep: np.ndarray  # expert-parallel degree (int)
+    ep: np.ndarray  # the part of the expert-parallel degree dp must hold (int): ep, or ep / gcd(ep, tp x cp) folded
     micro_batch: np.ndarray  # sequences per micro-batch (int)
     micro_batch_f: np.ndarray  # the same as floats, as the step model reads it
     need_m: np.ndarray  # fewest micro-batches per step that fill the pipeline
@@ -166,7 +176,7 @@ class LayoutKeys(NamedTuple):
 def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> LayoutKeys:
     """The grid's `LayoutKeys` (`group` = tp x cp x pp as integers, as the search caches it)."""
     assert lay.ep is not None
-    ep, mb = lay.ep.astype(np.int64), lay.micro_batch.astype(np.int64)
+    ep, mb = expert_dp_factor(lay), lay.micro_batch.astype(np.int64)
     code = (group * (int(ep.max(initial=1)) + 1) + ep) * (int(mb.max(initial=1)) + 1) + mb
     _codes, first, triple, sizes = np.unique(code, return_index=True, return_inverse=True, return_counts=True)
     pp = lay.pp.astype(np.int64)
@@ -189,6 +199,21 @@ def layout_keys(lay: LayoutCosts, group: np.ndarray, min_m_per_stage: float) -> 
         quad_first=quad_first,
         quad_layouts=quad_sizes,
     )
+
+
+def expert_dp_factor(lay: LayoutCosts) -> np.ndarray:
+    """The part of each layout's expert-parallel degree the data-parallel degree must be a multiple of. Split
+    experts (expert tensor parallelism tp) carve their ep groups out of dp: ep. Folded experts (etp 1) carve them
+    out of the tp x cp x dp ranks of a pipeline stage, so dp needs only ep / gcd(ep, tp x cp) (Megatron-Core: ep x
+    etp x expert dp = tp x cp x dp)."""
+    assert lay.ep is not None
+    ep = lay.ep.astype(np.int64)
+    if lay.etp is None:
+        return ep
+    tp = lay.tp.astype(np.int64)
+    cp = lay.cp.astype(np.int64) if lay.cp is not None else np.ones_like(tp)
+    folded = lay.etp.astype(np.int64) < tp
+    return np.where(folded, ep // np.gcd(ep, tp * cp), ep)
 
 
 class DivisorTable:

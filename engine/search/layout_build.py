@@ -70,7 +70,8 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     opt = GridOptions(tuple(tps), tuple(s.pp_options()), tuple(mbs), tuple(rcs), tuple(s.ep_options()),
                       tuple(s.cp_options()), pin.interleave, pin.first_stage_layers, pin.last_stage_layers,
                       prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None,
-                      act_offloads=aos)  # fmt: skip
+                      act_offloads=aos, folds=s.fold_options(),
+                      fold_only=s.spec.parallelism.etp == 1)  # fmt: skip
     if not all((tps, opt.pps, opt.eps, opt.cps)):
         return None
     g = layout_grid(s.work.shape.layers, opt)
@@ -84,7 +85,7 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
     return layout_costs(s.work, s.hw, s.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
                         g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, s.memory,
-                        g["act_offload"])  # fmt: skip
+                        g["act_offload"], g["fold"])  # fmt: skip
 
 
 def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:

@@ -137,6 +137,17 @@ class TrainingSearch:
             return [pin] if pin in options else []
         return options
 
+    def fold_options(self) -> tuple[int, ...]:
+        """Whether the experts are folded over the tensor-parallel ranks (1) or split by them (0): both for a MoE
+        model unless `parallelism.etp` pins one (1 folds, `GridOptions.fold_only`; tp splits), only split for a
+        dense model."""
+        if self.work.shape.moe is None:
+            return (0,)
+        etp = self.spec.parallelism.etp
+        if etp is None or etp == 1:  # a pinned etp 1 keeps the split layouts only where tp or ep is 1 (the same)
+            return (0, 1)
+        return (0,)
+
     def cp_options(self) -> list[int]:
         """Context-parallel degrees: the pinned one, else those that split each sequence into 2 x cp equal chunks
         (Megatron-Core's load-balanced causal split) and keep `context_parallel_min_chunk_tokens` per GPU."""

@@ -75,6 +75,7 @@ def package_plan(
             host_overflow_gib=_row(mem.host_overflow_bytes, mrow) / GIB,
         ),
         ep=int(lay.ep.item(j)) if lay.ep is not None else 1, cp=cp,
+        etp=(int(lay.etp.item(j)) if lay.etp is not None else tp) if s.work.shape.moe is not None else None,
         stage_layers=tuple(stage_layer_counts(s.work.shape.layers, pp, first, last)),
         offload=OFFLOAD_NAMES[int(lay.offload.item(j)) if lay.offload is not None else 0],
         activation_offload_layers=int(lay.act_offload.item(j)) if lay.act_offload is not None else 0,

@@ -88,6 +88,9 @@ class Plan:
     optimizer_time_s: float
     memory: MemoryBreakdown
     ep: int = 1
+    # expert tensor parallelism (MoE): tp when each expert is split over the tensor-parallel ranks, 1 when whole
+    # experts are folded onto them; None for a dense model
+    etp: int | None = None
     ep_comm_time_s: float = 0.0
     cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
     stage_layers: tuple[int, ...] = ()  # transformer layers per pipeline stage, first to last

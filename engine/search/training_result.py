@@ -30,7 +30,8 @@ class TrainingLayout:
     global_batch_sequences: int  # dp x micro_batch x m, what one step really trains on
     interleave: int = 1
     zero_stage: int = 1
-    ep: int = 1  # expert parallelism (MoE); a sub-division of dp, not extra GPUs
+    ep: int = 1  # expert parallelism (MoE); a sub-division of dp (or of tp x cp x dp, folded), not extra GPUs
+    etp: int | None = None  # expert tensor parallelism (MoE): tp (experts split) or 1 (folded); None when dense
     cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
@@ -47,6 +48,7 @@ class TrainingLayout:
             "interleave": self.interleave,
             "zero_stage": self.zero_stage,
             "ep": self.ep,
+            "etp": self.etp,
             "cp": self.cp,
             "stage_layers": list(self.stage_layers),
             "offload": self.offload,

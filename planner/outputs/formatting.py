@@ -81,6 +81,7 @@ _PROPER = {
     "pp": "PP",
     "dp": "DP",
     "ep": "EP",
+    "etp": "expert TP",
     "cp": "CP",
     "zero": "ZeRO",
     "su": "SU",

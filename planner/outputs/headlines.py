@@ -56,6 +56,8 @@ def layout_text(p: Any) -> str:
     named by their end stages)."""
     parts = [f"TP {p.tp}", f"PP {p.pp}", f"DP {p.dp}"]
     parts += [f"{name} {degree}" for name, degree in (("CP", p.cp), ("EP", p.ep)) if degree > 1]
+    if p.ep > 1 and p.tp > 1 and getattr(p, "etp", None) == 1:
+        parts.append("experts folded over TP")
     if p.interleave > 1:
         parts.append(f"{p.interleave} virtual stages")
     layers = tuple(p.stage_layers)

@@ -218,16 +218,29 @@ def test_ep_expert_state_shrinks_memory_without_zero(plan):
             {"gpus": 64, "parallelism": {"ep": 2}},
             "training.parallelism.ep (2) needs a mixture-of-experts model (model.moe); dense models use ep = 1",
         ),
-        (
+        (  # experts split over tp (etp = tp): ep groups come out of dp
             {"preset": "mixtral-8x7b"},
-            {"gpus": 64, "parallelism": {"ep": 4, "dp": 6, "tp": 2, "pp": 1}},
-            "training.parallelism.ep (4) must divide training.parallelism.dp (6): expert groups are carved out of dp",
+            {"gpus": 64, "parallelism": {"ep": 4, "etp": 2, "dp": 6, "tp": 2, "pp": 1}},
+            "training.parallelism.ep (4) must divide training.parallelism.dp (6) (expert groups are carved out of "
+            "dp), or with etp 1 the dp ranks of a stage (12)",
+        ),
+        (  # neither split (8 does not divide dp 6) nor folded (8 does not divide tp x dp = 12)
+            {"preset": "mixtral-8x7b"},
+            {"gpus": 96, "parallelism": {"ep": 8, "dp": 6, "tp": 2}},
+            "training.parallelism.ep (8) must divide training.parallelism.dp (6) (expert groups are carved out of "
+            "dp), or with etp 1 the dp ranks of a stage (12)",
         ),
         (
             {"preset": "mixtral-8x7b"},
-            {"gpus": 96, "parallelism": {"ep": 8, "tp": 8}},
+            {"gpus": 96, "parallelism": {"ep": 8, "tp": 8, "etp": 8}},
             "training.parallelism.ep (8) must divide the data-parallel degree, so tp x cp x pp x ep (64) must divide "
             "training.gpus (96)",
+        ),
+        (  # folded too, 48 GPUs cannot hold whole stages of lcm(tp x cp, ep) = 8 ranks on pp 4 (32)
+            {"preset": "mixtral-8x7b"},
+            {"gpus": 48, "parallelism": {"ep": 8, "tp": 4, "pp": 4}},
+            "training.parallelism.ep (8) must divide the data-parallel degree, so tp x cp x pp x ep (128) must divide "
+            "training.gpus (48), or with the experts folded over tp (etp 1) pp x lcm(tp x cp, ep) (32)",
         ),
         (
             {"preset": "mixtral-8x7b", "moe": {"experts": 256, "active": 8}},

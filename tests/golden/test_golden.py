@@ -191,6 +191,9 @@ sit on (`moe_dispatch_once_per_node`, the faster of that and a plain all-to-all)
 sizing meets its 60-day deadline on 512 GPUs (58.5 days) instead of 896 (36.4); the catalog version changed with the
 two presets; nothing else moved. After its review, the total-FLOPs explain entry names the query-key and value
 widths it uses instead of hidden (no figure moved).
+Re-captured when MoE layouts could fold whole experts over the tensor-parallel ranks (expert tensor parallelism 1,
+`parallelism.etp`, searched beside the split layout): the Mixtral plans evaluate about 1.6 times the layouts and
+none chooses folding; no other figure moved (training plans of MoE models report `parallelism.etp`).
 """
 
 from __future__ import annotations
