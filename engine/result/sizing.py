@@ -107,7 +107,9 @@ class Parallelism:
     """The chosen layout: gpus = tp x cp x pp x dp. `stage_layers` lists the transformer layers of each pipeline
     stage, first to last (the first also holds the embedding, the last the LM head and loss); `offload` says
     where the optimizer state lives (engine/performance/memory.py OFFLOAD_CODES); `activation_offload_layers`
-    how many layers keep their activations in host memory between the passes (pp 1, no recompute)."""
+    how many layers keep their activations in host memory between the passes (pp 1, no recompute); `etp` (MoE
+    only, else null) whether each expert is split over the tensor-parallel ranks (etp = tp) or whole experts are
+    folded onto them (etp = 1)."""
 
     tp: int
     pp: int
@@ -118,6 +120,7 @@ class Parallelism:
     zero_stage: int
     ep: int
     cp: int = 1
+    etp: int | None = None
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
     activation_offload_layers: int = 0
