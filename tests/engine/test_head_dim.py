@@ -152,3 +152,16 @@ def test_full_recompute_replays_attention_at_the_heads_width(catalog):
     extra = 2.0 * (work.compute_params_active - VOCAB * 2048) + 2.0 * 48 * 4096 * 8192
     got = hardware_flops_per_token(work, "full", True) - work.training_flops_per_token()
     assert got == pytest.approx(extra)
+
+
+@pytest.mark.parametrize(
+    ("preset", "layers", "hidden", "heads", "ffn", "published"),
+    [("qwen3-8b", 36, 4096, 32, 12288, 8.2e9), ("qwen3-32b", 64, 5120, 64, 25600, 32.8e9)],
+)
+def test_dense_qwen3_parameters_by_hand(catalog, preset, layers, hidden, heads, ffn, published):
+    """Q and O hidden x heads*128, K and V hidden x 8*128, a SwiGLU FFN, two norms a layer, untied embeddings."""
+    per_layer = 2 * hidden * heads * 128 + 2 * hidden * 8 * 128 + 3 * hidden * ffn + 2 * hidden
+    total = layers * per_layer + 2 * VOCAB * hidden + hidden
+    work = analyse_model(_model(catalog, preset=preset))
+    assert work.params == pytest.approx(total, rel=1e-12)
+    assert work.params == pytest.approx(published, rel=0.005)

@@ -193,7 +193,8 @@ two presets; nothing else moved. After its review, the total-FLOPs explain entry
 widths it uses instead of hidden (no figure moved).
 Re-captured when MoE layouts could fold whole experts over the tensor-parallel ranks (expert tensor parallelism 1,
 `parallelism.etp`, searched beside the split layout): the Mixtral plans evaluate about 1.6 times the layouts and
-none chooses folding; no other figure moved (training plans of MoE models report `parallelism.etp`).
+none chooses folding; no other figure moved (training plans of MoE models report `parallelism.etp`). The catalog
+version changed again with the dense Qwen3 8B and 32B presets.
 """
 
 from __future__ import annotations
