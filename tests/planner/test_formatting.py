@@ -301,3 +301,17 @@ def test_the_parallel_layout_reads_as_practitioners_write_it():
     grace = Parallelism(tp=2, pp=1, dp=64, micro_batch=1, recompute="none", interleave=1, zero_stage=3, ep=1,
                         stage_layers=(126,), activation_offload_layers=63)  # fmt: skip
     assert layout_text(grace).endswith("ZeRO-3 · no recompute · 63 layers' activations in host memory")
+
+
+def test_a_folded_expert_layout_says_so():
+    """Qwen3 235B's published H100 layout: 32 expert ranks folded over TP2 x DP16, written as NVIDIA's table does
+    plus the folding; a split layout (etp = tp) and a dense one say nothing of it."""
+    from engine.result.sizing import Parallelism
+    from planner.outputs.headlines import layout_text
+
+    folded = Parallelism(tp=2, pp=8, dp=16, micro_batch=1, recompute="none", interleave=4, zero_stage=1, ep=32,
+                         etp=1, stage_layers=(11, *[12] * 6, 11))  # fmt: skip
+    assert layout_text(folded).startswith("TP 2 · PP 8 · DP 16 · EP 32 · experts folded over TP · 4 virtual stages")
+    split = Parallelism(tp=2, pp=8, dp=16, micro_batch=1, recompute="none", interleave=4, zero_stage=1, ep=16,
+                        etp=2, stage_layers=(11, *[12] * 6, 11))  # fmt: skip
+    assert "folded" not in layout_text(split)
