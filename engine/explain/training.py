@@ -294,6 +294,8 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
                 "tp": lay.tp,
                 "pp": lay.pp,
                 "ep": lay.ep,
+                **({"expert tensor parallel (1: experts folded over tp)": lay.etp} if lay.etp is not None else {}),
+                "cp": lay.cp,
                 "ZeRO stage": lay.zero_stage,
                 "recompute": lay.recompute,
                 "layers whose activations are in host memory": lay.activation_offload_layers,

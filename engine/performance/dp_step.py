@@ -261,10 +261,11 @@ def _times(
     parameter collectives over the data-parallel ranks (`dp_comm.dp_collectives`, `dp_comm.expert_collectives`),
     the part of them the backward does not hide (`dp_comm.dp_exposed_s`) and the optimizer step (`_optimizer_step`).
 
-    Gradients are reduced over dp x cp (weights are replicated over cp). With expert parallelism (MoE, ep > 1, ep
-    dividing dp) the expert share of the parameters is replicated only over dp x cp / ep ranks, so its gradient
-    collectives and ZeRO sharding run over those. Each step is a helper of a few numpy operations on the same
-    arrays (the search calls this about 80 times per plan: the helpers' calls are a fraction of a per cent)."""
+    Gradients are reduced over dp x cp (weights are replicated over cp). With expert parallelism (MoE, ep > 1) the
+    expert share of the parameters is replicated only over dp x cp / ep ranks (dp x cp x tp / ep with the experts
+    folded over the tensor-parallel ranks), so its gradient collectives and ZeRO sharding run over those. Each
+    step is a helper of a few numpy operations on the same arrays (the search calls this about 80 times per plan:
+    the helpers' calls are a fraction of a per cent)."""
     (tp, pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep_share, cp, _layer_params, offload, chunks,
      bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights

@@ -104,7 +104,7 @@ class LayoutCosts:
     activation_bytes: np.ndarray  # one micro-batch's stored activations for the first stage (all its layers)
     activation_extra_bytes: np.ndarray  # working set not multiplied by micro-batches in flight (first stage)
     dp_bandwidth_bytes_s: float  # per GPU for DP collectives crossing systems
-    ep: np.ndarray | None = None  # expert-parallel degree (carved out of dp); None = 1 everywhere
+    ep: np.ndarray | None = None  # expert-parallel degree (out of dp, or of tp x cp x dp folded); None = 1
     etp: np.ndarray | None = None  # expert tensor-parallel degree: tp, or 1 with the experts folded; None = tp
     # ep x etp / tp: the data-parallel ranks (times cp) holding the same experts are dp x cp / this (1 = dense)
     expert_dp_divisor: np.ndarray | None = None
@@ -195,7 +195,11 @@ def _layer_forward(
     half, reduce = ring_latencies_s(eff, tp, np.minimum(tp, hw.gpus_per_system))
     tp_lat = 2.0 * half if eff.sequence_parallel else reduce
     coll = ring_time(2.0 * tokens * h, tp, 2.0, tp_bw, eff.nvlink, tp_lat)
-    comm_f = 2.0 * coll
+    # Experts folded over the tensor-parallel ranks (etp < tp) take each rank's own tokens straight from the
+    # sequence-parallel shard, so a folded MoE layer has no FFN-side collective: only attention's remains.
+    folded = etp < tp
+    ffn_collectives = np.where(folded, 1.0 - work.moe_layers / s.layers, 1.0) if s.moe is not None else 1.0
+    comm_f = (1.0 + ffn_collectives) * coll
     # With TP communication overlap (Transformer Engine userbuffers; needs sequence parallelism and an NVLink
     # domain), each all-gather / reduce-scatter is split into chunks that run under the neighbouring GEMM's
     # chunks: a share of the collective time hides, never more than the GEMM time it hides under.
@@ -208,7 +212,9 @@ def _layer_forward(
     # moe_dispatch_overlap (Megatron-Core's all-to-all dispatcher runs them on the critical path). ---
     if s.moe is not None:
         moe_share = work.moe_layers / s.layers
-        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, tokens / sp, etp, ep)
+        # each GPU dispatches its sequence-parallel share; folded, each rank dispatches its own 1/tp of the tokens
+        # (Megatron-Core requires sequence parallelism there)
+        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, tokens / np.where(folded, tp, sp), etp, ep)
         permute_f = moe_share * moe_permute_time(work, hw, eff, tokens / sp)
     else:
         ep_f = permute_f = np.zeros_like(tp)

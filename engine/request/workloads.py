@@ -214,18 +214,17 @@ class TrainingParallelism(Section):
     @field_validator("ep")
     @classmethod
     def _experts_split_evenly(cls, ep: int | None, info: ValidationInfo) -> int | None:
-        """Expert parallelism splits whole experts over ep GPUs carved out of dp (Megatron-Core / DeepSpeed-MoE)."""
+        """Expert parallelism gives each of its ep GPUs whole experts (Megatron-Core / DeepSpeed-MoE); where the
+        groups come from is checked with the other degrees (`_expert_groups_problems`)."""
         if ep is None:
             return ep
-        model, tp = _model(info), info.data.get("tp")
+        model = _model(info)
         if model is not None and model.moe is None and ep > 1:
             raise _rule(f"({ep}) needs a mixture-of-experts model (model.moe); dense models use ep = 1")
         if model is not None and model.moe is not None and ep > model.moe.experts:
             raise _rule(f"({ep}) must be at most model.moe.experts ({model.moe.experts}): each GPU holds whole experts")
         if model is not None and model.moe is not None and model.moe.experts % ep:
             raise _rule(f"({ep}) must divide model.moe.experts ({model.moe.experts})")
-        if ep * (tp or 1) > MAX_EXPERT_GROUP_GPUS:
-            raise _rule(f"x tp ({ep * (tp or 1)}) must be at most {MAX_EXPERT_GROUP_GPUS} GPUs per expert group")
         return ep
 
     @field_validator("etp")
@@ -245,20 +244,26 @@ class TrainingParallelism(Section):
         return etp
 
     def _expert_groups_problems(self) -> list[Problem]:
-        """A pinned ep against a pinned dp: split experts carve their groups out of dp (dp % ep == 0); folded ones
-        (etp 1) out of a stage's tp x cp x dp ranks. Unpinned etp: either will do."""
-        ep, dp, tp, cp = self.ep, self.dp, self.tp, self.cp or 1
-        if ep is None or dp is None:
+        """A pinned ep: its group spans ep x etp GPUs (at most MAX_EXPERT_GROUP_GPUS), and against a pinned dp,
+        split experts carve their groups out of dp (dp % ep == 0), folded ones (etp 1) out of a stage's tp x cp x
+        dp ranks. Unpinned etp: either will do; with tp or cp unpinned the search finds whether folding fits."""
+        ep, dp, tp, cp = self.ep, self.dp, self.tp, self.cp
+        if ep is None:
             return []
+        span = ep * (1 if self.etp == 1 else (tp or 1))
+        if span > MAX_EXPERT_GROUP_GPUS:
+            what = f"({span})" if self.etp == 1 else f"x tp ({span})"
+            return [(("ep",), f"{what} must be at most {MAX_EXPERT_GROUP_GPUS} GPUs per expert group", ep)]
+        if dp is None:
+            return []
+        may_fold = self.etp in (None, 1) and tp != 1
         split_ok = dp % ep == 0 and (self.etp in (None, tp) or tp in (None, 1))
-        folded_ok = tp is not None and (tp * cp * dp) % ep == 0 and self.etp in (None, 1)
+        folded_ok = may_fold and (tp is None or cp is None or (tp * cp * dp) % ep == 0)
         if split_ok or folded_ok:
             return []
-        where = "tp x cp x dp" if self.etp == 1 else "dp"
-        message = (
-            f"({ep}) must divide training.parallelism.dp ({dp}) (expert groups are carved out of dp), or with etp 1 "
-            f"the {where} ranks of a stage ({(tp or 1) * cp * dp})"
-        )
+        message = f"({ep}) must divide training.parallelism.dp ({dp}) (expert groups are carved out of dp)"
+        if may_fold:
+            message += f", or with etp 1 the tp x cp x dp ranks of a stage ({tp * (cp or 1) * dp})"
         return [(("ep",), message, ep)]
 
     def gpu_count_problems(self, gpus: int) -> list[Problem]:

@@ -1,6 +1,7 @@
 """Deadline mode of the training search: the smallest whole-system GPU count that meets the deadline.
 
-For each layout and ZeRO stage, dp grows in steps of q (whole systems, a multiple of ep); a vectorised bisection
+For each layout and ZeRO stage, dp grows in steps of q (whole systems, a multiple of the part of ep dp must hold:
+`grid.expert_dp_factor`); a vectorised bisection
 over the multiples k finds the smallest that fits memory and meets the deadline (time falls as GPUs rise). With
 the global batch honoured exactly, k must also divide N = sequences / (micro_batch x q), so the bisection runs
 over the sorted divisors of N (`grid.DivisorTable`) instead of every whole number; with the nearest batch
@@ -121,7 +122,7 @@ def _build_grid(s: TrainingSearch, lay: LayoutCosts, stats: SearchStats, nearest
         q = np.full_like(group, pin_dp)
         n_seq = np.where(b % (pin_dp * mb) == 0, b // (pin_dp * mb), 0)
         k_cap_batch = np.where(pin_dp * mb * need <= b, 1, 0)
-    else:  # dp granularity: whole systems, and a multiple of ep (expert groups are carved out of dp)
+    else:  # dp granularity: whole systems, and a multiple of the layout's expert dp factor (grid.expert_dp_factor)
         bad = np.zeros(len(first), dtype=bool)
         q = np.lcm(gps // np.gcd(gps, group), ep)
         if not nearest:  # exact batch impossible on whole systems (e.g. 72-GPU racks, 2^k sequences): spare GPUs

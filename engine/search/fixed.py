@@ -5,7 +5,8 @@ on the search's small batches, so the counts share every pass (filters, bound, s
 Each count's answer is exactly what a search of that count alone returns (same candidates, same order, same
 ties), and the work per count is a few arrays, not a loop over layouts.
 
-Per count: dp = n / (tp x cp x pp) for each layout; layouts whose dp is not whole, does not take ep, or (with the
+Per count: dp = n / (tp x cp x pp) for each layout; layouts whose dp is not whole, does not take ep (a multiple of
+ep, or with folded experts of ep / gcd(ep, tp x cp): `grid.expert_dp_factor`), or (with the
 exact batch) does not split the global batch are ruled out per layout, then expanded over the ZeRO stages. Branch
 and bound: candidates are timed in order of a lower bound on their days (`TrainingSearch.bound`, the pipeline
 time alone) until the count's best feasible days is below the next bound, and checked for memory in order of

@@ -81,7 +81,7 @@ class GridOptions:
     # parallel folding); 0: split by them (expert tensor parallelism tp). Folding pairs only with tp > 1 and
     # ep > 1, where it differs from the split layout.
     folds: tuple[int, ...] = (0,)
-    fold_only: bool = False  # expert tensor parallelism pinned to 1: no split layout where tp > 1 and ep > 1
+    fold_only: bool = False  # expert tensor parallelism pinned to 1: no split layout where tp > 1
 
 
 def _product(*options: list[int]) -> list[np.ndarray]:
@@ -138,8 +138,8 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     pp = split_pp[s_i]
     ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1)) & ((ao == 0) | ((pp == 1) & (rc == 0)))
     ok &= (fold == 0) | ((tp > 1) & (ep > 1))
-    if opt.fold_only:
-        ok &= (fold == 1) | (tp == 1) | (ep == 1)
+    if opt.fold_only:  # etp 1 pinned: split experts only where tp is 1 (the same thing)
+        ok &= (fold == 1) | (tp == 1)
     if opt.prune_cp_micro_batch:
         ok &= (cp == 1) | (mb == 1)
     out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok], ao[ok], fold[ok])

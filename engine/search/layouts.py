@@ -17,10 +17,11 @@ Offload of optimizer state to host memory is searched only when nothing fits wit
 
 Expert parallelism (ep) is searched only for mixture-of-experts models, over the divisors of the expert count;
 ep groups are carved out of data parallelism (Megatron-Core / DeepSpeed-MoE layout), so a candidate needs ep to
-divide dp. Context parallelism (cp) is searched over the degrees that keep `context_parallel_min_chunk_tokens`
-per GPU and split each sequence into 2 x cp chunks. ZeRO-0 is searched only when pinned: ZeRO-1 has the same
-collectives, a faster optimizer step and less memory, so it never loses. Pinned fields of
-`training.parallelism` restrict the grid to the given value.
+divide dp, or, with the experts folded over the tensor-parallel ranks (expert tensor parallelism 1, searched beside
+the split layout), to divide a stage's tp x cp x dp ranks (`grid.expert_dp_factor`). Context parallelism (cp) is
+searched over the degrees that keep `context_parallel_min_chunk_tokens` per GPU and split each sequence into
+2 x cp chunks. ZeRO-0 is searched only when pinned: ZeRO-1 has the same collectives, a faster optimizer step and
+less memory, so it never loses. Pinned fields of `training.parallelism` restrict the grid to the given value.
 """
 
 from __future__ import annotations
@@ -140,12 +141,12 @@ class TrainingSearch:
     def fold_options(self) -> tuple[int, ...]:
         """Whether the experts are folded over the tensor-parallel ranks (1) or split by them (0): both for a MoE
         model unless `parallelism.etp` pins one (1 folds, `GridOptions.fold_only`; tp splits), only split for a
-        dense model."""
+        dense model. Folding is searched only with sequence parallelism, which Megatron-Core requires for it."""
         if self.work.shape.moe is None:
             return (0,)
         etp = self.spec.parallelism.etp
-        if etp is None or etp == 1:  # a pinned etp 1 keeps the split layouts only where tp or ep is 1 (the same)
-            return (0, 1)
+        if etp == 1 or (etp is None and self.eff.sequence_parallel):
+            return (0, 1)  # a pinned etp 1 keeps split layouts only where tp is 1, the same thing
         return (0,)
 
     def cp_options(self) -> list[int]:
@@ -194,10 +195,6 @@ class TrainingSearch:
             keys = layout_keys(lay, self.group(lay, slice(None)), self.min_m_per_stage)
             lay.derived[key] = keys
         return keys
-
-    def ep_of(self, lay: LayoutCosts, idx: np.ndarray) -> np.ndarray:
-        assert lay.ep is not None
-        return lay.ep[idx]
 
     def step(self, lay: LayoutCosts, idx: np.ndarray, dp: np.ndarray, zero: np.ndarray, nearest: bool) -> StepCosts:
         seq = self.work.shape.seq_len

@@ -75,7 +75,8 @@ def explain_failure(
         problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus:,} GPUs.")
     if not problems and rejected.get("ep_not_dividing_dp") and not stats.feasible and pin.ep is not None:
         problems.append(
-            f"layout: pinned ep={pin.ep} must divide the data-parallel degree dp = GPUs / (tp x pp); no layout "
+            f"layout: pinned ep={pin.ep} must divide the data-parallel degree dp = GPUs / (tp x cp x pp), or with "
+            f"the experts folded over the tensor-parallel ranks (etp 1) the tp x cp x dp ranks of a stage; no layout "
             f"that fits gives such a dp."
         )
     if not problems and pin.dp is not None:

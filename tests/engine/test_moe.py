@@ -221,14 +221,13 @@ def test_ep_expert_state_shrinks_memory_without_zero(plan):
         (  # experts split over tp (etp = tp): ep groups come out of dp
             {"preset": "mixtral-8x7b"},
             {"gpus": 64, "parallelism": {"ep": 4, "etp": 2, "dp": 6, "tp": 2, "pp": 1}},
-            "training.parallelism.ep (4) must divide training.parallelism.dp (6) (expert groups are carved out of "
-            "dp), or with etp 1 the dp ranks of a stage (12)",
+            "training.parallelism.ep (4) must divide training.parallelism.dp (6) (expert groups are carved out of dp)",
         ),
-        (  # neither split (8 does not divide dp 6) nor folded (8 does not divide tp x dp = 12)
+        (  # neither split (8 does not divide dp 6) nor folded (8 does not divide tp x cp x dp = 12)
             {"preset": "mixtral-8x7b"},
-            {"gpus": 96, "parallelism": {"ep": 8, "dp": 6, "tp": 2}},
+            {"gpus": 96, "parallelism": {"ep": 8, "dp": 6, "tp": 2, "cp": 1}},
             "training.parallelism.ep (8) must divide training.parallelism.dp (6) (expert groups are carved out of "
-            "dp), or with etp 1 the dp ranks of a stage (12)",
+            "dp), or with etp 1 the tp x cp x dp ranks of a stage (12)",
         ),
         (
             {"preset": "mixtral-8x7b"},

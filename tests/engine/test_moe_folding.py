@@ -108,3 +108,12 @@ def test_bad_etp_is_a_field_error(catalog, parallelism, model, words):
 def test_dense_plans_report_no_expert_tensor_parallelism(catalog):
     body = _body({}, gpus=16, model={"preset": "llama-3-8b"})
     assert to_json(run_plan(validate_request(body, catalog), catalog))["training"]["parallelism"]["etp"] is None
+
+
+def test_a_folded_expert_group_spans_ep_gpus_alone(catalog):
+    """DeepSeek-V3 at TP8 EP128: split, an expert group spans 128 x 8 = 1,024 GPUs (over the 512 cap); folded, 128."""
+    folded = {"tp": 8, "pp": 1, "ep": 128, "etp": 1}
+    assert validate_request(_body(folded, gpus=4096, model={"preset": "deepseek-v3"}), catalog)
+    with pytest.raises(RequestInvalid) as caught:
+        validate_request(_body({**folded, "etp": 8}, gpus=4096, model={"preset": "deepseek-v3"}), catalog)
+    assert "training.parallelism.ep x tp (1024) must be at most 512 GPUs per expert group" in str(caught.value)
