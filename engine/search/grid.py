@@ -140,6 +140,8 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     ok &= (fold == 0) | ((tp > 1) & (ep > 1))
     if opt.fold_only:  # etp 1 pinned: split experts only where tp is 1 (the same thing)
         ok &= (fold == 1) | (tp == 1)
+    else:  # searched folding spans the tensor-parallel ranks at least (ep >= tp), as the published recipes do:
+        ok &= (fold == 0) | (ep >= tp)  # fewer expert ranks than tp would copy each expert over the TP group
     if opt.prune_cp_micro_batch:
         ok &= (cp == 1) | (mb == 1)
     out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok], ao[ok], fold[ok])

@@ -117,3 +117,19 @@ def test_a_folded_expert_group_spans_ep_gpus_alone(catalog):
     with pytest.raises(RequestInvalid) as caught:
         validate_request(_body({**folded, "etp": 8}, gpus=4096, model={"preset": "deepseek-v3"}), catalog)
     assert "training.parallelism.ep x tp (1024) must be at most 512 GPUs per expert group" in str(caught.value)
+
+
+def test_searched_folding_spans_the_tensor_parallel_ranks():
+    """The grid pairs folding with tp > 1 and ep >= tp only (a pinned etp 1 keeps every ep, and no split layout
+    where tp > 1)."""
+    from engine.search.grid import GridOptions, layout_grid
+
+    opt = GridOptions(tps=(1, 2, 4), pps=(1,), mbs=(1,), rcs=(0,), eps=(1, 2, 4, 8), cps=(1,), interleave=1,
+                      first_layers=None, last_layers=None, folds=(0, 1))  # fmt: skip
+    g = layout_grid(8, opt)
+    folded = {(int(t), int(e)) for t, e, f in zip(g["tp"], g["ep"], g["fold"], strict=True) if f}
+    assert folded == {(2, 2), (2, 4), (2, 8), (4, 4), (4, 8)}
+    pinned = layout_grid(8, GridOptions(**{**opt.__dict__, "fold_only": True}))
+    kept = {(int(t), int(e), int(f)) for t, e, f in zip(pinned["tp"], pinned["ep"], pinned["fold"], strict=True)}
+    assert all(f == 1 or t == 1 for t, _e, f in kept)
+    assert (4, 2, 1) in kept  # a pinned etp 1 with fewer expert ranks than tp is honoured

@@ -196,7 +196,8 @@ Re-captured when MoE layouts could fold whole experts over the tensor-parallel r
 none chooses folding; no other figure moved (training plans of MoE models report `parallelism.etp`). The catalog
 version changed again with the dense Qwen3 8B and 32B presets. After the review of folding, a folded MoE layer pays
 no FFN-side tensor-parallel collective (each rank routes its own sequence-parallel tokens): three Mixtral cloud
-sizings now fold and run 0.1-0.6 % faster (8x7B on p4d 26.19 -> 26.04 days); nothing else moved.
+sizings now fold and run 0.1-0.6 % faster (8x7B on p4d 26.19 -> 26.04 days); nothing else moved. Searched folding
+then kept to ep >= tp (the published recipes' shape): only the Mixtral candidate counts moved.
 """
 
 from __future__ import annotations
