@@ -207,8 +207,15 @@ class TrainingParallelism(Section):
             f, la = pinned_split(layers, pp, None, None)
             counts = stage_layer_counts(layers, pp, f, la)
         v = self.interleave
-        if v is not None and v > 1 and min(counts) < v:
-            return [(("interleave",), f"({v}) must be at most the layers of every stage (fewest: {min(counts)})", v)]
+        # the end stages may give a virtual stage to the embedding or the loss alone (Megatron-Core's
+        # account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split)
+        room = [n + (1 if i in (0, len(counts) - 1) else 0) for i, n in enumerate(counts)]
+        if v is not None and v > 1 and min(room) < v:
+            message = (
+                f"({v}) must be at most the layers of every stage, the end stages counting the embedding or the loss "
+                f"as one (fewest: {min(room)})"
+            )
+            return [(("interleave",), message, v)]
         return []
 
     @field_validator("ep")

@@ -107,7 +107,8 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
 
     Stage splits: the pinned one, else the balanced split and Megatron's embedding/loss-aware split
     (`stages.SPLIT_DISCOUNTS`), the second dropped where it equals the first. Every stage needs at least one
-    layer, and at least `interleave` layers (virtual stages hold whole layers); interleaving needs pp > 1.
+    layer, and at least `interleave` layers (virtual stages hold whole layers; the end stages count the embedding
+    or the loss as one); interleaving needs pp > 1.
     Context parallelism pairs only with one sequence per micro-batch (`GridOptions.prune_cp_micro_batch`).
     Activation offload (`GridOptions.act_offloads`) pairs only with pp = 1 and no recompute. Folded experts
     (`GridOptions.folds`) pair only with tp > 1 and ep > 1.
@@ -129,7 +130,11 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
             keep[sl] = (first[sl] != splits[0][0]) | (last[sl] != splits[0][1])
         split_pp, first, last = split_pp[keep], first[keep], last[keep]
     counts, _index, _emb, _head, valid = stage_positions(layers, split_pp, first, last)
-    fewest = np.where(counts > 0, counts, layers).min(axis=1)
+    # Virtual stages hold whole layers; the first and last stages may give one of theirs to the embedding or the
+    # loss alone (Megatron-Core's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split:
+    # 126 layers + 2 on PP16 x VP8), so they count one more
+    ends = np.array([1, 0, 0, 1]) * (split_pp[:, None] > 1)
+    fewest = np.where(counts > 0, counts + ends, layers).min(axis=1)
     split_pp, first, last, fewest = split_pp[valid], first[valid], last[valid], fewest[valid]
     vs = [opt.interleave] if opt.interleave is not None else list(INTERLEAVE_OPTIONS)
     s_i, v, tp, mb, rc, ep, cp, ao, fold = _product(

@@ -236,3 +236,16 @@ def test_reserve_is_a_fixed_amount_plus_fragmentation(setup, catalog):
     # GB200 NVL72: 36 x 480 GB over 72 GPUs; NVLink-C2C 450 GB/s per direction shared by a Grace's two GPUs.
     assert grace.host_offload_bytes == pytest.approx(0.75 * 36 * 480e9 / 72, rel=1e-4)
     assert grace.host_link_bytes_s == pytest.approx(225e9)
+
+
+def test_end_stages_give_a_virtual_stage_to_the_embedding_and_the_loss():
+    """Llama 3.1 405B on PP16 x VP8 (NVIDIA's GB200 MXFP8 recipe): 126 layers + the embedding + the loss are 128
+    virtual stages of one, so the end stages' 7 layers take 8 virtual stages; a middle stage of 7 could not."""
+    from engine.search.grid import GridOptions, layout_grid
+
+    opt = GridOptions(tps=(4,), pps=(16,), mbs=(1,), rcs=(0,), eps=(1,), cps=(1,), interleave=8, first_layers=None,
+                      last_layers=None)  # fmt: skip
+    g = layout_grid(126, opt)
+    assert len(g["tp"]) > 0
+    assert {(int(f), int(la)) for f, la in zip(g["first"], g["last"], strict=True)} == {(7, 7)}  # 7 + 14 x 8 + 7
+    assert len(layout_grid(125, opt)["tp"]) == 0  # 125 layers leave a middle stage with 7

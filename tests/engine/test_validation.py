@@ -302,10 +302,12 @@ def test_unknown_preset_and_system_suggest_the_closest(catalog):
 
 
 def test_interleave_rules(catalog):
-    # Virtual stages hold whole layers, so each stage needs at least `interleave` of them (80 layers / 8 = 10).
+    # Virtual stages hold whole layers, so each stage needs at least `interleave` of them (80 layers / 8 = 10); the
+    # end stages count the embedding or the loss as one (11), the middle ones do not.
     assert errors_for(catalog, with_training(parallelism={"pp": 8, "interleave": 11})) == {
         "training.parallelism.interleave": [
-            "training.parallelism.interleave (11) must be at most the layers of every stage (fewest: 10)"
+            "training.parallelism.interleave (11) must be at most the layers of every stage, the end stages "
+            "counting the embedding or the loss as one (fewest: 10)"
         ]
     }
     validate_request(with_training(parallelism={"pp": 8, "interleave": 3}), catalog)  # 10 layers: 4 + 3 + 3
@@ -407,12 +409,16 @@ def test_pinned_end_stages_need_pipeline_and_leave_every_stage_a_layer(catalog):
     }
     errs = errors_for(catalog, with_training(parallelism={"pp": 2, "first_stage_layers": 30, "last_stage_layers": 30}))
     assert "must equal model.layers (80) with pp = 2" in errs["training.parallelism.last_stage_layers"][0]
-    errs = errors_for(catalog, with_training(parallelism={"pp": 8, "first_stage_layers": 3, "interleave": 4}))
+    errs = errors_for(catalog, with_training(parallelism={"pp": 8, "first_stage_layers": 2, "interleave": 4}))
     assert errs == {
         "training.parallelism.interleave": [
-            "training.parallelism.interleave (4) must be at most the layers of every stage (fewest: 3)"
+            "training.parallelism.interleave (4) must be at most the layers of every stage, the end stages counting "
+            "the embedding or the loss as one (fewest: 3)"
         ]
     }
+    # 3 layers and the embedding fill the first stage's 4 virtual stages (Megatron-Core's
+    # account_for_embedding_in_pipeline_split)
+    validate_request(with_training(parallelism={"pp": 8, "first_stage_layers": 3, "interleave": 4}), catalog)
     req = validate_request(
         with_training(parallelism={"pp": 8, "first_stage_layers": 9, "last_stage_layers": 9}), catalog
     )

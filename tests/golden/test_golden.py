@@ -198,6 +198,10 @@ version changed again with the dense Qwen3 8B and 32B presets. After the review 
 no FFN-side tensor-parallel collective (each rank routes its own sequence-parallel tokens): three Mixtral cloud
 sizings now fold and run 0.1-0.6 % faster (8x7B on p4d 26.19 -> 26.04 days); nothing else moved. Searched folding
 then kept to ep >= tp (the published recipes' shape): only the Mixtral candidate counts moved.
+Re-captured when the end pipeline stages could give a virtual stage to the embedding or the loss alone (Megatron-Core's
+account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split: 126 layers on PP16 x VP8): more layouts
+are evaluated; the 405B plans that interleave move -0.6 to -1.3 % (train-405b-16k-elastic 85.62 -> 85.07 days, the
+A100 candidates of train-405b-auto-120d 118.1 -> 116.6 days); no system, GPU count or capex moved.
 """
 
 from __future__ import annotations
