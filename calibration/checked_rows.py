@@ -22,6 +22,7 @@ __all__ = [
     "BRIDGE_2608",
     "BRIDGE_MOE",
     "BRIDGE_OFFLOAD",
+    "BRIDGE_OSS",
     "BRIDGE_QWEN",
     "CHECKED_ROWS",
     "NEMO_2407",
@@ -154,6 +155,10 @@ def _offload_rows() -> list[CalibrationRow]:
 
 BRIDGE_QWEN = "NVIDIA Megatron-Bridge performance summary archive (26.04.01 container): Qwen3 MoE pre-training"
 BRIDGE_2608 = "NVIDIA Megatron-Bridge performance summary (26.08 container, page of 2026-08-11): MoE on Blackwell racks"
+BRIDGE_OSS = (
+    "NVIDIA Megatron-Bridge performance summary (26.08 container, page of 2026-08-11; 26.04.01 archive): GPT-OSS 120B "
+    "pre-training"
+)
 BRIDGE_2604_DENSE = "NVIDIA Megatron-Bridge performance summary archive (26.04.01 container): Llama 3 pre-training"
 
 
@@ -241,6 +246,28 @@ def _newest_blackwell_moe_rows() -> list[CalibrationRow]:
     ]  # fmt: skip
 
 
+def _gpt_oss_rows() -> list[CalibrationRow]:
+    """GPT-OSS 120B, half of whose 36 layers attend through a 128-token window: 64 GPUs, TP1 PP1, 1,280 sequences
+    of 4,096 tokens in micro-batches of 4, experts force-balanced. MXFP8 rows from the 26.08 page (recipes
+    megatron/bridge/perf_recipes/gpt_oss/gb300|gb200: HybridEP dispatch, whose all-to-all overlaps the other
+    micro-batch's compute, left exposed here as the planner's default does), BF16 rows from the 26.04.01 archive."""
+
+    def row(label: str, system: str, precision: str, ep: int, tokens_s: float, container: str) -> CalibrationRow:
+        recipe = "MXFP8" if precision == "fp8" else "BF16"
+        return _modern(f"oss-{label}", BRIDGE_OSS, _preset("gpt-oss-120b"), system, 64, 1280, 4, tokens_s, tp=1,
+                       pp=1, vp=1, ep=ep, etp=1, precision=precision, software={"moe_load_imbalance": 1.0},
+                       notes=f"{recipe} ({container}), TP1 EP{ep}, micro-batch 4, experts force-balanced")  # fmt: skip
+
+    return [
+        row("120b-gb300-mxfp8", "gb300-nvl72", "fp8", 16, 33_024, "26.08"),
+        row("120b-gb200-mxfp8", "gb200-nvl72", "fp8", 64, 28_672, "26.08"),
+        row("120b-gb300-bf16", "gb300-nvl72", "bf16", 64, 19_200, "26.04.01"),
+        row("120b-gb200-bf16", "gb200-nvl72", "bf16", 64, 16_640, "26.04.01"),
+        row("120b-b300-bf16", "dgx-b300", "bf16", 8, 15_232, "26.04.01"),
+        row("120b-b200-bf16", "dgx-b200", "bf16", 8, 13_568, "26.04.01"),
+    ]
+
+
 def _qwen_rows() -> list[CalibrationRow]:
     """Qwen3 30B-A3B and 235B-A22B as the 26.04.01 container's table lists them (4,096-token sequences, expert
     tensor parallelism 1, dropless with experts force-balanced): FP8 current scaling on DGX H100, MXFP8 on
@@ -320,5 +347,6 @@ CHECKED_ROWS: list[CalibrationRow] = [
     *_offload_rows(),
     *_qwen_rows(),
     *_newest_blackwell_moe_rows(),
+    *_gpt_oss_rows(),
     *_newer_dense_rows(),
 ]  # fmt: skip

@@ -24,7 +24,7 @@ __all__ = ["CATALOG_SERIES", "Catalog", "Gpu", "ModelPreset", "System", "default
 # Human-readable prefix of the catalog version; the hash suffix is what identifies the exact content.
 CATALOG_SERIES = "2026.11"
 # Preset keys beyond the dataclass fields: the full moe record, multi-head latent attention, the published batch.
-PRESET_EXTRA_KEYS = ("head_dim", "moe", "mla", "global_batch_tokens", "batch_ramp", "batch_source")
+PRESET_EXTRA_KEYS = ("head_dim", "moe", "mla", "sliding_window", "global_batch_tokens", "batch_ramp", "batch_source")
 
 
 @dataclass(frozen=True)

@@ -61,10 +61,11 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
             f"{_ROOFLINE} items 5-6; {_FITTED_ON}",
         ),
         "inference.tpot_ms": _entry(
-            "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating batch; "
-            "decode step = max((weights_read / tp + batch x (prompt + output/2) x kv_bytes_per_token / (min(tp, "
-            "kv_heads) x pp)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x peak x GEMM efficiency)) + 2 x "
-            "layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) + decode_step_overhead_ms",
+            "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating "
+            "batch; decode step = max((weights_read / tp + batch x cached tokens at (prompt + output/2) x "
+            "kv_bytes_per_token / (min(tp, kv_heads) x pp)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x "
+            "peak x GEMM efficiency)) + 2 x layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) "
+            "+ decode_step_overhead_ms",
             {
                 "batch": pt.batch,
                 "decode_step_ms": pt.tpot_decode_s * 1000.0,
@@ -82,22 +83,40 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
     }
 
 
+def _kv_entry(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> Entry:
+    """KV bytes per token of context, and (with sliding windows) how many tokens a sequence actually keeps."""
+    inputs: dict[str, object] = {
+        "layers": work.shape.layers,
+        "kv_heads": work.shape.kv_heads,
+        "head_dim": work.head_dim,
+        "kv_cache_bytes_per_element": ir.kv_bytes_per_element,
+    }
+    formula = "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element"
+    window = work.shape.sliding_window
+    if window is not None:
+        context = spec.prompt_tokens + spec.output_tokens
+        inputs.update(
+            {
+                "windowed_layers": work.windowed_layers,
+                "window_tokens": window.tokens,
+                "tokens_per_sequence": context,
+                "cached_tokens_per_sequence_average_layer": work.cached_tokens(context),
+            }
+        )
+        formula += (
+            "; a sequence keeps this x cached tokens, where a windowed layer holds at most its window: cached "
+            "tokens = (full layers x context + windowed layers x min(context, window)) / layers"
+        )
+    return _entry(formula, inputs, _ROOFLINE + " item 1")
+
+
 def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> dict[str, Entry]:
     """The KV cache per token and per replica, and the batch it allows within both latency targets."""
     assert ir.shape is not None
     sh = ir.shape
     mem = ir.memory_breakdown_gib()
     return {
-        "inference.kv_bytes_per_token": _entry(
-            "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element",
-            {
-                "layers": work.shape.layers,
-                "kv_heads": work.shape.kv_heads,
-                "head_dim": work.head_dim,
-                "kv_cache_bytes_per_element": ir.kv_bytes_per_element,
-            },
-            _ROOFLINE + " item 1",
-        ),
+        "inference.kv_bytes_per_token": _kv_entry(ir, work, spec),
         "inference.kv_cache_gib_per_replica": _entry(
             "(HBM x inference_memory_utilization - weights / (tp x pp) - activation workspace) x tp x pp",
             {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "gpus_per_replica": sh.gpus},
@@ -106,7 +125,8 @@ def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) ->
         "inference.batch": _entry(
             "concurrency by Little's law at the load each replica carries: batch = (requests_per_s / replicas) x "
             "output_tokens x TPOT(batch), solved by bisection; capacity batch = the largest batch <= min("
-            "max_batch_per_replica, KV budget / (kv_bytes_per_token_per_gpu x (prompt + output))) meeting both targets",
+            "max_batch_per_replica, KV budget / (kv_bytes_per_token_per_gpu x cached tokens of (prompt + output))) "
+            "meeting both targets",
             {
                 "capacity_batch": sh.capacity_batch,
                 "max_sequences_by_memory": sh.max_sequences_by_memory,

@@ -79,26 +79,40 @@ def _activation_offload_entry(tr: TrainingResult) -> dict[str, Entry]:
     }
 
 
+def _flops_entry(tr: TrainingResult, work: Workload, spec: TrainingSpec) -> Entry:
+    """Total FLOPs: 6N plus attention, over the positions an average layer attends to."""
+    s = work.shape
+    inputs: dict[str, object] = {
+        "tokens": spec.tokens,
+        "compute parameters (active, without the embedding)": work.compute_params_active,
+        "layers": s.layers,
+        "seq_len (tokens)": s.seq_len,
+        "query-key width": work.qk_width,
+        "value width": work.v_width,
+        "FLOPs per token": tr.flops_per_token,
+    }
+    formula = (
+        "tokens x (6 x compute_params_active + 6 x layers x seq_len x (query-key width + value width)); both "
+        "widths are the heads times the head size (hidden each, unless the model decouples the head size or "
+        "uses latent attention)"
+    )
+    window = s.sliding_window
+    if window is not None:
+        inputs["windowed layers"] = work.windowed_layers
+        inputs["window (tokens)"] = window.tokens
+        inputs["positions an average layer attends to"] = work.attention_span(s.seq_len)
+        formula = formula.replace("seq_len x", "positions attended x") + (
+            "; a windowed layer attends to at most its window, so positions attended = (full layers x seq_len + "
+            "windowed layers x (2 x window - window^2 / seq_len)) / layers, counted like a full layer's square"
+        )
+    return _entry(formula, inputs, _FLOPS_SOURCE)
+
+
 def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
     assert tr.layout is not None and tr.plan is not None
     lay, p = tr.layout, tr.plan
-    s = work.shape
     return {
-        "training.total_flops": _entry(
-            "tokens x (6 x compute_params_active + 6 x layers x seq_len x (query-key width + value width)); both "
-            "widths are the heads times the head size (hidden each, unless the model decouples the head size or "
-            "uses latent attention)",
-            {
-                "tokens": spec.tokens,
-                "compute parameters (active, without the embedding)": work.compute_params_active,
-                "layers": s.layers,
-                "seq_len (tokens)": s.seq_len,
-                "query-key width": work.qk_width,
-                "value width": work.v_width,
-                "FLOPs per token": tr.flops_per_token,
-            },
-            _FLOPS_SOURCE,
-        ),
+        "training.total_flops": _flops_entry(tr, work, spec),
         "training.step_time_s": _entry(
             f"({_STEADY}) micro_batches x (stage_time + p2p) + (pp - 1) / interleave x body_stage_time (1F1B "
             "bubble) + exposed data-parallel collectives (on NVLink when the job fits a system; across systems "

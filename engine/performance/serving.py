@@ -125,13 +125,21 @@ class ReplicaModel:
     def kv_bytes_per_token_per_gpu(self) -> float:
         return self.kv_bytes_per_token / self.kv_shards
 
+    def kv_bytes_per_sequence_per_gpu(self) -> float:
+        """The cache one sequence reserves at its full prompt + output; a windowed layer keeps at most its
+        window (`Workload.cached_tokens`)."""
+        return self.work.cached_tokens(self.prompt_tokens + self.output_tokens) * self.kv_bytes_per_token_per_gpu()
+
+    def kv_read_bytes_per_gpu(self, batch: float) -> float:
+        """Cache bytes one decode step reads per GPU: `batch` sequences at the mean context."""
+        return batch * self.work.cached_tokens(self.mean_context) * self.kv_bytes_per_token_per_gpu()
+
     def max_sequences_by_memory(self) -> int:
         """Sequences whose whole prompt + output fits in the KV budget (each reserves its full length)."""
         budget = self.kv_budget_bytes_per_gpu()
         if budget <= 0:
             return 0
-        seq = (self.prompt_tokens + self.output_tokens) * self.kv_bytes_per_token_per_gpu()
-        return int(budget // seq)
+        return int(budget // self.kv_bytes_per_sequence_per_gpu())
 
     def max_batch(self) -> int:
         return min(self.max_sequences_by_memory(), self.c.batch_cap)
@@ -174,9 +182,7 @@ class ReplicaModel:
         is split into pp micro-batches, so the KV and compute terms spread over all tp x pp GPUs.
         """
         bandwidth = self.gpu.hbm_tbps * 1e12 * self.c.decode_mbu
-        read = self.weights_read_bytes(batch) / self.tp + batch * self.mean_context * self.kv_bytes_per_token / (
-            min(self.tp, self.work.shape.kv_heads) * self.pp
-        )
+        read = self.weights_read_bytes(batch) / self.tp + self.kv_read_bytes_per_gpu(batch)
         memory_s = read / bandwidth
         flops = batch * self.work.decode_flops_per_token(self.mean_context)
         per_stage_tokens = batch / self.pp

@@ -170,10 +170,13 @@ def _layer_forward(
     # --- attention core (QK^T, softmax, AV) ---
     attn_flops = 2.0 * tokens * seq * (work.qk_width + work.v_width) / tp  # model FLOPs (full square); 4 t s h
     if eff.flash_attention:
-        # One fused kernel; the causal mask skips half the square. Scores never reach HBM.
-        attn_f = 0.5 * attn_flops / (hw.bf16_peak_flops * eff.gemm * eff.attention_ratio) + eff.kernel_overhead_s
+        # One fused kernel; the causal mask skips half the square and a sliding window the blocks outside it
+        # (`attention_span`). Scores never reach HBM.
+        span_flops = attn_flops * work.attention_span(seq) / seq
+        attn_f = 0.5 * span_flops / (hw.bf16_peak_flops * eff.gemm * eff.attention_ratio) + eff.kernel_overhead_s
         attn_b = FLASH_BACKWARD_RATIO * attn_f
     else:
+        # Unfused attention computes the whole masked square, window or not.
         scores = mb * heads / tp * seq * seq
         bmm = np.maximum(
             attn_flops / (hw.bf16_peak_flops * eff.gemm),

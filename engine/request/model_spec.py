@@ -1,7 +1,7 @@
-"""The request's model section: a preset or an explicit shape (`ModelSpec`), with its MoE (`MoeSpec`) and
-multi-head latent attention (`MlaSpec`) parts; the preset is resolved from the catalog in the validation context
-and the resolved section is put there for the rules that read the shape. Split from `engine/request/spec.py`,
-which still exports these names."""
+"""The request's model section: a preset or an explicit shape (`ModelSpec`), with its MoE (`MoeSpec`),
+multi-head latent attention (`MlaSpec`) and sliding-window attention (`SlidingWindowSpec`) parts; the preset is
+resolved from the catalog in the validation context and the resolved section is put there for the rules that read
+the shape. Split from `engine/request/spec.py`, which still exports these names."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationInfo
 
 
-__all__ = ["MlaSpec", "ModelSpec", "MoeSpec"]
+__all__ = ["MlaSpec", "ModelSpec", "MoeSpec", "SlidingWindowSpec"]
 
 _SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
 _FLAG_KEYS = ("ffn_gated", "tied_embeddings", "learned_positions", "biases")
@@ -80,6 +80,21 @@ class MlaSpec(Section):
     v_head_dim: Annotated[StrictInt, Field(gt=0, le=4096), WHOLE] = Field(description="Per-head value size.")
 
 
+class SlidingWindowSpec(Section):
+    """Sliding-window (local) attention: some layers attend only to the last `tokens` positions (GPT-OSS: every
+    other layer, 128 tokens; Gemma 3: five layers in six, 1,024 tokens). Such a layer's attention work and KV cache
+    stop growing with the context once it passes the window, which is what makes long contexts cheap on them."""
+
+    tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
+        description="Window: how many of the most recent positions a windowed layer attends to."
+    )
+    layers: Annotated[StrictInt, Field(gt=0, le=1_000), WHOLE] | None = Field(
+        None,
+        description="How many of the model's layers use the window (the rest attend to the whole context); "
+        "default: all of them.",
+    )
+
+
 def _shape_optional(schema: dict[str, Any]) -> None:
     # A preset supplies the shape, so no shape field is required on input (the resolved model has them all).
     schema.pop("required", None)
@@ -131,6 +146,9 @@ class ModelSpec(Section):
     mla: MlaSpec | None = Field(
         None, description="Multi-head latent attention; default: the preset's, else grouped-query attention."
     )
+    sliding_window: SlidingWindowSpec | None = Field(
+        None, description="Sliding-window attention on some layers; default: the preset's, else none."
+    )
     params: JsonFloat | None = Field(
         None, ge=1e6, le=1e14, description="Declared total parameters; the count derived from the shape is reported."
     )
@@ -154,6 +172,8 @@ class ModelSpec(Section):
                                        "active": preset.moe_active or 1}  # fmt: skip
                 if extra.get("mla"):
                     defaults["mla"] = dict(extra["mla"])
+                if extra.get("sliding_window"):
+                    defaults["sliding_window"] = dict(extra["sliding_window"])
                 if extra.get("head_dim"):
                     defaults["head_dim"] = int(extra["head_dim"])
                 data = {**defaults, **data}
@@ -174,6 +194,10 @@ class ModelSpec(Section):
         if self.head_dim is not None and self.mla is not None:
             message = "cannot be set with model.mla: latent attention sets its own head sizes (qk_nope_head_dim ...)"
             problems.append((("head_dim",), message, self.head_dim))
+        window = self.sliding_window
+        if window is not None and window.layers is not None and window.layers > self.layers:
+            message = f"({window.layers}) must be at most model.layers ({self.layers})"
+            problems.append((("sliding_window", "layers"), message, window.layers))
         if self.heads % self.kv_heads:
             message = f"({self.kv_heads}) must divide model.heads ({self.heads})"
             problems.append((("kv_heads",), message, self.kv_heads))

@@ -29,7 +29,7 @@ from engine.request.fields import (
     raise_problems,
     unknown_key,
 )
-from engine.request.model_spec import MlaSpec, ModelSpec, MoeSpec
+from engine.request.model_spec import MlaSpec, ModelSpec, MoeSpec, SlidingWindowSpec
 from engine.request.rollout import RolloutSpec
 from engine.request.site import DEFAULT_REGIONS, HardwareSpec, PricingSpec, SiteSpec
 from engine.request.workloads import (
@@ -61,6 +61,7 @@ __all__ = [
     "PlanRequest",
     "PricingSpec",
     "SiteSpec",
+    "SlidingWindowSpec",
     "TrainingMemory",
     "TrainingParallelism",
     "TrainingSpec",

@@ -136,9 +136,7 @@ class InferenceResult:
         assert self.shape is not None and self.point is not None and self.shape.capacity is not None
         sh, pt, cap = self.shape, self.point, self.shape.capacity
         mem = self.memory_breakdown_gib()
-        kv_used_per_gpu = (
-            pt.batch * (sh.model.prompt_tokens + sh.model.output_tokens) * (sh.model.kv_bytes_per_token_per_gpu())
-        )
+        kv_used_per_gpu = pt.batch * sh.model.kv_bytes_per_sequence_per_gpu()
         return {
             "gpus": self.gpus,
             "replicas": self.replicas,
@@ -178,9 +176,7 @@ class InferenceResult:
 
 def effective_mbu(m: ReplicaModel, pt: OperatingPoint) -> float:
     """Bytes a decode step reads per GPU / (step time x HBM bandwidth): the MBU a benchmark would report."""
-    read = m.weights_read_bytes(pt.batch) / m.tp + pt.batch * m.mean_context * m.kv_bytes_per_token / (
-        min(m.tp, m.work.shape.kv_heads) * m.pp
-    )
+    read = m.weights_read_bytes(pt.batch) / m.tp + m.kv_read_bytes_per_gpu(pt.batch)
     return read / (pt.tpot_decode_s * m.gpu.hbm_tbps * 1e12)
 
 
@@ -343,7 +339,7 @@ def _explain_failure(result: InferenceResult, shapes: list[ReplicaShape], spec: 
         largest = max(shapes, key=lambda s: (s.gpus, s.tp))
         m = largest.model
         seq = spec.prompt_tokens + spec.output_tokens
-        need = m.weight_bytes_per_gpu() + m.activation_bytes_per_gpu() + seq * m.kv_bytes_per_token_per_gpu()
+        need = m.weight_bytes_per_gpu() + m.activation_bytes_per_gpu() + m.kv_bytes_per_sequence_per_gpu()
         result.limit = "memory"
         result.closest = {
             "memory_needed_gib_per_gpu": need / GIB,

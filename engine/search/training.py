@@ -49,7 +49,7 @@ def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bo
     """
     s = work.shape
     model = work.training_flops_per_token()
-    attention_fwd = 2.0 * s.layers * s.seq_len * (work.qk_width + work.v_width)
+    attention_fwd = 2.0 * s.layers * work.attention_span(s.seq_len) * (work.qk_width + work.v_width)
     head = s.vocab * s.hidden
     if recompute == "full":
         return model + 2.0 * (work.compute_params_active - head) + attention_fwd

@@ -110,31 +110,73 @@ class Workload:
         routed = self.ffn_params_per_expert_per_layer * self.experts * self.moe_layers
         return routed / self.shape.layers * self.params / self.params_derived
 
+    @property
+    def windowed_layers(self) -> int:
+        """Layers with sliding-window attention (0 without a window)."""
+        window = self.shape.sliding_window
+        if window is None:
+            return 0
+        return self.shape.layers if window.layers is None else window.layers
+
+    def attention_span(self, seq: float) -> float:
+        """Positions per query an average layer's attention is counted over, in the FLOP count's full-square
+        convention (a full layer: seq, though the causal mask halves the work actually done).
+
+        A windowed layer's query i attends to min(i + 1, w) positions, on average w - w^2 / 2 seq over a sequence
+        longer than the window; doubled into the same convention, 2w - w^2 / seq (seq once the window covers the
+        sequence). With GPT-OSS's 128-token window on 4,096-token sequences that is 252 positions against 4,096.
+        """
+        windowed = self.windowed_layers
+        if not windowed:
+            return float(seq)
+        w = float(self.shape.sliding_window.tokens)  # type: ignore[union-attr]
+        local = float(seq) if w >= seq else 2.0 * w - w * w / float(seq)
+        layers = self.shape.layers
+        return ((layers - windowed) * float(seq) + windowed * local) / layers
+
+    def cached_tokens(self, context: float) -> float:
+        """Tokens an average layer keeps in its KV cache (and a decode step reads) at `context` tokens: all of
+        them in a full-attention layer, at most the window in a windowed one."""
+        windowed = self.windowed_layers
+        if not windowed:
+            return float(context)
+        w = float(self.shape.sliding_window.tokens)  # type: ignore[union-attr]
+        layers = self.shape.layers
+        return ((layers - windowed) * float(context) + windowed * min(float(context), w)) / layers
+
     def training_flops_per_token(self) -> float:
         """6 x compute params (2 forward + 4 backward) + 12 l s h attention (QK^T and AV, x3 for backward); with
-        MLA the attention term uses its own query-key and value widths (6 l s (qk + v), the same at qk = v = h)."""
+        MLA the attention term uses its own query-key and value widths (6 l s (qk + v), the same at qk = v = h),
+        and with sliding windows the positions an average layer attends to (`attention_span`) replace s."""
         s = self.shape
-        return 6.0 * self.compute_params_active + 6.0 * s.layers * s.seq_len * (self.qk_width + self.v_width)
+        span = self.attention_span(s.seq_len)
+        return 6.0 * self.compute_params_active + 6.0 * s.layers * span * (self.qk_width + self.v_width)
 
     def training_flops(self, tokens: float) -> float:
         """Total model FLOPs to train on `tokens` tokens (training-calibration.md section 2)."""
         return self.training_flops_per_token() * tokens
 
     def prefill_flops(self, prompt_tokens: int) -> float:
-        """2 x compute params x ISL + 2 x layers x ISL^2 x (qk + v widths) (= 4 l ISL^2 h when the head size is
-        hidden / heads)."""
+        """2 x compute params x ISL + 2 x layers x ISL x span x (qk + v widths) (= 4 l ISL^2 h when the head size
+        is hidden / heads and no layer has a window; `attention_span`)."""
         s = self.shape
-        attention = 2.0 * s.layers * prompt_tokens**2 * (self.qk_width + self.v_width)
+        span = self.attention_span(prompt_tokens)
+        attention = 2.0 * s.layers * prompt_tokens * span * (self.qk_width + self.v_width)
         return 2.0 * self.compute_params_active * prompt_tokens + attention
 
     def decode_flops_per_token(self, context_tokens: float) -> float:
-        """2 x compute params + 2 x layers x (qk + v widths) x context (scores and weighted sum over the cache)."""
+        """2 x compute params + 2 x layers x (qk + v widths) x cached tokens (scores and weighted sum over the
+        cache; a windowed layer's cache stops at its window)."""
         s = self.shape
-        return 2.0 * self.compute_params_active + 2.0 * s.layers * (self.qk_width + self.v_width) * context_tokens
+        cached = self.cached_tokens(context_tokens)
+        return 2.0 * self.compute_params_active + 2.0 * s.layers * (self.qk_width + self.v_width) * cached
 
     def kv_bytes_per_token(self, bytes_per_element: float) -> float:
         """K and V for every layer: 2 x layers x kv_heads x head_dim x bytes; with MLA only the latent and the
-        shared rotary key are cached: layers x (kv_lora_rank + qk_rope_head_dim) x bytes (DeepSeek-V2, 2.1)."""
+        shared rotary key are cached: layers x (kv_lora_rank + qk_rope_head_dim) x bytes (DeepSeek-V2, 2.1).
+
+        Per token of a context that every layer still holds: with sliding windows a sequence of c tokens keeps
+        this x `cached_tokens(c)`, not x c."""
         s = self.shape
         if s.mla is not None:
             return float(s.layers * (s.mla.kv_lora_rank + s.mla.qk_rope_head_dim)) * bytes_per_element
@@ -198,8 +240,14 @@ def analyse_model(shape: ModelSpec) -> Workload:
     norms = 2 * h * (2 if shape.biases else 1)
     biases = 0
     if shape.biases:
-        expert_biases = ((2 * expert_width if shape.ffn_gated else expert_width) + h) * experts
-        biases = (shape.heads * head_dim + 2 * kv_dim + h) + expert_biases
+        ffn_biases = (2 * expert_width if shape.ffn_gated else expert_width) + h
+        biases = shape.heads * head_dim + 2 * kv_dim + h
+        if moe:
+            # An expert's biases travel and run with its matrices (GPT-OSS: 40M of them, 0.7 % of its active
+            # parameters if every expert's were counted as active).
+            ffn += ffn_biases
+        else:
+            biases += ffn_biases
     per_layer_other = norms + biases
 
     input_embedding = v * h + (shape.seq_len * h if shape.learned_positions else 0)

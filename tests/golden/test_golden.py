@@ -202,6 +202,9 @@ Re-captured when the end pipeline stages could give a virtual stage to the embed
 account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split: 126 layers on PP16 x VP8): more layouts
 are evaluated; the 405B plans that interleave move -0.6 to -1.3 % (train-405b-16k-elastic 85.62 -> 85.07 days, the
 A100 candidates of train-405b-auto-120d 118.1 -> 116.6 days); no system, GPU count or capex moved.
+Re-captured when a model could attend through a sliding window on some layers (`model.sliding_window`, GPT-OSS and
+Gemma 3 presets): every plan's model section gains `sliding_window` (null for these models) and the catalog version
+moved with the three presets; the search timings moved with the machine; no figure moved.
 """
 
 from __future__ import annotations
