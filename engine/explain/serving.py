@@ -43,15 +43,17 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
     return {
         "inference.ttft_ms": _entry(
             "prefill(prompt) + half a scheduling round + prefill queueing (M/D/1: busy x prefill / (2 (1 - busy))); "
-            "prefill = max((2 x compute_params_active x prompt + 2 x layers x prompt^2 x (query-key + value "
-            "widths)) / (tp x peak x "
-            "prefill_mfu x n / (n + prefill_half_mfu_tokens)), weights / tp / (HBM x decode_mbu)) + 2 x layers TP "
-            "all-reduces, n = min(prompt, prefill_chunk_tokens)",
+            "prefill = max((2 x compute_params_active x prompt + 2 x layers x prompt x positions attended x "
+            "(query-key + value widths)) / (tp x peak x prefill_mfu x n / (n + prefill_half_mfu_tokens)), weights / "
+            "tp / (HBM x decode_mbu)) + 2 x layers TP all-reduces, n = min(prompt, prefill_chunk_tokens); positions "
+            "attended = prompt, or with sliding windows (full layers x prompt + windowed layers x (2 x window - "
+            "window^2 / prompt)) / layers",
             {
                 "prefill_alone_ms": m.prefill_s(spec.prompt_tokens) * 1000.0,
                 "prefill_busy_fraction": pt.prefill_busy_fraction,
                 "compute_params_active": work.compute_params_active,
                 "prompt_tokens": spec.prompt_tokens,
+                "positions attended": work.attention_span(spec.prompt_tokens),
                 "tp": sh.tp,
                 "peak_tflops_per_gpu": ir.peak_tflops,
                 "compute_precision": ir.compute_precision,
@@ -93,7 +95,7 @@ def _kv_entry(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> Entry
     }
     formula = "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element"
     window = work.shape.sliding_window
-    if window is not None:
+    if window is not None and work.windowed_layers:
         context = spec.prompt_tokens + spec.output_tokens
         inputs.update(
             {

@@ -97,7 +97,7 @@ def _flops_entry(tr: TrainingResult, work: Workload, spec: TrainingSpec) -> Entr
         "uses latent attention)"
     )
     window = s.sliding_window
-    if window is not None:
+    if window is not None and work.windowed_layers:
         inputs["windowed layers"] = work.windowed_layers
         inputs["window (tokens)"] = window.tokens
         inputs["positions an average layer attends to"] = work.attention_span(s.seq_len)

@@ -99,6 +99,10 @@ def ring_attention_time(
     max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
     1/cp of the attention backward. On NVLink when the tp x cp GPUs fit the NVLink domain, else on the
     scale-out NICs. Zero at cp = 1.
+
+    Sliding-window layers are costed with the same full ring (the K and V of every other chunk pass by) while their
+    attention compute, which hides it, shrinks to the window: conservative where the window is shorter than a
+    chunk (a ring that stopped once the window was covered would pass fewer chunks).
     """
     rep, _ = _kv_width_per_gpu(work, tp)
     kv_bytes = 2.0 * tokens * rep * KV_BYTES_PER_ELEMENT

@@ -43,6 +43,10 @@ SOFTMAX_BYTES_PER_SCORE = 9.0
 ELEMENTWISE_KERNELS_PER_LAYER = 7.0
 # FlashAttention's backward is about 2.5x its forward (it recomputes the scores): FlashAttention-2 paper, section 3.
 FLASH_BACKWARD_RATIO = 2.5
+# Keys a fused attention kernel reads per tile: FlashAttention-2 tunes blocks of 64-128 queries by 64-128 keys by
+# head size (Dao 2023, arXiv 2307.08691), FlashAttention-3 runs 128-key blocks at head sizes 64-128 (Shah et al.
+# 2024, arXiv 2407.08608), so a sliding window costs whole 128-key blocks, not its exact positions.
+FLASH_KEY_BLOCK_TOKENS = 128
 # Expert dispatch and combine move 16-bit (bf16) activations, like the TP collectives and pipeline sends.
 EXPERT_ALLTOALL_BYTES_PER_ELEMENT = 2.0
 # Casting a 16-bit activation to FP8: Transformer Engine fuses the cast and its amax into the kernel that produces

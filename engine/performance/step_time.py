@@ -50,6 +50,7 @@ from engine.performance.roofline import (
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
     FLASH_BACKWARD_RATIO,
+    FLASH_KEY_BLOCK_TOKENS,
     RECOMPUTE_CODES,
     RECOMPUTE_NAMES,
     SOFTMAX_BYTES_PER_SCORE,
@@ -170,9 +171,9 @@ def _layer_forward(
     # --- attention core (QK^T, softmax, AV) ---
     attn_flops = 2.0 * tokens * seq * (work.qk_width + work.v_width) / tp  # model FLOPs (full square); 4 t s h
     if eff.flash_attention:
-        # One fused kernel; the causal mask skips half the square and a sliding window the blocks outside it
-        # (`attention_span`). Scores never reach HBM.
-        span_flops = attn_flops * work.attention_span(seq) / seq
+        # One fused kernel; the causal mask skips half the square and a sliding window the key blocks outside it
+        # (`attention_span`, in whole blocks). Scores never reach HBM.
+        span_flops = attn_flops * work.attention_span(seq, FLASH_KEY_BLOCK_TOKENS) / seq
         attn_f = 0.5 * span_flops / (hw.bf16_peak_flops * eff.gemm * eff.attention_ratio) + eff.kernel_overhead_s
         attn_b = FLASH_BACKWARD_RATIO * attn_f
     else:

@@ -88,10 +88,10 @@ class SlidingWindowSpec(Section):
     tokens: Annotated[StrictInt, Field(gt=0, le=10_000_000), WHOLE] = Field(
         description="Window: how many of the most recent positions a windowed layer attends to."
     )
-    layers: Annotated[StrictInt, Field(gt=0, le=1_000), WHOLE] | None = Field(
+    layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] | None = Field(
         None,
         description="How many of the model's layers use the window (the rest attend to the whole context); "
-        "default: all of them.",
+        "default: all of them; 0 turns a preset's window off.",
     )
 
 
@@ -174,6 +174,9 @@ class ModelSpec(Section):
                     defaults["mla"] = dict(extra["mla"])
                 if extra.get("sliding_window"):
                     defaults["sliding_window"] = dict(extra["sliding_window"])
+                    given = data.get("sliding_window")
+                    if isinstance(given, dict):  # a partial window overrides the preset's field by field
+                        data = {**data, "sliding_window": {**defaults["sliding_window"], **given}}
                 if extra.get("head_dim"):
                     defaults["head_dim"] = int(extra["head_dim"])
                 data = {**defaults, **data}
@@ -196,7 +199,10 @@ class ModelSpec(Section):
             problems.append((("head_dim",), message, self.head_dim))
         window = self.sliding_window
         if window is not None and window.layers is not None and window.layers > self.layers:
-            message = f"({window.layers}) must be at most model.layers ({self.layers})"
+            message = (
+                f"({window.layers}) must be at most model.layers ({self.layers}); a preset's window counts the "
+                "preset's layers, so give model.sliding_window.layers with model.layers"
+            )
             problems.append((("sliding_window", "layers"), message, window.layers))
         if self.heads % self.kv_heads:
             message = f"({self.kv_heads}) must divide model.heads ({self.heads})"

@@ -49,7 +49,9 @@ def hardware_flops_per_token(work: Workload, recompute: str, flash_attention: bo
     """
     s = work.shape
     model = work.training_flops_per_token()
-    attention_fwd = 2.0 * s.layers * work.attention_span(s.seq_len) * (work.qk_width + work.v_width)
+    # Fused attention skips the blocks outside a sliding window; unfused attention computes the whole masked square.
+    span = work.attention_span(s.seq_len) if flash_attention else float(s.seq_len)
+    attention_fwd = 2.0 * s.layers * span * (work.qk_width + work.v_width)
     head = s.vocab * s.hidden
     if recompute == "full":
         return model + 2.0 * (work.compute_params_active - head) + attention_fwd

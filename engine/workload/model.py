@@ -6,6 +6,7 @@ than with a 12lh^2 shortcut, because Llama-style models (GQA, SwiGLU, 128K vocab
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from engine.request.spec import ModelSpec
@@ -102,8 +103,7 @@ class Workload:
         """Routed-expert parameters of an average layer that expert parallelism shards; 0 for a dense model.
 
         A dense FFN and shared experts are replicated like attention (not split over an expert-parallel group),
-        so only routed experts count here; expert biases, if any, stay with the dense part (a conservative
-        simplification: they are a few thousand parameters per expert).
+        so only routed experts count here, each with its biases if the model has them.
         """
         if self.shape.moe is None:
             return 0.0
@@ -118,19 +118,27 @@ class Workload:
             return 0
         return self.shape.layers if window.layers is None else window.layers
 
-    def attention_span(self, seq: float) -> float:
+    def attention_span(self, seq: float, key_block: int = 0) -> float:
         """Positions per query an average layer's attention is counted over, in the FLOP count's full-square
         convention (a full layer: seq, though the causal mask halves the work actually done).
 
         A windowed layer's query i attends to min(i + 1, w) positions, on average w - w^2 / 2 seq over a sequence
         longer than the window; doubled into the same convention, 2w - w^2 / seq (seq once the window covers the
         sequence). With GPT-OSS's 128-token window on 4,096-token sequences that is 252 positions against 4,096.
+
+        `key_block` > 0 gives what a tiled kernel computes instead: a block of queries reads whole blocks of keys,
+        the w - 1 positions before it and its own block, so each query costs (ceil((w - 1) / block) + 1) x block
+        positions (512 in the same convention for a 128-token window in 128-token blocks).
         """
         windowed = self.windowed_layers
         if not windowed:
             return float(seq)
         w = float(self.shape.sliding_window.tokens)  # type: ignore[union-attr]
-        local = float(seq) if w >= seq else 2.0 * w - w * w / float(seq)
+        if key_block:
+            blocks = math.ceil((w - 1.0) / key_block) + 1.0
+            local = min(float(seq), 2.0 * blocks * key_block)
+        else:
+            local = float(seq) if w >= seq else 2.0 * w - w * w / float(seq)
         layers = self.shape.layers
         return ((layers - windowed) * float(seq) + windowed * local) / layers
 
@@ -244,8 +252,9 @@ def analyse_model(shape: ModelSpec) -> Workload:
         biases = shape.heads * head_dim + 2 * kv_dim + h
         if moe:
             # An expert's biases travel and run with its matrices (GPT-OSS: 40M of them, 0.7 % of its active
-            # parameters if every expert's were counted as active).
+            # parameters if every expert's were counted as active); a leading dense layer's with its FFN.
             ffn += ffn_biases
+            dense_ffn += (2 * f if shape.ffn_gated else f) + h
         else:
             biases += ffn_biases
     per_layer_other = norms + biases

@@ -162,9 +162,8 @@ def test_training_plan_explains_the_span(plan):
         ({"tokens": 0}, "model.sliding_window.tokens"),
         ({"tokens": -5}, "model.sliding_window.tokens"),
         ({"tokens": "128"}, "model.sliding_window.tokens"),
-        ({"tokens": 128, "layers": 0}, "model.sliding_window.layers"),
+        ({"tokens": 128, "layers": -1}, "model.sliding_window.layers"),
         ({"tokens": 128, "layers": 37}, "model.sliding_window.layers"),
-        ({"layers": 18}, "model.sliding_window.tokens"),
         ({"tokens": 128, "every": 2}, "model.sliding_window.every"),
     ],
 )
@@ -185,3 +184,47 @@ def test_run_plan_end_to_end_for_gpt_oss_serving(catalog):
     }
     result = to_json(run_plan(validate_request(body, catalog), catalog))
     assert result["feasible"], result.get("problems")
+
+
+def test_a_partial_window_overrides_the_presets_field_by_field(catalog):
+    wider = _model(catalog, preset="gpt-oss-120b", sliding_window={"tokens": 256})
+    assert (wider.sliding_window.tokens, wider.sliding_window.layers) == (256, 18)
+    off = analyse_model(_model(catalog, preset="gpt-oss-120b", sliding_window={"layers": 0}))
+    assert off.windowed_layers == 0 and off.attention_span(4096) == 4096.0 and off.cached_tokens(9000) == 9000.0
+
+
+def test_a_shorter_preset_names_where_its_window_layers_come_from(catalog):
+    body = {"workload": "training", "model": {"preset": "gpt-oss-120b", "layers": 12},
+            "training": {"tokens": 1e12, "gpus": 64}}  # fmt: skip
+    with pytest.raises(RequestInvalid) as info:
+        validate_request(body, catalog)
+    assert any("preset" in m for m in info.value.errors["model.sliding_window.layers"])
+
+
+def test_tiled_kernels_pay_whole_key_blocks(catalog):
+    """A 128-token window in 128-key tiles: a query block reads its own block and the one before, 256 keys a query,
+    512 in the full-square convention; a 1,024-token window reads 9 blocks (2,304). Full layers are unchanged."""
+    work = analyse_model(_model(catalog, preset="gpt-oss-120b"))
+    assert work.attention_span(4096, 128) == pytest.approx((18 * 4096 + 18 * 512) / 36)
+    gemma = analyse_model(_model(catalog, preset="gemma-3-27b"))
+    assert gemma.attention_span(32768, 128) == pytest.approx((10 * 32768 + 52 * 2304) / 62)
+    assert gemma.attention_span(1000, 128) == pytest.approx(1000.0)  # the window covers the sequence
+
+
+def test_an_explicit_shape_needs_the_window_size(catalog):
+    body = {
+        "workload": "training",
+        "model": {
+            "layers": 4,
+            "hidden": 512,
+            "heads": 8,
+            "ffn_hidden": 1024,
+            "vocab": 1000,
+            "seq_len": 2048,
+            "sliding_window": {"layers": 2},
+        },
+        "training": {"tokens": 1e9, "gpus": 8},
+    }
+    with pytest.raises(RequestInvalid) as info:
+        validate_request(body, catalog)
+    assert "model.sliding_window.tokens" in info.value.errors
