@@ -173,9 +173,10 @@ def _gpt_oss_text(errors: list[float]) -> list[str]:
         "### GPT-OSS 120B (sliding-window attention) in the 26.08 and 26.04.01 containers",
         "",
         "GPT-OSS 120B is the first model checked whose layers do not all attend to the whole sequence: 18 of its 36 "
-        "layers attend through a 128-token window, which the planner costs as the positions those layers attend "
-        "to (252 per query in the full-square count, against 4,096), a count that matches NVIDIA's published "
-        "model TFLOP/s within 0.5 %. Its recipes (TP1, no pipelining, 16-64 expert ranks, micro-batch 4) run on "
+        "layers attend through a 128-token window, which the planner counts as the positions those layers attend "
+        "to (252 per query in the full-square count, against 4,096; the count matches NVIDIA's published model "
+        "TFLOP/s within 0.5 %) and times as the whole 128-key blocks a fused kernel reads (512). Its recipes (TP1, "
+        "no pipelining, 16-64 expert ranks, micro-batch 4) run on "
         "four Blackwell systems in MXFP8 (26.08) and BF16 (26.04.01). The planner is faster on every row: "
         f"{_spread(errors)}. Not modelled, and particular to this model: the attention sinks (a learned logit per "
         "head) in a windowed attention that its recipes run on cuDNN's fused kernels (NVIDIA's footnote to the "
