@@ -130,8 +130,7 @@ class Workload:
         the w - 1 positions before it and its own block, so each query costs (ceil((w - 1) / block) + 1) x block
         positions (512 in the same convention for a 128-token window in 128-token blocks).
         """
-        windowed = self.windowed_layers
-        if not windowed:
+        if not self.windowed_layers:
             return float(seq)
         w = float(self.shape.sliding_window.tokens)  # type: ignore[union-attr]
         if key_block:
@@ -139,18 +138,21 @@ class Workload:
             local = min(float(seq), 2.0 * blocks * key_block)
         else:
             local = float(seq) if w >= seq else 2.0 * w - w * w / float(seq)
-        layers = self.shape.layers
-        return ((layers - windowed) * float(seq) + windowed * local) / layers
+        return self._layer_average(float(seq), local)
 
     def cached_tokens(self, context: float) -> float:
         """Tokens an average layer keeps in its KV cache (and a decode step reads) at `context` tokens: all of
         them in a full-attention layer, at most the window in a windowed one."""
-        windowed = self.windowed_layers
-        if not windowed:
+        if not self.windowed_layers:
             return float(context)
         w = float(self.shape.sliding_window.tokens)  # type: ignore[union-attr]
-        layers = self.shape.layers
-        return ((layers - windowed) * float(context) + windowed * min(float(context), w)) / layers
+        return self._layer_average(float(context), min(float(context), w))
+
+    def _layer_average(self, full: float, windowed: float) -> float:
+        """A per-layer figure averaged over the layers: `full` for full-attention layers, `windowed` for the rest
+        (stages are sized by layer count, so the engine works with the average layer)."""
+        layers, local = self.shape.layers, self.windowed_layers
+        return ((layers - local) * full + local * windowed) / layers
 
     def training_flops_per_token(self) -> float:
         """6 x compute params (2 forward + 4 backward) + 12 l s h attention (QK^T and AV, x3 for backward); with
@@ -248,15 +250,18 @@ def analyse_model(shape: ModelSpec) -> Workload:
     norms = 2 * h * (2 if shape.biases else 1)
     biases = 0
     if shape.biases:
-        ffn_biases = (2 * expert_width if shape.ffn_gated else expert_width) + h
+
+        def ffn_biases(width: int) -> int:  # gate and up (or up alone) of `width`, down of h
+            return (2 * width if shape.ffn_gated else width) + h
+
         biases = shape.heads * head_dim + 2 * kv_dim + h
         if moe:
             # An expert's biases travel and run with its matrices (GPT-OSS: 40M of them, 0.7 % of its active
             # parameters if every expert's were counted as active); a leading dense layer's with its FFN.
-            ffn += ffn_biases
-            dense_ffn += (2 * f if shape.ffn_gated else f) + h
+            ffn += ffn_biases(expert_width)
+            dense_ffn += ffn_biases(f)
         else:
-            biases += ffn_biases
+            biases += ffn_biases(f)
     per_layer_other = norms + biases
 
     input_embedding = v * h + (shape.seq_len * h if shape.learned_positions else 0)
