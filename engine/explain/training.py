@@ -41,6 +41,50 @@ def training_explain(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu
         **_whole_run_entries(tr, spec),
         **_training_time_and_memory(tr, spec, gpu),
         **_activation_offload_entry(tr),
+        **_context_parallel_entry(tr, work),
+    }
+
+
+_CP_SOURCE = (
+    "Megatron-Core context parallelism (cp_comm_type p2p, all_gather, a2a, a2a+p2p), NVIDIA Megatron-Bridge "
+    "performance guide, 'Context-parallel (CP) communication' (2025); all-gather: Meta, 'The Llama 3 Herd of "
+    "Models' (arXiv 2407.21783, 2024) section 3.3.2; all-to-all: Jacobs et al., 'DeepSpeed Ulysses' (arXiv "
+    "2309.14509, 2023); ring: Liu et al., 'Ring Attention with Blockwise Transformers' (arXiv 2310.01889, 2023)"
+)
+_CP_FORMULAS = {
+    "ring": "per layer, cp - 1 ring steps each way: exposed = max(0, K and V of one chunk / link - attention "
+    "time / cp) per step, twice the bytes in the backward",
+    "all_gather": "per layer, (cp - 1) x (K and V of one chunk) / link, all exposed, in the forward; twice that in "
+    "the backward (K and V gathered again, their gradients reduce-scattered)",
+    "all_to_all": "per layer, two all-to-alls each way (Q, K and V before attention, the output after), each "
+    "(cp - 1) / cp of the tensors / link, all exposed",
+    "hierarchical": "per layer, the all-to-all inside the NVLink group (as for all_to_all) plus a ring over the "
+    "groups (as for ring) on chunks as many times longer",
+}
+
+
+def _context_parallel_entry(tr: TrainingResult, work: Workload) -> dict[str, Entry]:
+    """How the context-parallel exchange was costed, when the plan splits sequences."""
+    lay, p = tr.layout, tr.plan
+    if lay is None or p is None or lay.cp <= 1 or lay.cp_comm is None:
+        return {}
+    s = work.shape
+    return {
+        "training.step_breakdown_s.context_parallel_comm": _entry(
+            _CP_FORMULAS[lay.cp_comm] + "; times the layers of the fullest stage and the micro-batches per step "
+            "(a full recompute replays the forward's); the search takes the fastest method the layout allows "
+            "unless one is pinned",
+            {
+                "method": lay.cp_comm.replace("_", " "),
+                "cp (GPUs sharing each sequence)": lay.cp,
+                "tp": lay.tp,
+                "tokens per GPU per sequence": s.seq_len // lay.cp,
+                "KV heads (model)": s.kv_heads,
+                "exposed exchange per step (s)": p.cp_comm_time_s,
+                "share of the step": p.cp_comm_time_s / p.step_time_s if p.step_time_s > 0 else 0.0,
+            },
+            _CP_SOURCE,
+        )
     }
 
 
@@ -276,6 +320,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             {
                 "tp": lay.tp,
                 "cp": lay.cp,
+                **({"context-parallel exchange": lay.cp_comm.replace("_", " ")} if lay.cp_comm else {}),
                 "pp": lay.pp,
                 "dp": lay.dp,
                 "ep": lay.ep,

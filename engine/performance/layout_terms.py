@@ -35,6 +35,7 @@ __all__ = [
     "host_overflow_bytes",
     "interleave_factor",
     "kv_replica_terms",
+    "kv_width_per_gpu",
     "layers_on_gpu",
     "offload_time_s",
     "pack_positions",
@@ -52,7 +53,7 @@ KV_BYTES_PER_ELEMENT = 2.0
 POS_DENSE, POS_EXPERTS, POS_ACTS, POS_EXTRA, POS_DEPTH, POS_INDEX = range(6)
 
 
-def _kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(K or V width one TP rank holds with replication, the same without): kv_heads x head_dim / tp, floored
     at one whole head per GPU when tp > kv_heads (the heads are copied, as vLLM and Megatron-Core do)."""
     s = work.shape
@@ -63,7 +64,7 @@ def _kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _kv_extra_columns(work: Workload, tp: np.ndarray) -> np.ndarray:
     """K and V columns a TP rank holds beyond its share because KV heads are copied (0 when tp <= kv_heads)."""
-    rep, plain = _kv_width_per_gpu(work, tp)
+    rep, plain = kv_width_per_gpu(work, tp)
     return 2.0 * (rep - plain)
 
 
@@ -89,6 +90,7 @@ def ring_attention_time(
     cp: np.ndarray,
     attention_f: np.ndarray,
     attention_b: np.ndarray,
+    inside: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exposed ring-attention transfer time per layer (forward, backward) with context parallelism over `cp`.
 
@@ -98,15 +100,16 @@ def ring_attention_time(
     attention against the chunk it holds, i.e. 1/cp of the GPU's attention time per step; exposed is
     max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
     1/cp of the attention backward. On NVLink when the tp x cp GPUs fit the NVLink domain, else on the
-    scale-out NICs. Zero at cp = 1.
+    scale-out NICs (`inside` overrides that test: a ring over groups of ranks crosses systems when its whole
+    group does). Zero at cp = 1.
 
     Sliding-window layers are costed with the same full ring (the K and V of every other chunk pass by) while their
     attention compute, which hides it, shrinks to the window: conservative where the window is shorter than a
     chunk (a ring that stopped once the window was covered would pass fewer chunks).
     """
-    rep, _ = _kv_width_per_gpu(work, tp)
+    rep, _ = kv_width_per_gpu(work, tp)
     kv_bytes = 2.0 * tokens * rep * KV_BYTES_PER_ELEMENT
-    inside = tp * cp <= hw.nvlink_domain
+    inside = tp * cp <= hw.nvlink_domain if inside is None else inside
     bw = np.where(inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s) * np.where(inside, eff.nvlink, eff.scaleout)
     lat = eff.collective_latency_s
     steps = np.maximum(cp - 1.0, 0.0)

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from engine.performance.cp_comm import cp_comm_terms
 from engine.performance.dp_step import StepCosts, step_costs
 from engine.performance.layout_terms import (
     activation_offload_time_s,
@@ -36,7 +37,6 @@ from engine.performance.layout_terms import (
     pack_positions,
     position_activations,
     position_params,
-    ring_attention_time,
 )
 from engine.performance.memory import MemoryOptions
 from engine.performance.moe_terms import (
@@ -116,7 +116,8 @@ class LayoutCosts:
     act_offload: np.ndarray | None = None  # layers whose activations are in host memory (pp = 1); None = 0
     act_offload_time_s: np.ndarray | None = None  # their exposed host-link time per micro-batch, in stage_time_s
     act_offload_bytes: np.ndarray | None = None  # the activation bytes they keep in host memory per GPU
-    cp_comm_time_s: np.ndarray | None = None  # exposed ring-attention transfers inside stage_time_s
+    cp_comm_time_s: np.ndarray | None = None  # exposed context-parallel exchange inside stage_time_s
+    cp_comm: np.ndarray | None = None  # its method (cp_comm.CP_COMM_CODES); None = the ring
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     dp_chunks: np.ndarray | None = None  # chunks the DP gradient reduction overlaps in (one stays exposed)
@@ -237,6 +238,7 @@ def _layer_terms(
     rc: np.ndarray,
     fp8_activations: bool,
     etp: np.ndarray | None = None,
+    cp_comm: str | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Per-layer figures of rows (tp, micro-batch, cp, ep, recompute, expert tensor parallelism etp): one layer's
     time per micro-batch (forward, backward and recompute), the LM head's, the TP / EP / CP communication inside
@@ -247,7 +249,7 @@ def _layer_terms(
     sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
     gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep, etp)
     kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
-    cp_f, cp_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attn_f, attn_b)
+    cp_f, cp_b, cp_method, cp_working = cp_comm_terms(work, hw, eff, tokens, tp, cp, attn_f, attn_b, rc, cp_comm)
     per_layer_acts, act_none, replay_bytes = position_activations(
         work, eff.flash_attention, tokens, tp, sp, rc, fp8_activations, kv_acts
     )
@@ -261,7 +263,7 @@ def _layer_terms(
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
-    return layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd
+    return (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method, cp_working)
 
 
 def layout_costs(
@@ -281,6 +283,7 @@ def layout_costs(
     memory: MemoryOptions | None = None,
     act_offload: np.ndarray | None = None,
     fold: np.ndarray | None = None,
+    cp_comm: str | None = None,
 ) -> LayoutCosts:
     """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
 
@@ -289,7 +292,8 @@ def layout_costs(
     parallel ranks (expert tensor parallelism 1, Megatron-Core's MoE parallel folding) instead of split by them
     (expert tensor parallelism tp). `cp` (context parallelism, default 1) gives each GPU 1/cp of every sequence:
     GEMMs, element-wise work, attention, collectives and activations are those of mb / cp sequences, plus the
-    exposed ring-attention transfers (`layout_terms.ring_attention_time`). `first_layers` / `last_layers` (default:
+    exposed context-parallel exchange (`cp_comm.cp_comm_terms`: the pinned `cp_comm` method, or per layout the
+    fastest one it can run). `first_layers` / `last_layers` (default:
     the balanced split) set the end stages; the middle stages share the rest (`stages.py`). `act_offload` (pp = 1,
     no recompute) keeps that many layers' activations in host memory, paying the exposed host-link time
     (`layout_terms.activation_offload_time_s`) in every micro-batch. The slowest stage sets
@@ -310,8 +314,8 @@ def layout_costs(
         first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
     counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
-    layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd = _terms_per_layout(
-        work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp
+    (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method, cp_working) = (
+        _terms_per_layout(work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp, cp_comm)
     )
     most_layers = counts.max(axis=1)
     act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
@@ -319,7 +323,19 @@ def layout_costs(
     stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
     passes = np.where(rc == 2, 3.0, 2.0)
     dense, experts, acts, extra = _position_memory(
-        work, tp, ep, etp, rc, counts, has_embedding, has_head, kv_params, per_layer_acts, act_none, tokens
+        work,
+        tp,
+        ep,
+        etp,
+        rc,
+        counts,
+        has_embedding,
+        has_head,
+        kv_params,
+        per_layer_acts,
+        act_none,
+        tokens,
+        cp_working,
     )
     if act_offload.any():
         acts = layers_on_gpu(counts, act_offload) * per_layer_acts[:, None]
@@ -339,7 +355,7 @@ def layout_costs(
         ep=ep, etp=etp, expert_dp_divisor=ep * etp / tp, cp=cp, first_layers=np.asarray(first_layers, dtype=float),
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
         act_offload=act_offload, act_offload_time_s=act_offload_s, act_offload_bytes=act_offload * per_layer_acts,
-        cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b),
+        cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b), cp_comm=cp_method,
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
         dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),
     )  # fmt: skip
@@ -347,7 +363,7 @@ def layout_costs(
 
 def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndarray, mb: np.ndarray, cp: np.ndarray,
                       ep: np.ndarray, rc: np.ndarray, fp8_activations: bool,
-                      etp: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
+                      etp: np.ndarray, cp_comm: str | None = None) -> tuple[np.ndarray, ...]:  # fmt: skip
     """`_layer_terms` of every layout. Everything per layer depends on (tp, micro-batch, cp, ep, recompute) alone, a
     few hundred distinct rows in a grid of thousands (the rest is stage splits, pipeline degrees and
     interleaving): worked out once per distinct row, then read per layout (the same elementwise figures, bit for
@@ -357,7 +373,7 @@ def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndar
         code = code * (float(np.max(column, initial=0)) + 1.0) + column
     _codes, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     terms = _layer_terms(work, hw, eff, tp[first], mb[first], cp[first], ep[first], rc[first], fp8_activations,
-                         etp[first])  # fmt: skip
+                         etp[first], cp_comm)  # fmt: skip
     return tuple(t[inverse.ravel()] for t in terms)
 
 
@@ -375,16 +391,18 @@ def _p2p_time_s(hw: Hardware, eff: Efficiency, tp: np.ndarray, cp: np.ndarray, p
 def _position_memory(work: Workload, tp: np.ndarray, ep: np.ndarray, etp: np.ndarray, rc: np.ndarray,
                      counts: np.ndarray,
                      has_embedding: np.ndarray, has_head: np.ndarray, kv_params: np.ndarray,
-                     per_layer_acts: np.ndarray, act_none: np.ndarray,
-                     tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+                     per_layer_acts: np.ndarray, act_none: np.ndarray, tokens: np.ndarray,
+                     cp_working: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """(dense params, expert params, activations, extra activation bytes) per GPU per stage position. At ep = 1
     the experts shard over all of dp like dense weights (counted as dense). Full recompute rebuilds one layer's
-    activations at a time; the head's stage keeps fp32 logits and their gradient."""
+    activations at a time, as an all-gather context-parallel exchange holds one layer's gathered K and V with
+    their gradients (`cp_working`); the head's stage keeps fp32 logits and their gradient."""
     dense, experts = position_params(work, tp[:, None], ep[:, None], counts, has_embedding, has_head,
                                      kv_params[:, None], etp[:, None])  # fmt: skip
     split = ep[:, None] > 1
     dense = np.where(split, dense, dense + experts)
     experts = np.where(split, experts, 0.0)
     vocab = float(work.shape.vocab)
-    extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + has_head * (8.0 * tokens * vocab / tp)[:, None]
+    held = np.where(rc == 2, act_none, 0.0) + cp_working  # one layer's at a time
+    extra = (counts > 0) * held[:, None] + has_head * (8.0 * tokens * vocab / tp)[:, None]
     return dense, experts, counts * per_layer_acts[:, None], extra

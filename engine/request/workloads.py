@@ -45,6 +45,7 @@ DEFAULT_TPOT_MS = 50.0
 MAX_EXPERT_GROUP_GPUS = 512
 
 Recompute = Literal["none", "selective", "full"]  # engine.performance.memory.RECOMPUTE_MODES
+CpCommMethod = Literal["ring", "all_gather", "all_to_all", "hierarchical"]  # engine.performance.cp_comm
 
 
 def _model(info: ValidationInfo) -> ModelSpec | None:
@@ -112,6 +113,14 @@ class TrainingParallelism(Section):
         description="Context parallelism: GPUs that split each sequence (divides model.seq_len); searched when not "
         "given.",
     )
+    cp_comm: CpCommMethod | None = Field(
+        None,
+        description="How context-parallel GPUs exchange attention inputs (Megatron-Core's cp_comm_type): 'ring' "
+        "passes K and V chunks round a ring under the attention compute (p2p); 'all_gather' gathers the whole "
+        "sequence's K and V first (Llama 3); 'all_to_all' trades sequence chunks for heads (DeepSpeed-Ulysses; cp "
+        "must divide the KV heads of a tensor-parallel rank); 'hierarchical' does an all-to-all inside the NVLink "
+        "domain and a ring across it (a2a+p2p). Needs cp > 1; the fastest the layout allows when not given.",
+    )
     first_stage_layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] | None = Field(
         None,
         description="Transformer layers on the first pipeline stage (it also holds the embedding); default: the "
@@ -169,6 +178,26 @@ class TrainingParallelism(Section):
                 f"must divide it)"
             )
         return cp
+
+    @field_validator("cp_comm")
+    @classmethod
+    def _cp_comm_fits_heads(cls, method: str | None, info: ValidationInfo) -> str | None:
+        """A method needs context parallelism; the all-to-all splits each tensor-parallel rank's heads over cp."""
+        if method is None:
+            return method
+        cp, tp, model = info.data.get("cp"), info.data.get("tp"), _model(info)
+        if cp == 1:
+            raise _rule(f"('{method}') needs context parallelism: pin training.parallelism.cp > 1 or leave it out")
+        if method == "all_to_all" and cp is not None and tp is not None and model is not None:
+            kv_heads = model.kv_heads // tp if tp <= model.kv_heads else 0
+            if kv_heads < cp or kv_heads % cp or (model.heads // tp) % cp:
+                raise _rule(
+                    f"('all_to_all') splits the heads of each tensor-parallel rank over cp ({cp}): a rank holds "
+                    f"{kv_heads or 'a copy of one'} KV head{'s' if kv_heads != 1 else ''} (model.kv_heads "
+                    f"{model.kv_heads} / tp {tp}), which cp must divide; use 'ring', 'hierarchical' or a smaller "
+                    f"tp or cp"
+                )
+        return method
 
     def check(self, info: ValidationInfo) -> list[Problem]:
         """Pinned end stages and interleaving against the layer count: every stage keeps at least one layer

@@ -109,7 +109,8 @@ class Parallelism:
     where the optimizer state lives (engine/performance/memory.py OFFLOAD_CODES); `activation_offload_layers`
     how many layers keep their activations in host memory between the passes (pp 1, no recompute); `etp` (MoE
     only, else null) whether each expert is split over the tensor-parallel ranks (etp = tp) or whole experts are
-    folded onto them (etp = 1)."""
+    folded onto them (etp = 1); `cp_comm` (null without context parallelism) how the cp GPUs exchange attention
+    inputs (engine/performance/cp_comm.py)."""
 
     tp: int
     pp: int
@@ -120,6 +121,7 @@ class Parallelism:
     zero_stage: int
     ep: int
     cp: int = 1
+    cp_comm: str | None = None
     etp: int | None = None
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.performance.cp_comm import CP_COMM_CODES, cp_comm_valid
 from engine.performance.layout_terms import activation_floor
 from engine.performance.step_time import RECOMPUTE_CODES, LayoutCosts, layout_costs
 from engine.search.grid import MICRO_BATCH_OPTIONS, GridOptions, layout_grid
@@ -75,6 +76,9 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     if not all((tps, opt.pps, opt.eps, opt.cps)):
         return None
     g = layout_grid(s.work.shape.layers, opt)
+    if pin.cp_comm in ("all_to_all", "hierarchical"):  # the pinned method's head split must exist
+        runs = cp_comm_valid(s.work, g["tp"], g["cp"], s.hw.nvlink_domain)[CP_COMM_CODES[pin.cp_comm]]
+        g = {k: v[runs | (g["cp"] == 1)] for k, v in g.items()}
     n = len(g["tp"])
     if n == 0:
         return None
@@ -85,7 +89,7 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
     return layout_costs(s.work, s.hw, s.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
                         g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, s.memory,
-                        g["act_offload"], g["fold"])  # fmt: skip
+                        g["act_offload"], g["fold"], pin.cp_comm)  # fmt: skip
 
 
 def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:

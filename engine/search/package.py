@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.performance.cp_comm import CP_COMM_NAMES
 from engine.performance.dp_step import StepMemory, StepTimes
 from engine.performance.memory import GIB, OFFLOAD_NAMES, MemoryBreakdown
 from engine.performance.stages import stage_layer_counts
@@ -85,6 +86,7 @@ def package_plan(
         global_batch_sequences=d * micro_batch * int(micro_batches),
         fullest_stage=int(mem.fullest_stage.item(mrow)) if mem.fullest_stage is not None else 0,
         cp_comm_time_s=lay.cp_comm_time_s.item(j) * m if lay.cp_comm_time_s is not None else 0.0,
+        cp_comm=CP_COMM_NAMES[int(lay.cp_comm.item(j))] if lay.cp_comm is not None and cp > 1 else None,
         offload_time_s=t.offload_time_s.item(row) if t.offload_time_s is not None else 0.0,
         **per_step,
     )  # fmt: skip

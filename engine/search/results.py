@@ -98,7 +98,8 @@ class Plan:
     batch_exact: bool = True  # dp x micro_batch x micro_batches equals the requested global batch
     global_batch_sequences: int = 0  # what one step trains on (the nearest batch when not exact)
     fullest_stage: int = 0  # pipeline stage index whose memory is reported (the fullest)
-    cp_comm_time_s: float = 0.0  # exposed ring-attention transfers per step
+    cp_comm_time_s: float = 0.0  # exposed context-parallel exchange per step
+    cp_comm: str | None = None  # its method (cp_comm.CP_COMM_NAMES); None without context parallelism
     offload_time_s: float = 0.0  # exposed host-link transfers of offloaded state per step
     activation_offload_layers: int = 0  # layers whose activations are kept in host memory (pp = 1)
     activation_offload_time_s: float = 0.0  # their exposed host-link copies per step (inside pipeline_time_s)

@@ -139,6 +139,7 @@ def _result(
         ep=plan.ep,
         etp=plan.etp,
         cp=plan.cp,
+        cp_comm=plan.cp_comm,
         stage_layers=plan.stage_layers,
         offload=plan.offload,
         activation_offload_layers=plan.activation_offload_layers,
@@ -205,6 +206,7 @@ def _frontier(
                     "ep": plan.ep,
                     "etp": plan.etp,
                     "cp": plan.cp,
+                    "cp_comm": plan.cp_comm,
                     "activation_offload_layers": plan.activation_offload_layers,
                 },
             }

@@ -89,6 +89,13 @@ def explain_failure(
             f"the rest fit {gpu.hbm_gib:g} GiB of HBM; offload "
             f"fewer layers (training.memory.activation_offload_layers) or leave it to the search."
         )
+    if not problems and pin.cp_comm in ("all_to_all", "hierarchical"):
+        problems.append(
+            f"context parallelism: the pinned cp_comm '{pin.cp_comm}' needs an all-to-all group that divides the "
+            f"{work.shape.kv_heads} KV heads over tensor parallelism"
+            + (" inside an NVLink domain" if pin.cp_comm == "hierarchical" else "")
+            + f"; no layout on {system.id} that fits gives one. Pin a smaller tp or cp, or use 'ring'."
+        )
     if not problems:
         problems.append(f"no parallel layout satisfies the request on {system.id} (rejected: {rejected}).")
     return problems

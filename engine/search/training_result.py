@@ -33,6 +33,7 @@ class TrainingLayout:
     ep: int = 1  # expert parallelism (MoE); a sub-division of dp (or of tp x cp x dp, folded), not extra GPUs
     etp: int | None = None  # expert tensor parallelism (MoE): tp (experts split) or 1 (folded); None when dense
     cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
+    cp_comm: str | None = None  # how they exchange attention inputs (cp_comm.CP_COMM_NAMES); None at cp = 1
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
     activation_offload_layers: int = 0
@@ -50,6 +51,7 @@ class TrainingLayout:
             "ep": self.ep,
             "etp": self.etp,
             "cp": self.cp,
+            "cp_comm": self.cp_comm,
             "stage_layers": list(self.stage_layers),
             "offload": self.offload,
             "activation_offload_layers": self.activation_offload_layers,
@@ -123,6 +125,7 @@ class TrainingResult:
                 "pipeline": p.pipeline_time_s,
                 "bubble": p.bubble_time_s,
                 "tensor_parallel_comm": p.tp_comm_time_s,
+                "context_parallel_comm": p.cp_comm_time_s,
                 "expert_all_to_all": p.ep_comm_time_s,
                 "pipeline_p2p": p.p2p_time_s,
                 "data_parallel_exposed": p.dp_exposed_time_s,

@@ -113,6 +113,7 @@ _TITLES = {
     "costs.comparison.obtainable.anomalous_price": "Rule: no implausibly cheap spot price",
     "selection.system": "Which system was chosen",
     "training.step_breakdown_s.activation_offload": "Activation copies to host memory, per step",
+    "training.step_breakdown_s.context_parallel_comm": "Context-parallel exchange, per step",
     "cooling.method": "Cooling method",
 }
 _WORDISH = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")

@@ -1,0 +1,143 @@
+"""How context-parallel ranks exchange what attention needs: the four methods Megatron-Core offers
+(`cp_comm_type`), each with its exposed time per layer and the working memory it adds.
+
+Why four: they trade bandwidth, overlap and head count differently, and practitioners pick per model and
+cluster (NVIDIA's Megatron-Bridge performance guide, "Context-parallel (CP) communication", and its
+hierarchical context parallel page, 2025):
+
+- `ring` (Megatron's `p2p`): K and V chunks pass round a ring while each step's attention runs; only what the
+  step's compute cannot hide is exposed (`layout_terms.ring_attention_time`). Any cp.
+- `all_gather`: every rank gathers the whole sequence's K and V before attention; exposed, but small with few
+  KV heads. Meta's Llama 3 405B long-context training ('The Llama 3 Herd of Models', arXiv 2407.21783, 2024,
+  section 3.3.2). Transformer Engine keeps only the local chunk for the backward, so the backward gathers K and V
+  again and reduce-scatters their gradients: twice the forward's transfer. Gathered K and V, and their
+  full-length gradients, are working memory of the layer being computed.
+- `all_to_all` (DeepSpeed-Ulysses, Jacobs et al., arXiv 2309.14509, 2023): an all-to-all before attention trades
+  each rank's sequence chunk of Q, K and V for all the sequence on heads / cp of the heads, another after it
+  brings the output back; the backward does the same with the gradients. Exposed. cp must divide the KV heads
+  a tensor-parallel rank holds (and the query heads).
+- `hierarchical` (Megatron's `a2a+p2p`): all-to-all inside a group small enough for the KV heads (and, here,
+  inside the NVLink domain), then a ring across the groups over chunks that many times longer.
+
+All functions work on numpy arrays of layouts (scalars broadcast).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.performance.layout_terms import KV_BYTES_PER_ELEMENT, kv_width_per_gpu, ring_attention_time
+from engine.performance.roofline import Efficiency, Hardware
+from engine.workload.model import Workload
+
+__all__ = ["CP_COMM_CODES", "CP_COMM_NAMES", "CpComm", "a2a_group", "cp_comm_terms", "cp_comm_valid"]
+
+CP_COMM_NAMES = ("ring", "all_gather", "all_to_all", "hierarchical")
+CP_COMM_CODES = {name: code for code, name in enumerate(CP_COMM_NAMES)}
+RING, ALL_GATHER, ALL_TO_ALL, HIERARCHICAL = range(len(CP_COMM_NAMES))
+
+
+class CpComm(NamedTuple):
+    """One layer's context-parallel exchange per micro-batch in the method each layout uses."""
+
+    forward_s: np.ndarray  # exposed in the forward pass
+    backward_s: np.ndarray  # exposed in the backward pass
+    method: np.ndarray  # CP_COMM_CODES
+    working_bytes: np.ndarray  # memory held while the layer runs (not per micro-batch in flight)
+
+
+def _heads_per_rank(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(query heads, distinct KV heads) one tensor-parallel rank holds. Past the KV heads a rank holds a copy of
+    one KV head, which an all-to-all cannot split further: 0 distinct heads to share."""
+    s = work.shape
+    kv = np.where(tp <= s.kv_heads, float(s.kv_heads) / tp, 0.0)
+    return float(s.heads) / tp, kv
+
+
+def a2a_group(work: Workload, tp: np.ndarray, cp: np.ndarray, nvlink_domain: int) -> np.ndarray:
+    """The all-to-all group of the hierarchical method: the largest divisor a of cp that divides the query and KV
+    heads of a tensor-parallel rank with tp x a inside the NVLink domain (1: none, the method is a plain ring)."""
+    tp, cp = np.asarray(tp, dtype=float), np.asarray(cp, dtype=float)
+    q_heads, kv_heads = _heads_per_rank(work, tp)
+    group = np.ones_like(cp)
+    top = int(min(np.max(cp, initial=1.0), np.max(kv_heads, initial=0.0)))
+    for a in range(2, top + 1):
+        fits = (cp % a == 0) & (kv_heads % a == 0) & (q_heads % a == 0) & (tp * a <= nvlink_domain)
+        group = np.where(fits & (kv_heads >= a), float(a), group)
+    return group
+
+
+def cp_comm_valid(work: Workload, tp, cp, nvlink_domain: int) -> np.ndarray:
+    """Which methods each layout can run, shape (4, n): ring and all-gather always; all-to-all when cp divides the
+    query and KV heads of a tensor-parallel rank; hierarchical when its all-to-all group is strictly between 1 and
+    cp (at either end it is the ring or the plain all-to-all)."""
+    tp, cp = np.asarray(tp, dtype=float), np.asarray(cp, dtype=float)
+    q_heads, kv_heads = _heads_per_rank(work, tp)
+    whole = (kv_heads >= cp) & (kv_heads % cp == 0) & (q_heads % cp == 0)
+    group = a2a_group(work, tp, cp, nvlink_domain)
+    always = np.ones(cp.shape, dtype=bool)
+    return np.stack([always, always, whole, (group > 1) & (group < cp)])
+
+
+def _alltoall_s(bytes_: np.ndarray, group: np.ndarray, bw: np.ndarray, lat: float) -> np.ndarray:
+    """One all-to-all of `bytes_` per rank over `group` ranks: (group - 1) / group of it leaves the rank."""
+    return np.where(group > 1, lat + bytes_ * (group - 1.0) / np.maximum(group, 1.0) / bw, 0.0)
+
+
+def cp_comm_terms(
+    work: Workload,
+    hw: Hardware,
+    eff: Efficiency,
+    tokens: np.ndarray,
+    tp: np.ndarray,
+    cp: np.ndarray,
+    attention_f: np.ndarray,
+    attention_b: np.ndarray,
+    recompute: np.ndarray,
+    pinned: str | None = None,
+) -> CpComm:
+    """Exposed context-parallel time of one layer (forward, backward) for the pinned method, or for each layout
+    the fastest method it can run (a full recompute replays the forward's exchange too). `tokens` are the GPU's
+    1/cp share of the micro-batch; `attention_f` / `attention_b` the GPU's attention time that a ring step
+    hides under. Zero at cp = 1 (reported as the ring)."""
+    tp, cp = np.asarray(tp, dtype=float), np.asarray(cp, dtype=float)
+    tokens = np.asarray(tokens, dtype=float)
+    k_width, k_plain = kv_width_per_gpu(work, tp)
+    kv = 2.0 * tokens * k_width * KV_BYTES_PER_ELEMENT  # the local chunk's K and V
+    qkvo = tokens * (work.qk_width / tp + 2.0 * k_plain + work.v_width / tp) * KV_BYTES_PER_ELEMENT
+    inside = tp * cp <= hw.nvlink_domain
+    bw = np.where(inside, hw.nvlink_bytes_s * eff.nvlink, hw.scaleout_bytes_s * eff.scaleout)
+    lat = eff.collective_latency_s
+    steps = np.maximum(cp - 1.0, 0.0)
+
+    ring_f, ring_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attention_f, attention_b)
+    gather_f = steps * (lat + kv / bw)
+    gather_b = 2.0 * gather_f
+    # Before attention Q, K and V go out, after it the output comes back: forward and backward alike.
+    a2a = 2.0 * _alltoall_s(qkvo, cp, bw, lat)
+    group = a2a_group(work, tp, cp, hw.nvlink_domain)
+    outer = cp / group
+    inner = 2.0 * _alltoall_s(qkvo, group, hw.nvlink_bytes_s * eff.nvlink, lat)  # its group is inside NVLink
+    outer_f, outer_b = ring_attention_time(work, hw, eff, tokens, tp, outer, attention_f, attention_b, inside)
+    forward = np.stack([ring_f, gather_f, a2a, inner + outer_f])
+    backward = np.stack([ring_b, gather_b, a2a, inner + outer_b])
+    working = np.stack([np.zeros_like(kv), 2.0 * cp * kv, np.zeros_like(kv), np.zeros_like(kv)])
+    working = np.where(cp > 1, working, 0.0)
+
+    valid = cp_comm_valid(work, tp, cp, hw.nvlink_domain)
+    if pinned is not None:
+        method = np.full(cp.shape, CP_COMM_CODES[pinned], dtype=np.int64)
+    else:
+        replays = np.where(np.asarray(recompute) == 2, 2.0, 1.0)
+        cost = np.where(valid, forward * replays + backward, np.inf)
+        method = np.argmin(cost, axis=0)  # ties go to the earlier method: the ring first
+    method = np.where(cp > 1, method, RING)
+    pick = method[None, ...]
+    return CpComm(
+        np.take_along_axis(forward, pick, axis=0)[0],
+        np.take_along_axis(backward, pick, axis=0)[0],
+        method,
+        np.take_along_axis(working, pick, axis=0)[0],
+    )

@@ -1,0 +1,183 @@
+"""Context-parallel exchange methods (issue 13: "context parallelism ... with its attention communication (ring
+or all-to-all)"). Expected values are worked out by hand from the model's head counts and the bytes each method
+moves (Megatron-Core's cp_comm_type: p2p, all_gather, a2a, a2a+p2p), with the link figures of the system."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.assumptions.registry import Assumptions
+from engine.performance.cp_comm import CP_COMM_CODES, a2a_group, cp_comm_terms, cp_comm_valid
+from engine.performance.step_time import efficiency_for, hardware_for
+from engine.request.validation import RequestInvalid
+from engine.workload.model import analyse_model
+
+MIB = 2**20
+
+
+@pytest.fixture
+def h100(catalog):
+    system = catalog.systems["dgx-h100"]
+    gpu = catalog.gpu_of(system)
+    return hardware_for(gpu, system, "bf16"), efficiency_for(gpu, "bf16", Assumptions())
+
+
+def _arr(*values):
+    return np.array(values, dtype=float)
+
+
+def test_which_methods_a_layout_can_run(shape_of):
+    # Llama 3 70B: 64 query heads, 8 KV heads. (tp, cp) -> KV heads per rank, all-to-all group of the hierarchy.
+    work = analyse_model(shape_of("llama-3-70b"))
+    tp, cp = _arr(8, 4, 2, 2, 16), _arr(2, 2, 8, 4, 2)
+    valid = cp_comm_valid(work, tp, cp, 8)
+    # tp 8: one KV head per rank, nothing to split; tp 4: 2 heads, cp 2 splits them; tp 2: 4 heads, cp 8 does not
+    # divide them but cp 4 does; tp 16: each rank holds a copy of one head.
+    assert valid[CP_COMM_CODES["ring"]].all() and valid[CP_COMM_CODES["all_gather"]].all()
+    assert valid[CP_COMM_CODES["all_to_all"]].tolist() == [False, True, False, True, False]
+    # Hierarchical needs 1 < group < cp: tp 2, cp 8 -> group 4 (4 heads, 2 x 4 = 8 GPUs of NVLink), ring of 2.
+    assert a2a_group(work, tp, cp, 8).tolist() == [1, 2, 4, 4, 1]
+    assert valid[CP_COMM_CODES["hierarchical"]].tolist() == [False, False, True, False, False]
+    # The NVLink domain bounds the group: with 4-GPU domains tp 2 can only pair 2 ranks.
+    assert a2a_group(work, _arr(2), _arr(8), 4).tolist() == [2]
+
+
+def test_all_gather_is_exposed_and_doubles_in_the_backward(shape_of, h100):
+    hw, eff = h100
+    work = analyse_model(shape_of("llama-3-70b"))
+    tokens, tp, cp = _arr(4096), _arr(8), _arr(4)
+    # K and V of the local chunk: 2 x 4096 tokens x (8 KV heads x 128 / tp 8) x 2 B = 2 MiB; tp x cp = 32 GPUs
+    # cross the scale-out NICs. Three chunks arrive, none hidden, even behind 10 s of attention.
+    kv = 2 * 4096 * 128 * 2
+    assert kv == 2 * MIB
+    link = hw.scaleout_bytes_s * eff.scaleout
+    terms = cp_comm_terms(work, hw, eff, tokens, tp, cp, _arr(10.0), _arr(10.0), _arr(0), "all_gather")
+    assert terms.forward_s[0] == pytest.approx(3 * (eff.collective_latency_s + kv / link), rel=1e-12)
+    assert terms.backward_s[0] == pytest.approx(2 * terms.forward_s[0], rel=1e-12)
+    # Working memory: the 4 chunks' K and V gathered, and their gradients: 2 x 4 x 2 MiB.
+    assert terms.working_bytes[0] == pytest.approx(16 * MIB)
+    # The ring hides the same transfers under that attention entirely.
+    ring = cp_comm_terms(work, hw, eff, tokens, tp, cp, _arr(10.0), _arr(10.0), _arr(0), "ring")
+    assert ring.forward_s[0] == 0.0 and ring.backward_s[0] == 0.0 and ring.working_bytes[0] == 0.0
+
+
+def test_all_to_all_moves_q_k_v_and_the_output(shape_of, h100):
+    hw, eff = h100
+    work = analyse_model(shape_of("llama-3-8b"))  # 32 query heads, 8 KV heads of 128, hidden 4096
+    tokens, tp, cp = _arr(8192), _arr(1), _arr(8)
+    # Per GPU: Q 4096 + K 1024 + V 1024 + output 4096 columns of 2 B for 8192 tokens; 7/8 of it leaves the GPU in
+    # each of the two all-to-alls a pass makes, on NVLink (8 GPUs, one system).
+    moved = 8192 * (4096 + 1024 + 1024 + 4096) * 2 * 7 / 8
+    link = hw.nvlink_bytes_s * eff.nvlink
+    expected = 2 * (eff.collective_latency_s + moved / link)
+    terms = cp_comm_terms(work, hw, eff, tokens, tp, cp, _arr(1.0), _arr(2.0), _arr(0), "all_to_all")
+    assert terms.forward_s[0] == pytest.approx(expected, rel=1e-12)
+    assert terms.backward_s[0] == pytest.approx(expected, rel=1e-12)
+    assert terms.working_bytes[0] == 0.0
+
+
+def test_hierarchical_is_an_all_to_all_in_nvlink_and_a_ring_across(shape_of, h100):
+    hw, eff = h100
+    work = analyse_model(shape_of("llama-3-70b"))
+    tokens, tp, cp = _arr(1024), _arr(2), _arr(8)
+    # Group of 4 inside NVLink (4 KV heads per rank), then a ring of 8 / 4 = 2 across systems: one step carrying
+    # the rank's K and V (after the all-to-all: 4 x the tokens on a quarter of the heads, the same bytes).
+    q, kv_cols, o = 8192 / 2, 2 * 1024 / 2, 8192 / 2
+    inner = 2 * (eff.collective_latency_s + 1024 * (q + kv_cols + o) * 2 * 3 / 4 / (hw.nvlink_bytes_s * eff.nvlink))
+    kv = 2 * 1024 * (1024 / 2) * 2
+    attention = 1e-4
+    ring_step = max(0.0, eff.collective_latency_s + kv / (hw.scaleout_bytes_s * eff.scaleout) - attention / 2)
+    terms = cp_comm_terms(work, hw, eff, tokens, tp, cp, _arr(attention), _arr(attention), _arr(0), "hierarchical")
+    assert terms.forward_s[0] == pytest.approx(inner + ring_step, rel=1e-12)
+
+
+def test_the_search_takes_the_fastest_method_a_layout_can_run(shape_of, h100):
+    hw, eff = h100
+    work = analyse_model(shape_of("llama-3-70b"))
+    tokens, tp, cp = _arr(1024, 1024, 1024), _arr(2, 8, 2), _arr(8, 8, 1)
+    attention, rc = _arr(1e-4, 1e-4, 1e-4), _arr(0, 2, 0)
+    auto = cp_comm_terms(work, hw, eff, tokens, tp, cp, attention, attention, rc)
+    valid = cp_comm_valid(work, tp, cp, hw.nvlink_domain)
+    for j in range(2):
+        costs = {}
+        for name, code in CP_COMM_CODES.items():
+            if valid[code, j]:
+                one = cp_comm_terms(work, hw, eff, tokens[j : j + 1], tp[j : j + 1], cp[j : j + 1],
+                                    attention[:1], attention[:1], rc[j : j + 1], name)  # fmt: skip
+                replays = 2.0 if rc[j] == 2 else 1.0
+                costs[name] = one.forward_s[0] * replays + one.backward_s[0]
+        best = min(costs, key=costs.get)
+        assert CP_COMM_CODES[best] == auto.method[j]
+        assert auto.forward_s[j] * (2.0 if rc[j] == 2 else 1.0) + auto.backward_s[j] == pytest.approx(costs[best])
+    # Short chunks on a ring crossing systems: the all-to-all inside NVLink wins for tp 2 x cp 8.
+    assert auto.method[0] == CP_COMM_CODES["hierarchical"]
+    # tp 8 leaves one KV head per rank: ring or all-gather, and the ring never loses to the all-gather.
+    assert auto.method[1] == CP_COMM_CODES["ring"]
+    # No context parallelism: nothing exchanged.
+    assert auto.forward_s[2] == 0.0 and auto.backward_s[2] == 0.0 and auto.method[2] == CP_COMM_CODES["ring"]
+
+
+def _training(parallelism: dict, preset: str = "llama-3-70b", seq_len: int = 32768) -> dict:
+    return {
+        "workload": "training",
+        "model": {"preset": preset, "seq_len": seq_len},
+        "hardware": {"system": "dgx-h100"},
+        "training": {"tokens": 1e11, "gpus": 256, "global_batch_tokens": 4 * 2**20, "parallelism": parallelism},
+    }
+
+
+def test_a_pinned_all_gather_costs_its_exposed_transfers_and_memory(plan):
+    pins = {"tp": 8, "pp": 4, "cp": 4, "micro_batch": 1, "recompute": "selective", "interleave": 1}
+    ring = plan(_training({**pins, "cp_comm": "ring"}))["training"]
+    gather_plan = plan(_training({**pins, "cp_comm": "all_gather"}))
+    gather = gather_plan["training"]
+    assert ring["parallelism"]["cp_comm"] == "ring" and gather["parallelism"]["cp_comm"] == "all_gather"
+    exposed = gather["step_breakdown_s"]["context_parallel_comm"]
+    assert exposed > ring["step_breakdown_s"]["context_parallel_comm"] >= 0.0
+    assert gather["step_time_s"] > ring["step_time_s"]
+    # Working memory of one layer: gathered K and V and their gradients, 2 x cp x (2 x 8192 tokens x 128 x 2 B).
+    working_gib = 2 * 4 * (2 * 8192 * 128 * 2) / 2**30
+    assert gather["memory_per_gpu_gib"] - ring["memory_per_gpu_gib"] == pytest.approx(working_gib, rel=1e-6)
+    entry = gather_plan["explain"]["training.step_breakdown_s.context_parallel_comm"]
+    assert entry["inputs"]["method"] == "all gather" and "all exposed" in entry["formula"]
+    assert entry["inputs"]["exposed exchange per step (s)"] == pytest.approx(exposed)
+    assert "Llama 3" in entry["source"]
+
+
+def test_without_context_parallelism_no_method_is_reported(plan):
+    result = plan(_training({"tp": 8, "pp": 4, "cp": 1}, seq_len=8192))
+    assert result["training"]["parallelism"]["cp_comm"] is None
+    assert "training.step_breakdown_s.context_parallel_comm" not in result["explain"]
+
+
+def test_a_hierarchy_no_layout_can_form_is_a_plan_level_explanation(plan):
+    result = plan(_training({"tp": 8, "cp": 2, "cp_comm": "hierarchical"}))
+    problems = " ".join(result["systems"][0]["problems"] if "systems" in result else result.get("problems", []))
+    assert "cp_comm 'hierarchical'" in problems and "KV heads" in problems
+
+
+@pytest.mark.parametrize(
+    ("parallelism", "needle"),
+    [
+        ({"cp": 1, "cp_comm": "ring"}, "needs context parallelism"),
+        ({"tp": 8, "cp": 2, "cp_comm": "all_to_all"}, "1 KV head"),
+        ({"tp": 16, "cp": 2, "cp_comm": "all_to_all"}, "a copy of one KV head"),
+        ({"tp": 2, "cp": 8, "cp_comm": "all_to_all"}, "4 KV heads"),
+        ({"cp": 2, "cp_comm": "ulysses"}, ""),
+        ({"cp": 2, "cp_comm": 2}, ""),
+        ({"cp": 2, "cp_comm": None}, None),
+    ],
+)
+def test_bad_methods_are_field_errors(catalog, parallelism, needle):
+    from engine import validate_request
+
+    body = _training(parallelism)
+    if needle is None:
+        validate_request(body, catalog)  # null is "leave it to the search"
+        return
+    with pytest.raises(RequestInvalid) as info:
+        validate_request(body, catalog)
+    field = "training.parallelism.cp_comm"
+    assert field in info.value.errors
+    assert needle in " ".join(info.value.errors[field])
