@@ -53,6 +53,7 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("training.parallelism.dp", "Pin data parallel", None),
     ("training.parallelism.micro_batch", "Pin micro-batch", None),
     ("training.parallelism.cp", "Pin context parallel", None),
+    ("training.parallelism.cp_comm", "Pin context-parallel exchange", None),
     ("training.parallelism.interleave", "Pin virtual stages (interleave)", None),
     ("training.parallelism.ep", "Pin expert parallel (MoE)", None),
     ("training.parallelism.etp", "Pin expert tensor parallel (MoE: 1 folds experts over TP)", None),

@@ -13,7 +13,7 @@ from engine.explain.entry import Entry
 from engine.explain.entry import entry as _entry
 from engine.request.spec import InferenceSpec
 from engine.search.serving import InferenceResult, effective_mbu
-from engine.workload.model import Workload
+from engine.workload.model import Workload, serving_stage_layers
 
 __all__ = ["inference_explain"]
 
@@ -64,8 +64,9 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
         ),
         "inference.tpot_ms": _entry(
             "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating "
-            "batch; decode step = max((weights_read / tp + batch x cached tokens at (prompt + output/2) x "
-            "kv_bytes_per_token / (min(tp, kv_heads) x pp)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x "
+            "batch; decode step = max((weights_read / tp + batch x cached tokens at (prompt + output/2) summed over "
+            "the layers of the fullest pipeline stage x kv_bytes_per_token / (layers x min(tp, kv_heads); 1 with "
+            "latent attention)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x "
             "peak x GEMM efficiency)) + 2 x layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) "
             "+ decode_step_overhead_ms",
             {
@@ -86,28 +87,45 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
 
 
 def _kv_entry(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> Entry:
-    """KV bytes per token of context, and (with sliding windows) how many tokens a sequence actually keeps."""
-    inputs: dict[str, object] = {
-        "layers": work.shape.layers,
-        "kv_heads": work.shape.kv_heads,
-        "head_dim": work.head_dim,
-        "kv_cache_bytes_per_element": ir.kv_bytes_per_element,
-    }
-    formula = "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element"
-    window = work.shape.sliding_window
+    """KV bytes per token of context, what one sequence keeps on a GPU of the fullest pipeline stage, and (with
+    sliding windows) how many tokens its layers actually keep."""
+    s = work.shape
+    context = spec.prompt_tokens + spec.output_tokens
+    inputs: dict[str, object] = {"layers": s.layers, "kv_cache_bytes_per_element": ir.kv_bytes_per_element}
+    if s.mla is not None:
+        inputs.update({"latent rank": s.mla.kv_lora_rank, "rotary key width": s.mla.qk_rope_head_dim})
+        formula = "layers x (latent rank + rotary key width) x kv_cache_bytes_per_element (latent attention)"
+    else:
+        inputs.update({"kv_heads": s.kv_heads, "head_dim": work.head_dim})
+        formula = "2 x layers x kv_heads x head_dim x kv_cache_bytes_per_element"
+    window = s.sliding_window
     if window is not None and work.windowed_layers:
-        context = spec.prompt_tokens + spec.output_tokens
         inputs.update(
             {
                 "windowed_layers": work.windowed_layers,
                 "window_tokens": window.tokens,
-                "tokens_per_sequence": context,
                 "cached_tokens_per_sequence_average_layer": work.cached_tokens(context),
             }
         )
         formula += (
-            "; a sequence keeps this x cached tokens, where a windowed layer holds at most its window: cached "
-            "tokens = (full layers x context + windowed layers x min(context, window)) / layers"
+            "; a windowed layer holds at most its window of a sequence: cached tokens of a layer = context for a "
+            "full-attention layer, min(context, window) for a windowed one"
+        )
+    if ir.shape is not None:
+        m = ir.shape.model
+        inputs.update(
+            {
+                "tokens_per_sequence": context,
+                "pp": m.pp,
+                "layers on the fullest pipeline stage": max(serving_stage_layers(s.layers, m.pp)),
+                "ways tensor parallelism splits the cache": m.kv_tp_split,
+                "KV per sequence per GPU (MiB)": m.kv_bytes_per_sequence_per_gpu() / 2**20,
+            }
+        )
+        formula += (
+            "; per GPU, one sequence keeps this / layers x the cached tokens summed over the layers of the fullest "
+            "pipeline stage (the remainder of layers / pp goes to the stages before the last, as vLLM splits them), "
+            "/ min(tp, kv_heads) (1 with latent attention: every tensor-parallel GPU keeps the whole latent)"
         )
     return _entry(formula, inputs, _ROOFLINE + " item 1")
 

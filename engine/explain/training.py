@@ -58,8 +58,9 @@ _CP_FORMULAS = {
     "the backward (K and V gathered again, their gradients reduce-scattered)",
     "all_to_all": "per layer, two all-to-alls each way (Q, K and V before attention, the output after), each "
     "(cp - 1) / cp of the tensors / link, all exposed",
-    "hierarchical": "per layer, the all-to-all inside the NVLink group (as for all_to_all) plus a ring over the "
-    "groups (as for ring) on chunks as many times longer",
+    "hierarchical": "per layer, an all-to-all inside a group of GPUs in one NVLink domain (two each way, each "
+    "(group - 1) / group of Q, K, V or the output / NVLink, exposed) plus a ring over the groups on chunks as many "
+    "times longer (exposed = max(0, K and V of one chunk / link - attention time / ring size) per step)",
 }
 
 

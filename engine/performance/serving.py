@@ -102,9 +102,19 @@ class ReplicaModel:
         return self.tp * self.pp
 
     @property
+    def kv_tp_split(self) -> int:
+        """Ways tensor parallelism splits the cache: over the KV heads until TP exceeds them, then replicated.
+        Latent attention (MLA) caches one latent vector per token that every head reads, so each TP rank keeps
+        all of it (LMSYS, 'SGLang v0.4', 2024-12-04: data-parallel attention for DeepSeek models exists because
+        tensor parallelism duplicates that cache)."""
+        if self.work.shape.mla is not None:
+            return 1
+        return min(self.tp, self.work.shape.kv_heads)
+
+    @property
     def kv_shards(self) -> int:
-        """KV heads are split over TP until TP exceeds them, then replicated; PP splits layers."""
-        return min(self.tp, self.work.shape.kv_heads) * self.pp
+        """The cache splits over `kv_tp_split` and PP splits layers."""
+        return self.kv_tp_split * self.pp
 
     def weight_bytes_per_gpu(self) -> float:
         """Heaviest GPU's weights: its layers' share plus the embedding or head its pipeline stage holds."""
@@ -125,14 +135,21 @@ class ReplicaModel:
     def kv_bytes_per_token_per_gpu(self) -> float:
         return self.kv_bytes_per_token / self.kv_shards
 
+    def _stage_kv_bytes_per_gpu(self, context: float) -> float:
+        """KV bytes of one sequence at `context` tokens on a GPU of the fullest pipeline stage: one layer's bytes
+        per token (split over the KV heads tensor parallelism shares out) x the cached tokens summed over that
+        stage's layers (`Workload.serving_stage_cached_tokens`; a windowed layer keeps at most its window)."""
+        per_layer = self.kv_bytes_per_token / self.work.shape.layers / self.kv_tp_split
+        return per_layer * self.work.serving_stage_cached_tokens(context, self.pp)
+
     def kv_bytes_per_sequence_per_gpu(self) -> float:
-        """The cache one sequence reserves at its full prompt + output; a windowed layer keeps at most its
-        window (`Workload.cached_tokens`)."""
-        return self.work.cached_tokens(self.prompt_tokens + self.output_tokens) * self.kv_bytes_per_token_per_gpu()
+        """The cache one sequence reserves at its full prompt + output on the fullest stage's GPUs."""
+        return self._stage_kv_bytes_per_gpu(self.prompt_tokens + self.output_tokens)
 
     def kv_read_bytes_per_gpu(self, batch: float) -> float:
-        """Cache bytes one decode step reads per GPU: `batch` sequences at the mean context."""
-        return batch * self.work.cached_tokens(self.mean_context) * self.kv_bytes_per_token_per_gpu()
+        """Cache bytes one decode step reads per GPU of the fullest stage: `batch` sequences at the mean
+        context."""
+        return batch * self._stage_kv_bytes_per_gpu(self.mean_context)
 
     def max_sequences_by_memory(self) -> int:
         """Sequences whose whole prompt + output fits in the KV budget (each reserves its full length)."""

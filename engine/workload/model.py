@@ -8,10 +8,38 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine.request.spec import ModelSpec
 
-__all__ = ["BYTES_PER_PARAM_FIXED", "Workload", "analyse_model", "bytes_per_param"]
+__all__ = ["BYTES_PER_PARAM_FIXED", "Workload", "analyse_model", "bytes_per_param", "serving_stage_layers"]
+
+
+def serving_stage_layers(layers: int, pp: int) -> tuple[int, ...]:
+    """Layers per serving pipeline stage, first to last: layers // pp each, and the remainder one more each to the
+    stages before the last (vLLM's `get_pp_indices`, vllm/distributed/utils.py; the last stage also holds the LM
+    head)."""
+    sizes = [layers // pp] * pp
+    for i in range(2, layers % pp + 2):
+        sizes[-i] += 1
+    return tuple(sizes)
+
+
+@lru_cache(maxsize=256)
+def _serving_stage_kinds(layers: int, windowed: int, pp: int) -> tuple[tuple[int, int], ...]:
+    """(full-attention layers, windowed layers) of each serving stage, the full ones spread evenly over the model:
+    layer floor((j + 1/2) x layers / full) for the j-th of them."""
+    full = layers - windowed
+    is_full = [False] * layers
+    for j in range(full):
+        is_full[int((j + 0.5) * layers / full)] = True
+    kinds, start = [], 0
+    for size in serving_stage_layers(layers, pp):
+        n_full = sum(is_full[start : start + size])
+        kinds.append((n_full, size - n_full))
+        start += size
+    return tuple(kinds)
+
 
 # Definitional storage sizes; the 4-bit formats depend on their scale layout and are assumptions instead.
 BYTES_PER_PARAM_FIXED = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0}
@@ -147,6 +175,20 @@ class Workload:
             return float(context)
         w = float(self.shape.sliding_window.tokens)  # type: ignore[union-attr]
         return self._layer_average(float(context), min(float(context), w))
+
+    def serving_stage_cached_tokens(self, context: float, pp: int) -> float:
+        """Cached tokens summed over the layers of the fullest of `pp` serving pipeline stages at `context` tokens
+        (layers x `cached_tokens` at pp = 1): the stage whose GPUs hold, and each decode step read, the most KV.
+
+        Why not layers / pp x the average layer: stages hold whole layers, and a stage with more layers, or more
+        full-attention layers among windowed ones, fills first. Stages split the layers as vLLM does
+        (`get_pp_indices`: layers // pp each, the remainder one more to the stages before the last); windowed and
+        full-attention layers are taken as evenly interleaved (GPT-OSS alternates them, Gemma 3 puts one full
+        layer after every five windowed ones)."""
+        stages = _serving_stage_kinds(self.shape.layers, self.windowed_layers, pp)
+        window = float(self.shape.sliding_window.tokens) if self.windowed_layers else math.inf  # type: ignore[union-attr]
+        local = min(float(context), window)
+        return max(full * float(context) + windowed * local for full, windowed in stages)
 
     def _layer_average(self, full: float, windowed: float) -> float:
         """A per-layer figure averaged over the layers: `full` for full-attention layers, `windowed` for the rest

@@ -52,10 +52,14 @@ def shown(path: str, value: Any) -> Any:
 
 def layout_text(p: Any) -> str:
     """A training layout as practitioners write it: "TP 2 · PP 1 · DP 64 · micro-batch 1 · ZeRO-3 · no recompute ·
-    63 layers' activations in host memory" (degrees of 1 beyond TP, PP and DP left out; uneven pipeline stages
-    named by their end stages)."""
+    63 layers' activations in host memory" (degrees of 1 beyond TP, PP and DP left out; context parallelism with
+    its exchange method, "CP 4 (ring)"; uneven pipeline stages named by their end stages)."""
     parts = [f"TP {p.tp}", f"PP {p.pp}", f"DP {p.dp}"]
-    parts += [f"{name} {degree}" for name, degree in (("CP", p.cp), ("EP", p.ep)) if degree > 1]
+    if p.cp > 1:
+        cp_comm = getattr(p, "cp_comm", None)
+        parts.append(f"CP {p.cp}" + (f" ({cp_comm.replace('_', '-')})" if cp_comm else ""))
+    if p.ep > 1:
+        parts.append(f"EP {p.ep}")
     if p.ep > 1 and p.tp > 1 and getattr(p, "etp", None) == 1:
         parts.append("experts folded over TP")
     if p.interleave > 1:

@@ -205,6 +205,16 @@ A100 candidates of train-405b-auto-120d 118.1 -> 116.6 days); no system, GPU cou
 Re-captured when a model could attend through a sliding window on some layers (`model.sliding_window`, GPT-OSS and
 Gemma 3 presets): every plan's model section gains `sliding_window` (null for these models) and the catalog version
 moved with the three presets; the search timings moved with the machine; no figure moved.
+Re-captured when context parallelism gained its four exchange methods (`parallelism.cp_comm`: ring, all-gather,
+all-to-all, hierarchical): every layout gains `cp_comm` (null at cp 1) and the step breakdown
+`context_parallel_comm`. Where short sequence chunks left the ring exposed across systems, the all-to-all inside
+NVLink with a ring across it is faster: train-16k-gpus (70B on 16,384 H100) runs TP4 CP8 hierarchical (27.54 -> 27.23
+days) instead of TP8 CP4 on the ring, train-405b-16k-elastic TP4 CP8 hierarchical (85.07 -> 84.95 days); frontier
+points, cloud sizings and candidates with context parallelism move alike (train-405b-auto-120d's chosen finish
+109.29 -> 109.14 days, train-70b-deadline-at-p90's cloud sizings), and more layouts pass the search's bounds.
+In the same capture, serving's KV explain names the fullest pipeline stage and the cache's tensor-parallel split
+(KV on the fullest stage, whole latent on every GPU with MLA); no serving figure moved (no golden serving plan has
+uneven stages, windows over stages or latent attention).
 """
 
 from __future__ import annotations

@@ -287,7 +287,7 @@ def test_the_parallel_layout_reads_as_practitioners_write_it():
     assert auto.value("training.parallelism") == "TP 2 · PP 1 · DP 512 · micro-batch 1 · ZeRO-3 · no recompute"
     big = plan_view(json.loads((GOLDEN / "train-16k-gpus.json").read_text()))
     assert big.value("training.parallelism") == (
-        "TP 8 · PP 16 · DP 32 · CP 4 · 4 virtual stages · micro-batch 1 · ZeRO-1 · no recompute"
+        "TP 4 · PP 16 · DP 32 · CP 8 (hierarchical) · 4 virtual stages · micro-batch 1 · ZeRO-1 · no recompute"
     )
     figures = {fig.label: fig for fig in auto.headlines}
     assert figures["Parallel layout"].value.startswith("TP 2 · PP 1")

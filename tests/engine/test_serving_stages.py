@@ -1,0 +1,98 @@
+"""The KV cache a serving replica keeps per GPU: on the fullest pipeline stage rather than the average layer, and
+whole on every tensor-parallel GPU for latent attention. Expected values are worked out by hand from the layer
+split (vLLM's get_pp_indices), where the full-attention layers fall, and the models' published shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from calibration.serving import constants_from
+from engine import validate_request
+from engine.assumptions.registry import Assumptions
+from engine.performance.serving import ReplicaModel
+from engine.workload.model import analyse_model, serving_stage_layers
+
+
+def _shape(catalog, **model):
+    body = {"workload": "training", "model": model, "training": {"tokens": 1e12, "gpus": 64}}
+    return validate_request(body, catalog).model
+
+
+def _replica(catalog, shape, tp: int, pp: int, prompt: int, output: int, kv_bytes: float = 2.0) -> ReplicaModel:
+    work = analyse_model(shape)
+    gpu = catalog.gpus["h100-sxm"]
+    return ReplicaModel(work, gpu, tp, pp, prompt, output, 2.0, work.kv_bytes_per_token(kv_bytes),
+                        gpu.bf16_dense_tflops * 1e12, constants_from(Assumptions()))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("layers", "pp", "expected"),
+    [
+        (126, 4, (31, 32, 32, 31)),  # 31 each, the 2 left over to the stages before the last
+        (62, 4, (15, 16, 16, 15)),
+        (80, 4, (20, 20, 20, 20)),
+        (61, 8, (7, 7, 8, 8, 8, 8, 8, 7)),  # 5 left over: stages -2 to -6
+        (36, 1, (36,)),
+    ],
+)
+def test_layers_split_over_serving_stages_as_vllm_does(layers, pp, expected):
+    assert serving_stage_layers(layers, pp) == expected
+    assert sum(expected) == layers
+
+
+def test_gemma3_fullest_stage_holds_three_full_attention_layers(catalog):
+    """Gemma 3 27B on PP4: its 10 full-attention layers, spread evenly, fall at layers 3, 9, 15, 21, 27, 34, 40, 46,
+    52, 58 (floor((j + 1/2) x 6.2)); the stages hold layers 0-14, 15-30, 31-46, 47-61, so 2, 3, 3 and 2 of them. A
+    32,000-token sequence keeps 3 x 32,000 + 13 x 1,024 layer-tokens on the second stage, against the average
+    stage's (10 x 32,000 + 52 x 1,024) / 4: 17 % more."""
+    gemma = _shape(catalog, preset="gemma-3-27b")
+    work = analyse_model(gemma)
+    fullest = 3 * 32_000 + 13 * 1024
+    assert work.serving_stage_cached_tokens(32_000, 4) == pytest.approx(fullest)
+    average = (10 * 32_000 + 52 * 1024) / 4
+    assert fullest / average == pytest.approx(1.1715, abs=1e-4)
+    # Short contexts: every layer keeps the whole context, so the stage with the most layers (16) is the fullest.
+    assert work.serving_stage_cached_tokens(800, 4) == pytest.approx(16 * 800)
+    # One stage: all the layers, as the average layer times the layer count.
+    assert work.serving_stage_cached_tokens(32_000, 1) == pytest.approx(10 * 32_000 + 52 * 1024)
+
+    m = _replica(catalog, gemma, 8, 4, 30_000, 2_000)
+    # Per GPU: one layer's K and V per token (2 x 16 heads x 128 x 2 B = 8,192 B) over TP8's share of the 16 KV
+    # heads, times the fullest stage's layer-tokens.
+    assert m.kv_bytes_per_sequence_per_gpu() == pytest.approx(8192 / 8 * fullest)
+    # A decode step reads it at the mean context, 31,000 tokens: the same stage, 3 x 31,000 + 13 x 1,024.
+    assert m.kv_read_bytes_per_gpu(4) == pytest.approx(4 * 8192 / 8 * (3 * 31_000 + 13 * 1024))
+
+
+def test_uneven_dense_stages_fill_by_their_layer_count(catalog):
+    """Llama 3 405B on PP4 holds 32 of its 126 layers on the fullest stage, not 31.5."""
+    shape = _shape(catalog, preset="llama-3-405b")
+    m = _replica(catalog, shape, 8, 4, 4000, 1000)
+    per_layer = 2 * 8 * 128 * 2 / 8  # K and V of 8 KV heads of 128, 2 B, one head per TP8 rank
+    assert m.kv_bytes_per_sequence_per_gpu() == pytest.approx(per_layer * 32 * 5000)
+
+
+def test_latent_attention_keeps_the_whole_latent_on_every_tensor_parallel_gpu(catalog):
+    """DeepSeek-V3 caches a 512-wide latent and a 64-wide rotary key per layer and token (61 layers). Every head
+    reads the same latent, so TP8 does not split it: each GPU keeps 61 x 576 x 2 B per token."""
+    shape = _shape(catalog, preset="deepseek-v3")
+    m = _replica(catalog, shape, 8, 1, 2000, 500)
+    assert m.kv_tp_split == 1
+    assert m.kv_bytes_per_sequence_per_gpu() == pytest.approx(61 * 576 * 2 * 2500)
+    # A grouped-query model at the same TP splits its KV heads: Llama 3 70B, 8 heads over TP8.
+    llama = _replica(catalog, _shape(catalog, preset="llama-3-70b"), 8, 1, 2000, 500)
+    assert llama.kv_tp_split == 8
+    assert llama.kv_bytes_per_sequence_per_gpu() == pytest.approx(80 * 2 * 128 * 2 * 2500)
+
+
+def test_serving_plan_explains_the_fullest_stage(plan):
+    body = {"workload": "inference", "model": {"preset": "gemma-3-27b"}, "hardware": {"system": "dgx-h100"},
+            "inference": {"requests_per_s": 1, "prompt_tokens": 30_000, "output_tokens": 2_000,
+                          "parallelism": {"tp": 4, "pp": 2}}}  # fmt: skip
+    result = plan(body)
+    entry = result["explain"]["inference.kv_bytes_per_token"]
+    # PP2: 31 layers each; full layers 3, 9, 15, 21, 27 on the first, 34, 40, 46, 52, 58 on the second: 5 each.
+    assert entry["inputs"]["layers on the fullest pipeline stage"] == 31
+    per_gpu = 8192 / 4 * (5 * 32_000 + 26 * 1024)
+    assert entry["inputs"]["KV per sequence per GPU (MiB)"] == pytest.approx(per_gpu / 2**20)
+    assert "fullest" in entry["formula"] and "None" not in str(entry)
