@@ -76,7 +76,7 @@ def _context_parallel_entry(tr: TrainingResult, work: Workload) -> dict[str, Ent
             "(a full recompute replays the forward's); the search takes the fastest method the layout allows "
             "unless one is pinned",
             {
-                "method": lay.cp_comm.replace("_", " "),
+                "method": lay.cp_comm.replace("_", "-"),
                 "cp (GPUs sharing each sequence)": lay.cp,
                 "tp": lay.tp,
                 "tokens per GPU per sequence": s.seq_len // lay.cp,
@@ -321,7 +321,7 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             {
                 "tp": lay.tp,
                 "cp": lay.cp,
-                **({"context-parallel exchange": lay.cp_comm.replace("_", " ")} if lay.cp_comm else {}),
+                **({"context-parallel exchange": lay.cp_comm.replace("_", "-")} if lay.cp_comm else {}),
                 "pp": lay.pp,
                 "dp": lay.dp,
                 "ep": lay.ep,

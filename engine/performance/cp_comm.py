@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.performance.layout_terms import KV_BYTES_PER_ELEMENT, kv_width_per_gpu, ring_attention_time
+from engine.performance.layout_terms import KV_BYTES_PER_ELEMENT, kv_pair_width_per_gpu, ring_attention_time
 from engine.performance.roofline import Efficiency, Hardware
 from engine.workload.model import Workload
 
@@ -58,31 +58,33 @@ def _heads_per_rank(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def a2a_group(work: Workload, tp: np.ndarray, cp: np.ndarray, nvlink_domain: int) -> np.ndarray:
     """The all-to-all group of the hierarchical method: the largest divisor a of cp that divides the query and KV
-    heads of a tensor-parallel rank with tp x a inside the NVLink domain (1: none, the method is a plain ring)."""
+    heads of a tensor-parallel rank with tp x a inside one NVLink domain (tp x a divides it, so no group straddles
+    two; 1: none, the method is a plain ring)."""
     tp, cp = np.asarray(tp, dtype=float), np.asarray(cp, dtype=float)
     q_heads, kv_heads = _heads_per_rank(work, tp)
     group = np.ones_like(cp)
     top = int(min(np.max(cp, initial=1.0), np.max(kv_heads, initial=0.0)))
     for a in range(2, top + 1):
-        fits = (cp % a == 0) & (kv_heads % a == 0) & (q_heads % a == 0) & (tp * a <= nvlink_domain)
+        fits = (cp % a == 0) & (kv_heads % a == 0) & (q_heads % a == 0) & (nvlink_domain % (tp * a) == 0)
         group = np.where(fits & (kv_heads >= a), float(a), group)
     return group
 
 
 def cp_comm_valid(work: Workload, tp, cp, nvlink_domain: int) -> np.ndarray:
     """Which methods each layout can run, shape (4, n): ring and all-gather always; all-to-all when cp divides the
-    query and KV heads of a tensor-parallel rank; hierarchical when its all-to-all group is strictly between 1 and
-    cp (at either end it is the ring or the plain all-to-all)."""
+    query and KV heads of a tensor-parallel rank; hierarchical when it has an all-to-all group of two or more (a
+    group of all cp GPUs leaves a ring of one: the plain all-to-all, kept inside an NVLink domain)."""
     tp, cp = np.asarray(tp, dtype=float), np.asarray(cp, dtype=float)
     q_heads, kv_heads = _heads_per_rank(work, tp)
     whole = (kv_heads >= cp) & (kv_heads % cp == 0) & (q_heads % cp == 0)
     group = a2a_group(work, tp, cp, nvlink_domain)
     always = np.ones(cp.shape, dtype=bool)
-    return np.stack([always, always, whole, (group > 1) & (group < cp)])
+    return np.stack([always, always, whole, group > 1])
 
 
 def _alltoall_s(bytes_: np.ndarray, group: np.ndarray, bw: np.ndarray, lat: float) -> np.ndarray:
-    """One all-to-all of `bytes_` per rank over `group` ranks: (group - 1) / group of it leaves the rank."""
+    """All-to-alls moving `bytes_` per rank in all over `group` ranks ((group - 1) / group of it leaves the rank),
+    their start-ups `lat` together."""
     return np.where(group > 1, lat + bytes_ * (group - 1.0) / np.maximum(group, 1.0) / bw, 0.0)
 
 
@@ -104,9 +106,9 @@ def cp_comm_terms(
     hides under. Zero at cp = 1 (reported as the ring)."""
     tp, cp = np.asarray(tp, dtype=float), np.asarray(cp, dtype=float)
     tokens = np.asarray(tokens, dtype=float)
-    k_width, k_plain = kv_width_per_gpu(work, tp)
-    kv = 2.0 * tokens * k_width * KV_BYTES_PER_ELEMENT  # the local chunk's K and V
-    qkvo = tokens * (work.qk_width / tp + 2.0 * k_plain + work.v_width / tp) * KV_BYTES_PER_ELEMENT
+    pair, pair_plain = kv_pair_width_per_gpu(work, tp)
+    kv = tokens * pair * KV_BYTES_PER_ELEMENT  # the local chunk's K and V
+    qkvo = tokens * (work.qk_width / tp + pair_plain + work.v_width / tp) * KV_BYTES_PER_ELEMENT
     inside = tp * cp <= hw.nvlink_domain
     bw = np.where(inside, hw.nvlink_bytes_s * eff.nvlink, hw.scaleout_bytes_s * eff.scaleout)
     lat = eff.collective_latency_s
@@ -115,11 +117,12 @@ def cp_comm_terms(
     ring_f, ring_b = ring_attention_time(work, hw, eff, tokens, tp, cp, attention_f, attention_b)
     gather_f = steps * (lat + kv / bw)
     gather_b = 2.0 * gather_f
-    # Before attention Q, K and V go out, after it the output comes back: forward and backward alike.
-    a2a = 2.0 * _alltoall_s(qkvo, cp, bw, lat)
+    # Before attention Q, K and V go out, after it the output comes back (two all-to-alls, each its own start-up,
+    # together Q + K + V + O); the backward moves their gradients the same way.
+    a2a = _alltoall_s(qkvo, cp, bw, 2.0 * lat)
     group = a2a_group(work, tp, cp, hw.nvlink_domain)
     outer = cp / group
-    inner = 2.0 * _alltoall_s(qkvo, group, hw.nvlink_bytes_s * eff.nvlink, lat)  # its group is inside NVLink
+    inner = _alltoall_s(qkvo, group, hw.nvlink_bytes_s * eff.nvlink, 2.0 * lat)  # its group is inside NVLink
     outer_f, outer_b = ring_attention_time(work, hw, eff, tokens, tp, outer, attention_f, attention_b, inside)
     forward = np.stack([ring_f, gather_f, a2a, inner + outer_f])
     backward = np.stack([ring_b, gather_b, a2a, inner + outer_b])

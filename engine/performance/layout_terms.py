@@ -34,6 +34,7 @@ __all__ = [
     "activation_offload_time_s",
     "host_overflow_bytes",
     "interleave_factor",
+    "kv_pair_width_per_gpu",
     "kv_replica_terms",
     "kv_width_per_gpu",
     "layers_on_gpu",
@@ -60,6 +61,17 @@ def kv_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.nda
     kv_heads = float(s.kv_heads)
     head_dim = float(work.head_dim)
     return np.maximum(kv_heads / tp, 1.0) * head_dim, kv_heads * head_dim / tp
+
+
+def kv_pair_width_per_gpu(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K plus V columns one TP rank holds in attention with replication, the same without). Latent attention
+    (MLA) expands the latent into full keys (nope + rope head sizes) and values for every head, split over tp
+    like the queries: its query-key and value widths / tp, never replicated."""
+    if work.shape.mla is not None:
+        width = np.asarray((work.qk_width + work.v_width) / np.asarray(tp, dtype=float))
+        return width, width
+    rep, plain = kv_width_per_gpu(work, tp)
+    return 2.0 * rep, 2.0 * plain
 
 
 def _kv_extra_columns(work: Workload, tp: np.ndarray) -> np.ndarray:
@@ -96,9 +108,9 @@ def ring_attention_time(
 
     Each GPU holds `tokens` (its 1/cp of the micro-batch's sequences; Megatron-Core splits each sequence into
     2 x cp chunks and gives rank r chunks r and 2cp - 1 - r so causal work balances). Forward: cp - 1 steps,
-    each passing the K and V of its chunk (2 x tokens x kv width x 2 B) to the next rank while computing
-    attention against the chunk it holds, i.e. 1/cp of the GPU's attention time per step; exposed is
-    max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
+    each passing the K and V of its chunk (tokens x K plus V width x 2 B, `kv_pair_width_per_gpu`) to the next
+    rank while computing attention against the chunk it holds, i.e. 1/cp of the GPU's attention time per step;
+    exposed is max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
     1/cp of the attention backward. On NVLink when the tp x cp GPUs fit the NVLink domain, else on the
     scale-out NICs (`inside` overrides that test: a ring over groups of ranks crosses systems when its whole
     group does). Zero at cp = 1.
@@ -107,8 +119,8 @@ def ring_attention_time(
     attention compute, which hides it, shrinks to the window: conservative where the window is shorter than a
     chunk (a ring that stopped once the window was covered would pass fewer chunks).
     """
-    rep, _ = kv_width_per_gpu(work, tp)
-    kv_bytes = 2.0 * tokens * rep * KV_BYTES_PER_ELEMENT
+    pair, _ = kv_pair_width_per_gpu(work, tp)
+    kv_bytes = tokens * pair * KV_BYTES_PER_ELEMENT
     inside = tp * cp <= hw.nvlink_domain if inside is None else inside
     bw = np.where(inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s) * np.where(inside, eff.nvlink, eff.scaleout)
     lat = eff.collective_latency_s

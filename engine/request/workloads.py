@@ -191,12 +191,18 @@ class TrainingParallelism(Section):
         if method == "all_to_all" and cp is not None and tp is not None and model is not None:
             kv_heads = model.kv_heads // tp if tp <= model.kv_heads else 0
             if kv_heads < cp or kv_heads % cp or (model.heads // tp) % cp:
+                held = {0: "a copy of one KV head", 1: "1 KV head"}.get(kv_heads, f"{kv_heads} KV heads")
+                instead = "'ring', 'hierarchical'" if kv_heads >= 2 else "'ring'"
                 raise _rule(
                     f"('all_to_all') splits the heads of each tensor-parallel rank over cp ({cp}): a rank holds "
-                    f"{kv_heads or 'a copy of one'} KV head{'s' if kv_heads != 1 else ''} (model.kv_heads "
-                    f"{model.kv_heads} / tp {tp}), which cp must divide; use 'ring', 'hierarchical' or a smaller "
-                    f"tp or cp"
+                    f"{held} (model.kv_heads {model.kv_heads} / tp {tp}), which cp must divide; use {instead} or a "
+                    f"smaller tp or cp"
                 )
+        if method == "hierarchical" and tp is not None and model is not None and model.kv_heads // tp < 2:
+            raise _rule(
+                f"('hierarchical') begins with an all-to-all over the KV heads of each tensor-parallel rank, and a "
+                f"rank holds fewer than two (model.kv_heads {model.kv_heads} / tp {tp}); use 'ring' or a smaller tp"
+            )
         return method
 
     def check(self, info: ValidationInfo) -> list[Problem]:

@@ -76,13 +76,12 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     if not all((tps, opt.pps, opt.eps, opt.cps)):
         return None
     g = layout_grid(s.work.shape.layers, opt)
-    if pin.cp_comm in ("all_to_all", "hierarchical"):  # the pinned method's head split must exist
-        runs = cp_comm_valid(s.work, g["tp"], g["cp"], s.hw.nvlink_domain)[CP_COMM_CODES[pin.cp_comm]]
-        g = {k: v[runs | (g["cp"] == 1)] for k, v in g.items()}
     n = len(g["tp"])
     if n == 0:
         return None
-    g = _prune_memory(s, g, opt)
+    g = _prune_memory(s, g, opt)  # on the whole grid: its activation floors are remembered per grid
+    if pin.cp_comm is not None:
+        g = _with_cp_comm(s, g, pin.cp_comm)
     if len(g["tp"]) == 0:  # every layout keeps more activations in host memory than a GPU may give them
         return None
     off = np.repeat(np.asarray(offloads, dtype=np.int64), len(g["tp"]))
@@ -90,6 +89,13 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     return layout_costs(s.work, s.hw, s.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
                         g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, s.memory,
                         g["act_offload"], g["fold"], pin.cp_comm)  # fmt: skip
+
+
+def _with_cp_comm(s: TrainingSearch, g: dict[str, np.ndarray], method: str) -> dict[str, np.ndarray]:
+    """The layouts a pinned context-parallel exchange can run: context parallelism (cp > 1; the pin means the user
+    wants it), and for the all-to-all methods a head split the layout allows (`cp_comm.cp_comm_valid`)."""
+    runs = (g["cp"] > 1) & cp_comm_valid(s.work, g["tp"], g["cp"], s.hw.nvlink_domain)[CP_COMM_CODES[method]]
+    return {k: v[runs] for k, v in g.items()}
 
 
 def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions) -> dict[str, np.ndarray]:

@@ -89,12 +89,19 @@ def explain_failure(
             f"the rest fit {gpu.hbm_gib:g} GiB of HBM; offload "
             f"fewer layers (training.memory.activation_offload_layers) or leave it to the search."
         )
-    if not problems and pin.cp_comm in ("all_to_all", "hierarchical"):
+    if not problems and pin.cp_comm is not None:
+        method = pin.cp_comm.replace("_", "-")
+        split = (
+            f", whose all-to-all needs a group of context-parallel GPUs that divides the KV heads of a "
+            f"tensor-parallel rank ({work.shape.kv_heads} KV heads / tp)"
+            + (" inside one NVLink domain" if pin.cp_comm == "hierarchical" else "")
+            if pin.cp_comm in ("all_to_all", "hierarchical")
+            else ""
+        )
         problems.append(
-            f"context parallelism: the pinned cp_comm '{pin.cp_comm}' needs an all-to-all group that divides the "
-            f"{work.shape.kv_heads} KV heads over tensor parallelism"
-            + (" inside an NVLink domain" if pin.cp_comm == "hierarchical" else "")
-            + f"; no layout on {system.id} that fits gives one. Pin a smaller tp or cp, or use 'ring'."
+            f"context parallelism: the pinned exchange (training.parallelism.cp_comm, {method}) needs cp > 1"
+            f"{split}; no layout on {system.id} that meets the other pins, the batch and memory has one. Leave "
+            f"the exchange to the search, or pin a smaller tp or a cp that divides the sequence."
         )
     if not problems:
         problems.append(f"no parallel layout satisfies the request on {system.id} (rejected: {rejected}).")

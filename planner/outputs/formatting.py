@@ -229,6 +229,8 @@ _KEY_LABELS = {
     "activation_offload": "activation copies to host (exposed)",
     "optimizer_offload": "optimizer offload copies (exposed)",
     "host_overflow": "offloaded state the host cannot hold",
+    "cp_comm": "context-parallel exchange",
+    "context_parallel_comm": "context-parallel exchange (exposed)",
     "tokens_per_s": "throughput",
     "model_tflops_per_gpu": "model FLOP/s achieved",
     "hardware_tflops_per_gpu": "hardware FLOP/s achieved",

@@ -36,11 +36,15 @@ def test_which_methods_a_layout_can_run(shape_of):
     # divide them but cp 4 does; tp 16: each rank holds a copy of one head.
     assert valid[CP_COMM_CODES["ring"]].all() and valid[CP_COMM_CODES["all_gather"]].all()
     assert valid[CP_COMM_CODES["all_to_all"]].tolist() == [False, True, False, True, False]
-    # Hierarchical needs 1 < group < cp: tp 2, cp 8 -> group 4 (4 heads, 2 x 4 = 8 GPUs of NVLink), ring of 2.
+    # Hierarchical needs a group of 2 or more: tp 2, cp 8 -> group 4 (4 heads, 2 x 4 = 8 GPUs of NVLink), ring of 2;
+    # tp 2, cp 4 -> group 4, a ring of one (the plain all-to-all inside NVLink).
     assert a2a_group(work, tp, cp, 8).tolist() == [1, 2, 4, 4, 1]
-    assert valid[CP_COMM_CODES["hierarchical"]].tolist() == [False, False, True, False, False]
-    # The NVLink domain bounds the group: with 4-GPU domains tp 2 can only pair 2 ranks.
+    assert valid[CP_COMM_CODES["hierarchical"]].tolist() == [False, True, True, True, False]
+    # The NVLink domain bounds the group: with 4-GPU domains tp 2 can only pair 2 ranks; on a 72-GPU rack a group
+    # of tp 8 x 2 = 16 GPUs would straddle two 72 / 16 slices, so tp 8 x 2 is refused and tp 4 x 2 = 8 taken.
     assert a2a_group(work, _arr(2), _arr(8), 4).tolist() == [2]
+    assert a2a_group(analyse_model(shape_of("llama-3-405b")), _arr(4), _arr(8), 72).tolist() == [2]
+    assert a2a_group(analyse_model(shape_of("deepseek-v3")), _arr(8, 4), _arr(2, 2), 72).tolist() == [1, 2]
 
 
 def test_all_gather_is_exposed_and_doubles_in_the_backward(shape_of, h100):
@@ -66,11 +70,11 @@ def test_all_to_all_moves_q_k_v_and_the_output(shape_of, h100):
     hw, eff = h100
     work = analyse_model(shape_of("llama-3-8b"))  # 32 query heads, 8 KV heads of 128, hidden 4096
     tokens, tp, cp = _arr(8192), _arr(1), _arr(8)
-    # Per GPU: Q 4096 + K 1024 + V 1024 + output 4096 columns of 2 B for 8192 tokens; 7/8 of it leaves the GPU in
-    # each of the two all-to-alls a pass makes, on NVLink (8 GPUs, one system).
+    # Per GPU: Q 4096 + K 1024 + V 1024 columns of 2 B for 8192 tokens go out in the all-to-all before attention,
+    # the output's 4096 in the one after; 7/8 of each leaves the GPU, on NVLink (8 GPUs, one system). Two start-ups.
     moved = 8192 * (4096 + 1024 + 1024 + 4096) * 2 * 7 / 8
     link = hw.nvlink_bytes_s * eff.nvlink
-    expected = 2 * (eff.collective_latency_s + moved / link)
+    expected = 2 * eff.collective_latency_s + moved / link
     terms = cp_comm_terms(work, hw, eff, tokens, tp, cp, _arr(1.0), _arr(2.0), _arr(0), "all_to_all")
     assert terms.forward_s[0] == pytest.approx(expected, rel=1e-12)
     assert terms.backward_s[0] == pytest.approx(expected, rel=1e-12)
@@ -84,7 +88,7 @@ def test_hierarchical_is_an_all_to_all_in_nvlink_and_a_ring_across(shape_of, h10
     # Group of 4 inside NVLink (4 KV heads per rank), then a ring of 8 / 4 = 2 across systems: one step carrying
     # the rank's K and V (after the all-to-all: 4 x the tokens on a quarter of the heads, the same bytes).
     q, kv_cols, o = 8192 / 2, 2 * 1024 / 2, 8192 / 2
-    inner = 2 * (eff.collective_latency_s + 1024 * (q + kv_cols + o) * 2 * 3 / 4 / (hw.nvlink_bytes_s * eff.nvlink))
+    inner = 2 * eff.collective_latency_s + 1024 * (q + kv_cols + o) * 2 * 3 / 4 / (hw.nvlink_bytes_s * eff.nvlink)
     kv = 2 * 1024 * (1024 / 2) * 2
     attention = 1e-4
     ring_step = max(0.0, eff.collective_latency_s + kv / (hw.scaleout_bytes_s * eff.scaleout) - attention / 2)
@@ -140,7 +144,7 @@ def test_a_pinned_all_gather_costs_its_exposed_transfers_and_memory(plan):
     working_gib = 2 * 4 * (2 * 8192 * 128 * 2) / 2**30
     assert gather["memory_per_gpu_gib"] - ring["memory_per_gpu_gib"] == pytest.approx(working_gib, rel=1e-6)
     entry = gather_plan["explain"]["training.step_breakdown_s.context_parallel_comm"]
-    assert entry["inputs"]["method"] == "all gather" and "all exposed" in entry["formula"]
+    assert entry["inputs"]["method"] == "all-gather" and "all exposed" in entry["formula"]
     assert entry["inputs"]["exposed exchange per step (s)"] == pytest.approx(exposed)
     assert "Llama 3" in entry["source"]
 
@@ -151,10 +155,18 @@ def test_without_context_parallelism_no_method_is_reported(plan):
     assert "training.step_breakdown_s.context_parallel_comm" not in result["explain"]
 
 
-def test_a_hierarchy_no_layout_can_form_is_a_plan_level_explanation(plan):
-    result = plan(_training({"tp": 8, "cp": 2, "cp_comm": "hierarchical"}))
-    problems = " ".join(result["systems"][0]["problems"] if "systems" in result else result.get("problems", []))
-    assert "cp_comm 'hierarchical'" in problems and "KV heads" in problems
+def test_an_exchange_no_layout_can_run_is_a_plan_level_explanation(plan):
+    # cp 16 cannot split the 8 KV heads whatever tp the search tries: valid as a request, no layout can run it.
+    result = plan(_training({"cp": 16, "cp_comm": "all_to_all"}, seq_len=131072))
+    problems = " ".join(result.get("problems", []))
+    assert "training.parallelism.cp_comm, all-to-all" in problems and "KV heads" in problems
+    assert "cp_comm '" not in problems and "all_to_all" not in problems
+
+
+def test_a_pinned_exchange_means_context_parallelism(plan):
+    # A pinned exchange asks for context parallelism: the search may not fall back to cp 1.
+    result = plan(_training({"tp": 8, "pp": 4, "cp_comm": "ring"}, seq_len=32768))["training"]["parallelism"]
+    assert result["cp"] > 1 and result["cp_comm"] == "ring"
 
 
 @pytest.mark.parametrize(
@@ -164,6 +176,7 @@ def test_a_hierarchy_no_layout_can_form_is_a_plan_level_explanation(plan):
         ({"tp": 8, "cp": 2, "cp_comm": "all_to_all"}, "1 KV head"),
         ({"tp": 16, "cp": 2, "cp_comm": "all_to_all"}, "a copy of one KV head"),
         ({"tp": 2, "cp": 8, "cp_comm": "all_to_all"}, "4 KV heads"),
+        ({"tp": 8, "cp": 2, "cp_comm": "hierarchical"}, "fewer than two"),
         ({"cp": 2, "cp_comm": "ulysses"}, ""),
         ({"cp": 2, "cp_comm": 2}, ""),
         ({"cp": 2, "cp_comm": None}, None),
@@ -181,3 +194,13 @@ def test_bad_methods_are_field_errors(catalog, parallelism, needle):
     field = "training.parallelism.cp_comm"
     assert field in info.value.errors
     assert needle in " ".join(info.value.errors[field])
+
+
+def test_pinned_and_free_exchanges_share_the_remembered_grids(plan):
+    """The search remembers each grid's activation floors; a pinned exchange keeps fewer layouts, after that
+    pruning, so any order of requests in one process plans (a floor of the whole grid once met a smaller one)."""
+    pins = {"cp": 4}  # tp free: an all-to-all keeps only the tp that leave cp 4 a split of the KV heads
+    for method in ("ring", "all_to_all", None, "hierarchical", "all_to_all"):
+        body = _training({**pins, "cp_comm": method} if method else pins)
+        layout = plan(body)["training"]["parallelism"]
+        assert layout["cp"] == 4 and (method is None or layout["cp_comm"] == method)

@@ -208,10 +208,10 @@ moved with the three presets; the search timings moved with the machine; no figu
 Re-captured when context parallelism gained its four exchange methods (`parallelism.cp_comm`: ring, all-gather,
 all-to-all, hierarchical): every layout gains `cp_comm` (null at cp 1) and the step breakdown
 `context_parallel_comm`. Where short sequence chunks left the ring exposed across systems, the all-to-all inside
-NVLink with a ring across it is faster: train-16k-gpus (70B on 16,384 H100) runs TP4 CP8 hierarchical (27.54 -> 27.23
-days) instead of TP8 CP4 on the ring, train-405b-16k-elastic TP4 CP8 hierarchical (85.07 -> 84.95 days); frontier
+NVLink with a ring across it is faster: train-16k-gpus (70B on 16,384 H100) runs TP4 CP8 hierarchical (27.54 -> 27.07
+days) instead of TP8 CP4 on the ring, train-405b-16k-elastic TP4 CP8 hierarchical (85.07 -> 84.55 days); frontier
 points, cloud sizings and candidates with context parallelism move alike (train-405b-auto-120d's chosen finish
-109.29 -> 109.14 days, train-70b-deadline-at-p90's cloud sizings), and more layouts pass the search's bounds.
+109.29 -> 108.66 days, train-70b-deadline-at-p90's cloud sizings), and more layouts pass the search's bounds.
 In the same capture, serving's KV explain names the fullest pipeline stage and the cache's tensor-parallel split
 (KV on the fullest stage, whole latent on every GPU with MLA); no serving figure moved (no golden serving plan has
 uneven stages, windows over stages or latent attention).

@@ -72,12 +72,12 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
     assert [row.cells[3].text for row in table.rows[-2:]] == ["$257M", "$257M"]
-    # the A100 40GB system: MFU 0.43894 -> 43.9 %, IT energy 8.32 MW x 84.868 days x 24 h = 16,946 MWh, 1,280
-    # systems, steady state 59.6 days
+    # the A100 40GB system: MFU 0.44076 -> 44.1 %, IT energy 8.32 MW x 84.518 days x 24 h = 16,877 MWh, 1,280
+    # systems, steady state 59.4 days
     a100 = next(row for row in table.rows if "A100 40GB" in row.cells[0].text)
     hidden = {c.label: cell.text for c, cell in zip(table.columns, a100.cells, strict=True) if c.more}
-    assert hidden["MFU"] == "43.9 %" and hidden["IT energy"] == "16,946" and hidden["Systems"] == "1,280"
-    assert hidden["Steady state"] == "59.6" and hidden["IT power"] == "8.32 MW"
+    assert hidden["MFU"] == "44.1 %" and hidden["IT energy"] == "16,877" and hidden["Systems"] == "1,280"
+    assert hidden["Steady state"] == "59.4" and hidden["IT power"] == "8.32 MW"
 
 
 def test_a_serving_table_shows_replicas_and_the_horizon_of_its_estimate():
