@@ -6,7 +6,7 @@ cluster (NVIDIA's Megatron-Bridge performance guide, "Context-parallel (CP) comm
 hierarchical context parallel page, 2025):
 
 - `ring` (Megatron's `p2p`): K and V chunks pass round a ring while each step's attention runs; only what the
-  step's compute cannot hide is exposed (`layout_terms.ring_attention_time`). Any cp.
+  step's compute cannot hide is exposed (`ring_attention_time`). Any cp.
 - `all_gather`: every rank gathers the whole sequence's K and V before attention; exposed, but small with few
   KV heads. Meta's Llama 3 405B long-context training ('The Llama 3 Herd of Models', arXiv 2407.21783, 2024,
   section 3.3.2). Transformer Engine keeps only the local chunk for the backward, so the backward gathers K and V
@@ -28,11 +28,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.performance.layout_terms import KV_BYTES_PER_ELEMENT, kv_pair_width_per_gpu, ring_attention_time
+from engine.performance.layout_terms import KV_BYTES_PER_ELEMENT, kv_pair_width_per_gpu
 from engine.performance.roofline import Efficiency, Hardware
 from engine.workload.model import Workload
 
-__all__ = ["CP_COMM_CODES", "CP_COMM_NAMES", "CpComm", "a2a_group", "cp_comm_terms", "cp_comm_valid"]
+__all__ = [
+    "CP_COMM_CODES",
+    "CP_COMM_NAMES",
+    "CpComm",
+    "a2a_group",
+    "cp_comm_terms",
+    "cp_comm_valid",
+    "ring_attention_time",
+]
 
 CP_COMM_NAMES = ("ring", "all_gather", "all_to_all", "hierarchical")
 CP_COMM_CODES = {name: code for code, name in enumerate(CP_COMM_NAMES)}
@@ -80,6 +88,44 @@ def cp_comm_valid(work: Workload, tp, cp, nvlink_domain: int) -> np.ndarray:
     group = a2a_group(work, tp, cp, nvlink_domain)
     always = np.ones(cp.shape, dtype=bool)
     return np.stack([always, always, whole, group > 1])
+
+
+def ring_attention_time(
+    work: Workload,
+    hw: Hardware,
+    eff: Efficiency,
+    tokens: np.ndarray,
+    tp: np.ndarray,
+    cp: np.ndarray,
+    attention_f: np.ndarray,
+    attention_b: np.ndarray,
+    inside: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exposed ring-attention transfer time per layer (forward, backward) with context parallelism over `cp`.
+
+    Each GPU holds `tokens` (its 1/cp of the micro-batch's sequences; Megatron-Core splits each sequence into
+    2 x cp chunks and gives rank r chunks r and 2cp - 1 - r so causal work balances). Forward: cp - 1 steps,
+    each passing the K and V of its chunk (tokens x K plus V width x 2 B, `kv_pair_width_per_gpu`) to the next
+    rank while computing attention against the chunk it holds, i.e. 1/cp of the GPU's attention time per step;
+    exposed is max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
+    1/cp of the attention backward. On NVLink when the tp x cp GPUs fit the NVLink domain, else on the
+    scale-out NICs (`inside` overrides that test: a ring over groups of ranks crosses systems when its whole
+    group does). Zero at cp = 1.
+
+    Sliding-window layers are costed with the same full ring (the K and V of every other chunk pass by) while their
+    attention compute, which hides it, shrinks to the window: conservative where the window is shorter than a
+    chunk (a ring that stopped once the window was covered would pass fewer chunks).
+    """
+    pair, _ = kv_pair_width_per_gpu(work, tp)
+    kv_bytes = tokens * pair * KV_BYTES_PER_ELEMENT
+    inside = tp * cp <= hw.nvlink_domain if inside is None else inside
+    bw = np.where(inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s) * np.where(inside, eff.nvlink, eff.scaleout)
+    lat = eff.collective_latency_s
+    steps = np.maximum(cp - 1.0, 0.0)
+    cp1 = np.maximum(cp, 1.0)
+    fwd = steps * np.maximum(0.0, lat + kv_bytes / bw - attention_f / cp1)
+    bwd = steps * np.maximum(0.0, lat + 2.0 * kv_bytes / bw - attention_b / cp1)
+    return fwd, bwd
 
 
 def _alltoall_s(bytes_: np.ndarray, group: np.ndarray, bw: np.ndarray, lat: float) -> np.ndarray:

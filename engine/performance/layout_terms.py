@@ -1,6 +1,7 @@
-"""Layout terms of the training step model that go beyond Megatron 2021's (tp, pp, dp): context parallelism's
-ring attention, KV heads replicated when tensor parallelism exceeds them, and the per-stage parameters and
-activations of uneven pipeline stages. `step_time.layout_costs` adds them to the per-layer costs.
+"""Layout terms of the training step model that go beyond Megatron 2021's (tp, pp, dp): the K and V widths context
+parallelism exchanges (its methods are in `cp_comm.py`), KV heads replicated when tensor parallelism exceeds them,
+and the per-stage parameters and activations of uneven pipeline stages. `step_time.layout_costs` adds them to the
+per-layer costs.
 
 All functions work on numpy arrays of layouts (scalars broadcast).
 """
@@ -42,7 +43,6 @@ __all__ = [
     "pack_positions",
     "position_activations",
     "position_params",
-    "ring_attention_time",
     "stage_memory",
 ]
 
@@ -91,44 +91,6 @@ def kv_replica_terms(work: Workload, tokens: np.ndarray, tp: np.ndarray, hw: Har
     extra_cols = _kv_extra_columns(work, tp)
     time = np.where(extra_cols > 0, gemm_time(tokens, h, extra_cols, hw, eff) - eff.kernel_overhead_s, 0.0)
     return time, h * extra_cols, tokens * 2.0 * extra_cols
-
-
-def ring_attention_time(
-    work: Workload,
-    hw: Hardware,
-    eff: Efficiency,
-    tokens: np.ndarray,
-    tp: np.ndarray,
-    cp: np.ndarray,
-    attention_f: np.ndarray,
-    attention_b: np.ndarray,
-    inside: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exposed ring-attention transfer time per layer (forward, backward) with context parallelism over `cp`.
-
-    Each GPU holds `tokens` (its 1/cp of the micro-batch's sequences; Megatron-Core splits each sequence into
-    2 x cp chunks and gives rank r chunks r and 2cp - 1 - r so causal work balances). Forward: cp - 1 steps,
-    each passing the K and V of its chunk (tokens x K plus V width x 2 B, `kv_pair_width_per_gpu`) to the next
-    rank while computing attention against the chunk it holds, i.e. 1/cp of the GPU's attention time per step;
-    exposed is max(0, transfer - compute) per step. Backward passes K, V and their gradients: twice the volume, against
-    1/cp of the attention backward. On NVLink when the tp x cp GPUs fit the NVLink domain, else on the
-    scale-out NICs (`inside` overrides that test: a ring over groups of ranks crosses systems when its whole
-    group does). Zero at cp = 1.
-
-    Sliding-window layers are costed with the same full ring (the K and V of every other chunk pass by) while their
-    attention compute, which hides it, shrinks to the window: conservative where the window is shorter than a
-    chunk (a ring that stopped once the window was covered would pass fewer chunks).
-    """
-    pair, _ = kv_pair_width_per_gpu(work, tp)
-    kv_bytes = tokens * pair * KV_BYTES_PER_ELEMENT
-    inside = tp * cp <= hw.nvlink_domain if inside is None else inside
-    bw = np.where(inside, hw.nvlink_bytes_s, hw.scaleout_bytes_s) * np.where(inside, eff.nvlink, eff.scaleout)
-    lat = eff.collective_latency_s
-    steps = np.maximum(cp - 1.0, 0.0)
-    cp1 = np.maximum(cp, 1.0)
-    fwd = steps * np.maximum(0.0, lat + kv_bytes / bw - attention_f / cp1)
-    bwd = steps * np.maximum(0.0, lat + 2.0 * kv_bytes / bw - attention_b / cp1)
-    return fwd, bwd
 
 
 def position_params(work: Workload, tp, ep, pos_layers, pos_embedding, pos_head, kv_extra_params, etp=None):

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from engine.assumptions.registry import Assumptions
-from engine.performance.layout_terms import kv_replica_terms, ring_attention_time
+from engine.performance.cp_comm import ring_attention_time
+from engine.performance.layout_terms import kv_replica_terms
 from engine.performance.memory import GIB
 from engine.performance.stages import stage_layer_counts, stage_split
 from engine.performance.step_time import efficiency_for, hardware_for, layout_costs, step_costs

@@ -131,8 +131,9 @@ def test_pinned_parallelism_is_respected(plan):
     pins = {"tp": 8, "pp": 2, "micro_batch": 1, "recompute": "full", "interleave": 2, "zero_stage": 1}
     p = plan(_fixed("llama-3-70b", 64, parallelism=pins))
     assert p["feasible"]
-    assert p["training"]["parallelism"] == {**pins, "dp": 4, "ep": 1, "cp": 1, "cp_comm": None, "stage_layers": [40, 40],
-                                            "offload": "none", "activation_offload_layers": 0, "etp": None}  # fmt: skip
+    assert p["training"]["parallelism"] == {**pins, "dp": 4, "ep": 1, "cp": 1, "cp_comm": None,
+                                            "stage_layers": [40, 40], "offload": "none",
+                                            "activation_offload_layers": 0, "etp": None}  # fmt: skip
 
 
 def test_tp_never_exceeds_the_nvlink_domain(plan, catalog):
