@@ -13,7 +13,7 @@ from engine.explain.entry import Entry
 from engine.explain.entry import entry as _entry
 from engine.request.spec import InferenceSpec
 from engine.search.serving import InferenceResult, effective_mbu
-from engine.workload.model import Workload, serving_stage_layers
+from engine.workload.model import Workload
 
 __all__ = ["inference_explain"]
 
@@ -113,19 +113,23 @@ def _kv_entry(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> Entry
         )
     if ir.shape is not None:
         m = ir.shape.model
+        stage = m.binding_stage
         inputs.update(
             {
                 "tokens_per_sequence": context,
                 "pp": m.pp,
-                "layers on the fullest pipeline stage": max(serving_stage_layers(s.layers, m.pp)),
+                "pipeline stage that fits the fewest sequences (from 1)": stage.index + 1,
+                "its layers": stage.layers,
+                **({"its full-attention layers": stage.full} if work.windowed_layers else {}),
                 "ways tensor parallelism splits the cache": m.kv_tp_split,
-                "KV per sequence per GPU (MiB)": m.kv_bytes_per_sequence_per_gpu() / 2**20,
+                "KV per sequence per GPU there (MiB)": m.kv_bytes_per_sequence_per_gpu() / 2**20,
             }
         )
         formula += (
-            "; per GPU, one sequence keeps this / layers x the cached tokens summed over the layers of the fullest "
-            "pipeline stage (the remainder of layers / pp goes to the stages before the last, as vLLM splits them), "
-            "/ min(tp, kv_heads) (1 with latent attention: every tensor-parallel GPU keeps the whole latent)"
+            "; per GPU of a pipeline stage, one sequence keeps this / layers x the cached tokens summed over the "
+            "stage's layers (layers // pp each, the remainder one more to the stages before the last, as vLLM "
+            "splits them), / min(tp, kv_heads) (1 with latent attention: every tensor-parallel GPU keeps the whole "
+            "latent); the stage whose budget fits the fewest sequences is shown"
         )
     return _entry(formula, inputs, _ROOFLINE + " item 1")
 
@@ -138,15 +142,16 @@ def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) ->
     return {
         "inference.kv_bytes_per_token": _kv_entry(ir, work, spec),
         "inference.kv_cache_gib_per_replica": _entry(
-            "(HBM x inference_memory_utilization - weights / (tp x pp) - activation workspace) x tp x pp",
+            "(HBM x inference_memory_utilization - weights per GPU of the binding stage (its layers, and the "
+            "embedding or LM head at the ends, / tp) - activation workspace) x tp x pp",
             {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "gpus_per_replica": sh.gpus},
             _ROOFLINE + " items 1-2",
         ),
         "inference.batch": _entry(
             "concurrency by Little's law at the load each replica carries: batch = (requests_per_s / replicas) x "
             "output_tokens x TPOT(batch), solved by bisection; capacity batch = the largest batch <= min("
-            "max_batch_per_replica, KV budget / (kv_bytes_per_token_per_gpu x cached tokens of (prompt + output))) "
-            "meeting both targets",
+            "max_batch_per_replica, the fewest whole sequences (prompt + output) any pipeline stage's KV budget per "
+            "GPU holds (see the KV bytes per token)) meeting both targets",
             {
                 "capacity_batch": sh.capacity_batch,
                 "max_sequences_by_memory": sh.max_sequences_by_memory,

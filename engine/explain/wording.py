@@ -52,7 +52,6 @@ TERMS: dict[str, str] = {
     "inference_allreduce_latency_us": "the all-reduce latency (µs)",
     "inference_memory_utilization": "the usable share of GPU memory",
     "kv_bytes_per_token": "KV-cache bytes per token",
-    "kv_bytes_per_token_per_gpu": "KV-cache bytes per token per GPU",
     "kv_cache_bytes_per_element": "KV-cache bytes per element",
     "kv_heads": "KV heads",
     "max_batch_per_replica": "the largest batch per replica",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.workload.model import Workload
+from engine.workload.model import ServingStage, Workload
 
 if TYPE_CHECKING:
     from engine.catalog.hardware import System
@@ -34,6 +34,7 @@ __all__ = [
     "fp8_activation_savings",
     "memory_options_for",
     "params_per_gpu",
+    "stage_params_per_gpu",
     "state_bytes",
     "state_bytes_ep",
     "training_memory",
@@ -161,6 +162,35 @@ def params_per_gpu(work: Workload, tp, pp, ep=1):
     both = first_extra + (work.output_head_params + work.final_norm_params) * scale
     stage = layers_per_stage * layer + np.where(np.asarray(pp) == 1, both, max(first_extra, last_extra))
     return _scalar_or_array(stage / tp)
+
+
+def stage_params_per_gpu(work: Workload, stage: ServingStage, tp: int) -> float:
+    """Parameters one GPU of a serving pipeline stage holds: its layers by kind (a mixture-of-experts model's
+    leading dense-FFN layers and its expert layers, each with attention and norms), the input embedding on the
+    first stage, the LM head and final norm on the last (a tied matrix on both when they differ), all split over
+    tp except what vLLM keeps whole on every tensor-parallel GPU: the MoE router and, with latent attention, the
+    two down-projections into the query and key-value latents (`ReplicatedLinear` in vLLM's DeepSeek-V2/V3
+    model, 2025)."""
+    s = work.shape
+    scale = work.params / work.params_derived  # declared-params scaling, 1.0 normally
+    common = work.attention_params_per_layer + work.norm_and_bias_params_per_layer
+    expert_layer = work.router_params_per_layer + work.ffn_params_per_expert_per_layer * (
+        work.experts + work.shared_experts
+    )
+    moe_layers = stage.layers - stage.dense_ffn
+    layers = stage.layers * common + stage.dense_ffn * work.dense_ffn_params_per_layer + moe_layers * expert_layer
+    whole = moe_layers * work.router_params_per_layer if s.moe is not None else 0.0
+    if s.mla is not None:
+        whole += stage.layers * s.hidden * ((s.mla.q_lora_rank or 0) + s.mla.kv_lora_rank + s.mla.qk_rope_head_dim)
+    ends = 0.0
+    if stage.first:
+        ends += work.input_embedding_params
+    if stage.last:
+        head = work.output_head_params
+        if s.tied_embeddings and not stage.first:
+            head = s.vocab * s.hidden
+        ends += head + work.final_norm_params
+    return ((layers - whole + ends) / tp + whole) * scale
 
 
 def expert_params_per_gpu(work: Workload, tp, pp, ep):

@@ -5,9 +5,11 @@ measurements with exactly the formulas that size clusters, and so each formula c
 
 The model, per replica of tp x pp GPUs (inference-calibration.md section 2):
 
-- Memory per GPU: weights / (tp x pp) + an activation workspace for one prefill chunk; the rest of
-  HBM x inference_memory_utilization holds the KV cache. A sequence reserves its whole prompt + output in KV
-  (TensorRT-LLM's guaranteed-no-evict scheduler and vLLM's admission control both do).
+- Memory per GPU, stage by stage: the stage's layers (and the embedding or head at the ends) / tp + an
+  activation workspace for one prefill chunk; the rest of HBM x inference_memory_utilization holds the stage's
+  KV cache, and the stage that fits the fewest sequences sets the batch (vLLM takes the fewest cache blocks over
+  its workers). A sequence reserves its whole prompt + output in KV (TensorRT-LLM's guaranteed-no-evict scheduler
+  and vLLM's admission control both do).
 - Decode step (roofline): max(bytes read / (HBM x decode_mbu), FLOPs / (peak x GEMM efficiency at B tokens))
   + two tensor-parallel all-reduces per layer on NVLink + a fixed per-step overhead. Fixed costs do not shrink
   with bandwidth, so the *effective* bandwidth utilisation falls as TP and GPU speed rise (section 5b).
@@ -24,11 +26,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu
-from engine.performance.memory import GIB, params_per_gpu
-from engine.workload.model import Workload
+from engine.performance.memory import GIB, stage_params_per_gpu
+from engine.workload.model import ServingStage, Workload
 
 __all__ = ["ACTIVATION_BUFFERS", "OperatingPoint", "ReplicaModel", "ServingConstants", "compute_precision_for"]
 
@@ -111,14 +114,37 @@ class ReplicaModel:
             return 1
         return min(self.tp, self.work.shape.kv_heads)
 
-    @property
-    def kv_shards(self) -> int:
-        """The cache splits over `kv_tp_split` and PP splits layers."""
-        return self.kv_tp_split * self.pp
+    @cached_property
+    def stages(self) -> tuple[ServingStage, ...]:
+        """The replica's pipeline stages (`Workload.serving_stages`)."""
+        return self.work.serving_stages(self.pp)
+
+    @cached_property
+    def stage_weight_bytes(self) -> tuple[float, ...]:
+        """Weights one GPU of each stage holds (`stage_params_per_gpu`)."""
+        return tuple(stage_params_per_gpu(self.work, s, self.tp) * self.weight_bytes_per_param for s in self.stages)
 
     def weight_bytes_per_gpu(self) -> float:
-        """Heaviest GPU's weights: its layers' share plus the embedding or head its pipeline stage holds."""
-        return params_per_gpu(self.work, self.tp, self.pp) * self.weight_bytes_per_param
+        """The heaviest stage's weights per GPU."""
+        return max(self.stage_weight_bytes)
+
+    def stage_kv_bytes_per_gpu(self, stage: ServingStage, context: float) -> float:
+        """KV bytes of one sequence at `context` tokens on a GPU of `stage`: one layer's bytes per token (split
+        over the KV heads tensor parallelism shares out) x the cached tokens summed over the stage's layers
+        (`Workload.stage_cached_tokens`; a windowed layer keeps at most its window)."""
+        per_layer = self.kv_bytes_per_token / self.work.shape.layers / self.kv_tp_split
+        return per_layer * self.work.stage_cached_tokens(stage, context)
+
+    def _stage_sequences(self, index: int) -> float:
+        """Whole sequences (prompt + output) the KV budget of one GPU of stage `index` holds."""
+        budget = self.usable_bytes_per_gpu() - self.stage_weight_bytes[index] - self.activation_bytes_per_gpu()
+        per_sequence = self.stage_kv_bytes_per_gpu(self.stages[index], self.prompt_tokens + self.output_tokens)
+        return max(budget, 0.0) / per_sequence
+
+    @cached_property
+    def binding_stage(self) -> ServingStage:
+        """The stage that fits the fewest sequences: its budget and cache set the replica's batch."""
+        return min(self.stages, key=lambda s: (self._stage_sequences(s.index), -s.index))
 
     def activation_bytes_per_gpu(self) -> float:
         """Workspace for one prefill chunk: the widest per-token activations (FFN intermediate, sharded by TP)."""
@@ -130,29 +156,35 @@ class ReplicaModel:
         return self.gpu.hbm_gib * GIB * self.c.memory_utilization
 
     def kv_budget_bytes_per_gpu(self) -> float:
-        return self.usable_bytes_per_gpu() - self.weight_bytes_per_gpu() - self.activation_bytes_per_gpu()
-
-    def kv_bytes_per_token_per_gpu(self) -> float:
-        return self.kv_bytes_per_token / self.kv_shards
-
-    def _stage_kv_bytes_per_gpu(self, context: float) -> float:
-        """KV bytes of one sequence at `context` tokens on a GPU of the fullest pipeline stage: one layer's bytes
-        per token (split over the KV heads tensor parallelism shares out) x the cached tokens summed over that
-        stage's layers (`Workload.serving_stage_cached_tokens`; a windowed layer keeps at most its window)."""
-        per_layer = self.kv_bytes_per_token / self.work.shape.layers / self.kv_tp_split
-        return per_layer * self.work.serving_stage_cached_tokens(context, self.pp)
+        """The binding stage's KV budget per GPU (usable HBM - its weights - the workspace)."""
+        weights = self.stage_weight_bytes[self.binding_stage.index]
+        return self.usable_bytes_per_gpu() - weights - self.activation_bytes_per_gpu()
 
     def kv_bytes_per_sequence_per_gpu(self) -> float:
-        """The cache one sequence reserves at its full prompt + output on the fullest stage's GPUs."""
-        return self._stage_kv_bytes_per_gpu(self.prompt_tokens + self.output_tokens)
+        """The cache one sequence reserves at its full prompt + output on a GPU of the binding stage."""
+        return self.stage_kv_bytes_per_gpu(self.binding_stage, self.prompt_tokens + self.output_tokens)
 
     def kv_read_bytes_per_gpu(self, batch: float) -> float:
-        """Cache bytes one decode step reads per GPU of the fullest stage: `batch` sequences at the mean
-        context."""
-        return batch * self._stage_kv_bytes_per_gpu(self.mean_context)
+        """Cache bytes one decode step reads per GPU of the stage that reads the most: `batch` sequences at the
+        mean context."""
+        return batch * max(self.stage_kv_bytes_per_gpu(s, self.mean_context) for s in self.stages)
+
+    def kv_used_bytes_per_replica(self, batch: float) -> float:
+        """The cache `batch` whole sequences fill over the replica: every stage's, on each of its tp GPUs."""
+        context = self.prompt_tokens + self.output_tokens
+        return batch * self.tp * sum(self.stage_kv_bytes_per_gpu(s, context) for s in self.stages)
+
+    def memory_bytes_per_gpu(self, batch: float) -> float:
+        """The fullest GPU with `batch` whole sequences: its stage's weights + the workspace + their cache."""
+        context = self.prompt_tokens + self.output_tokens
+        act = self.activation_bytes_per_gpu()
+        return max(
+            w + act + batch * self.stage_kv_bytes_per_gpu(s, context)
+            for s, w in zip(self.stages, self.stage_weight_bytes, strict=True)
+        )
 
     def max_sequences_by_memory(self) -> int:
-        """Sequences whose whole prompt + output fits in the KV budget (each reserves its full length)."""
+        """Sequences whose whole prompt + output fits every stage's KV budget (each reserves its full length)."""
         budget = self.kv_budget_bytes_per_gpu()
         if budget <= 0:
             return 0
@@ -196,7 +228,9 @@ class ReplicaModel:
         """One decode iteration for `batch` sequences (roofline + all-reduce + overhead).
 
         Pipeline stages run in turn for a token, so the weights term is weights / tp whatever pp is; the batch
-        is split into pp micro-batches, so the KV and compute terms spread over all tp x pp GPUs.
+        is split into pp micro-batches, so the compute term spreads over all tp x pp GPUs and the KV term is the
+        cache of the stage that reads the most (`kv_read_bytes_per_gpu`). The decode FLOPs count the average
+        layer's cache (a windowed model's fuller stages do a little more attention work than that).
         """
         bandwidth = self.gpu.hbm_tbps * 1e12 * self.c.decode_mbu
         read = self.weights_read_bytes(batch) / self.tp + self.kv_read_bytes_per_gpu(batch)

@@ -136,7 +136,6 @@ class InferenceResult:
         assert self.shape is not None and self.point is not None and self.shape.capacity is not None
         sh, pt, cap = self.shape, self.point, self.shape.capacity
         mem = self.memory_breakdown_gib()
-        kv_used_per_gpu = pt.batch * sh.model.kv_bytes_per_sequence_per_gpu()
         return {
             "gpus": self.gpus,
             "replicas": self.replicas,
@@ -159,10 +158,10 @@ class InferenceResult:
             "utilization_target": self.utilization_target,
             "max_sequences_by_memory": sh.max_sequences_by_memory,
             "kv_cache_gib_per_replica": mem["kv_cache"] * sh.gpus,
-            "kv_cache_used_gib_per_replica": kv_used_per_gpu * sh.gpus / GIB,
+            "kv_cache_used_gib_per_replica": sh.model.kv_used_bytes_per_replica(pt.batch) / GIB,
             "kv_bytes_per_token": self.kv_bytes_per_token,
             "weights_gib_per_gpu": mem["weights"],
-            "memory_per_gpu_gib": mem["weights"] + mem["activations"] + kv_used_per_gpu / GIB,
+            "memory_per_gpu_gib": sh.model.memory_bytes_per_gpu(pt.batch) / GIB,
             "memory_breakdown_gib": mem,
             "hbm_gib": sh.model.gpu.hbm_gib,
             "effective_mbu": effective_mbu(sh.model, pt),
@@ -339,7 +338,7 @@ def _explain_failure(result: InferenceResult, shapes: list[ReplicaShape], spec: 
         largest = max(shapes, key=lambda s: (s.gpus, s.tp))
         m = largest.model
         seq = spec.prompt_tokens + spec.output_tokens
-        need = m.weight_bytes_per_gpu() + m.activation_bytes_per_gpu() + m.kv_bytes_per_sequence_per_gpu()
+        need = m.memory_bytes_per_gpu(1)
         result.limit = "memory"
         result.closest = {
             "memory_needed_gib_per_gpu": need / GIB,

@@ -12,7 +12,15 @@ from functools import lru_cache
 
 from engine.request.spec import ModelSpec
 
-__all__ = ["BYTES_PER_PARAM_FIXED", "Workload", "analyse_model", "bytes_per_param", "serving_stage_layers"]
+__all__ = [
+    "BYTES_PER_PARAM_FIXED",
+    "ServingStage",
+    "Workload",
+    "analyse_model",
+    "bytes_per_param",
+    "serving_stage_layers",
+    "serving_stages",
+]
 
 
 def serving_stage_layers(layers: int, pp: int) -> tuple[int, ...]:
@@ -25,20 +33,46 @@ def serving_stage_layers(layers: int, pp: int) -> tuple[int, ...]:
     return tuple(sizes)
 
 
+@dataclass(frozen=True)
+class ServingStage:
+    """One serving pipeline stage: its layers by kind and which end of the model it holds."""
+
+    index: int
+    layers: int
+    full: int  # full-attention layers (the rest attend through a sliding window)
+    dense_ffn: int  # a mixture-of-experts model's leading dense-FFN layers on this stage
+    first: bool  # holds the input embedding
+    last: bool  # holds the LM head and final norm
+
+    @property
+    def windowed(self) -> int:
+        return self.layers - self.full
+
+
 @lru_cache(maxsize=256)
-def _serving_stage_kinds(layers: int, windowed: int, pp: int) -> tuple[tuple[int, int], ...]:
-    """(full-attention layers, windowed layers) of each serving stage, the full ones spread evenly over the model:
-    layer floor((j + 1/2) x layers / full) for the j-th of them."""
+def serving_stages(layers: int, windowed: int, dense_layers: int, pp: int) -> tuple[ServingStage, ...]:
+    """The `pp` serving stages of a model: vLLM's split (`serving_stage_layers`), the full-attention layers spread
+    evenly over the model (the j-th at layer floor((j + 1/2) x layers / full): GPT-OSS alternates windowed and
+    full layers, Gemma 3 puts one full layer after five windowed ones), a mixture-of-experts model's dense-FFN
+    layers first (DeepSeek-V3's 3)."""
     full = layers - windowed
     is_full = [False] * layers
     for j in range(full):
         is_full[int((j + 0.5) * layers / full)] = True
-    kinds, start = [], 0
-    for size in serving_stage_layers(layers, pp):
-        n_full = sum(is_full[start : start + size])
-        kinds.append((n_full, size - n_full))
+    stages, start = [], 0
+    for index, size in enumerate(serving_stage_layers(layers, pp)):
+        stages.append(
+            ServingStage(
+                index=index,
+                layers=size,
+                full=sum(is_full[start : start + size]),
+                dense_ffn=max(0, min(dense_layers, start + size) - start),
+                first=index == 0,
+                last=index == pp - 1,
+            )
+        )
         start += size
-    return tuple(kinds)
+    return tuple(stages)
 
 
 # Definitional storage sizes; the 4-bit formats depend on their scale layout and are assumptions instead.
@@ -69,6 +103,7 @@ class Workload:
     dense_params: float
     expert_params: float
     compute_params_active: float
+    dense_ffn_params_per_layer: int = 0  # a mixture-of-experts model's leading dense layers' FFN (with biases)
 
     @property
     def experts(self) -> int:
@@ -176,23 +211,26 @@ class Workload:
         w = float(self.shape.sliding_window.tokens)  # type: ignore[union-attr]
         return self._layer_average(float(context), min(float(context), w))
 
-    def serving_stage_cached_tokens(self, context: float, pp: int) -> float:
-        """Cached tokens summed over the layers of the fullest of `pp` serving pipeline stages at `context` tokens
-        (layers x `cached_tokens` at pp = 1): the stage whose GPUs hold, and each decode step read, the most KV.
+    def serving_stages(self, pp: int) -> tuple[ServingStage, ...]:
+        """This model's `pp` serving pipeline stages (`serving_stages`)."""
+        return serving_stages(self.shape.layers, self.windowed_layers, self.dense_layers, pp)
 
-        Why not layers / pp x the average layer: stages hold whole layers, and a stage with more layers, or more
-        full-attention layers among windowed ones, fills first. Stages split the layers as vLLM does
-        (`get_pp_indices`: layers // pp each, the remainder one more to the stages before the last); windowed and
-        full-attention layers are taken as evenly interleaved (GPT-OSS alternates them, Gemma 3 puts one full
-        layer after every five windowed ones)."""
-        stages = _serving_stage_kinds(self.shape.layers, self.windowed_layers, pp)
+    def stage_cached_tokens(self, stage: ServingStage, context: float) -> float:
+        """Cached tokens summed over a stage's layers at `context` tokens: each full-attention layer keeps the
+        context, each windowed one at most its window.
+
+        Why per stage, not layers / pp x the average layer: stages hold whole layers, and a stage with more
+        layers, or more full-attention layers among windowed ones, fills first."""
         window = float(self.shape.sliding_window.tokens) if self.windowed_layers else math.inf  # type: ignore[union-attr]
-        local = min(float(context), window)
-        return max(full * float(context) + windowed * local for full, windowed in stages)
+        return stage.full * float(context) + stage.windowed * min(float(context), window)
+
+    def serving_stage_cached_tokens(self, context: float, pp: int) -> float:
+        """`stage_cached_tokens` of the fullest of `pp` serving stages (layers x `cached_tokens` at pp = 1)."""
+        return max(self.stage_cached_tokens(stage, context) for stage in self.serving_stages(pp))
 
     def _layer_average(self, full: float, windowed: float) -> float:
         """A per-layer figure averaged over the layers: `full` for full-attention layers, `windowed` for the rest
-        (stages are sized by layer count, so the engine works with the average layer)."""
+        (training's FLOP count and a whole model's figures; serving's memory goes stage by stage instead)."""
         layers, local = self.shape.layers, self.windowed_layers
         return ((layers - local) * full + local * windowed) / layers
 
@@ -348,4 +386,5 @@ def analyse_model(shape: ModelSpec) -> Workload:
         dense_params=float(dense) * scale,
         expert_params=float(expert_total) * scale,
         compute_params_active=float(compute_active) * scale,
+        dense_ffn_params_per_layer=dense_ffn if moe else 0,
     )

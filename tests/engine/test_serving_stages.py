@@ -18,10 +18,11 @@ def _shape(catalog, **model):
     return validate_request(body, catalog).model
 
 
-def _replica(catalog, shape, tp: int, pp: int, prompt: int, output: int, kv_bytes: float = 2.0) -> ReplicaModel:
+def _replica(catalog, shape, tp: int, pp: int, prompt: int, output: int, kv_bytes: float = 2.0,
+             weight_bytes: float = 2.0) -> ReplicaModel:  # fmt: skip
     work = analyse_model(shape)
     gpu = catalog.gpus["h100-sxm"]
-    return ReplicaModel(work, gpu, tp, pp, prompt, output, 2.0, work.kv_bytes_per_token(kv_bytes),
+    return ReplicaModel(work, gpu, tp, pp, prompt, output, weight_bytes, work.kv_bytes_per_token(kv_bytes),
                         gpu.bf16_dense_tflops * 1e12, constants_from(Assumptions()))  # fmt: skip
 
 
@@ -92,7 +93,66 @@ def test_serving_plan_explains_the_fullest_stage(plan):
     result = plan(body)
     entry = result["explain"]["inference.kv_bytes_per_token"]
     # PP2: 31 layers each; full layers 3, 9, 15, 21, 27 on the first, 34, 40, 46, 52, 58 on the second: 5 each.
-    assert entry["inputs"]["layers on the fullest pipeline stage"] == 31
+    # The same cache on both; the first also holds the embedding, the last the head (tied: the same matrix on
+    # both), so neither is lighter and the tie goes to the first.
+    assert entry["inputs"]["its layers"] == 31 and entry["inputs"]["its full-attention layers"] == 5
     per_gpu = 8192 / 4 * (5 * 32_000 + 26 * 1024)
-    assert entry["inputs"]["KV per sequence per GPU (MiB)"] == pytest.approx(per_gpu / 2**20)
-    assert "fullest" in entry["formula"] and "None" not in str(entry)
+    assert entry["inputs"]["KV per sequence per GPU there (MiB)"] == pytest.approx(per_gpu / 2**20)
+    assert "fewest sequences" in entry["formula"] and "None" not in str(entry)
+
+
+def _deepseek_layer_params() -> dict[str, int]:
+    """DeepSeek-V3's parameters by part (technical report section 4.2, with its 128 heads of 128 + 64 rotary, query
+    latent 1,536, KV latent 512, values 128, 3 dense layers of FFN 18,432, 256 + 1 experts of 2,048), worked out
+    from the shape alone."""
+    h = 7168
+    query = h * 1536 + 1536 + 1536 * 128 * (128 + 64)
+    key_value = h * (512 + 64) + 512 + 512 * 128 * (128 + 128)
+    attention = query + key_value + 128 * 128 * h
+    return {
+        "common": attention + 2 * h,  # attention and the two norms
+        "dense_ffn": 3 * h * 18432,
+        "expert_layer": h * 256 + 3 * h * 2048 * 257,  # router, 256 routed + 1 shared SwiGLU experts
+        "router": h * 256,
+        "latents": h * (1536 + 512 + 64),  # the query and KV down-projections vLLM keeps whole
+        "embedding": 129280 * h,
+        "head": 129280 * h + h,  # untied head and the final norm
+    }
+
+
+def test_deepseek_stages_hold_their_own_layers_and_the_whole_latent_projections(catalog):
+    """PP2 splits 61 layers 31 + 30 (the extra one before the last). The first stage holds the 3 dense layers, 28
+    expert layers and the embedding; the second 30 expert layers and the head. Each GPU keeps its stage's
+    routers and latent down-projections whole; the rest is split over TP8."""
+    p = _deepseek_layer_params()
+    m = _replica(catalog, _shape(catalog, preset="deepseek-v3"), 8, 2, 2000, 500, kv_bytes=1.0, weight_bytes=1.0)
+    assert [s.layers for s in m.stages] == [31, 30] and [s.dense_ffn for s in m.stages] == [3, 0]
+    whole_0 = 28 * p["router"] + 31 * p["latents"]
+    first = 31 * p["common"] + 3 * p["dense_ffn"] + 28 * p["expert_layer"] + p["embedding"]
+    whole_1 = 30 * p["router"] + 30 * p["latents"]
+    last = 30 * p["common"] + 30 * p["expert_layer"] + p["head"]
+    # FP8 weights, 1 B each
+    assert m.stage_weight_bytes[0] == pytest.approx((first - whole_0) / 8 + whole_0, rel=1e-12)
+    assert m.stage_weight_bytes[1] == pytest.approx((last - whole_1) / 8 + whole_1, rel=1e-12)
+    # The first stage is lighter by three narrow dense layers but caches 31 layers to the other's 30; the stage
+    # that fits the fewest sequences sets the budget.
+    usable = m.usable_bytes_per_gpu() - m.activation_bytes_per_gpu()
+    per_layer_sequence = 576 * 1.0 * 2500  # latent + rotary key, 1 B each (FP8 cache), whole on every GPU
+    fits = [(usable - m.stage_weight_bytes[0]) / (31 * per_layer_sequence),
+            (usable - m.stage_weight_bytes[1]) / (30 * per_layer_sequence)]  # fmt: skip
+    assert m.max_sequences_by_memory() == int(min(fits))
+    assert m.binding_stage.index == fits.index(min(fits))
+    # The replica's cache for 10 sequences: each stage's, on each of its 8 GPUs.
+    assert m.kv_used_bytes_per_replica(10) == pytest.approx(10 * 8 * 61 * per_layer_sequence)
+    # The fullest GPU with 10 sequences: the larger of weights + workspace + cache over the stages.
+    act = m.activation_bytes_per_gpu()
+    expected = max(m.stage_weight_bytes[0] + act + 10 * 31 * per_layer_sequence,
+                   m.stage_weight_bytes[1] + act + 10 * 30 * per_layer_sequence)  # fmt: skip
+    assert m.memory_bytes_per_gpu(10) == pytest.approx(expected)
+
+
+def test_one_stage_holds_the_whole_model_as_before(catalog):
+    """At pp 1 the stage is the model: Llama 3 70B's weights per GPU are its parameters / tp (embedding and untied
+    head included), 70.55B / 4."""
+    m = _replica(catalog, _shape(catalog, preset="llama-3-70b"), 4, 1, 2000, 500)
+    assert m.weight_bytes_per_gpu() == pytest.approx(m.work.params / 4 * 2.0, rel=1e-12)

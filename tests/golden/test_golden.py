@@ -214,7 +214,10 @@ points, cloud sizings and candidates with context parallelism move alike (train-
 109.29 -> 108.66 days, train-70b-deadline-at-p90's cloud sizings), and more layouts pass the search's bounds.
 In the same capture, serving's KV explain names the fullest pipeline stage and the cache's tensor-parallel split
 (KV on the fullest stage, whole latent on every GPU with MLA); no serving figure moved (no golden serving plan has
-uneven stages, windows over stages or latent attention).
+uneven stages, windows over stages or latent attention). Serving weights then went stage by stage (each stage's own
+layers, the router and MLA's latent down-projections whole on every tensor-parallel GPU as vLLM keeps them):
+serve-mixtral-8x22b-gb200's weights per GPU rose by its routers' 2.6 MiB (130.963 -> 130.966 GiB); no other figure
+moved.
 """
 
 from __future__ import annotations
