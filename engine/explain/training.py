@@ -72,9 +72,15 @@ def _context_parallel_entry(tr: TrainingResult, work: Workload) -> dict[str, Ent
     s = work.shape
     return {
         "training.step_breakdown_s.context_parallel_comm": _entry(
-            _CP_FORMULAS[lay.cp_comm] + "; times the layers of the fullest stage and the micro-batches per step "
-            "(a full recompute replays the forward's); the search takes the fastest method the layout allows "
-            "unless one is pinned",
+            _CP_FORMULAS[lay.cp_comm]
+            + (
+                "; sliding-window layers take the faster of the all-gather and the all-to-all instead (the only "
+                "exchanges Transformer Engine runs windowed attention with), weighted by their share of the layers"
+                if work.windowed_layers
+                else ""
+            )
+            + "; times the layers of the fullest stage and the micro-batches per step (a full recompute replays "
+            "the forward's); the search takes the fastest method the layout allows unless one is pinned",
             {
                 "method": lay.cp_comm.replace("_", "-"),
                 "cp (GPUs sharing each sequence)": lay.cp,

@@ -19,6 +19,10 @@ hierarchical context parallel page, 2025):
 - `hierarchical` (Megatron's `a2a+p2p`): all-to-all inside a group small enough for the KV heads (and, here,
   inside the NVLink domain), then a ring across the groups over chunks that many times longer.
 
+Sliding-window layers are the exception: Transformer Engine runs them under context parallelism only with the
+all-gather or the all-to-all (`attn_forward_func_with_cp`, 2025), so they take the faster of those whatever the
+full-attention layers use (Megatron-Core's `cp_comm_type` may differ per layer).
+
 All functions work on numpy arrays of layouts (scalars broadcast).
 """
 
@@ -112,9 +116,8 @@ def ring_attention_time(
     scale-out NICs (`inside` overrides that test: a ring over groups of ranks crosses systems when its whole
     group does). Zero at cp = 1.
 
-    Sliding-window layers are costed with the same full ring (the K and V of every other chunk pass by) while their
-    attention compute, which hides it, shrinks to the window: conservative where the window is shorter than a
-    chunk (a ring that stopped once the window was covered would pass fewer chunks).
+    Sliding-window layers do not take the ring (`cp_comm_terms`: Transformer Engine runs them only with the
+    all-gather or the all-to-all).
     """
     pair, _ = kv_pair_width_per_gpu(work, tp)
     kv_bytes = tokens * pair * KV_BYTES_PER_ELEMENT
@@ -176,17 +179,32 @@ def cp_comm_terms(
     working = np.where(cp > 1, working, 0.0)
 
     valid = cp_comm_valid(work, tp, cp, hw.nvlink_domain)
-    if pinned is not None:
-        method = np.full(cp.shape, CP_COMM_CODES[pinned], dtype=np.int64)
-    else:
-        replays = np.where(np.asarray(recompute) == 2, 2.0, 1.0)
-        cost = np.where(valid, forward * replays + backward, np.inf)
-        method = np.argmin(cost, axis=0)  # ties go to the earlier method: the ring first
+    replays = np.where(np.asarray(recompute) == 2, 2.0, 1.0)
+    cost = np.where(valid, forward * replays + backward, np.inf)
+    fastest = np.argmin(cost, axis=0)  # ties go to the earlier method: the ring first
+    method = fastest if pinned is None else np.full(cp.shape, CP_COMM_CODES[pinned], dtype=np.int64)
     method = np.where(cp > 1, method, RING)
-    pick = method[None, ...]
+    chosen = _take(forward, method), _take(backward, method), _take(working, method)
+    share = work.windowed_layers / work.shape.layers
+    if share == 0.0:
+        return CpComm(chosen[0], chosen[1], method, chosen[2])
+    # Transformer Engine runs sliding-window attention under context parallelism only with the all-gather or the
+    # all-to-all (`attn_forward_func_with_cp`); Megatron-Core takes a method per layer, so windowed layers use the
+    # faster of those two the layout allows (a pinned one of them: that one) whatever the full layers use.
+    if pinned in ("all_gather", "all_to_all"):
+        own = method
+    else:  # the all-gather always runs; the all-to-all where the heads allow it and it is faster
+        own = np.where(cost[ALL_TO_ALL] < cost[ALL_GATHER], ALL_TO_ALL, ALL_GATHER)
+    own = np.where(cp > 1, own, RING)
+    windowed = _take(forward, own), _take(backward, own), _take(working, own)
     return CpComm(
-        np.take_along_axis(forward, pick, axis=0)[0],
-        np.take_along_axis(backward, pick, axis=0)[0],
+        (1.0 - share) * chosen[0] + share * windowed[0],
+        (1.0 - share) * chosen[1] + share * windowed[1],
         method,
-        np.take_along_axis(working, pick, axis=0)[0],
+        np.maximum(chosen[2], windowed[2]),  # one layer's working set at a time: the larger kind's
     )
+
+
+def _take(per_method: np.ndarray, method: np.ndarray) -> np.ndarray:
+    """Each layout's figure for its method (`per_method` has a leading method axis)."""
+    return np.take_along_axis(per_method, method[None, ...], axis=0)[0]

@@ -256,10 +256,18 @@ class Workload:
 
     def decode_flops_per_token(self, context_tokens: float) -> float:
         """2 x compute params + 2 x layers x (qk + v widths) x cached tokens (scores and weighted sum over the
-        cache; a windowed layer's cache stops at its window)."""
+        cache; a windowed layer's cache stops at its window).
+
+        Latent attention decodes against the cached latent itself: the key and value up-projections are absorbed
+        into the query and output projections (DeepSeek-V2, arXiv 2405.04434, section 2.1.2; vLLM's and FlashMLA's
+        decode path), so each head scores the latent plus the rotary key and sums the latent: widths heads x
+        (latent + rotary) and heads x latent per cached token instead of the expanded keys and values."""
         s = self.shape
         cached = self.cached_tokens(context_tokens)
-        return 2.0 * self.compute_params_active + 2.0 * s.layers * (self.qk_width + self.v_width) * cached
+        widths = float(self.qk_width + self.v_width)
+        if s.mla is not None:
+            widths = float(s.heads * (2 * s.mla.kv_lora_rank + s.mla.qk_rope_head_dim))
+        return 2.0 * self.compute_params_active + 2.0 * s.layers * widths * cached
 
     def kv_bytes_per_token(self, bytes_per_element: float) -> float:
         """K and V for every layer: 2 x layers x kv_heads x head_dim x bytes; with MLA only the latent and the

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine import validate_request
 from engine.assumptions.registry import Assumptions
 from engine.performance.cp_comm import CP_COMM_CODES, a2a_group, cp_comm_terms, cp_comm_valid
 from engine.performance.step_time import efficiency_for, hardware_for
@@ -183,8 +184,6 @@ def test_a_pinned_exchange_means_context_parallelism(plan):
     ],
 )
 def test_bad_methods_are_field_errors(catalog, parallelism, needle):
-    from engine import validate_request
-
     body = _training(parallelism)
     if needle is None:
         validate_request(body, catalog)  # null is "leave it to the search"
@@ -204,3 +203,26 @@ def test_pinned_and_free_exchanges_share_the_remembered_grids(plan):
         body = _training({**pins, "cp_comm": method} if method else pins)
         layout = plan(body)["training"]["parallelism"]
         assert layout["cp"] == 4 and (method is None or layout["cp_comm"] == method)
+
+
+def test_windowed_layers_exchange_by_all_gather_or_all_to_all(catalog, h100):
+    """GPT-OSS 120B: 18 of 36 layers windowed, 64 query heads and 8 KV heads of 64. With a pinned ring the full
+    layers pass K and V round the ring (hidden here behind ample attention), while the windowed half takes the
+    faster of the all-gather and the all-to-all, both exposed: at tp 1 x cp 2 the all-to-all (8 KV heads split
+    in two) moves Q, K, V and the output once, 1/2 of it leaving the GPU; the all-gather one chunk's K and V."""
+    hw, eff = h100
+    body = {"workload": "training", "model": {"preset": "gpt-oss-120b"}, "training": {"tokens": 1e12, "gpus": 64}}
+    work = analyse_model(validate_request(body, catalog).model)
+    tokens, tp, cp, attention = _arr(2048), _arr(1), _arr(2), _arr(10.0)
+    link = hw.nvlink_bytes_s * eff.nvlink  # tp x cp = 2 GPUs of one system
+    lat = eff.collective_latency_s
+    gather = lat + 2048 * (2 * 8 * 64) * 2 / link  # one chunk's K and V
+    a2a = 2 * lat + 2048 * (4096 + 2 * 512 + 4096) * 2 / 2 / link  # Q, K, V and the output, half leaving
+    windowed_f, windowed_b = min((gather, 2 * gather), (a2a, a2a), key=lambda fb: fb[0] + fb[1])
+    ring = cp_comm_terms(work, hw, eff, tokens, tp, cp, attention, attention, _arr(0), "ring")
+    assert ring.forward_s[0] == pytest.approx(0.5 * 0.0 + 0.5 * windowed_f, rel=1e-12)
+    assert ring.backward_s[0] == pytest.approx(0.5 * windowed_b, rel=1e-12)
+    assert ring.method[0] == CP_COMM_CODES["ring"]  # the method reported is the full layers'
+    # A pinned all-gather is the windowed layers' method too: every layer pays it.
+    pinned = cp_comm_terms(work, hw, eff, tokens, tp, cp, attention, attention, _arr(0), "all_gather")
+    assert pinned.forward_s[0] == pytest.approx(gather, rel=1e-12)

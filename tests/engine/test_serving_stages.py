@@ -156,3 +156,16 @@ def test_one_stage_holds_the_whole_model_as_before(catalog):
     head included), 70.55B / 4."""
     m = _replica(catalog, _shape(catalog, preset="llama-3-70b"), 4, 1, 2000, 500)
     assert m.weight_bytes_per_gpu() == pytest.approx(m.work.params / 4 * 2.0, rel=1e-12)
+
+
+def test_latent_attention_decodes_against_the_latent(catalog):
+    """DeepSeek-V3 decodes with the key and value up-projections absorbed: per cached token and layer each of 128
+    heads scores 512 latent + 64 rotary values and sums 512 latent values, 2 x 128 x 1,088 FLOPs, against
+    2 x 128 x (192 + 128) with the expanded keys and values."""
+    work = analyse_model(_shape(catalog, preset="deepseek-v3"))
+    per_token = 2.0 * work.compute_params_active
+    assert work.decode_flops_per_token(4000) == pytest.approx(per_token + 2 * 61 * 128 * 1088 * 4000, rel=1e-12)
+    llama = analyse_model(_shape(catalog, preset="llama-3-70b"))  # grouped-query: the expanded widths, 8192 each
+    assert llama.decode_flops_per_token(4000) == pytest.approx(
+        2.0 * llama.compute_params_active + 2 * 80 * (8192 + 8192) * 4000, rel=1e-12
+    )
