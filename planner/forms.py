@@ -90,6 +90,21 @@ FORM_HELP = {
     "training.gpus": "Train on exactly this many GPUs; give this or a deadline.",
     "training.global_batch_tokens": "Tokens per optimizer step (at least the model's sequence length); blank: the "
     "model's published batch, else 4,194,304.",
+    "training.deadline_percentile": "Which whole-run time must meet the deadline: p50, the expected run, or p90, a "
+    "run that nine times in ten finishes sooner (more GPUs: the range of the whole run is wide). Blank: p50.",
+    "training.parallelism.cp": "Context parallelism: GPUs that split each sequence (2 x this must divide the "
+    "model's sequence length); searched when blank.",
+    "training.parallelism.cp_comm": "How context-parallel GPUs exchange attention inputs: ring passes key and value "
+    "chunks round a ring under the attention compute; all-gather gathers the whole sequence's keys and values first "
+    "(Llama 3); all-to-all trades sequence chunks for heads (DeepSpeed-Ulysses; context parallelism must divide a "
+    "tensor-parallel GPU's key-value heads); hierarchical does an all-to-all inside an NVLink domain and a ring "
+    "across them. Needs context parallelism; blank: the fastest the layout allows.",
+    "training.memory.activation_offload_layers": "Layers whose activations wait in host or Grace memory between "
+    "the forward and backward passes (Megatron-Core's layer-level activation offload; needs pipeline parallel 1 "
+    "and no recompute, and leaves at least one layer on the GPU); 0 turns it off; blank: searched (none, a quarter, "
+    "half or three quarters of the layers).",
+    "rollout.by": "What a phase is counted in: scalable units of systems, or MW of facility power. Blank: scalable "
+    "units.",
 }
 
 
@@ -242,6 +257,28 @@ class PlanForm(_RequestFields):
         widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
         help_text="When given, it replaces the fields above (see the request contract in the README).",
     )
+
+    # The advanced fields by fieldset: (legend, the workload it belongs to or "" for both, request-path prefix).
+    ADVANCED_GROUPS = (
+        ("Training details", "training", "training."),
+        ("Replica shape", "inference", "inference."),
+        ("Build and site", "", ""),
+    )
+
+    def advanced_groups(self) -> list[tuple[str, str, list[forms.BoundField]]]:
+        """Every advanced field in its fieldset, in ADVANCED_FIELDS order, so a field added there is on the
+        page without a template edit (the template once listed them by hand and left ten out)."""
+        groups: list[tuple[str, str, list[forms.BoundField]]] = []
+        taken: set[str] = set()
+        for legend, workload, prefix in self.ADVANCED_GROUPS:
+            names = [
+                _form_name(path)
+                for path, _, _ in ADVANCED_FIELDS
+                if path.startswith(prefix) and _form_name(path) not in taken
+            ]
+            taken.update(names)
+            groups.append((legend, workload, [self[name] for name in names]))
+        return groups
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -60,6 +60,24 @@ def test_form_creates_plan_and_shows_result(alice_client, django_capture_on_comm
     assert status["status"] == "succeeded" and status["progress_percent"] == 100 and status["finished"] is True
 
 
+def test_every_advanced_field_is_on_the_form(alice_client):
+    """The advanced fieldsets come from ADVANCED_FIELDS (the template once listed them by hand and left ten out,
+    context parallelism and activation offload among them)."""
+    from planner.forms import ADVANCED_FIELDS
+
+    page = alice_client.get(reverse("planner:plan_create")).content.decode()
+    for path, label, _ in ADVANCED_FIELDS:
+        name = path.replace(".parallelism.", ".").replace(".", "_")
+        assert f'name="{name}"' in page and label in page, path
+
+
+def test_form_pins_the_context_parallel_exchange(alice_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _post(alice_client, name="long context", training_cp="4", training_cp_comm="all_gather")
+    assert response.status_code == 302
+    assert Plan.objects.get().request["training"]["parallelism"]["cp_comm"] == "all_gather"
+
+
 @pytest.mark.parametrize(
     ("overrides", "field", "path"),
     [
