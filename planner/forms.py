@@ -98,7 +98,8 @@ FORM_HELP = {
     "chunks round a ring under the attention compute; all-gather gathers the whole sequence's keys and values first "
     "(Llama 3); all-to-all trades sequence chunks for heads (DeepSpeed-Ulysses; context parallelism must divide a "
     "tensor-parallel GPU's key-value heads); hierarchical does an all-to-all inside an NVLink domain and a ring "
-    "across them. Needs context parallelism; blank: the fastest the layout allows.",
+    "across them. Layers that attend through a sliding window take all-gather or all-to-all whatever is pinned "
+    "here. Needs context parallelism; blank: the fastest the layout allows.",
     "training.memory.activation_offload_layers": "Layers whose activations wait in host or Grace memory between "
     "the forward and backward passes (Megatron-Core's layer-level activation offload; needs pipeline parallel 1 "
     "and no recompute, and leaves at least one layer on the GPU); 0 turns it off; blank: searched (none, a quarter, "
@@ -144,6 +145,8 @@ def _shown(value: object) -> str:
 
 def _help_text(field: FieldInfo, *, advanced: bool) -> str:
     text = field.description or ""
+    if field.is_required():  # no default to name (a required field of an optional section)
+        return text.strip()
     default = field.get_default(call_default_factory=True)
     if advanced and default is not None and not isinstance(default, tuple) and "default:" not in text:
         text += f" Blank: {_shown(default)}."

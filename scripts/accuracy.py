@@ -134,7 +134,7 @@ def _curve_lines(catalog) -> list[str]:
                 }
             )
             m = replica_for_row(row, catalog, a)
-            read = m.weights_read_bytes(8) / m.tp + m.kv_read_bytes_per_gpu(8)
+            read = m.weights_read_bytes_per_gpu(8) + m.kv_read_bytes_per_gpu(8)
             cells.append(f"{read / (m.decode_step_s(8) * m.gpu.hbm_tbps * 1e12):.0%}")
         lines.append(f"| {gpu} | " + " | ".join(cells) + " |")
     lines += [

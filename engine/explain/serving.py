@@ -64,7 +64,8 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
         ),
         "inference.tpot_ms": _entry(
             "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating "
-            "batch; decode step = max((weights_read / tp + batch x cached tokens at (prompt + output/2) summed over "
+            "batch; decode step = max((weights_read / tp (+ the routers and latent down-projections every GPU keeps "
+            "whole) + batch x cached tokens at (prompt + output/2) summed over "
             "the layers of the fullest pipeline stage x kv_bytes_per_token / (layers x min(tp, kv_heads); 1 with "
             "latent attention)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x "
             "peak x GEMM efficiency)) + 2 x layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) "

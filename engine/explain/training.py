@@ -70,19 +70,31 @@ def _context_parallel_entry(tr: TrainingResult, work: Workload) -> dict[str, Ent
     if lay is None or p is None or lay.cp <= 1 or lay.cp_comm is None:
         return {}
     s = work.shape
+    windowed = lay.cp_comm_windowed if work.windowed_layers else None
+    formula = _CP_FORMULAS[lay.cp_comm]
+    inputs: dict[str, object] = {"method": lay.cp_comm.replace("_", "-")}
+    if windowed is not None:
+        share = work.windowed_layers / s.layers
+        if share < 1.0:
+            formula = "full-attention layers: " + formula
+            formula += (
+                f"; sliding-window layers ({share:.0%} of them) use the {windowed.replace('_', '-')} instead, "
+                "the faster of the two exchanges Transformer Engine runs windowed attention with (or the one "
+                "pinned): " + _CP_FORMULAS[windowed] + "; weighted by their share of the layers"
+            )
+            inputs = {"full-attention layers' method": lay.cp_comm.replace("_", "-"),
+                      "sliding-window layers' method": windowed.replace("_", "-")}  # fmt: skip
+        else:
+            formula += (
+                "; every layer attends through a sliding window, and Transformer Engine carries windowed attention "
+                "only by the all-gather or the all-to-all"
+            )
     return {
         "training.step_breakdown_s.context_parallel_comm": _entry(
-            _CP_FORMULAS[lay.cp_comm]
-            + (
-                "; sliding-window layers take the faster of the all-gather and the all-to-all instead (the only "
-                "exchanges Transformer Engine runs windowed attention with), weighted by their share of the layers"
-                if work.windowed_layers
-                else ""
-            )
-            + "; times the layers of the fullest stage and the micro-batches per step (a full recompute replays "
-            "the forward's); the search takes the fastest method the layout allows unless one is pinned",
+            formula + "; times the layers of the fullest stage and the micro-batches per step (a full recompute "
+            "replays the forward's); the search takes the fastest method the layout allows unless one is pinned",
             {
-                "method": lay.cp_comm.replace("_", "-"),
+                **inputs,
                 "cp (GPUs sharing each sequence)": lay.cp,
                 "tp": lay.tp,
                 "tokens per GPU per sequence": s.seq_len // lay.cp,
@@ -328,6 +340,11 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
                 "tp": lay.tp,
                 "cp": lay.cp,
                 **({"context-parallel exchange": lay.cp_comm.replace("_", "-")} if lay.cp_comm else {}),
+                **(
+                    {"context-parallel exchange of windowed layers": lay.cp_comm_windowed.replace("_", "-")}
+                    if lay.cp_comm_windowed and lay.cp_comm_windowed != lay.cp_comm
+                    else {}
+                ),
                 "pp": lay.pp,
                 "dp": lay.dp,
                 "ep": lay.ep,

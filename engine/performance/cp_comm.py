@@ -56,8 +56,9 @@ class CpComm(NamedTuple):
 
     forward_s: np.ndarray  # exposed in the forward pass
     backward_s: np.ndarray  # exposed in the backward pass
-    method: np.ndarray  # CP_COMM_CODES
+    method: np.ndarray  # CP_COMM_CODES: the full-attention layers' (all layers' without a window)
     working_bytes: np.ndarray  # memory held while the layer runs (not per micro-batch in flight)
+    windowed_method: np.ndarray  # the sliding-window layers' (the same as `method` without such layers)
 
 
 def _heads_per_rank(work: Workload, tp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,7 +153,8 @@ def cp_comm_terms(
     """Exposed context-parallel time of one layer (forward, backward) for the pinned method, or for each layout
     the fastest method it can run (a full recompute replays the forward's exchange too). `tokens` are the GPU's
     1/cp share of the micro-batch; `attention_f` / `attention_b` the GPU's attention time that a ring step
-    hides under. Zero at cp = 1 (reported as the ring)."""
+    hides under, a full-attention layer's (`step_time._full_layer_attention`). Zero at cp = 1 (reported as the
+    ring)."""
     tp, cp = np.asarray(tp, dtype=float), np.asarray(cp, dtype=float)
     tokens = np.asarray(tokens, dtype=float)
     pair, pair_plain = kv_pair_width_per_gpu(work, tp)
@@ -187,7 +189,7 @@ def cp_comm_terms(
     chosen = _take(forward, method), _take(backward, method), _take(working, method)
     share = work.windowed_layers / work.shape.layers
     if share == 0.0:
-        return CpComm(chosen[0], chosen[1], method, chosen[2])
+        return CpComm(chosen[0], chosen[1], method, chosen[2], method)
     # Transformer Engine runs sliding-window attention under context parallelism only with the all-gather or the
     # all-to-all (`attn_forward_func_with_cp`); Megatron-Core takes a method per layer, so windowed layers use the
     # faster of those two the layout allows (a pinned one of them: that one) whatever the full layers use.
@@ -197,11 +199,14 @@ def cp_comm_terms(
         own = np.where(cost[ALL_TO_ALL] < cost[ALL_GATHER], ALL_TO_ALL, ALL_GATHER)
     own = np.where(cp > 1, own, RING)
     windowed = _take(forward, own), _take(backward, own), _take(working, own)
+    if share == 1.0:  # every layer windowed: theirs is the only method that runs
+        return CpComm(windowed[0], windowed[1], own, windowed[2], own)
     return CpComm(
         (1.0 - share) * chosen[0] + share * windowed[0],
         (1.0 - share) * chosen[1] + share * windowed[1],
         method,
         np.maximum(chosen[2], windowed[2]),  # one layer's working set at a time: the larger kind's
+        own,
     )
 
 

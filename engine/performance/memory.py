@@ -37,6 +37,7 @@ __all__ = [
     "stage_params_per_gpu",
     "state_bytes",
     "state_bytes_ep",
+    "tp_whole_params",
     "training_memory",
 ]
 
@@ -174,14 +175,12 @@ def stage_params_per_gpu(work: Workload, stage: ServingStage, tp: int) -> float:
     s = work.shape
     scale = work.params / work.params_derived  # declared-params scaling, 1.0 normally
     common = work.attention_params_per_layer + work.norm_and_bias_params_per_layer
+    moe_layers = stage.layers - stage.dense_ffn
     expert_layer = work.router_params_per_layer + work.ffn_params_per_expert_per_layer * (
         work.experts + work.shared_experts
     )
-    moe_layers = stage.layers - stage.dense_ffn
     layers = stage.layers * common + stage.dense_ffn * work.dense_ffn_params_per_layer + moe_layers * expert_layer
-    whole = moe_layers * work.router_params_per_layer if s.moe is not None else 0.0
-    if s.mla is not None:
-        whole += stage.layers * s.hidden * ((s.mla.q_lora_rank or 0) + s.mla.kv_lora_rank + s.mla.qk_rope_head_dim)
+    whole = _whole_on_every_tp_gpu(work, stage.layers, moe_layers)
     ends = 0.0
     if stage.first:
         ends += work.input_embedding_params
@@ -191,6 +190,24 @@ def stage_params_per_gpu(work: Workload, stage: ServingStage, tp: int) -> float:
             head = s.vocab * s.hidden
         ends += head + work.final_norm_params
     return ((layers - whole + ends) / tp + whole) * scale
+
+
+def _whole_on_every_tp_gpu(work: Workload, layers: int, moe_layers: int) -> float:
+    """Parameters of `layers` layers (`moe_layers` of them with experts) that vLLM keeps whole on every
+    tensor-parallel GPU: the routers, and with latent attention the query and key-value down-projections."""
+    s = work.shape
+    whole = moe_layers * work.router_params_per_layer if s.moe is not None else 0.0
+    if s.mla is not None:
+        whole += layers * s.hidden * ((s.mla.q_lora_rank or 0) + s.mla.kv_lora_rank + s.mla.qk_rope_head_dim)
+    return float(whole)
+
+
+def tp_whole_params(work: Workload) -> float:
+    """The whole model's parameters vLLM keeps whole on every tensor-parallel GPU (`_whole_on_every_tp_gpu`),
+    after any declared-params scaling: what a decode step reads on every GPU rather than 1/tp of."""
+    s = work.shape
+    whole = _whole_on_every_tp_gpu(work, s.layers, s.layers - work.dense_layers)
+    return whole * work.params / work.params_derived
 
 
 def expert_params_per_gpu(work: Workload, tp, pp, ep):

@@ -30,7 +30,7 @@ from functools import cached_property
 
 from engine.assumptions.registry import Assumptions
 from engine.catalog.hardware import Gpu
-from engine.performance.memory import GIB, stage_params_per_gpu
+from engine.performance.memory import GIB, stage_params_per_gpu, tp_whole_params
 from engine.workload.model import ServingStage, Workload
 
 __all__ = ["ACTIVATION_BUFFERS", "OperatingPoint", "ReplicaModel", "ServingConstants", "compute_precision_for"]
@@ -219,6 +219,12 @@ class ReplicaModel:
         touched = 1.0 - (1.0 - w.active_experts / w.experts) ** batch
         return (w.dense_params + w.expert_params * touched) * self.weight_bytes_per_param
 
+    def weights_read_bytes_per_gpu(self, batch: float) -> float:
+        """A decode step's weight reads on one GPU: 1/tp of the replica's (`weights_read_bytes`), plus the rest of
+        what every tensor-parallel GPU keeps whole (routers, latent down-projections: `tp_whole_params`)."""
+        whole = tp_whole_params(self.work) * self.weight_bytes_per_param
+        return self.weights_read_bytes(batch) / self.tp + whole * (1.0 - 1.0 / self.tp)
+
     @property
     def mean_context(self) -> float:
         """Average tokens in a sequence's cache over its decode: prompt plus half the output."""
@@ -233,7 +239,7 @@ class ReplicaModel:
         layer's cache (a windowed model's fuller stages do a little more attention work than that).
         """
         bandwidth = self.gpu.hbm_tbps * 1e12 * self.c.decode_mbu
-        read = self.weights_read_bytes(batch) / self.tp + self.kv_read_bytes_per_gpu(batch)
+        read = self.weights_read_bytes_per_gpu(batch) + self.kv_read_bytes_per_gpu(batch)
         memory_s = read / bandwidth
         flops = batch * self.work.decode_flops_per_token(self.mean_context)
         per_stage_tokens = batch / self.pp
@@ -254,7 +260,7 @@ class ReplicaModel:
         compute_s = flops / (working * self.peak_flops * self.gemm_efficiency(n))
         chunks = tokens / n if batched else math.ceil(tokens / n)
         bandwidth = self.gpu.hbm_tbps * 1e12 * self.c.decode_mbu
-        weights_s = chunks * self.weights_read_bytes(n) / self.tp / bandwidth / (self.pp if batched else 1)
+        weights_s = chunks * self.weights_read_bytes_per_gpu(n) / bandwidth / (self.pp if batched else 1)
         fixed = chunks * (self.allreduce_s(n) + self.c.step_overhead_s) / (self.pp if batched else 1)
         return max(compute_s, weights_s) + fixed
 
@@ -292,8 +298,9 @@ class ReplicaModel:
         return self.peak_flops / (2.0 * self.work.compute_params_active)
 
     def bandwidth_floor_tpot_s(self) -> float:
-        """Physical floor: weight bytes / (tp x HBM bandwidth), at 100 % bandwidth and no overhead."""
-        return self.weights_read_bytes(1) / (self.tp * self.gpu.hbm_tbps * 1e12)
+        """Physical floor: one GPU's weight reads (`weights_read_bytes_per_gpu`) / HBM bandwidth, at 100 %
+        bandwidth and no overhead."""
+        return self.weights_read_bytes_per_gpu(1) / (self.gpu.hbm_tbps * 1e12)
 
 
 def constants_from(a: Assumptions, batch_cap: int | None = None) -> ServingConstants:

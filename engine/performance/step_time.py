@@ -118,6 +118,7 @@ class LayoutCosts:
     act_offload_bytes: np.ndarray | None = None  # the activation bytes they keep in host memory per GPU
     cp_comm_time_s: np.ndarray | None = None  # exposed context-parallel exchange inside stage_time_s
     cp_comm: np.ndarray | None = None  # its method (cp_comm.CP_COMM_CODES); None = the ring
+    cp_comm_windowed: np.ndarray | None = None  # the sliding-window layers' method; None without such layers
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     dp_chunks: np.ndarray | None = None  # chunks the DP gradient reduction overlaps in (one stays exposed)
@@ -227,6 +228,18 @@ def _layer_forward(
     return _LayerForward(gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f)
 
 
+def _full_layer_attention(work: Workload, eff: Efficiency, attn_f: np.ndarray, attn_b: np.ndarray):
+    """A full-attention layer's fused attention time (forward, backward) from the average layer's: what a context-
+    parallel ring of the full layers hides under (windowed layers exchange otherwise, `cp_comm.cp_comm_terms`).
+    The average layer attends `attention_span` positions a query, a full one the whole sequence."""
+    if not work.windowed_layers or not eff.flash_attention:
+        return attn_f, attn_b
+    seq = float(work.shape.seq_len)
+    scale = seq / work.attention_span(seq, FLASH_KEY_BLOCK_TOKENS)
+    full_f = (attn_f - eff.kernel_overhead_s) * scale + eff.kernel_overhead_s
+    return full_f, attn_b * full_f / attn_f
+
+
 def _layer_terms(
     work: Workload,
     hw: Hardware,
@@ -249,7 +262,10 @@ def _layer_terms(
     sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
     gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep, etp)
     kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
-    cp_f, cp_b, cp_method, cp_working = cp_comm_terms(work, hw, eff, tokens, tp, cp, attn_f, attn_b, rc, cp_comm)
+    full_f, full_b = _full_layer_attention(work, eff, attn_f, attn_b)
+    cp_f, cp_b, cp_method, cp_working, cp_windowed = cp_comm_terms(
+        work, hw, eff, tokens, tp, cp, full_f, full_b, rc, cp_comm
+    )
     per_layer_acts, act_none, replay_bytes = position_activations(
         work, eff.flash_attention, tokens, tp, sp, rc, fp8_activations, kv_acts
     )
@@ -263,7 +279,8 @@ def _layer_terms(
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
-    return (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method, cp_working)
+    return (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method,
+            cp_working, cp_windowed)  # fmt: skip
 
 
 def layout_costs(
@@ -314,9 +331,9 @@ def layout_costs(
         first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
     counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
-    (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method, cp_working) = (
-        _terms_per_layout(work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp, cp_comm)
-    )
+    terms = _terms_per_layout(work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp, cp_comm)
+    layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd = terms[:10]
+    cp_method, cp_working, cp_windowed = terms[10:]
     most_layers = counts.max(axis=1)
     act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
     act_offload_s = activation_offload_time_s(act_offload, per_layer_acts, most_layers, fwd, layer_time - fwd, memory)
@@ -356,6 +373,7 @@ def layout_costs(
         last_layers=np.asarray(last_layers, dtype=float), offload=offload,
         act_offload=act_offload, act_offload_time_s=act_offload_s, act_offload_bytes=act_offload * per_layer_acts,
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b), cp_comm=cp_method,
+        cp_comm_windowed=cp_windowed if work.windowed_layers else None,
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
         dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),
     )  # fmt: skip

@@ -110,8 +110,8 @@ class TrainingParallelism(Section):
     )
     cp: Annotated[StrictInt, Field(gt=0, le=1024), WHOLE] | None = Field(
         None,
-        description="Context parallelism: GPUs that split each sequence (divides model.seq_len); searched when not "
-        "given.",
+        description="Context parallelism: GPUs that split each sequence (2 x cp divides model.seq_len); searched "
+        "when not given.",
     )
     cp_comm: CpCommMethod | None = Field(
         None,
@@ -119,7 +119,9 @@ class TrainingParallelism(Section):
         "passes K and V chunks round a ring under the attention compute (p2p); 'all_gather' gathers the whole "
         "sequence's K and V first (Llama 3); 'all_to_all' trades sequence chunks for heads (DeepSpeed-Ulysses; cp "
         "must divide the KV heads of a tensor-parallel rank); 'hierarchical' does an all-to-all inside the NVLink "
-        "domain and a ring across it (a2a+p2p). Needs cp > 1; the fastest the layout allows when not given.",
+        "domain and a ring across it (a2a+p2p). Layers with a sliding window take all_gather or all_to_all whatever "
+        "is pinned (the only exchanges Transformer Engine runs them with), so a model windowed on every layer "
+        "refuses ring and hierarchical. Needs cp > 1; the fastest the layout allows when not given.",
     )
     first_stage_layers: Annotated[StrictInt, Field(ge=0, le=1_000), WHOLE] | None = Field(
         None,
@@ -198,6 +200,12 @@ class TrainingParallelism(Section):
                     f"{held} (model.kv_heads {model.kv_heads} / tp {tp}), which cp must divide; use {instead} or a "
                     f"smaller tp or cp"
                 )
+        window = model.sliding_window if model is not None else None
+        if method in ("ring", "hierarchical") and window is not None and window.layers in (None, model.layers):
+            raise _rule(
+                f"('{method}') cannot carry sliding-window attention, and every layer of this model attends "
+                f"through a window (model.sliding_window): use 'all_gather' or 'all_to_all'"
+            )
         if method == "hierarchical" and tp is not None and model is not None and model.kv_heads // tp < 2:
             raise _rule(
                 f"('hierarchical') begins with an all-to-all over the KV heads of each tensor-parallel rank, and a "

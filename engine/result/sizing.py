@@ -110,7 +110,8 @@ class Parallelism:
     how many layers keep their activations in host memory between the passes (pp 1, no recompute); `etp` (MoE
     only, else null) whether each expert is split over the tensor-parallel ranks (etp = tp) or whole experts are
     folded onto them (etp = 1); `cp_comm` (null without context parallelism) how the cp GPUs exchange attention
-    inputs (engine/performance/cp_comm.py)."""
+    inputs (engine/performance/cp_comm.py), `cp_comm_windowed` (null without sliding-window layers) theirs, which
+    Transformer Engine limits to the all-gather or the all-to-all."""
 
     tp: int
     pp: int
@@ -122,6 +123,7 @@ class Parallelism:
     ep: int
     cp: int = 1
     cp_comm: str | None = None
+    cp_comm_windowed: str | None = None
     etp: int | None = None
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"

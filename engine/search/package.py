@@ -87,6 +87,9 @@ def package_plan(
         fullest_stage=int(mem.fullest_stage.item(mrow)) if mem.fullest_stage is not None else 0,
         cp_comm_time_s=lay.cp_comm_time_s.item(j) * m if lay.cp_comm_time_s is not None else 0.0,
         cp_comm=CP_COMM_NAMES[int(lay.cp_comm.item(j))] if lay.cp_comm is not None and cp > 1 else None,
+        cp_comm_windowed=(
+            CP_COMM_NAMES[int(lay.cp_comm_windowed.item(j))] if lay.cp_comm_windowed is not None and cp > 1 else None
+        ),
         offload_time_s=t.offload_time_s.item(row) if t.offload_time_s is not None else 0.0,
         **per_step,
     )  # fmt: skip

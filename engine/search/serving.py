@@ -175,7 +175,7 @@ class InferenceResult:
 
 def effective_mbu(m: ReplicaModel, pt: OperatingPoint) -> float:
     """Bytes a decode step reads per GPU / (step time x HBM bandwidth): the MBU a benchmark would report."""
-    read = m.weights_read_bytes(pt.batch) / m.tp + m.kv_read_bytes_per_gpu(pt.batch)
+    read = m.weights_read_bytes_per_gpu(pt.batch) + m.kv_read_bytes_per_gpu(pt.batch)
     return read / (pt.tpot_decode_s * m.gpu.hbm_tbps * 1e12)
 
 

@@ -140,6 +140,7 @@ def _result(
         etp=plan.etp,
         cp=plan.cp,
         cp_comm=plan.cp_comm,
+        cp_comm_windowed=plan.cp_comm_windowed,
         stage_layers=plan.stage_layers,
         offload=plan.offload,
         activation_offload_layers=plan.activation_offload_layers,
@@ -207,6 +208,7 @@ def _frontier(
                     "etp": plan.etp,
                     "cp": plan.cp,
                     "cp_comm": plan.cp_comm,
+                    "cp_comm_windowed": plan.cp_comm_windowed,
                     "activation_offload_layers": plan.activation_offload_layers,
                 },
             }

@@ -34,6 +34,7 @@ class TrainingLayout:
     etp: int | None = None  # expert tensor parallelism (MoE): tp (experts split) or 1 (folded); None when dense
     cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
     cp_comm: str | None = None  # how they exchange attention inputs (cp_comm.CP_COMM_NAMES); None at cp = 1
+    cp_comm_windowed: str | None = None  # the sliding-window layers' exchange; None without them or at cp = 1
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
     activation_offload_layers: int = 0
@@ -52,6 +53,7 @@ class TrainingLayout:
             "etp": self.etp,
             "cp": self.cp,
             "cp_comm": self.cp_comm,
+            "cp_comm_windowed": self.cp_comm_windowed,
             "stage_layers": list(self.stage_layers),
             "offload": self.offload,
             "activation_offload_layers": self.activation_offload_layers,

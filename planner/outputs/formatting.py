@@ -230,6 +230,7 @@ _KEY_LABELS = {
     "optimizer_offload": "optimizer offload copies (exposed)",
     "host_overflow": "offloaded state the host cannot hold",
     "cp_comm": "context-parallel exchange",
+    "cp_comm_windowed": "context-parallel exchange of windowed layers",
     "context_parallel_comm": "context-parallel exchange (exposed)",
     "tokens_per_s": "throughput",
     "model_tflops_per_gpu": "model FLOP/s achieved",

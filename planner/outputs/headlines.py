@@ -57,7 +57,11 @@ def layout_text(p: Any) -> str:
     parts = [f"TP {p.tp}", f"PP {p.pp}", f"DP {p.dp}"]
     if p.cp > 1:
         cp_comm = getattr(p, "cp_comm", None)
-        parts.append(f"CP {p.cp}" + (f" ({cp_comm.replace('_', '-')})" if cp_comm else ""))
+        windowed = getattr(p, "cp_comm_windowed", None)
+        how = cp_comm.replace("_", "-") if cp_comm else ""
+        if windowed and windowed != cp_comm:
+            how += f"; windowed layers {windowed.replace('_', '-')}"
+        parts.append(f"CP {p.cp}" + (f" ({how})" if how else ""))
     if p.ep > 1:
         parts.append(f"EP {p.ep}")
     if p.ep > 1 and p.tp > 1 and getattr(p, "etp", None) == 1:

@@ -226,3 +226,52 @@ def test_windowed_layers_exchange_by_all_gather_or_all_to_all(catalog, h100):
     # A pinned all-gather is the windowed layers' method too: every layer pays it.
     pinned = cp_comm_terms(work, hw, eff, tokens, tp, cp, attention, attention, _arr(0), "all_gather")
     assert pinned.forward_s[0] == pytest.approx(gather, rel=1e-12)
+
+
+def test_plans_report_the_windowed_layers_exchange(plan):
+    """GPT-OSS 120B at 32K tokens on CP 4: the full layers take the search's fastest exchange, the windowed half
+    the all-gather or the all-to-all, both named in the layout and the explain entry."""
+    body = {"workload": "training", "model": {"preset": "gpt-oss-120b", "seq_len": 32768},
+            "hardware": {"system": "gb200-nvl72"},
+            "training": {"tokens": 1e11, "gpus": 64, "global_batch_tokens": 2**22,
+                         "parallelism": {"cp": 4, "cp_comm": "ring"}}}  # fmt: skip
+    result = plan(body)
+    layout = result["training"]["parallelism"]
+    assert layout["cp_comm"] == "ring" and layout["cp_comm_windowed"] in ("all_gather", "all_to_all")
+    entry = result["explain"]["training.step_breakdown_s.context_parallel_comm"]
+    assert entry["inputs"]["full-attention layers' method"] == "ring"
+    assert entry["inputs"]["sliding-window layers' method"] == layout["cp_comm_windowed"].replace("_", "-")
+    assert "50%" in entry["formula"]
+    # Llama 3 has no window: no second method.
+    llama = plan(_training({"tp": 8, "pp": 4, "cp": 4}))["training"]["parallelism"]
+    assert llama["cp_comm_windowed"] is None
+
+
+def test_a_model_windowed_on_every_layer_refuses_the_ring(catalog, plan):
+    model = {"preset": "llama-3-8b", "seq_len": 32768, "sliding_window": {"tokens": 4096}}
+    body = {"workload": "training", "model": model, "hardware": {"system": "dgx-h100"},
+            "training": {"tokens": 1e11, "gpus": 64, "parallelism": {"cp": 4, "cp_comm": "ring"}}}  # fmt: skip
+    with pytest.raises(RequestInvalid) as info:
+        validate_request(body, catalog)
+    assert "every layer" in " ".join(info.value.errors["training.parallelism.cp_comm"])
+    body["training"]["parallelism"] = {"cp": 4}
+    layout = plan(body)["training"]["parallelism"]
+    assert layout["cp_comm"] in ("all_gather", "all_to_all") and layout["cp_comm_windowed"] == layout["cp_comm"]
+
+
+def test_the_full_layers_ring_hides_under_a_full_layers_attention(catalog, h100):
+    """GPT-OSS's fused kernels read whole 128-key blocks: (18 x 4,096 + 18 x 512) / 36 = 2,304 positions a query
+    on the average layer, 4,096 on a full one. The ring of the full layers hides under a full layer's attention,
+    not the average's."""
+    from engine.performance.step_time import FLASH_KEY_BLOCK_TOKENS, _full_layer_attention
+
+    _, eff = h100
+    body = {"workload": "training", "model": {"preset": "gpt-oss-120b"}, "training": {"tokens": 1e12, "gpus": 64}}
+    work = analyse_model(validate_request(body, catalog).model)
+    span = work.attention_span(4096, FLASH_KEY_BLOCK_TOKENS)
+    # 18 full layers at 4,096 and 18 windowed at 2 x (ceil(127 / 128) + 1) x 128 = 512 blocks' positions.
+    assert span == pytest.approx((18 * 4096 + 18 * 512) / 36)
+    average_f, average_b = _arr(1e-3 + eff.kernel_overhead_s), _arr(2.5e-3)
+    full_f, full_b = _full_layer_attention(work, eff, average_f, average_b)
+    assert full_f[0] == pytest.approx(1e-3 * 4096 / span + eff.kernel_overhead_s, rel=1e-12)
+    assert full_b[0] == pytest.approx(2.5e-3 * full_f[0] / average_f[0], rel=1e-12)

@@ -64,6 +64,6 @@ def test_effective_mbu_in_published_range(catalog):
         row = next(r for r in INFERENCE_ROWS if r.id == rid)
         m = replica_for_row(row, catalog, a)
         batch = m.batch_for_rate(row.load, float(m.max_batch()))
-        read = m.weights_read_bytes(batch) / m.tp + m.kv_read_bytes_per_gpu(batch)
+        read = m.weights_read_bytes_per_gpu(batch) + m.kv_read_bytes_per_gpu(batch)
         effective[rid] = read / (m.decode_step_s(batch) * m.gpu.hbm_tbps * 1e12)
     assert 0.41 <= effective["5b-70b-h100"] < effective["5b-8b-h100"] <= 0.70

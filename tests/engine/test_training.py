@@ -132,7 +132,7 @@ def test_pinned_parallelism_is_respected(plan):
     p = plan(_fixed("llama-3-70b", 64, parallelism=pins))
     assert p["feasible"]
     assert p["training"]["parallelism"] == {**pins, "dp": 4, "ep": 1, "cp": 1, "cp_comm": None,
-                                            "stage_layers": [40, 40], "offload": "none",
+                                            "cp_comm_windowed": None, "stage_layers": [40, 40], "offload": "none",
                                             "activation_offload_layers": 0, "etp": None}  # fmt: skip
 
 

@@ -216,8 +216,9 @@ In the same capture, serving's KV explain names the fullest pipeline stage and t
 (KV on the fullest stage, whole latent on every GPU with MLA); no serving figure moved (no golden serving plan has
 uneven stages, windows over stages or latent attention). Serving weights then went stage by stage (each stage's own
 layers, the router and MLA's latent down-projections whole on every tensor-parallel GPU as vLLM keeps them):
-serve-mixtral-8x22b-gb200's weights per GPU rose by its routers' 2.6 MiB (130.963 -> 130.966 GiB); no other figure
-moved.
+serve-mixtral-8x22b-gb200's weights per GPU rose by its routers' 2.6 MiB (130.963 -> 130.966 GiB), and a decode
+step reads them whole on every GPU (tokens/s per GPU -0.001 %); every training layout gains `cp_comm_windowed` (null
+without sliding-window layers); no other figure moved.
 """
 
 from __future__ import annotations
