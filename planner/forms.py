@@ -163,14 +163,26 @@ def _build_field(path: str, label: str, initial: str | None, *, advanced: bool) 
         return forms.ChoiceField(label=label, choices=(), initial=initial, help_text=help_text)
     if choices and not advanced:
         return forms.ChoiceField(
-            label=label, choices=[(c, c) for c in choices], initial=initial or default, help_text=help_text
+            label=label,
+            choices=[(c, _choice_label(c)) for c in choices],
+            initial=initial or default,
+            help_text=help_text,
         )
     if choices:
-        blank = ("", str(default) if default is not None else "searched")
-        options = [(c, c) for c in choices if c != default]
+        blank = ("", _choice_label(str(default)) if default is not None else "searched")
+        options = [(c, _choice_label(c)) for c in choices if c != default]
         return forms.ChoiceField(label=label, required=False, choices=[blank, *options], help_text=help_text)
     max_length = next((m.max_length for m in field.metadata if getattr(m, "max_length", None)), None)
     return forms.CharField(label=label, required=False, initial=initial, max_length=max_length, help_text=help_text)
+
+
+# Choice values whose words a person reads with hyphens; the rest read with spaces ("scalable_units").
+_CHOICE_WORDS = {"all_gather": "all-gather", "all_to_all": "all-to-all"}
+
+
+def _choice_label(value: str) -> str:
+    """A choice as the form shows it; the value sent stays the API's (`all_gather`)."""
+    return _CHOICE_WORDS.get(value, value.replace("_", " "))
 
 
 def _types_in(annotation: object) -> list[object]:
