@@ -330,7 +330,9 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
     search = tr.search
     out: dict[str, Entry] = {
         "training.parallelism": _entry(
-            "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), cp, pp, micro_batch, "
+            "exhaustive search over tp (inside the NVLink domain, dividing heads and kv_heads), cp (each layout with "
+            "the fastest context-parallel exchange it can run: ring, all-gather, all-to-all or hierarchical), pp, "
+            "micro_batch, "
             "interleave, recompute or activations kept in host memory (pp 1 only), ZeRO stage, ep (MoE only: "
             "divisors of the expert count, dividing dp, or with the experts folded over the tensor-parallel ranks "
             "the tp x cp x dp ranks of a stage) and dp; "
