@@ -218,7 +218,8 @@ uneven stages, windows over stages or latent attention). Serving weights then we
 layers, the router and MLA's latent down-projections whole on every tensor-parallel GPU as vLLM keeps them):
 serve-mixtral-8x22b-gb200's weights per GPU rose by its routers' 2.6 MiB (130.963 -> 130.966 GiB), and a decode
 step reads them whole on every GPU (tokens/s per GPU -0.001 %); every training layout gains `cp_comm_windowed` (null
-without sliding-window layers); no other figure moved.
+without sliding-window layers); no other figure moved. Re-captured once more for the layout search's explain text
+(it names the context-parallel exchange) and the search timings; no figure moved.
 """
 
 from __future__ import annotations
