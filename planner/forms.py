@@ -91,14 +91,14 @@ FORM_HELP = {
     "training.global_batch_tokens": "Tokens per optimizer step (at least the model's sequence length); blank: the "
     "model's published batch, else 4,194,304.",
     "training.deadline_percentile": "Which whole-run time must meet the deadline: p50, the expected run, or p90, a "
-    "run that nine times in ten finishes sooner (more GPUs: the range of the whole run is wide). Blank: p50.",
-    "training.parallelism.cp": "Context parallelism: GPUs that split each sequence (2 x this must divide the "
-    "model's sequence length); searched when blank.",
+    "time nine runs in ten finish within (it needs more GPUs, since the whole-run range is wide). Blank: p50.",
+    "training.parallelism.cp": "Context parallelism: GPUs that split each sequence (twice this number must divide "
+    "the model's sequence length); searched when blank.",
     "training.parallelism.cp_comm": "How context-parallel GPUs exchange attention inputs: ring passes key and value "
     "chunks round a ring under the attention compute; all-gather gathers the whole sequence's keys and values first "
     "(Llama 3); all-to-all trades sequence chunks for heads (DeepSpeed-Ulysses; context parallelism must divide a "
     "tensor-parallel GPU's key-value heads); hierarchical does an all-to-all inside an NVLink domain and a ring "
-    "across them. Layers that attend through a sliding window take all-gather or all-to-all whatever is pinned "
+    "across the groups. Layers that attend through a sliding window take all-gather or all-to-all whatever is pinned "
     "here. Needs context parallelism; blank: the fastest the layout allows.",
     "training.memory.activation_offload_layers": "Layers whose activations wait in host or Grace memory between "
     "the forward and backward passes (Megatron-Core's layer-level activation offload; needs pipeline parallel 1 "
@@ -177,7 +177,7 @@ def _build_field(path: str, label: str, initial: str | None, *, advanced: bool) 
 
 
 # Choice values whose words a person reads with hyphens; the rest read with spaces ("scalable_units").
-_CHOICE_WORDS = {"all_gather": "all-gather", "all_to_all": "all-to-all"}
+_CHOICE_WORDS = {"all_gather": "all-gather", "all_to_all": "all-to-all", "mw": "MW"}
 
 
 def _choice_label(value: str) -> str:
@@ -282,7 +282,7 @@ class PlanForm(_RequestFields):
 
     def advanced_groups(self) -> list[tuple[str, str, list[forms.BoundField]]]:
         """Every advanced field in its fieldset, in ADVANCED_FIELDS order, so a field added there is on the
-        page without a template edit (the template once listed them by hand and left ten out)."""
+        page without a template edit (the template once listed them by hand and left eleven out)."""
         groups: list[tuple[str, str, list[forms.BoundField]]] = []
         taken: set[str] = set()
         for legend, workload, prefix in self.ADVANCED_GROUPS:

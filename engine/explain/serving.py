@@ -66,8 +66,8 @@ def _latency_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -
             "decode step x (1 + batch x batched prefill time / (output_tokens x decode step)) at the operating "
             "batch; decode step = max((weights_read / tp (+ the routers and latent down-projections every GPU keeps "
             "whole) + batch x cached tokens at (prompt + output/2) summed over "
-            "the layers of the fullest pipeline stage x kv_bytes_per_token / (layers x min(tp, kv_heads); 1 with "
-            "latent attention)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x "
+            "the layers of the fullest pipeline stage x kv_bytes_per_token / (layers x min(tp, kv_heads), or layers "
+            "alone with latent attention)) / (HBM x decode_mbu), batch x decode FLOPs / (tp x pp x "
             "peak x GEMM efficiency)) + 2 x layers x (inference_allreduce_latency_us + all-reduce bytes / NVLink) "
             "+ decode_step_overhead_ms",
             {
@@ -128,7 +128,8 @@ def _kv_entry(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> Entry
         )
         formula += (
             "; per GPU of a pipeline stage, one sequence keeps this / layers x the cached tokens summed over the "
-            "stage's layers (layers // pp each, the remainder one more to the stages before the last, as vLLM "
+            "stage's layers (floor(layers / pp) each, the remainder one more to each of the stages just before the "
+            "last, as vLLM "
             "splits them), / min(tp, kv_heads) (1 with latent attention: every tensor-parallel GPU keeps the whole "
             "latent); the stage whose budget fits the fewest sequences is shown"
         )
@@ -143,9 +144,16 @@ def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) ->
     return {
         "inference.kv_bytes_per_token": _kv_entry(ir, work, spec),
         "inference.kv_cache_gib_per_replica": _entry(
-            "(HBM x inference_memory_utilization - weights per GPU of the binding stage (its layers, and the "
-            "embedding or LM head at the ends, / tp) - activation workspace) x tp x pp",
-            {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "gpus_per_replica": sh.gpus},
+            "(HBM x inference_memory_utilization - weights per GPU of the pipeline stage that fits the fewest "
+            "sequences (its layers, and the embedding or LM head at the ends, / tp) - activation workspace) x tp x "
+            "pp; the weights shown beside are the heaviest stage's",
+            {
+                **{f"{k}_gib_per_gpu": v for k, v in mem.items()},
+                "weights of the stage that fits the fewest sequences (GiB per GPU)": (
+                    sh.model.stage_weight_bytes[sh.model.binding_stage.index] / 2**30
+                ),
+                "gpus_per_replica": sh.gpus,
+            },
             _ROOFLINE + " items 1-2",
         ),
         "inference.batch": _entry(

@@ -52,11 +52,11 @@ _CP_SOURCE = (
     "2309.14509, 2023); ring: Liu et al., 'Ring Attention with Blockwise Transformers' (arXiv 2310.01889, 2023)"
 )
 _CP_FORMULAS = {
-    "ring": "per layer, cp - 1 ring steps each way: exposed = max(0, K and V of one chunk / link - attention "
+    "ring": "per layer, cp - 1 ring steps in each pass: exposed = max(0, K and V of one chunk / link - attention "
     "time / cp) per step, twice the bytes in the backward",
     "all_gather": "per layer, (cp - 1) x (K and V of one chunk) / link, all exposed, in the forward; twice that in "
     "the backward (K and V gathered again, their gradients reduce-scattered)",
-    "all_to_all": "per layer, two all-to-alls each way (Q, K and V before attention, the output after), each "
+    "all_to_all": "per layer, two all-to-alls in each pass (Q, K and V before attention, the output after), each "
     "(cp - 1) / cp of the tensors / link, all exposed",
     "hierarchical": "per layer, an all-to-all inside a group of GPUs in one NVLink domain (two each way, each "
     "(group - 1) / group of Q, K, V or the output / NVLink, exposed) plus a ring over the groups on chunks as many "
@@ -75,10 +75,13 @@ def _context_parallel_entry(tr: TrainingResult, work: Workload) -> dict[str, Ent
     inputs: dict[str, object] = {"method": lay.cp_comm.replace("_", "-")}
     if windowed is not None:
         share = work.windowed_layers / s.layers
-        if share < 1.0:
+        if windowed == lay.cp_comm:
+            formula += f"; every layer, windowed or not, uses the {windowed.replace('_', '-')}"
+        elif share < 1.0:
             formula = "full-attention layers: " + formula
             formula += (
-                f"; sliding-window layers ({share:.0%} of them) use the {windowed.replace('_', '-')} instead, "
+                f"; sliding-window layers ({share * 100:.0f} % of the layers) use the {windowed.replace('_', '-')} "
+                "instead, "
                 "the faster of the two exchanges Transformer Engine runs windowed attention with (or the one "
                 "pinned): " + _CP_FORMULAS[windowed] + "; weighted by their share of the layers"
             )

@@ -189,12 +189,16 @@ class TrainingParallelism(Section):
             return method
         cp, tp, model = info.data.get("cp"), info.data.get("tp"), _model(info)
         if cp == 1:
-            raise _rule(f"('{method}') needs context parallelism: pin training.parallelism.cp > 1 or leave it out")
+            raise _rule(f"('{method}') needs context parallelism: pin training.parallelism.cp > 1 or leave cp_comm out")
         if method == "all_to_all" and cp is not None and tp is not None and model is not None:
             kv_heads = model.kv_heads // tp if tp <= model.kv_heads else 0
             if kv_heads < cp or kv_heads % cp or (model.heads // tp) % cp:
                 held = {0: "a copy of one KV head", 1: "1 KV head"}.get(kv_heads, f"{kv_heads} KV heads")
-                instead = "'ring', 'hierarchical'" if kv_heads >= 2 else "'ring'"
+                window = model.sliding_window
+                every_layer = window is not None and window.layers in (None, model.layers)
+                instead = "'all_gather'" + (
+                    "" if every_layer else ", 'ring'" + (", 'hierarchical'" if kv_heads >= 2 else "")
+                )
                 raise _rule(
                     f"('all_to_all') splits the heads of each tensor-parallel rank over cp ({cp}): a rank holds "
                     f"{held} (model.kv_heads {model.kv_heads} / tp {tp}), which cp must divide; use {instead} or a "

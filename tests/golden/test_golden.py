@@ -219,7 +219,9 @@ layers, the router and MLA's latent down-projections whole on every tensor-paral
 serve-mixtral-8x22b-gb200's weights per GPU rose by its routers' 2.6 MiB (130.963 -> 130.966 GiB), and a decode
 step reads them whole on every GPU (tokens/s per GPU -0.001 %); every training layout gains `cp_comm_windowed` (null
 without sliding-window layers); no other figure moved. Re-captured once more for the layout search's explain text
-(it names the context-parallel exchange) and the search timings; no figure moved.
+(it names the context-parallel exchange) and the search timings; no figure moved. And once more after a proofread:
+explain wording, and the KV-cache entry of serving plans gains the weights of the stage that fits the fewest
+sequences; no figure moved.
 """
 
 from __future__ import annotations

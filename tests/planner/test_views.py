@@ -61,8 +61,8 @@ def test_form_creates_plan_and_shows_result(alice_client, django_capture_on_comm
 
 
 def test_every_advanced_field_is_on_the_form(alice_client):
-    """The advanced fieldsets come from ADVANCED_FIELDS (the template once listed them by hand and left ten out,
-    context parallelism and activation offload among them)."""
+    """The advanced fieldsets come from ADVANCED_FIELDS (the template once listed them by hand and left eleven
+    out, context parallelism and activation offload among them)."""
     from planner.forms import ADVANCED_FIELDS
 
     page = alice_client.get(reverse("planner:plan_create")).content.decode()
