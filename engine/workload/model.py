@@ -224,10 +224,6 @@ class Workload:
         window = float(self.shape.sliding_window.tokens) if self.windowed_layers else math.inf  # type: ignore[union-attr]
         return stage.full * float(context) + stage.windowed * min(float(context), window)
 
-    def serving_stage_cached_tokens(self, context: float, pp: int) -> float:
-        """`stage_cached_tokens` of the fullest of `pp` serving stages (layers x `cached_tokens` at pp = 1)."""
-        return max(self.stage_cached_tokens(stage, context) for stage in self.serving_stages(pp))
-
     def _layer_average(self, full: float, windowed: float) -> float:
         """A per-layer figure averaged over the layers: `full` for full-attention layers, `windowed` for the rest
         (training's FLOP count and a whole model's figures; serving's memory goes stage by stage instead)."""
