@@ -164,10 +164,16 @@ class ReplicaModel:
         """The cache one sequence reserves at its full prompt + output on a GPU of the binding stage."""
         return self.stage_kv_bytes_per_gpu(self.binding_stage, self.prompt_tokens + self.output_tokens)
 
+    @cached_property
+    def _kv_read_bytes_per_sequence(self) -> float:
+        """One sequence's cache at the mean context on a GPU of the stage that reads the most (constant per
+        replica, so the decode-step bisection does not walk the stages on every call)."""
+        return max(self.stage_kv_bytes_per_gpu(s, self.mean_context) for s in self.stages)
+
     def kv_read_bytes_per_gpu(self, batch: float) -> float:
         """Cache bytes one decode step reads per GPU of the stage that reads the most: `batch` sequences at the
         mean context."""
-        return batch * max(self.stage_kv_bytes_per_gpu(s, self.mean_context) for s in self.stages)
+        return batch * self._kv_read_bytes_per_sequence
 
     def kv_used_bytes_per_replica(self, batch: float) -> float:
         """The cache `batch` whole sequences fill over the replica: every stage's, on each of its tp GPUs."""
@@ -222,8 +228,12 @@ class ReplicaModel:
     def weights_read_bytes_per_gpu(self, batch: float) -> float:
         """A decode step's weight reads on one GPU: 1/tp of the replica's (`weights_read_bytes`), plus the rest of
         what every tensor-parallel GPU keeps whole (routers, latent down-projections: `tp_whole_params`)."""
-        whole = tp_whole_params(self.work) * self.weight_bytes_per_param
-        return self.weights_read_bytes(batch) / self.tp + whole * (1.0 - 1.0 / self.tp)
+        return self.weights_read_bytes(batch) / self.tp + self._whole_read_bytes_beyond_share
+
+    @cached_property
+    def _whole_read_bytes_beyond_share(self) -> float:
+        """What each GPU reads of the whole-kept weights beyond its 1/tp share (constant per replica)."""
+        return tp_whole_params(self.work) * self.weight_bytes_per_param * (1.0 - 1.0 / self.tp)
 
     @property
     def mean_context(self) -> float:
