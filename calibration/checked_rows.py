@@ -13,9 +13,10 @@ reported beside the fitted rows without moving any constant.
 from __future__ import annotations
 
 from calibration.modern_rows import NEMOTRON4_340B, _modern, _preset
+from calibration.paper_rows import mpt_shape
 from calibration.row_schema import CalibrationRow
 from engine.request.model_spec import ModelSpec
-from engine.request.spec import TrainingMemory
+from engine.request.spec import TrainingMemory, TrainingParallelism
 
 __all__ = [
     "BRIDGE_2604_DENSE",
@@ -25,6 +26,7 @@ __all__ = [
     "BRIDGE_OSS",
     "BRIDGE_QWEN",
     "CHECKED_ROWS",
+    "FOUNDRY_A100",
     "LLAMA3_LONG",
     "LLAMA3_LONG_FLOPS_PER_TOKEN",
     "NEMO_2407",
@@ -339,6 +341,67 @@ def _llama3_long_rows() -> list[CalibrationRow]:
     return [row]
 
 
+FOUNDRY_A100 = (
+    "MosaicML llm-foundry, scripts/train/benchmarking/README.md, tables 'A100 80GB' and 'A100 40GB with 1600 Gbps "
+    "node-node interconnect (RoCE)' (2023)"
+)
+# The MPT shapes of llm-foundry's pretraining yamls (scripts/train/yamls/pretrain/mpt-*.yaml): layers, d_model,
+# heads (1B and 3B changed to 128-wide heads for FlashAttention).
+_MPT_SHAPES = {"1b": (24, 2048, 16), "3b": (32, 2560, 20), "7b": (32, 4096, 32), "13b": (40, 5120, 40),
+               "30b": (48, 7168, 56), "70b": (80, 8192, 64)}  # fmt: skip
+
+
+def _foundry_a100(
+    size: str, system: str, seq_len: int, gpus: int, mb: int, batch: int, checkpointing: bool, tokens_s: float
+) -> CalibrationRow:
+    """One row of llm-foundry's A100 tables: FSDP full shard over every GPU (no tensor or pipeline parallelism),
+    the published micro-batch and global batch, every block recomputed when "Activation Checkpointing" is True,
+    and the table's own tokens/s/GPU (so no FLOP convention enters). Same stack and source as the H100 table whose
+    70B row the fit uses, on the Ampere GPUs the fitted Megatron-LM papers measured."""
+    label = "80" if system == "dgx-a100-80gb" else "40"
+    return CalibrationRow(
+        id=f"3c-a100-{label}-{size}-{seq_len // 1024}k-{gpus}",
+        dataset="3c",
+        role="held out",
+        model=mpt_shape(*_MPT_SHAPES[size], seq_len=seq_len),
+        system=system,
+        gpus=gpus,
+        batch_sequences=batch,
+        parallelism=TrainingParallelism(
+            tp=1, pp=1, cp=1, dp=gpus, micro_batch=mb, recompute="full" if checkpointing else "none", zero_stage=3
+        ),
+        software={"flash_attention": 1, "sequence_parallel": 0},
+        published_step_s=batch * seq_len / (gpus * tokens_s),
+        published_metric=f"{tokens_s:,.0f} tokens/s/GPU",
+        basis="tokens/s/GPU -> s/step",
+        notes=f"MPT {size.upper()}, {seq_len:,}-token sequences, FSDP full shard, micro-batch {mb}, global batch "
+        f"{batch}, {'every block recomputed' if checkpointing else 'no recompute'}",
+        source=FOUNDRY_A100,
+    )
+
+
+def _foundry_a100_rows() -> list[CalibrationRow]:
+    """A spread of the two A100 tables: every model size, 8 to 128 GPUs, with and without recompute, 2K-8K
+    sequences (the 16K-64K rows run micro-batches of one or two sequences, the regime the H100 table shows this
+    stack slow in)."""
+    a80, a40 = "dgx-a100-80gb", "dgx-a100-40gb"
+    return [
+        _foundry_a100("70b", a80, 2048, 64, 8, 2048, True, 410),
+        _foundry_a100("30b", a80, 2048, 8, 3, 504, True, 916),
+        _foundry_a100("13b", a80, 2048, 8, 2, 48, False, 2262),
+        _foundry_a100("13b", a80, 4096, 8, 10, 240, True, 2060),
+        _foundry_a100("7b", a80, 2048, 8, 6, 96, False, 4641),
+        _foundry_a100("7b", a80, 8192, 8, 8, 128, True, 3206),
+        _foundry_a100("3b", a80, 2048, 8, 10, 160, False, 10811),
+        _foundry_a100("1b", a80, 2048, 8, 14, 448, False, 20513),
+        _foundry_a100("70b", a40, 2048, 128, 4, 512, True, 376),
+        _foundry_a100("30b", a40, 2048, 128, 6, 768, True, 865),
+        _foundry_a100("13b", a40, 2048, 128, 16, 2048, True, 1972),
+        _foundry_a100("7b", a40, 2048, 128, 18, 2304, True, 3623),
+        _foundry_a100("3b", a40, 2048, 128, 6, 768, False, 9538),
+    ]  # fmt: skip
+
+
 def _nemo_rows() -> list[CalibrationRow]:
     """NeMo 24.07's DGX H100 FP8 pre-training rows beside the one the fit uses (GPT-3 175B on 512 GPUs): the models
     whose shapes are published (GPT-3 175B, Llama 2 and 3, Nemotron-4 340B), at the listed layouts."""
@@ -389,4 +452,5 @@ CHECKED_ROWS: list[CalibrationRow] = [
     *_gpt_oss_rows(),
     *_newer_dense_rows(),
     *_llama3_long_rows(),
+    *_foundry_a100_rows(),
 ]  # fmt: skip

@@ -8,11 +8,12 @@ from __future__ import annotations
 from calibration.row_schema import H100_PEAK_TFLOPS, CalibrationRow
 from engine.request.spec import ModelSpec, TrainingParallelism
 
-__all__ = ["PAPER_ROWS"]
+__all__ = ["PAPER_ROWS", "mpt_shape"]
 
 
-def _plain_4h(layers: int, hidden: int, heads: int, *, vocab: int, gpt: bool) -> ModelSpec:
-    """MHA, d_ff = 4h, no gate, seq 2048, tied head; `gpt` adds GPT's biases and learned positions."""
+def _plain_4h(layers: int, hidden: int, heads: int, *, vocab: int, gpt: bool, seq_len: int = 2048) -> ModelSpec:
+    """MHA, d_ff = 4h, no gate, tied head; `gpt` adds GPT's biases, learned positions and dropout (Megatron-LM's
+    defaults of 2021-2022, hidden and attention dropout 0.1, which the papers' runs kept)."""
     return ModelSpec(
         layers=layers,
         hidden=hidden,
@@ -20,11 +21,12 @@ def _plain_4h(layers: int, hidden: int, heads: int, *, vocab: int, gpt: bool) ->
         kv_heads=heads,
         ffn_hidden=4 * hidden,
         vocab=vocab,
-        seq_len=2048,
+        seq_len=seq_len,
         ffn_gated=False,
         tied_embeddings=True,
         learned_positions=gpt,
         biases=gpt,
+        dropout=gpt,
     )
 
 
@@ -33,9 +35,9 @@ def _gpt(layers: int, hidden: int, heads: int) -> ModelSpec:
     return _plain_4h(layers, hidden, heads, vocab=51_200, gpt=True)
 
 
-def _mpt(layers: int, hidden: int, heads: int) -> ModelSpec:
+def mpt_shape(layers: int, hidden: int, heads: int, seq_len: int = 2048) -> ModelSpec:
     """MPT shape of 3c (llm-foundry yamls): vocab 50,368, d_ff = 4h GELU, no biases, ALiBi, tied head."""
-    return _plain_4h(layers, hidden, heads, vocab=50_368, gpt=False)
+    return _plain_4h(layers, hidden, heads, vocab=50_368, gpt=False, seq_len=seq_len)
 
 
 def _narayanan(
@@ -132,7 +134,7 @@ def _foundry(
         id=f"3c-{label}",
         dataset="3c",
         role=role,
-        model=_mpt(layers, hidden, heads),
+        model=mpt_shape(layers, hidden, heads),
         system="dgx-h100",
         gpus=gpus,
         batch_sequences=batch,

@@ -31,6 +31,7 @@ from engine.request.validation import RequestInvalid
 __all__ = [
     "evaluate_whole_run",
     "implied_production_efficiency",
+    "steady_tokens_per_s_per_gpu",
     "uncounted_predictions",
     "whole_run_loso",
     "whole_run_range",
@@ -63,6 +64,16 @@ def _in_unit(row: WholeRunRow, training: dict[str, Any], days: float) -> float:
     if row.excludes_failures:
         days *= float((training.get("goodput") or {}).get("fraction", 1.0))
     return days if row.unit == "days" else days * 24.0 * float(training["gpus"])
+
+
+def steady_tokens_per_s_per_gpu(row_id: str, catalog: Catalog) -> float | None:
+    """The planner's steady-state tokens/s per GPU for a whole-run row (its plan between failures), to set beside
+    a pace the run published itself; None where the row cannot be planned."""
+    row = next(r for r in WHOLE_RUN_ROWS if r.id == row_id)
+    if row.request["hardware"]["system"] not in catalog.systems:
+        return None
+    training = to_json(run_plan(validate_request(row.request, catalog), catalog)).get("training")
+    return float(training["tokens_per_s"]) / float(training["gpus"]) if training else None
 
 
 def whole_run_range(row: WholeRunRow, catalog: Catalog) -> tuple[float, float] | None:

@@ -222,15 +222,18 @@ def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = Fal
     """Activation bytes one layer keeps for `tokens` tokens of a micro-batch: (full, selective, none) recompute.
 
     Korthikanti et al. 2022 (16-bit activations): s b (18h + 4 d_ff) + 5 a s^2 b per layer without
-    parallelism, which is 34 s b h + 5 a s^2 b at d_ff = 4h. Two generalisations, same derivation:
+    parallelism, which is 34 s b h + 5 a s^2 b at d_ff = 4h. Their count keeps dropout's masks (2 s b h, and
+    a s^2 b in unfused attention with the dropped-out scores, 2 a s^2 b); a model trained without dropout
+    (`model.dropout` false, the default: PyTorch's dropout at rate 0 returns its input and stores nothing) keeps
+    32 s b h + 2 a s^2 b. Two generalisations, same derivation:
     with GQA the stored K and V shrink by kv_heads/heads (attention 11 sbh -> (7 + 4 kv/a) sbh), and Q and the
     output projection's input are the heads' widths where the head size is decoupled from h; the FFN keeps
     the activation function's input and the second matmul's input, 2 d_ff + 2 d_ff = 4 s b d_ff for a plain FFN
     and 4 d_ff (gate and up) + 2 d_ff = 6 s b d_ff for a fused SwiGLU; MoE keeps these for each of the `active`
     experts a token visits. Selective recompute drops the 5 a s^2 b score term
     (as FlashAttention does, so with `flash_attention` no mode keeps it); full recompute keeps only the layer
-    input (2 s b h). Tensor parallelism shards the terms over `tp`; the 10h of norm inputs, dropout masks and
-    GEMM inputs shard only with sequence parallelism, over `sp` (sp = tp with it, 1 without).
+    input (2 s b h). Tensor parallelism shards the terms over `tp`; the 8h of norm and GEMM inputs (10h with
+    dropout masks) shard only with sequence parallelism, over `sp` (sp = tp with it, 1 without).
     """
     s = work.shape
     h = float(s.hidden)
@@ -242,10 +245,13 @@ def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = Fal
         key_width, value_width = float(work.qk_width), float(work.v_width)
     attention = 2.0 * (work.qk_width + work.v_width) + 2.0 * (key_width + value_width)
     act_fn_bytes = (6.0 if s.ffn_gated else 4.0) * float(work.ffn_active_width)
-    linear = 10.0 * h + attention + act_fn_bytes  # bytes per token per layer at 16-bit
-    replicated = 10.0 * h
+    # Norm inputs (2 x 2h), the QKV and FC1 GEMMs' inputs (2 x 2h) and, with dropout, its two 1-byte masks.
+    replicated = (8.0 + (2.0 if s.dropout else 0.0)) * h
+    linear = replicated + attention + act_fn_bytes  # bytes per token per layer at 16-bit
     selective = tokens * (replicated / sp + (linear - replicated) / tp)
-    score = 0.0 if flash_attention else 5.0 * float(s.heads) * float(s.seq_len) * tokens / tp
+    # Unfused attention keeps the softmax output (2 B per score); with dropout also its mask and output (1 + 2 B).
+    per_score = 5.0 if s.dropout else 2.0
+    score = 0.0 if flash_attention else per_score * float(s.heads) * float(s.seq_len) * tokens / tp
     return 2.0 * tokens * h / sp, selective, selective + score
 
 

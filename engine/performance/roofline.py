@@ -36,9 +36,10 @@ RECOMPUTE_NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
 # Element-wise HBM traffic per token per layer in the forward pass, in units of hidden: two norms (read + write
 # 2 B each = 4h each) and two residual adds (read 2 x 2 B, write 2 B = 6h each): 8h + 12h = 20h.
 ELEMENTWISE_BYTES_PER_HIDDEN = 20.0
-# Non-flash attention: a fused scale-mask-softmax reads and writes each score (2 + 2 B) and attention dropout reads,
-# writes and keeps a 1-byte mask (2 + 2 + 1 B): 9 B per score element in the forward pass.
-SOFTMAX_BYTES_PER_SCORE = 9.0
+# Non-flash attention: a fused scale-mask-softmax reads and writes each score (2 + 2 B per score element in the
+# forward pass); attention dropout, where the model trains with it, reads, writes and keeps a 1-byte mask (2 + 2 + 1).
+SOFTMAX_BYTES_PER_SCORE = 4.0
+DROPOUT_BYTES_PER_SCORE = 5.0
 # Element-wise kernels launched per layer and forward pass (norms, residuals, activation, dropouts, rotary).
 ELEMENTWISE_KERNELS_PER_LAYER = 7.0
 # FlashAttention's backward is about 2.5x its forward (it recomputes the scores): FlashAttention-2 paper, section 3.

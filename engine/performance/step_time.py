@@ -47,6 +47,7 @@ from engine.performance.moe_terms import (
     moe_permute_time,
 )
 from engine.performance.roofline import (
+    DROPOUT_BYTES_PER_SCORE,
     ELEMENTWISE_BYTES_PER_HIDDEN,
     ELEMENTWISE_KERNELS_PER_LAYER,
     FLASH_BACKWARD_RATIO,
@@ -185,7 +186,8 @@ def _layer_forward(
             attn_flops / (hw.bf16_peak_flops * eff.gemm),
             2.0 * (2.0 * scores + 2.0 * tokens * (work.qk_width + work.v_width) / tp) / (hw.hbm_bytes_s * eff.hbm),
         )
-        softmax = SOFTMAX_BYTES_PER_SCORE * scores / (hw.hbm_bytes_s * eff.hbm)
+        per_score = SOFTMAX_BYTES_PER_SCORE + (DROPOUT_BYTES_PER_SCORE if work.shape.dropout else 0.0)
+        softmax = per_score * scores / (hw.hbm_bytes_s * eff.hbm)
         attn_f = bmm + softmax + 3.0 * eff.kernel_overhead_s
         attn_b = 2.0 * attn_f
 

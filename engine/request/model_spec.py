@@ -142,6 +142,12 @@ class ModelSpec(Section):
     tied_embeddings: StrictBool = Field(False, description="Output head shares the input embedding matrix.")
     learned_positions: StrictBool = Field(False, description="Learned position embeddings (GPT); false: RoPE.")
     biases: StrictBool = Field(False, description="Linear layers carry biases (GPT); false: Llama-style.")
+    dropout: StrictBool = Field(
+        False,
+        description="Trained with dropout (Megatron-LM's GPT defaults of 2021-2022): every layer keeps two "
+        "1-byte masks per hidden unit, and unfused attention one per score. False for runs that set the rates to "
+        "0, as Llama, MPT, Pythia and NVIDIA's current recipes do (PyTorch then makes no mask).",
+    )
     moe: MoeSpec | None = Field(None, description="Mixture of experts; default: the preset's, else dense.")
     mla: MlaSpec | None = Field(
         None, description="Multi-head latent attention; default: the preset's, else grouped-query attention."

@@ -101,21 +101,22 @@ def _training(memory: dict, parallelism: dict) -> dict:
 
 def test_memory_falls_by_one_layers_activations_per_layer_offloaded() -> None:
     """Llama 3.1 405B, TP2 with sequence parallelism, one 8,192-token sequence, FP8 copies of the GEMM inputs:
-    Korthikanti's stored bytes per token and layer at 16 bits are 10h / sp + ((14 + 4 kv/a) h + 6 d_ff - 10h) / tp
-    = (163,840 + 389,120) / 2 = 276,480 (h 16,384, kv/a 8/128, d_ff 53,248); the FP8 recipe saves 2h / sp + h / tp
-    + d_ff / tp = 51,200 of them, leaving 225,280 B, or 8,192 x 225,280 B = 1.71875 GiB per layer."""
-    per_layer_gib = 8192 * 225_280 / GIB
-    assert per_layer_gib == pytest.approx(1.71875)
+    Korthikanti's stored bytes per token and layer at 16 bits, without dropout masks (Llama trains without
+    dropout), are 8h / sp + ((4 + 4 kv/a) h + 6 d_ff) / tp = (131,072 + 389,120) / 2 = 260,096 (h 16,384, kv/a
+    8/128, d_ff 53,248); the FP8 recipe saves 2h / sp + h / tp + d_ff / tp = 51,200 of them, leaving 208,896 B, or
+    8,192 x 208,896 B = 1.59375 GiB per layer."""
+    per_layer_gib = 8192 * 208_896 / GIB
+    assert per_layer_gib == pytest.approx(1.59375)
     acts = {n: _training({"activation_offload_layers": n}, {"pp": 1})["memory_breakdown_gib"]["activations"]
             for n in (40, 60)}  # fmt: skip
     assert acts[40] - acts[60] == pytest.approx(20 * per_layer_gib, rel=1e-9)
 
 
 def test_the_search_keeps_activations_in_grace_memory_when_that_beats_recompute() -> None:
-    """On 128 GB200 GPUs at TP2 and one stage, 405B's 126 layers of activations (216.6 GiB) do not fit a 186 GiB
+    """On 128 GB200 GPUs at TP2 and one stage, 405B's 126 layers of activations (200.8 GiB) do not fit a 186 GiB
     GPU; the search may recompute every layer or keep some layers' activations on the Grace CPU. With 63 layers
-    offloaded a micro-batch copies 63 x 1.8455 GB = 116.3 GB each way at 225 GB/s, 0.5167 s each way, at least
-    half of it exposed (0.5167 s in all), well under the third more compute full recompute costs."""
+    offloaded a micro-batch copies 63 x 1.7113 GB = 107.8 GB each way at 225 GB/s, 0.4792 s each way, at least
+    half of it exposed (0.4792 s in all), well under the third more compute full recompute costs."""
     chosen = _training({}, {"pp": 1})
     par = chosen["parallelism"]
     assert par["recompute"] == "none" and par["activation_offload_layers"] > 0
@@ -123,7 +124,7 @@ def test_the_search_keeps_activations_in_grace_memory_when_that_beats_recompute(
     assert recomputed["parallelism"]["recompute"] == "full"
     assert chosen["step_time_s"] < recomputed["step_time_s"]
     n = par["activation_offload_layers"]
-    copy_s = n * 8192 * 225_280 / 225e9
+    copy_s = n * 8192 * 208_896 / 225e9
     # One micro-batch per step (64 sequences over 64 data-parallel ranks); with this much compute per layer the
     # floor (the unhidden half, each way) binds.
     assert chosen["micro_batches_per_step"] == 1
@@ -131,17 +132,17 @@ def test_the_search_keeps_activations_in_grace_memory_when_that_beats_recompute(
 
 
 def test_a_pinned_offload_beyond_the_host_memory_is_refused_with_the_reason() -> None:
-    """120 of 405B's layers at 1.71875 GiB each would fill 206.25 GiB of host memory per GPU, more than the 167.6
+    """120 of 405B's layers at 1.59375 GiB each would fill 191.25 GiB of host memory per GPU, more than the 167.6
     GiB a GB200 GPU may give them (three quarters of 36 x 480 GB of LPDDR5X over 72 GPUs): no layout is kept (not
     even as the closest miss), and the plan says why."""
-    assert 120 * 1.71875 > 0.75 * 36 * 480e9 / 72 / GIB > 63 * 1.71875
+    assert 120 * 1.59375 > 0.75 * 36 * 480e9 / 72 / GIB > 63 * 1.59375
     plan = to_json(
         run_plan(validate_request(_request({"activation_offload_layers": 120}, {"pp": 1}), CATALOG), CATALOG)
     )
     assert not plan["feasible"]
     text = " ".join(plan["problems"])
     assert "activation offload" in text and "training.memory.activation_offload_layers" in text
-    # 63 layers (108.3 GiB) stay within it and are planned.
+    # 63 layers (100.4 GiB) stay within it and are planned.
     assert _training({"activation_offload_layers": 63}, {"pp": 1})["parallelism"]["activation_offload_layers"] == 63
 
 
