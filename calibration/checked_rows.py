@@ -29,6 +29,7 @@ __all__ = [
     "FOUNDRY_A100",
     "LLAMA3_LONG",
     "LLAMA3_LONG_FLOPS_PER_TOKEN",
+    "NEMOTRON4_15B",
     "NEMO_2407",
     "TORCHTITAN",
 ]
@@ -402,6 +403,40 @@ def _foundry_a100_rows() -> list[CalibrationRow]:
     ]  # fmt: skip
 
 
+NEMOTRON4_15B = "Parmar et al. (NVIDIA), 'Nemotron-4 15B Technical Report' (arXiv 2402.16819, February 2024), Table 2"
+# Nemotron-4 15B's shape (the report's Table 1 and section 2): 32 layers, hidden 6,144, 48 query heads sharing 8
+# key/value heads, squared-ReLU FFN (two matrices, no gate; 4 x hidden, the width of the family's 340B, since the
+# report gives 12.5B non-embedding parameters and not the width), 256,000-token vocabulary with untied embeddings,
+# no biases and no dropout, rotary positions, 4,096-token sequences.
+NEMOTRON4_15B_SHAPE = ModelSpec(
+    layers=32, hidden=6144, heads=48, kv_heads=8, ffn_hidden=24576, vocab=256_000, seq_len=4096, ffn_gated=False
+)
+
+
+def _nemotron4_15b_rows() -> list[CalibrationRow]:
+    """Nemotron-4 15B's production run, stage by stage of its batch ramp (Table 2): 8-way tensor parallelism and
+    data parallelism of 96, 192 and 288 on 768, 1,536 and 2,304 H100, 4 sequences of 4,096 tokens per data-parallel
+    rank each step, BF16, the distributed optimizer (ZeRO-1), published iteration times."""
+
+    def row(dp: int, iteration_s: float, mfu: str, overlap: bool) -> CalibrationRow:
+        gpus, batch = 8 * dp, 4 * dp
+        label = f"nemotron4-15b-{gpus}" + ("" if overlap else "-no-tp-overlap")
+        stack = (
+            "tensor-parallel traffic overlapped as the planner's default"
+            if overlap
+            else "tensor-parallel traffic not overlapped"
+        )
+        return _modern(label, NEMOTRON4_15B, NEMOTRON4_15B_SHAPE, "dgx-h100", gpus, batch, None,
+                       batch * 4096 / (gpus * iteration_s), tp=8, zero=1, precision="bf16",
+                       software=None if overlap else {"tp_comm_overlap_fraction": 0.0},
+                       metric=f"{iteration_s} s per iteration of {batch:,} x 4,096 tokens (MFU {mfu})",
+                       notes=f"BF16, TP8 DP{dp}, NVIDIA's production run, {stack} (the report does not say); "
+                       "micro-batch and recompute not published: searched")  # fmt: skip
+
+    stages = ((96, 0.57, "34.3%"), (192, 0.58, "33.3%"), (288, 0.64, "30.5%"))
+    return [row(*stage, overlap) for overlap in (True, False) for stage in stages]
+
+
 def _nemo_rows() -> list[CalibrationRow]:
     """NeMo 24.07's DGX H100 FP8 pre-training rows beside the one the fit uses (GPT-3 175B on 512 GPUs): the models
     whose shapes are published (GPT-3 175B, Llama 2 and 3, Nemotron-4 340B), at the listed layouts."""
@@ -453,4 +488,5 @@ CHECKED_ROWS: list[CalibrationRow] = [
     *_newer_dense_rows(),
     *_llama3_long_rows(),
     *_foundry_a100_rows(),
+    *_nemotron4_15b_rows(),
 ]  # fmt: skip

@@ -238,6 +238,11 @@ def test_benchmarks_checked_not_fitted_convert_their_tables_by_hand():
     assert rows["3f-tt-8b-8-bf16"].published_step_s == pytest.approx(2.4575, abs=1e-4)
     assert rows["3f-tt-70b-256-2d"].published_step_s == pytest.approx(19.764, abs=1e-3)
     assert rows["3f-tt-405b-cp8-256k"].published_step_s == pytest.approx(256.0)
+    # llm-foundry's A100 80GB table, MPT 70B on 64 GPUs: 2,048 x 2,048 tokens at 410 tokens/s/GPU = 4,194,304 /
+    # 26,240 = 159.84 s; Nemotron-4 15B's Table 2 publishes the iteration time itself (0.64 s on 2,304 H100).
+    assert rows["3c-a100-80-70b-2k-64"].published_step_s == pytest.approx(159.84, abs=0.01)
+    assert rows["3f-nemotron4-15b-2304"].published_step_s == pytest.approx(0.64)
+    assert rows["3f-nemotron4-15b-2304"].gpus == 2304 and rows["3f-nemotron4-15b-2304"].batch_sequences == 1152
     # Context parallelism splits one sequence: GPUs = TP x PP x CP x FSDP, and every Table 2 row keeps 262,144
     # tokens per step (FSDP 8 / CP degree sequences of 32K x CP tokens).
     for row in CHECKED_ROWS:
