@@ -163,6 +163,14 @@ _MEGATRON_2023_FP32_GRADS = {
     "grad_reduce_bytes_per_param": 4,
 }
 _DEEPSEEK = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv 2412.19437, Table 1 and sections 3.1-3.3"
+_SMOLLM3 = (
+    "Hugging Face, 'SmolLM3: smol, multilingual, long-context reasoner' (blog, 2025-07-08), training "
+    "configuration; HuggingFaceTB/SmolLM3-3B-checkpoints (global batch 2,359,296 tokens)"
+)
+# SmolLM3-3B's shape (HuggingFaceTB/SmolLM3-3B config.json): 36 layers of 2,048, 16 query heads sharing 4
+# key/value heads, SwiGLU FFN of 11,008, 128,256-token vocabulary with tied embeddings, 4,096-token pre-training
+# sequences (every fourth layer without rotary positions, which costs nothing the planner counts).
+_SMOLLM3_SHAPE = (36, 2048, 16, 4, 11008, 128_256, 4096)
 
 
 def _pythia(label: str, shape: tuple[int, ...], gpus: int, tp: int, hours: float) -> WholeRunRow:
@@ -281,6 +289,17 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         "2,048 H800, FP8, PP16 EP64 ZeRO-1, DualPipe (all-to-all overlap 0.95, its kernels on 20 of 132 SMs and "
         "placing tokens for the experts themselves, per the report); pre-training only "
         "(2.664M of the 2.788M H800 GPU-hours); published batch schedule",
+    ),
+    WholeRunRow(
+        "smollm3-3b",
+        _SMOLLM3,
+        _request(_shape(*_SMOLLM3_SHAPE, tied_embeddings=True), "dgx-h100", 384, 11.2e12, 2_359_296),
+        24.0,
+        "days",
+        False,
+        "384 H100, 11.2T tokens in three 4K-context stages at 2,359,296 tokens per step, Hugging Face's nanotron "
+        "(2025); layout not published: searched; the blog's 24 days, the two long-context stages after them "
+        "left out",
     ),
     WholeRunRow(
         "llama3-405b",

@@ -229,6 +229,11 @@ fall by up to 2/34 (train-70b-dgx-h100 65.16 -> 60.16 GiB), more layouts fit, an
 faster: train-gpt3-auto-30d 29.75 -> 29.59 days, train-8b-auto-30d's H100, A100 and GB200 candidates -0.2 to
 -0.4 % and its cloud jobs alike, train-405b-auto-120d's B200 and GB300 candidates -0.4 to -0.5 %; no chosen system
 or GPU count moved.
+Re-captured when SmolLM3 (384 H100, 24 days, 2025) joined the whole runs production efficiency is fitted on: the
+refit moved it 0.794 -> 0.783, so every expected whole run is 1.4 % longer (train-70b-dgx-h100 54.28 -> 55.05 days,
+train-16k-gpus 27.07 -> 27.45); two deadline plans need more GPUs for it: train-assumption-override 512 -> 640 H100
+(59.34 days would be 60.2 against its 60-day deadline; capex $31.86M -> $39.06M) and train-gpt3-auto-30d 128 -> 144
+GPUs (27.85 days). Steady-state figures did not move.
 """
 
 from __future__ import annotations
