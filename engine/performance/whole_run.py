@@ -60,8 +60,9 @@ FACTOR_SOURCES = {
         "'Llama 2' (arXiv 2307.09288, July 2023) Tables 1-2; Biderman et al., 'Pythia' (arXiv 2304.01373, April "
         "2023); MosaicML, 'Introducing MPT-7B' (May 2023); Luccioni et al., 'Estimating the Carbon Footprint of "
         "BLOOM' (JMLR 2023); Li et al., 'StarCoder' (arXiv 2305.06161, May 2023); DeepSeek-AI, 'DeepSeek-V3 "
-        "Technical Report' (arXiv 2412.19437, Dec 2024); Meta, 'The Llama 3 Herd of Models' (arXiv 2407.21783, "
-        "July 2024) and the Llama 3.1 model card (30.84M H100 GPU-hours for 405B)"
+        "Technical Report' (arXiv 2412.19437, Dec 2024); Hugging Face, 'SmolLM3' (blog, July 2025: 24 days on 384 "
+        "H100); Meta, 'The Llama 3 Herd of Models' (arXiv 2407.21783, July 2024) and the Llama 3.1 model card "
+        "(30.84M H100 GPU-hours for 405B)"
     ),
     "evaluations and data stalls": (
         "Jiang et al., 'MegaScale' (arXiv 2402.15627, Feb 2024): data loading and evaluation among the overheads "
@@ -326,7 +327,8 @@ _FACTOR_TEXTS = (
     ("failures and checkpoints",
      "failures (job MTBF from the systems' MTBF), restarts that grow with the job, checkpoint stalls"),
     ("production vs benchmark",
-     "the gap between a tuned benchmark and a production run, fitted on published whole runs"),
+     "how far a typical team's software and production run fall below the tuned benchmark the steady state is "
+     "fitted on (fitted on published whole runs; a stack measured at the plan's steady state reads the fast end)"),
     ("evaluations and data stalls", "periodic evaluations, data-loader and logging stalls"),
     ("stragglers", "slow nodes that delay every synchronous step"),
     ("batch ramp-up", "smaller batches early in training: fewer micro-batches per step, a larger share of bubble"),

@@ -233,7 +233,9 @@ Re-captured when SmolLM3 (384 H100, 24 days, 2025) joined the whole runs product
 refit moved it 0.794 -> 0.783, so every expected whole run is 1.4 % longer (train-70b-dgx-h100 54.28 -> 55.05 days,
 train-16k-gpus 27.07 -> 27.45); two deadline plans need more GPUs for it: train-assumption-override 512 -> 640 H100
 (59.34 days would be 60.2 against its 60-day deadline; capex $31.86M -> $39.06M) and train-gpt3-auto-30d 128 -> 144
-GPUs (27.85 days). Steady-state figures did not move.
+GPUs (27.85 days). Steady-state figures did not move. Re-captured once more for the whole run's wording: the
+production factor says what it mostly measures (a team's software below the tuned benchmark) and cites SmolLM3;
+no figure moved.
 """
 
 from __future__ import annotations
