@@ -8,6 +8,7 @@ rows' tables.
 from __future__ import annotations
 
 import statistics
+from functools import partial
 
 from calibration.checked_rows import (
     BRIDGE_2604_DENSE,
@@ -18,6 +19,7 @@ from calibration.checked_rows import (
     BRIDGE_QWEN,
     CHECKED_ROWS,
     FOUNDRY_A100,
+    FOUNDRY_TIGHT_ROW,
     LLAMA3_LONG,
     LLAMA3_LONG_FLOPS_PER_TOKEN,
     NEMO_2407,
@@ -103,8 +105,8 @@ def _offload_text(errors: list[float]) -> list[str]:
         "micro-batch, at 225 GB/s per GPU and direction (one Grace serves two GPUs), at most half of it hidden "
         "under the other layers' compute (`activation_offload_overlap_fraction`, a judgement, not fitted on these "
         "rows). On GB200 the planner's memory for the recipe (41 layers' activations, the FP32 logits and the "
-        "reserve) comes to 185.9 of the GPU's 186 GiB: the recipe's layer count is tuned to the memory, and the "
-        "planner's count agrees with it. Before the planner could express the offload it had to "
+        "reserve) fits the GPU's 186 GiB without moving anything else. Before the planner could express the "
+        "offload it had to "
         "recompute every layer to fit the same activations and came out 9-28 % slow; with recompute forced off "
         "and the memory limit lifted, 3-18 % fast. Fitted, they would pull the Blackwell ceiling and the offload "
         f"overlap together from one source, so they are run and reported, not fitted: {_spread(errors)}. The 405B "
@@ -212,12 +214,19 @@ def _llama3_long_text(errors: list[float]) -> list[str]:
     ]
 
 
-def _foundry_a100_text(errors: dict[str, float]) -> list[str]:
-    """llm-foundry's A100 tables: the fitted H100 table's stack on Ampere, and the one row the planner's memory
-    pushes over the GPU's limit."""
-    tight = "3c-a100-40-3b-2k-128"
-    others = [e for rid, e in errors.items() if rid != tight]
-    lines = [
+def _foundry_a100_text(errors: list[float], fp32_logits_error: float | None = None) -> list[str]:
+    """llm-foundry's A100 tables: the fitted H100 table's stack on Ampere; `fp32_logits_error` is the tight 3B
+    row's error with a loss that keeps FP32 logits."""
+    tight = (
+        f" The MPT 3B run on 128 A100 40GB (6 sequences of 2,048 tokens per GPU, no recompute) fits the plan only "
+        "just: with a loss that kept FP32 logits and their gradient (`logits_bytes_per_element` 8 instead of the "
+        "fused loss's 2) the plan would put it over the GPU's 40 GiB and move layers' activations to host memory, "
+        f"{fp32_logits_error:+.0%} against the published run instead. A plan within a few per cent of the GPU's "
+        "memory, either way, should be read with its memory headroom as well as its step time."
+        if fp32_logits_error is not None
+        else ""
+    )
+    return [
         "### MosaicML llm-foundry on A100 80GB and 40GB (the fitted H100 table's stack on Ampere)",
         "",
         "The same README whose H100 table gives the fit its 70B FSDP row also lists A100 80GB and A100 40GB runs "
@@ -225,23 +234,9 @@ def _foundry_a100_text(errors: dict[str, float]) -> list[str]:
         f"{len(errors)} of them are run with the published micro-batch, global batch and recompute pinned, every "
         "model size from 1B to 70B on 8 to 128 GPUs, and compared in the table's own tokens/s/GPU, so no FLOP "
         "convention enters. Left out of the fit: the Ampere ceiling is fitted on the Megatron-LM papers' A100 "
-        "rows, and this is a second look at it on another stack.",
+        f"rows, and this is a second look at it on another stack: {_spread(errors)}.{tight}",
         "",
     ]
-    if others:
-        lines[-2] += f" Without the row below: {_spread(others)}."
-    if tight in errors:
-        lines += [
-            f"The exception ({errors[tight]:+.0%}) is MPT 3B on 128 A100 40GB with 6 sequences of 2,048 tokens per "
-            "GPU and no recompute. The planner's memory for it is just over the GPU's 40 GiB: 4.6 GiB of it are "
-            "the FP32 logits and their gradient a Megatron-style loss keeps (8 bytes per token and vocabulary "
-            "entry: 6 x 2,048 x 50,368 x 8 B), where llm-foundry's loss works on 16-bit logits. So the planner "
-            "moves 8 layers' activations to host memory, and their transfers make the step slow; the real run "
-            "fit. A plan within a few per cent of the GPU's memory, either way, can be this far off: read its "
-            "memory headroom as well as its step time.",
-            "",
-        ]
-    return lines
 
 
 def _nemotron4_15b_text(errors: dict[str, float]) -> list[str]:
@@ -296,15 +291,17 @@ def checked_summary(errors: dict[str, float | None]) -> str:
     )
 
 
-def checked_lines(errors: dict[str, float | None]) -> list[str]:
+def checked_lines(errors: dict[str, float | None], fp32_logits: dict[str, float | None] | None = None) -> list[str]:
     """The section: one sub-section per source, its reason and its rows."""
     lines = ["## Benchmarks checked, not fitted", ""]
+    tight = (fp32_logits or {}).get(FOUNDRY_TIGHT_ROW)
     sources = ((NEMO_2407, _nemo_text), (BRIDGE_OFFLOAD, _offload_text), (TORCHTITAN, _torchtitan_text),
                (BRIDGE_MOE, _bridge_moe_text), (BRIDGE_QWEN, _qwen_text), (BRIDGE_2608, _newest_text),
                (BRIDGE_OSS, _gpt_oss_text), (BRIDGE_2604_DENSE, _newer_dense_text),
-               (LLAMA3_LONG, _llama3_long_text), (FOUNDRY_A100, _foundry_a100_text),
+               (LLAMA3_LONG, _llama3_long_text),
+               (FOUNDRY_A100, partial(_foundry_a100_text, fp32_logits_error=tight)),
                (NEMOTRON4_15B, _nemotron4_15b_text))  # fmt: skip
-    by_id = (BRIDGE_MOE, BRIDGE_QWEN, FOUNDRY_A100, NEMOTRON4_15B)
+    by_id = (BRIDGE_MOE, BRIDGE_QWEN, NEMOTRON4_15B)
     for source, text in sources:
         rows = [r for r in CHECKED_ROWS if r.source_id == source]
         known = {r.id: errors[r.id] for r in rows if errors.get(r.id) is not None}

@@ -135,14 +135,20 @@ def position_activations(work, flash_attention: bool, tokens, tp, sp, rc, fp8_ac
 
 
 def activation_floor(
-    work: Workload, g, need_m, fp8_activations: bool, flash_attention: bool, sequence_parallel: bool
+    work: Workload,
+    g,
+    need_m,
+    fp8_activations: bool,
+    flash_attention: bool,
+    sequence_parallel: bool,
+    logits_bytes: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per layout of the grid `g` (arrays tp, pp, micro_batch, interleave, recompute, cp, first, last,
     act_offload): (the activation bytes of the fullest stage with the fewest micro-batches in flight a step can
     have (`need_m`), the same terms `step_time.layout_costs` keeps; the activation bytes the layout keeps in host
     memory). No dp, ZeRO stage or state offload lowers the first, so a layout whose floor exceeds HBM can be
-    dropped before its step costs are computed. Both depend on the model, the grid and these three switches alone
-    (no hardware figure), so systems with different GPUs or fabrics share them."""
+    dropped before its step costs are computed. Both depend on the model, the grid, these three switches and the
+    loss's bytes per logit alone (no hardware figure), so systems with different GPUs or fabrics share them."""
     tp, pp, v = g["tp"].astype(float), g["pp"].astype(float), g["interleave"].astype(float)
     cp, rc = g["cp"].astype(float), g["recompute"]
     tokens = g["micro_batch"] * float(work.shape.seq_len) / cp
@@ -156,7 +162,7 @@ def activation_floor(
     )
     in_flight = np.minimum(np.maximum(pp[:, None] - index, 0.0), need_m[:, None])
     ileave = interleave_factor(pp, v)
-    logits = 8.0 * tokens * float(work.shape.vocab) / tp
+    logits = logits_bytes * tokens * float(work.shape.vocab) / tp
     extra = (counts > 0) * np.where(rc == 2, act_none, 0.0)[:, None] + head * logits[:, None]
     floor = (counts * (per_layer * ileave)[:, None] * in_flight + extra).max(axis=1)
     return floor, offloaded * per_layer

@@ -71,6 +71,8 @@ class MemoryOptions:
     # memory per GPU that offloaded activations and optimizer state may fill together.
     activation_offload_overlap: float = 0.5
     host_offload_bytes: float = math.inf  # no limit until resolved from the system's host memory
+    # What the loss keeps per logit until the backward (assumption `logits_bytes_per_element`).
+    logits_bytes_per_element: float = 2.0
 
 
 def memory_options_for(system: System, hbm_bytes: float, fp8_activations: bool, a) -> MemoryOptions:
@@ -86,6 +88,7 @@ def memory_options_for(system: System, hbm_bytes: float, fp8_activations: bool, 
         offload_overlap=a["offload_overlap_fraction"],
         activation_offload_overlap=a["activation_offload_overlap_fraction"],
         host_offload_bytes=a["host_memory_offload_share"] * system.host_memory_gib_per_gpu * GIB,
+        logits_bytes_per_element=a["logits_bytes_per_element"],
     )
 
 

@@ -355,6 +355,7 @@ def layout_costs(
         act_none,
         tokens,
         cp_working,
+        memory.logits_bytes_per_element,
     )
     if act_offload.any():
         acts = layers_on_gpu(counts, act_offload) * per_layer_acts[:, None]
@@ -412,11 +413,13 @@ def _position_memory(work: Workload, tp: np.ndarray, ep: np.ndarray, etp: np.nda
                      counts: np.ndarray,
                      has_embedding: np.ndarray, has_head: np.ndarray, kv_params: np.ndarray,
                      per_layer_acts: np.ndarray, act_none: np.ndarray, tokens: np.ndarray,
-                     cp_working: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+                     cp_working: np.ndarray,
+                     logits_bytes: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """(dense params, expert params, activations, extra activation bytes) per GPU per stage position. At ep = 1
     the experts shard over all of dp like dense weights (counted as dense). Full recompute rebuilds one layer's
     activations at a time, as an all-gather context-parallel exchange holds one layer's gathered K and V with
-    their gradients (`cp_working`); the head's stage keeps fp32 logits and their gradient."""
+    their gradients (`cp_working`); the head's stage keeps what the loss holds per logit (`logits_bytes`: 2 with
+    a fused cross entropy writing the gradient over 16-bit logits, 8 with FP32 softmax and gradient)."""
     dense, experts = position_params(work, tp[:, None], ep[:, None], counts, has_embedding, has_head,
                                      kv_params[:, None], etp[:, None])  # fmt: skip
     split = ep[:, None] > 1
@@ -424,5 +427,5 @@ def _position_memory(work: Workload, tp: np.ndarray, ep: np.ndarray, etp: np.nda
     experts = np.where(split, experts, 0.0)
     vocab = float(work.shape.vocab)
     held = np.where(rc == 2, act_none, 0.0) + cp_working  # one layer's at a time
-    extra = (counts > 0) * held[:, None] + has_head * (8.0 * tokens * vocab / tp)[:, None]
+    extra = (counts > 0) * held[:, None] + has_head * (logits_bytes * tokens * vocab / tp)[:, None]
     return dense, experts, counts * per_layer_acts[:, None], extra

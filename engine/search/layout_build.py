@@ -109,8 +109,11 @@ def _prune_memory(s: TrainingSearch, g: dict[str, np.ndarray], opt: GridOptions)
     pp = g["pp"].astype(float)
     need_m = np.where(pp > 1, s.min_m_per_stage * pp, 1.0)
     fp8, flash, sp = s.memory.fp8_activations, s.eff.flash_attention, s.eff.sequence_parallel
-    key = (s.work, opt, s.min_m_per_stage, fp8, flash, sp)
-    acts, host = ACTIVATION_FLOORS.get_or_build(key, lambda: activation_floor(s.work, g, need_m, fp8, flash, sp))
+    logits = s.memory.logits_bytes_per_element
+    key = (s.work, opt, s.min_m_per_stage, fp8, flash, sp, logits)
+    acts, host = ACTIVATION_FLOORS.get_or_build(
+        key, lambda: activation_floor(s.work, g, need_m, fp8, flash, sp, logits)
+    )
     reserve = s.memory.reserve_bytes if s.memory.reserve_bytes is not None else 0.0
     in_host = host <= s.memory.host_offload_bytes
     keep = (acts + reserve <= s.hw.hbm_bytes) & in_host

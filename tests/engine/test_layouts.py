@@ -10,7 +10,7 @@ import pytest
 from engine.assumptions.registry import Assumptions
 from engine.performance.cp_comm import ring_attention_time
 from engine.performance.layout_terms import kv_replica_terms
-from engine.performance.memory import GIB
+from engine.performance.memory import GIB, MemoryOptions
 from engine.performance.stages import stage_layer_counts, stage_split
 from engine.performance.step_time import efficiency_for, hardware_for, layout_costs, step_costs
 from engine.search.layouts import TrainingSearch
@@ -25,11 +25,11 @@ def setup(catalog, shape_of):
     return work, hardware_for(gpu, system, "bf16"), efficiency_for(gpu, "bf16", Assumptions())
 
 
-def _lay(work, hw, eff, tp=8, pp=1, mb=1, v=1, rc=0, cp=1, first=None, last=None):
+def _lay(work, hw, eff, tp=8, pp=1, mb=1, v=1, rc=0, cp=1, first=None, last=None, memory=None):
     a = lambda x: np.array([x])  # noqa: E731
     f = None if first is None else a(first)
     la = None if last is None else a(last)
-    return layout_costs(work, hw, eff, a(tp), a(pp), a(mb), a(v), a(rc), None, a(cp), f, la)
+    return layout_costs(work, hw, eff, a(tp), a(pp), a(mb), a(v), a(rc), None, a(cp), f, la, memory=memory)
 
 
 # ---- stage splits ----------------------------------------------------------------------------------------
@@ -78,7 +78,11 @@ def test_fullest_stage_sets_the_memory(setup):
     single = _lay(work, hw, eff, pp=1)  # one stage: 80 layers' activations + the logits
     per_layer = single.activation_bytes[0] / 80
     logits = single.activation_extra_bytes[0]
-    assert logits == pytest.approx(8.0 * 8192 * work.shape.vocab / 8)  # fp32 logits + grad, 1/tp of the vocab
+    # A fused cross entropy keeps the 16-bit logits and writes their gradient over them: 2 B each, 1/tp of the vocab.
+    assert logits == pytest.approx(2.0 * 8192 * work.shape.vocab / 8)
+    # A loss that keeps FP32 softmax and its FP32 gradient holds 8 B per logit.
+    fp32_loss = _lay(work, hw, eff, pp=1, memory=MemoryOptions(logits_bytes_per_element=8.0))
+    assert fp32_loss.activation_extra_bytes[0] == pytest.approx(8.0 * 8192 * work.shape.vocab / 8)
     # pp = 2, first stage 1 layer (2 micro-batches in flight), last 79 layers (1 in flight) + LM head + logits:
     # the last stage holds 79 layers' activations + logits against the first's 2 layers' worth, so it binds.
     lay = _lay(work, hw, eff, pp=2, first=1, last=79)

@@ -236,6 +236,12 @@ train-16k-gpus 27.07 -> 27.45); two deadline plans need more GPUs for it: train-
 GPUs (27.85 days). Steady-state figures did not move. Re-captured once more for the whole run's wording: the
 production factor says what it mostly measures (a team's software below the tuned benchmark) and cites SmolLM3;
 no figure moved.
+Re-captured when the loss's logits became a named assumption (`logits_bytes_per_element`, 2: Transformer Engine's
+fused cross entropy, which NVIDIA's recipes run, writes the gradient over the 16-bit logits; 8 before, FP32 softmax
+and gradient): the last stage's memory falls by 6 bytes per token and vocabulary entry over tp (train-70b-dgx-h100
+72.41 -> 69.47 GiB), and plans the memory bound take a larger micro-batch: train-8b-auto-30d 23.78 -> 23.74 days,
+train-8b-fp8-b200 7.53 -> 7.51, train-explicit-shape 11.99 -> 11.95, train-405b-auto-120d 119.44 -> 119.42; no
+system or GPU count moved.
 """
 
 from __future__ import annotations
