@@ -229,11 +229,12 @@ def activation_terms(work: Workload, tokens, tp, sp, flash_attention: bool = Fal
     a s^2 b in unfused attention with the dropped-out scores, 2 a s^2 b); a model trained without dropout
     (`model.dropout` false, the default: PyTorch's dropout at rate 0 returns its input and stores nothing) keeps
     32 s b h + 2 a s^2 b. Two generalisations, same derivation:
-    with GQA the stored K and V shrink by kv_heads/heads (attention 11 sbh -> (7 + 4 kv/a) sbh), and Q and the
+    with GQA the stored K and V shrink by kv_heads/heads (attention 11 sbh -> (7 + 4 kv/a) sbh with dropout's
+    mask, (6 + 4 kv/a) sbh without), and Q and the
     output projection's input are the heads' widths where the head size is decoupled from h; the FFN keeps
     the activation function's input and the second matmul's input, 2 d_ff + 2 d_ff = 4 s b d_ff for a plain FFN
     and 4 d_ff (gate and up) + 2 d_ff = 6 s b d_ff for a fused SwiGLU; MoE keeps these for each of the `active`
-    experts a token visits. Selective recompute drops the 5 a s^2 b score term
+    experts a token visits. Selective recompute drops the score term (5 a s^2 b, or 2 a s^2 b without dropout)
     (as FlashAttention does, so with `flash_attention` no mode keeps it); full recompute keeps only the layer
     input (2 s b h). Tensor parallelism shards the terms over `tp`; the 8h of norm and GEMM inputs (10h with
     dropout masks) shard only with sequence parallelism, over `sp` (sp = tp with it, 1 without).

@@ -90,7 +90,7 @@ def test_without_dropout_no_masks_are_kept():
 
 def test_gqa_and_gated_generalisation():
     # GQA with 1 KV head of 4: attention keeps Q (2h), the output projection's input (2h) and K, V (2 x 2h/4):
-    # 5h instead of 6h; norm inputs (4h) and the QKV and FC1 inputs (4h) are 8h (no dropout masks); a fused SwiGLU
+    # 5h instead of MHA's 8h; norm inputs (4h) and the QKV and FC1 inputs (4h) are 8h (no dropout masks); a fused SwiGLU
     # keeps its gate+up output (4f) and its output (2f) = 6 s b f instead of 4 s b f.
     # Per token: 5*64 + 8*64 + 6*256 = 320 + 512 + 1,536 = 2,368.
     gqa = ModelSpec(layers=2, hidden=64, heads=4, kv_heads=1, ffn_hidden=256, vocab=1000, seq_len=128, ffn_gated=True)

@@ -225,7 +225,8 @@ sequences; no figure moved.
 Re-captured when a model trained without dropout (`model.dropout`, false unless given: Llama-style runs and NVIDIA's
 current recipes set the rates to 0) stopped keeping Korthikanti's two dropout masks (2 bytes per hidden unit a
 token and layer; unfused attention keeps 2 a s^2 b, not 5): every request echo gains `dropout`, stored activations
-fall by up to 2/34 (train-70b-dgx-h100 65.16 -> 60.16 GiB), more layouts fit, and plans the memory bound moves
+fall by 2 bytes per hidden unit a token and layer (train-70b-dgx-h100 65.16 -> 60.16 GiB, 8 % of what selective
+recompute keeps), more layouts fit, and plans the memory bound moves
 faster: train-gpt3-auto-30d 29.75 -> 29.59 days, train-8b-auto-30d's H100, A100 and GB200 candidates -0.2 to
 -0.4 % and its cloud jobs alike, train-405b-auto-120d's B200 and GB300 candidates -0.4 to -0.5 %; no chosen system
 or GPU count moved.
@@ -241,7 +242,9 @@ fused cross entropy, which NVIDIA's recipes run, writes the gradient over the 16
 and gradient): the last stage's memory falls by 6 bytes per token and vocabulary entry over tp (train-70b-dgx-h100
 72.41 -> 69.47 GiB), and plans the memory bound take a larger micro-batch: train-8b-auto-30d 23.78 -> 23.74 days,
 train-8b-fp8-b200 7.53 -> 7.51, train-explicit-shape 11.99 -> 11.95, train-405b-auto-120d 119.44 -> 119.42; no
-system or GPU count moved.
+system or GPU count moved. Re-captured after a proofread: the production efficiency's slow end follows its refit
+(0.783 x exp(-1.28 x 0.154) = 0.64, was 0.65), so every p90 is 0.7 % later (train-70b-dgx-h100 68.62 -> 69.14
+days), and two assumption sources name publications instead of files; no p50, system or GPU count moved.
 """
 
 from __future__ import annotations
