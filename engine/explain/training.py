@@ -372,7 +372,11 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
             "expert params / (ep x expert tensor parallel) per GPU, sharded over the dp x cp x tp / (ep x expert "
             "tensor parallel) ranks holding the same experts) + "
             "activations_per_layer x layers / pp x min(pp, micro_batches) x (1 + (pp - 1) / (pp x interleave)) "
-            "+ working set + reserve_fraction x HBM; with activations in host memory (pp 1), the layers on the GPU "
+            "(Korthikanti's terms, with dropout masks only for a model trained with dropout) + working set (one "
+            "layer rebuilt under full recompute, the K and V an all-gather exchange holds) + the last stage's "
+            "logits (the loss's bytes per logit, 2 with a fused 16-bit cross entropy, x tokens x vocabulary / tp) "
+            "+ the framework reserve (a fixed amount plus a fragmentation share of HBM); with activations in host "
+            "memory (pp 1), the layers on the GPU "
             "are layers - offloaded + 1 (one offloaded layer is in transit at a time); offloaded optimizer state "
             "(12 B + a 2 B gradient per parameter updated) and activations beyond the share of the system's host "
             "memory per GPU they may fill stay in HBM (host overflow)",

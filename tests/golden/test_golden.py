@@ -244,7 +244,9 @@ and gradient): the last stage's memory falls by 6 bytes per token and vocabulary
 train-8b-fp8-b200 7.53 -> 7.51, train-explicit-shape 11.99 -> 11.95, train-405b-auto-120d 119.44 -> 119.42; no
 system or GPU count moved. Re-captured after a proofread: the production efficiency's slow end follows its refit
 (0.783 x exp(-1.28 x 0.154) = 0.64, was 0.65), so every p90 is 0.7 % later (train-70b-dgx-h100 68.62 -> 69.14
-days), and two assumption sources name publications instead of files; no p50, system or GPU count moved.
+days), and two assumption sources name publications instead of files; no p50, system or GPU count moved. The
+memory explain's formula then named what it adds (dropout masks only with dropout, the working set, the logits at
+the loss's bytes per logit, the reserve as a fixed amount plus fragmentation); no figure moved.
 """
 
 from __future__ import annotations
