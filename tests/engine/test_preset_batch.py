@@ -26,6 +26,9 @@ def _request(preset: str, **training) -> dict:
         ("llama-3-70b", 4 * 1024 * 1024, 512),
         ("bloom-176b", 2048 * 2048, 2048),  # BigScience's tr11-176B-ml.slurm: GLOBAL_BATCH_SIZE=2048 of 2,048 tokens
         ("starcoder-15b", 512 * 8192, 512),  # StarCoder (arXiv 2305.06161) section 5: 512 sequences of 8,192
+        ("llama-2-70b", 4 * 1024 * 1024, 1024),  # Llama 2 (arXiv 2307.09288) section 2.2: 4M tokens of 4,096
+        ("nemotron-4-340b", 2304 * 4096, 2304),  # Nemotron-4 340B (arXiv 2406.11704) Table 2: the final stage
+        ("smollm3-3b", 2_359_296, 576),  # SmolLM3-3B-checkpoints: GBS 2,359,296 tokens = 576 x 4,096
     ],
 )
 def test_a_preset_defaults_to_its_published_batch(catalog, preset, tokens, sequences):

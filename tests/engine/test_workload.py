@@ -143,3 +143,24 @@ def test_bytes_per_param():
     assert bytes_per_param("int8", 0.53125, 0.5625) == 1
     assert bytes_per_param("int4", 0.53125, 0.5625) == 0.53125
     assert bytes_per_param("fp4", 0.53125, 0.5625) == 0.5625
+
+
+@pytest.mark.parametrize(
+    ("preset", "by_hand"),
+    [
+        # Llama 2 7B: attention 4 x 4,096^2 = 67,108,864; SwiGLU 3 x 4,096 x 11,008 = 135,266,304; two norms 8,192
+        # -> 202,383,360 a layer x 32; untied embedding and head 2 x 32,000 x 4,096; final norm 4,096.
+        ("llama-2-7b", 32 * 202_383_360 + 2 * 32_000 * 4096 + 4096),  # 6,738,415,616 (the model card's 6.74B)
+        # Llama 2 70B: Q, O 2 x 8,192^2 + K, V 2 x 8,192 x 1,024 = 150,994,944; SwiGLU 3 x 8,192 x 28,672 =
+        # 704,643,072; norms 16,384 -> 855,654,400 a layer x 80; 2 x 32,000 x 8,192; 8,192.
+        ("llama-2-70b", 80 * 855_654_400 + 2 * 32_000 * 8192 + 8192),  # 68,976,648,192
+        # Nemotron-4 340B: Q, O 2 x 18,432^2 + K, V 2 x 18,432 x 1,536 = 736,100,352; squared-ReLU FFN 2 x 18,432 x
+        # 73,728 = 2,717,908,992; norms 36,864 -> 3,454,046,208 a layer x 96; 2 x 256,000 x 18,432; 18,432.
+        ("nemotron-4-340b", 96 * 3_454_046_208 + 2 * 256_000 * 18_432 + 18_432),  # 341,025,638,400
+        # SmolLM3 3B: Q, O 2 x 2,048^2 + K, V 2 x 2,048 x 512 = 10,485,760; SwiGLU 3 x 2,048 x 11,008 = 67,633,152;
+        # norms 4,096 -> 78,123,008 a layer x 36; tied 128,256 x 2,048; 2,048.
+        ("smollm3-3b", 36 * 78_123_008 + 128_256 * 2048 + 2048),  # 3,075,098,624
+    ],
+)
+def test_added_presets_counted_by_hand(catalog, preset, by_hand):
+    assert analyse_model(preset_shape(catalog, preset)).params == by_hand

@@ -246,7 +246,8 @@ system or GPU count moved. Re-captured after a proofread: the production efficie
 (0.783 x exp(-1.28 x 0.154) = 0.64, was 0.65), so every p90 is 0.7 % later (train-70b-dgx-h100 68.62 -> 69.14
 days), and two assumption sources name publications instead of files; no p50, system or GPU count moved. The
 memory explain's formula then named what it adds (dropout masks only with dropout, the working set, the logits at
-the loss's bytes per logit, the reserve as a fixed amount plus fragmentation); no figure moved.
+the loss's bytes per logit, the reserve as a fixed amount plus fragmentation); no figure moved. Re-captured for four
+presets (Llama 2 7B and 70B, Nemotron-4 340B, SmolLM3 3B): the catalog version moved; no figure moved.
 """
 
 from __future__ import annotations
