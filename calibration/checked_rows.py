@@ -298,12 +298,12 @@ def _qwen_rows() -> list[CalibrationRow]:
 
 
 NEMO_2407 = "NVIDIA NeMo performance summary (NeMo 24.07): the rest of its DGX H100 pre-training table"
-# Llama 2's shapes (Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 1 and the meta-llama model card): 7B 32
-# layers of 4,096 (32 heads), 13B 40 of 5,120 (40 heads), 70B 80 of 8,192 (64 heads sharing 8 key/value heads),
-# SwiGLU FFN of 11,008 / 13,824 / 28,672, 32,000-token vocabulary, 4,096-token sequences.
-LLAMA2_7B = ModelSpec(layers=32, hidden=4096, heads=32, kv_heads=32, ffn_hidden=11008, vocab=32_000, seq_len=4096)
+# Llama 2's shapes: 7B and 70B are catalog presets; 13B (Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 1
+# and the meta-llama model card) has 40 layers of 5,120 (40 heads), SwiGLU FFN 13,824, a 32,000-token vocabulary
+# and 4,096-token sequences.
+LLAMA2_7B = _preset("llama-2-7b")
 LLAMA2_13B = ModelSpec(layers=40, hidden=5120, heads=40, kv_heads=40, ffn_hidden=13824, vocab=32_000, seq_len=4096)
-LLAMA2_70B = ModelSpec(layers=80, hidden=8192, heads=64, kv_heads=8, ffn_hidden=28672, vocab=32_000, seq_len=4096)
+LLAMA2_70B = _preset("llama-2-70b")
 
 
 LLAMA3_LONG = (

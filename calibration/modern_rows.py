@@ -112,19 +112,8 @@ def _llama3_production(gpus: int, tflops: float) -> CalibrationRow:
 
 
 _NEMOTRON = "NVIDIA, 'Nemotron-4 340B Technical Report' (arXiv 2406.11704, June 2024), section 2 and Table 2"
-# Nemotron-4 340B's shape (the report's Table 1 and nvidia/Nemotron-4-340B-Base's configuration): 96 layers, hidden
-# 18,432, 96 query heads sharing 8 key/value heads, squared-ReLU FFN of 4 x hidden (two matrices, no gate),
-# 256,000-token vocabulary with untied embeddings, no biases, rotary positions, 4,096-token sequences.
-NEMOTRON4_340B = ModelSpec(
-    layers=96,
-    hidden=18432,
-    heads=96,
-    kv_heads=8,
-    ffn_hidden=73728,
-    vocab=256_000,
-    seq_len=4096,
-    ffn_gated=False,
-)
+# Nemotron-4 340B: the catalog preset (the report's Table 1 and nvidia/Nemotron-4-340B-Base's configuration).
+NEMOTRON4_340B = ModelSpec(preset="nemotron-4-340b")
 
 
 TINYLLAMA = ModelSpec(
