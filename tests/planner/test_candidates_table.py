@@ -44,13 +44,13 @@ def test_a_training_table_leads_with_the_deciding_columns_and_hides_the_rest():
 
 
 def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans():
-    """The chosen system's p10 - p90 is the plan's own range (67.64 - 104.90 days, the headline figure's); the
+    """The chosen system's p10 - p90 is the plan's own range (68.07 - 107.19 days, the headline figure's); the
     others carry theirs, and the median lies inside each."""
     stored = _stored("train-70b-auto-90d")
     table = plan_view(stored).candidates_table
     col = [c.label for c in table.columns].index("p10 - p90")
     chosen = table.rows[0]
-    assert chosen.status == "chosen" and chosen.cells[col].text == "67.6 - 104.9"
+    assert chosen.status == "chosen" and chosen.cells[col].text == "68.1 - 107.2"
     rng = stored["training"]["days_range"]
     assert chosen.cells[col].text == f"{rng['p10']:.1f} - {rng['p90']:.1f}"
     for c in stored["candidates"]:
@@ -59,8 +59,8 @@ def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans()
 
 
 def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
-    """GB200 NVL72 is chosen at $51.3M (51,349,352.73); the others follow from $52.9M (GB300) to $257M (the two
-    A100 systems, 256.55M and 256.56M), as the selection's explain lists them."""
+    """GB200 NVL72 is chosen at $51.4M (51,354,260.62); the others follow from $52.9M (GB300) to $257M (the two
+    A100 systems, 256.63M and 256.64M), as the selection's explain lists them."""
     stored = _stored("train-70b-auto-90d")
     table = plan_view(stored).candidates_table
     by_cost = sorted(
@@ -68,15 +68,15 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     )
     first = table.rows[0]
     assert first.status == "chosen" and first.cells[0].text == "NVIDIA GB200 NVL72 rack"
-    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "84.2", "$51.3M", "chosen"]
+    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "85.4", "$51.4M", "chosen"]
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
     assert [row.cells[3].text for row in table.rows[-2:]] == ["$257M", "$257M"]
-    # the A100 40GB system: MFU 0.44076 -> 44.1 %, IT energy 8.32 MW x 84.518 days x 24 h = 16,877 MWh, 1,280
+    # the A100 40GB system: MFU 0.44076 -> 44.1 %, IT energy 8.32 MW x 85.705 days x 24 h = 17,114 MWh, 1,280
     # systems, steady state 59.4 days
     a100 = next(row for row in table.rows if "A100 40GB" in row.cells[0].text)
     hidden = {c.label: cell.text for c, cell in zip(table.columns, a100.cells, strict=True) if c.more}
-    assert hidden["MFU"] == "44.1 %" and hidden["IT energy"] == "16,877" and hidden["Systems"] == "1,280"
+    assert hidden["MFU"] == "44.1 %" and hidden["IT energy"] == "17,114" and hidden["Systems"] == "1,280"
     assert hidden["Steady state"] == "59.4" and hidden["IT power"] == "8.32 MW"
 
 
