@@ -88,9 +88,10 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
     choice = best.choice
     deadline = ev.job.deadline_days
     within = f" by the {deadline:,.0f}-day deadline" if deadline is not None else ""
-    # the p90 only when it reads differently ("done in 25.8 days (25.8 at p90)" says nothing)
+    # the p90 only when it reads differently ("done in 25.8 days (25.8 at p90)" says nothing); only spot has one,
+    # its interruptions' p90, which is not the whole run's own p90 (the plan's range says that one)
     p90_text = f"{best.finish_days_p90:,.1f}"
-    p90 = f" ({p90_text} at p90)" if p90_text != f"{best.finish_days:,.1f}" else ""
+    p90 = f" ({p90_text} with spot interruptions at their p90)" if p90_text != f"{best.finish_days:,.1f}" else ""
     start = f"a start on day {best.start_days:,.0f}" if best.start_days else "the plan date"
     # "Build: Build and own the cluster ..." says the choice twice: "Build: own the cluster ...".
     label = best.label

@@ -247,7 +247,9 @@ system or GPU count moved. Re-captured after a proofread: the production efficie
 days), and two assumption sources name publications instead of files; no p50, system or GPU count moved. The
 memory explain's formula then named what it adds (dropout masks only with dropout, the working set, the logits at
 the loss's bytes per logit, the reserve as a fixed amount plus fragmentation); no figure moved. Re-captured for four
-presets (Llama 2 7B and 70B, Nemotron-4 340B, SmolLM3 3B): the catalog version moved; no figure moved.
+presets (Llama 2 7B and 70B, Nemotron-4 340B, SmolLM3 3B): the catalog version moved; no figure moved. And once
+more for the verdict's wording: a spot option's p90 says it is its interruptions' p90 ("59.4 with spot interruptions
+at their p90"), not the whole run's; no figure moved.
 """
 
 from __future__ import annotations
