@@ -73,9 +73,10 @@ def _uncounted_lines(f: dict[str, object]) -> list[str]:
     lines = [
         "## Published runs checked, not fitted",
         "",
-        "Runs whose GPU count and batch are unpublished: the planner's expected whole run at several plausible "
-        "counts (published batch unknown, so the planner's 4M-token default), against the published figure. "
-        "They move no constant and are not in the errors above.",
+        "Runs whose exact GPU count is unpublished: the planner's expected whole run at several plausible counts "
+        "(with the preset's published batch where there is one, else the planner's 4M-token default, and the "
+        "published layout where there is one), against the published figure. They move no constant and are not "
+        "in the errors above.",
         "",
         "| Run | Source | Published | Planner (error) by GPU count | Notes |",
         "|---|---|---|---|---|",

@@ -164,7 +164,7 @@ def uncounted_predictions(run: UncountedRun, catalog: Catalog) -> dict[int, floa
         row = WholeRunRow(
             run.id,
             run.source,
-            preset_request(run.preset, run.system, gpus, run.tokens, "bf16", {}),
+            preset_request(run.preset, run.system, gpus, run.tokens, "bf16", dict(run.parallelism)),
             run.published,
             run.unit,
             False,

@@ -160,6 +160,9 @@ def test_bytes_per_param():
         # SmolLM3 3B: Q, O 2 x 2,048^2 + K, V 2 x 2,048 x 512 = 10,485,760; SwiGLU 3 x 2,048 x 11,008 = 67,633,152;
         # norms 4,096 -> 78,123,008 a layer x 36; tied 128,256 x 2,048; 2,048.
         ("smollm3-3b", 36 * 78_123_008 + 128_256 * 2048 + 2048),  # 3,075,098,624
+        # Falcon 180B: Q, O 2 x 14,848^2 + K, V 2 x 14,848 x 512 = 456,130,560; GELU FFN 2 x 14,848 x 59,392 =
+        # 1,763,704,832; norms 29,696 -> 2,219,865,088 a layer x 80; tied 65,024 x 14,848; 14,848.
+        ("falcon-180b", 80 * 2_219_865_088 + 65_024 * 14_848 + 14_848),  # 178,554,698,240 (the card's 180B)
     ],
 )
 def test_added_presets_counted_by_hand(catalog, preset, by_hand):

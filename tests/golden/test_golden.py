@@ -249,7 +249,8 @@ memory explain's formula then named what it adds (dropout masks only with dropou
 the loss's bytes per logit, the reserve as a fixed amount plus fragmentation); no figure moved. Re-captured for four
 presets (Llama 2 7B and 70B, Nemotron-4 340B, SmolLM3 3B): the catalog version moved; no figure moved. And once
 more for the verdict's wording: a spot option's p90 says it is its interruptions' p90 ("59.4 with spot interruptions
-at their p90"), not the whole run's; no figure moved.
+at their p90"), not the whole run's; no figure moved. Re-captured for the Falcon 180B preset: the catalog version
+moved; no figure moved.
 """
 
 from __future__ import annotations
