@@ -104,7 +104,7 @@ def _offload_text(errors: list[float]) -> list[str]:
         "on the GPU set the memory, and each offloaded layer's activations cross the Grace link twice a "
         "micro-batch, at 225 GB/s per GPU and direction (one Grace serves two GPUs), at most half of it hidden "
         "under the other layers' compute (`activation_offload_overlap_fraction`, a judgement, not fitted on these "
-        "rows). On GB200 the planner's memory for the recipe (41 layers' activations, the FP32 logits and the "
+        "rows). On GB200 the planner's memory for the recipe (41 layers' activations, the logits and the "
         "reserve) fits the GPU's 186 GiB without moving anything else. Before the planner could express the "
         "offload it had to "
         "recompute every layer to fit the same activations and came out 9-28 % slow; with recompute forced off "

@@ -125,7 +125,7 @@ TERMS: dict[str, str] = {
     "deadline_days": "the deadline (days)",
     "electricity_usd_per_kwh": "the electricity price ($/kWh)",
     "facility_upkeep_percent_per_year": "facility upkeep (% a year)",
-    "finish_days_p90": "the finish at p90 (days)",
+    "finish_days_p90": "the finish (days: the p50 whole run, spot with its interruptions at their p90)",
     "gpus_needed": "GPUs needed",
     "gpus_per_instance": "GPUs per instance",
     "insurance_percent_per_year": "insurance (% a year)",

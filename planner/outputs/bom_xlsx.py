@@ -108,7 +108,15 @@ def _assumptions(view: PlanView) -> Sheet:
 
 def _options(view: PlanView) -> Sheet:
     rows: list[tuple[Cell, ...]] = [
-        ("Option", "Build or rent", "Job USD", "Starts", "Days (p90)", "Obtainable", "Why not")
+        (
+            "Option",
+            "Build or rent",
+            "Job USD",
+            "Starts",
+            "Days (p50; spot at its interruptions' p90)",
+            "Obtainable",
+            "Why not",
+        )
     ]
     comparison = view.costs.comparison if view.costs else None
     for o in comparison.options if comparison else ():

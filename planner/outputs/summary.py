@@ -160,7 +160,7 @@ def _cheapest(view: PlanView) -> KeyFigure | None:
     rng = None
     # a range only when its ends differ as shown ("done in 25.8 - 25.8 days" said nothing)
     if option is not None and f"{option.finish_days_p90:,.1f}" != f"{option.finish_days:,.1f}":
-        rng = f"done in {option.finish_days:,.1f} - {option.finish_days_p90:,.1f} days (p50 - p90)"
+        rng = f"done in {option.finish_days:,.1f} - {option.finish_days_p90:,.1f} days (spot interruptions p50 - p90)"
     note = f"{verdict.choice}: {verdict.option}"
     return KeyFigure("Cheapest obtainable option", money(verdict.job_usd), "", rng, note, "costs")
 

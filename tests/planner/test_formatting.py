@@ -228,7 +228,8 @@ def test_training_block_shows_the_steady_state_days_once():
 
 
 def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
-    """A spot option done in 25.80 days at p50 and 25.83 at p90 read "done in 25.8 - 25.8 days (p50 - p90)"."""
+    """A spot option done in 25.80 days at p50 and 25.83 at p90 read "done in 25.8 - 25.8 days (p50 - p90)"; the
+    range is its interruptions', and says so."""
     stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
     chosen = stored["costs"]["verdict"]["option"]
     (option,) = [o for o in stored["costs"]["comparison"]["options"] if o["label"] == chosen]
@@ -239,7 +240,7 @@ def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
 
     assert cheapest(stored).range is None
     option["finish_days_p90"] = 27.0
-    assert cheapest(stored).range == "done in 25.8 - 27.0 days (p50 - p90)"
+    assert cheapest(stored).range == "done in 25.8 - 27.0 days (spot interruptions p50 - p90)"
 
 
 def test_a_breakdown_gives_each_value_its_unit():
