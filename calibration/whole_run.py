@@ -66,21 +66,24 @@ def _in_unit(row: WholeRunRow, training: dict[str, Any], days: float) -> float:
     return days if row.unit == "days" else days * 24.0 * float(training["gpus"])
 
 
+def _stored_defaults_training(row: WholeRunRow, catalog: Catalog) -> dict[str, Any] | None:
+    """The training section of the row's plan at the stored defaults; None for a system the catalog lacks or an
+    infeasible plan."""
+    if row.request["hardware"]["system"] not in catalog.systems:
+        return None
+    return to_json(run_plan(validate_request(row.request, catalog), catalog)).get("training")
+
+
 def steady_tokens_per_s_per_gpu(row_id: str, catalog: Catalog) -> float | None:
     """The planner's steady-state tokens/s per GPU for a whole-run row (its plan between failures), to set beside
     a pace the run published itself; None where the row cannot be planned."""
-    row = next(r for r in WHOLE_RUN_ROWS if r.id == row_id)
-    if row.request["hardware"]["system"] not in catalog.systems:
-        return None
-    training = to_json(run_plan(validate_request(row.request, catalog), catalog)).get("training")
+    training = _stored_defaults_training(next(r for r in WHOLE_RUN_ROWS if r.id == row_id), catalog)
     return float(training["tokens_per_s"]) / float(training["gpus"]) if training else None
 
 
 def whole_run_range(row: WholeRunRow, catalog: Catalog) -> tuple[float, float] | None:
     """The plan's p10-p90 of the row's figure at the stored defaults (does the range cover the published run?)."""
-    if row.request["hardware"]["system"] not in catalog.systems:
-        return None
-    training = to_json(run_plan(validate_request(row.request, catalog), catalog)).get("training")
+    training = _stored_defaults_training(row, catalog)
     if not training or not training.get("days_range"):
         return None
     return _in_unit(row, training, training["days_range"]["p10"]), _in_unit(
