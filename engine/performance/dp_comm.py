@@ -13,7 +13,15 @@ import numpy as np
 
 from engine.performance.roofline import Efficiency, Hardware, ring_latencies_s, ring_time
 
-__all__ = ["crossing_bandwidth", "dp_collectives", "dp_exposed_s", "dp_ranks_per_system", "expert_collectives"]
+__all__ = [
+    "crossing_bandwidth",
+    "dp_buckets",
+    "dp_collectives",
+    "dp_exposed_s",
+    "dp_ranks_per_system",
+    "expert_collectives",
+    "exposed_after_passes",
+]
 
 
 def dp_ranks_per_system(tp, cp, pp, dpc, gpus_per_system: float):
@@ -26,6 +34,16 @@ def dp_ranks_per_system(tp, cp, pp, dpc, gpus_per_system: float):
     fits = tp * cp * pp <= gps
     per_system = np.where(fits, np.floor(gps / (tp * pp)), np.minimum(cp, np.floor(gps / tp)))
     return np.minimum(np.maximum(per_system, 1.0), dpc)
+
+
+def dp_buckets(zero, params, ranks, layer_chunks, eff: Efficiency):
+    """Buckets (collectives) the data-parallel reduction of `params` per GPU over `ranks` runs in. Megatron's
+    distributed optimizer and plain data parallelism (ZeRO 0-1) fill buckets of at least `dp_bucket_min_params`
+    parameters, growing by `dp_bucket_params_per_rank` per rank, so at thousands of ranks a few large collectives
+    pay the ring's latency rather than one per layer; sharded optimizers (ZeRO 2-3) reduce and gather a layer at a
+    time (`layer_chunks`), as FSDP wraps each block."""
+    bucket = np.maximum(eff.dp_bucket_min_params, eff.dp_bucket_params_per_rank * ranks)
+    return np.where(zero <= 1, np.maximum(np.ceil(params / bucket), 1.0), layer_chunks)
 
 
 def crossing_bandwidth(nvlink: float, scaleout: float, ranks_per_system: np.ndarray) -> np.ndarray:
@@ -57,7 +75,7 @@ def dp_collectives(
     ranks holding the same weights: roofline.ring_time, latency + factor x (ranks - 1) / ranks x bytes / (bandwidth
     x link efficiency), on NVLink `inside` a system, else across systems at `crossing_bandwidth` (the scale-out
     fabric, `scaleout_bytes_s` per GPU, used by every rank of the group a system holds). Each runs as `chunks`
-    collectives (a layer or a virtual stage each, `dp_exposed_s`), each paying the ring's latency
+    collectives (a layer each, `dp_exposed_s`), each paying the ring's latency
     (`roofline.ring_latencies_s`: one hop per step, so it grows with the group).
 
     The three collectives share the ring fraction and bandwidth, with fewer operations per candidate, each element
@@ -110,6 +128,22 @@ def expert_collectives(
     return expert_ring(expert_grad_bytes, 2.0), expert_ring(expert_grad_bytes, 1.0), expert_ring(experts_16bit, 1.0)
 
 
+def exposed_after_passes(comm, chunks, v, pp, t_pass, overlap: float, own_pass):
+    """Seconds of a once-per-step collective (`comm`, in `chunks` buckets over `v` virtual stages) left exposed
+    when each virtual stage's share starts at that stage's last pass of the step and runs under the passes still
+    to come (a share `overlap` of them).
+
+    A stage finishes its virtual stages one after another, a round of pp micro-batch passes apart, so share k (of
+    v) can hide under k rounds of pp passes, plus its own last pass where the buckets go out during that pass
+    (`own_pass` 1) rather than after it (0). The network takes the shares in turn, so the exposed tail is the
+    largest over k of (k + 1) x comm / v - overlap x (k pp + own_pass) x t_pass; linear in k, that is the larger of
+    its ends (k = 0 and k = v - 1). At least the last bucket stays exposed. Without interleaving (v = 1) it is
+    comm - overlap x own_pass x t_pass."""
+    first = comm / v - overlap * own_pass * t_pass
+    last = comm - overlap * ((v - 1.0) * pp + own_pass) * t_pass
+    return np.maximum(np.maximum(comm / chunks, first), last)
+
+
 def dp_exposed_s(
     zero: np.ndarray,
     m_eff: np.ndarray,
@@ -117,20 +151,38 @@ def dp_exposed_s(
     reduce_scatter: np.ndarray,
     gather: np.ndarray,
     chunks: np.ndarray,
-    backward_last: np.ndarray,
+    v: np.ndarray,
+    pp: np.ndarray,
     t_stage: np.ndarray,
     eff: Efficiency,
 ) -> np.ndarray:
-    """The data-parallel communication the backward does not hide, per ZeRO stage: ZeRO-0/1 all-reduce once per
-    step, overlapped with the last micro-batch's backward; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 also
-    all-gathers the parameters for forward and backward of every micro-batch, overlapped with its compute.
+    """The data-parallel communication the passes do not hide, per ZeRO stage, as Megatron-Core overlaps it
+    (overlap_grad_reduce, overlap_param_gather):
 
-    The reduction runs in chunks (a layer each; with pipelining, a virtual stage's layers each) that start as the
-    backward produces them, so at least the last chunk is exposed (Megatron Bridge, 'Communication Overlap');
-    ZeRO-3 likewise cannot hide the first chunk's parameter gather."""
-    hidden = eff.dp_overlap * backward_last
-    exposed_once = np.maximum(all_reduce / chunks, all_reduce - hidden)
-    exposed_z2 = m_eff * np.maximum(reduce_scatter / chunks, reduce_scatter - hidden) + gather
+    - ZeRO-0 all-reduces the gradients once per step under the backward's last passes; ZeRO-1 (the distributed
+      optimizer) reduce-scatters them there and all-gathers the updated weights under the next step's first
+      forward passes (`exposed_after_passes`).
+    - With interleaving a virtual stage's reduction starts only once its last backward is done (the default
+      aligned reduction), so it hides under the later stages' passes, not its own; without interleaving the
+      buckets go out during the last micro-batch's backward. The weight gather always runs a bucket ahead of the
+      forward that needs it.
+    - ZeRO-2 reduce-scatters every micro-batch under that micro-batch's backward (the last bucket of the step
+      stays exposed) and gathers the weights once, as ZeRO-1; ZeRO-3 also all-gathers the parameters for forward
+      and backward of every micro-batch, overlapped with its compute, and cannot hide the first bucket's gather.
+
+    Buckets are a layer each (`chunks`). Megatron sizes them by parameters (40M or more, 128M in NVIDIA's
+    recipes), the same order as a layer's share on a GPU. The passes are timed on the slowest stage; a stage's
+    backward is two thirds of its time per micro-batch (more with recompute, so this hides a little less than a
+    recomputing stage would), the forward one third."""
+    backward_pass = t_stage * (2.0 / 3.0) / v
+    forward_pass = t_stage * (1.0 / 3.0) / v
     hide = eff.dp_overlap
+    during_last_backward = np.where(v > 1.0, 0.0, 1.0)  # the aligned reduction waits for an interleaved stage's end
+    exposed_z0 = exposed_after_passes(all_reduce, chunks, v, pp, backward_pass, hide, during_last_backward)
+    exposed_gather = exposed_after_passes(gather, chunks, v, pp, forward_pass, hide, 1.0)
+    exposed_z1 = exposed_after_passes(reduce_scatter, chunks, v, pp, backward_pass, hide, during_last_backward)
+    exposed_once = np.where(zero == 1, exposed_z1 + exposed_gather, exposed_z0)
+    hidden = hide * t_stage * (2.0 / 3.0)
+    exposed_z2 = np.maximum(reduce_scatter / chunks, m_eff * (reduce_scatter - hidden)) + exposed_gather
     exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
     return np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from engine.performance.dp_comm import dp_collectives, dp_exposed_s, dp_ranks_per_system, expert_collectives
+from engine.performance.dp_comm import (
+    dp_buckets,
+    dp_collectives,
+    dp_exposed_s,
+    dp_ranks_per_system,
+    expert_collectives,
+)
 from engine.performance.layout_terms import (
     POS_EXPERTS,
     host_overflow_bytes,
@@ -266,8 +272,8 @@ def _times(
     folded over the tensor-parallel ranks), so its gradient collectives and ZeRO sharding run over those. Each
     step is a helper of a few numpy operations on the same arrays (the search calls this about 80 times per plan:
     the helpers' calls are a fraction of a per cent)."""
-    (tp, pp, mb, _v, t_stage, _t_body, _p2p, _params, experts, ep_share, cp, _layer_params, offload, chunks,
-     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, backward_last, _ileave) = cols.T  # fmt: skip
+    (tp, pp, mb, v, t_stage, _t_body, _p2p, _params, experts, ep_share, cp, _layer_params, offload, chunks,
+     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, _backward_last, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
     # ranks holding the same experts (expert-data-parallel group): dp x cp / ep, or dp x cp x tp / ep with the
@@ -280,16 +286,25 @@ def _times(
     # as many NICs as it has ranks in each (dp_comm.dp_ranks_per_system, dp_comm.crossing_bandwidth).
     per_system = dp_ranks_per_system(tp, cp, pp, dpc, hw.gpus_per_system)
     inside = group * dp <= hw.gpus_per_system
+    buckets = dp_buckets(zero, dense, dpc, chunks, eff)
     all_reduce, reduce_scatter, gather = dp_collectives(
-        lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, per_system, chunks
+        lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, per_system, buckets
     )
     if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
         expert_per_system = np.minimum(np.maximum(np.floor(per_system / ep_share), 1.0), edp)
         extra = expert_collectives(
-            lay.dp_bandwidth_bytes_s, inside, edp, experts, experts_16bit, hw, eff, expert_per_system, chunks
+            lay.dp_bandwidth_bytes_s,
+            inside,
+            edp,
+            experts,
+            experts_16bit,
+            hw,
+            eff,
+            expert_per_system,
+            dp_buckets(zero, experts, edp, chunks, eff),
         )
         all_reduce, reduce_scatter, gather = all_reduce + extra[0], reduce_scatter + extra[1], gather + extra[2]
-    dp_exposed = dp_exposed_s(zero, m_eff, all_reduce, reduce_scatter, gather, chunks, backward_last, t_stage, eff)
+    dp_exposed = dp_exposed_s(zero, m_eff, all_reduce, reduce_scatter, gather, buckets, v, pp, t_stage, eff)
     optimizer_time, offload_time, step = _optimizer_step(
         lay, zero, dpc, edp, dense, experts if any_experts else None, offload, m_eff, pipeline + dp_exposed, hw, eff
     )

@@ -102,6 +102,10 @@ class Efficiency:
     # `collective_latency_s` per collective, whatever its size.
     ring_step_nvlink_s: float = 0.0
     ring_step_network_s: float = 0.0
+    # Parameters in one bucket of the data-parallel gradient reduction (`dp_comm.dp_buckets`): at least the
+    # minimum, growing with the ranks so the ring's latency, which grows with them too, stays amortised.
+    dp_bucket_min_params: float = 40e6
+    dp_bucket_params_per_rank: float = 1e6
 
 
 def hardware_for(gpu: Gpu, system: System, precision: str) -> Hardware:
@@ -159,6 +163,8 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
         tp_overlap=a["tp_comm_overlap_fraction"],
         ring_step_nvlink_s=a["ring_step_latency_us_nvlink"] * 1e-6,
         ring_step_network_s=a["ring_step_latency_us_network"] * 1e-6,
+        dp_bucket_min_params=a["dp_bucket_min_params"],
+        dp_bucket_params_per_rank=a["dp_bucket_params_per_rank"],
     )
 
 

@@ -122,7 +122,7 @@ class LayoutCosts:
     cp_comm_windowed: np.ndarray | None = None  # the sliding-window layers' method; None without such layers
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
-    dp_chunks: np.ndarray | None = None  # chunks the DP gradient reduction overlaps in (one stays exposed)
+    dp_chunks: np.ndarray | None = None  # buckets (a layer each) the DP collectives run in (one stays exposed)
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
     # Figures the searches derive from these costs alone (and the request inputs in their key), kept with the
@@ -378,7 +378,7 @@ def layout_costs(
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b), cp_comm=cp_method,
         cp_comm_windowed=cp_windowed if work.windowed_layers else None,
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
-        dp_chunks=np.where(pp > 1, v, np.maximum(most_layers, 1.0)),
+        dp_chunks=np.maximum(most_layers, 1.0),
     )  # fmt: skip
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -131,23 +133,36 @@ def test_tp_overlap_hides_its_share_of_the_nvlink_collectives_by_hand(catalog, s
     assert exposed[0.7] == pytest.approx(0.3 * exposed[0.0], rel=1e-9)
 
 
-def test_dp_reduction_leaves_one_chunk_exposed_by_hand(setup):
-    """Megatron Bridge overlaps the gradient reduction chunk by chunk, a layer per chunk, a virtual stage's
-    layers with pipelining: the last chunk cannot hide. With pp 8 and no interleaving the whole stage is one
-    chunk, so the whole reduction is exposed; with 5 virtual stages at least a fifth is. Each chunk is a
-    collective of its own: over 4 ranks on 4 systems NCCL's tree all-reduce takes 10 us + 2 x log2(4) network
-    steps of 14 us = 66 us (its ring: 10 + 6 x 14 = 94 us)."""
+def test_dp_reduction_hides_under_the_passes_still_to_come_by_hand(setup):
+    """Megatron-Core's distributed optimizer (ZeRO-1) reduce-scatters the gradients bucket by bucket (a layer each)
+    and all-gathers the updated weights under the next step's first forward passes (overlap_grad_reduce,
+    overlap_param_gather). Without interleaving the buckets go out during the last micro-batch's backward; with
+    v virtual stages the aligned reduction of each starts once its last backward is done, a round of pp passes
+    after the one before, so the last share hides under (v - 1) pp passes and the first not at all. The weight
+    gather runs a bucket ahead of the forward, so each share also hides under its own first pass. Each bucket is
+    a collective of its own: over 4 ranks on 4 systems NCCL's ring reduce-scatter (or all-gather) takes 10 us +
+    3 network steps of 14 us = 52 us."""
     work, hw, eff = setup
-    dp = 4.0
+    dp, pp, overlap = 4.0, 8.0, 0.8  # dp_overlap_fraction's default
     for v in (1, 5):
         lay = _one(work, hw, eff, 8, 8, 1, v, 1)
         c = step_costs(lay, np.array([0]), np.array([dp]), np.array([1]), 512, 8192, hw, eff)
-        # All-reduce volume of the BF16 gradients of the heaviest stage's GPU over 4 systems' NICs (50 GB/s, 0.8).
-        grads = lay.params_per_gpu[0] * 2.0
-        all_reduce = v * 66e-6 + 2.0 * (dp - 1) / dp * grads / (50e9 * 0.8)
-        assert c.dp_exposed_time_s[0] >= all_reduce / v * (1 - 1e-9)
-        if v == 1:
-            assert c.dp_exposed_time_s[0] == pytest.approx(all_reduce, rel=1e-9)
+        params = float(lay.params_per_gpu[0])  # the heaviest stage's GPU
+        buckets = math.ceil(params / 40e6)  # Megatron's max(40M, 1M x 4 ranks) parameters a bucket
+        # 10 of Llama 3 70B's layers (856M parameters each) and the 1.05B embedding, over TP8: 1.2B, 31 buckets
+        assert buckets == math.ceil((10 * 856e6 + 1.05e9) / 8 / 40e6) == 31
+        weights = params * 2.0  # BF16 gradients (and weights)
+        half = buckets * 52e-6 + (dp - 1) / dp * weights / (50e9 * 0.8)  # 4 systems' NICs, 50 GB/s, 0.8
+        t_stage = float(lay.stage_time_s[0])
+        backward, forward = 2.0 / 3.0 * t_stage / v, 1.0 / 3.0 * t_stage / v
+        own = 1.0 if v == 1 else 0.0  # buckets leave during the last backward only without interleaving
+        reduce_scatter = max(half / buckets, half / v - overlap * own * backward,
+                             half - overlap * ((v - 1) * pp + own) * backward)  # fmt: skip
+        gather = max(half / buckets, half / v - overlap * forward, half - overlap * ((v - 1) * pp + 1) * forward)
+        assert c.dp_exposed_time_s[0] == pytest.approx(reduce_scatter + gather, rel=1e-9)
+        assert c.dp_exposed_time_s[0] >= 2.0 * half / buckets * (1 - 1e-9)  # the last bucket of each
+        if v == 5:
+            assert c.dp_exposed_time_s[0] >= half / 5  # the first finished share of the reduction cannot hide
 
 
 def test_fp8_gemm_moves_one_byte_operands_plus_the_cast_copy_by_hand(catalog):
