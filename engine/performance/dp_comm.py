@@ -36,14 +36,17 @@ def dp_ranks_per_system(tp, cp, pp, dpc, gpus_per_system: float):
     return np.minimum(np.maximum(per_system, 1.0), dpc)
 
 
-def dp_buckets(zero, params, ranks, layer_chunks, eff: Efficiency):
-    """Buckets (collectives) the data-parallel reduction of `params` per GPU over `ranks` runs in. Megatron's
-    distributed optimizer and plain data parallelism (ZeRO 0-1) fill buckets of at least `dp_bucket_min_params`
-    parameters, growing by `dp_bucket_params_per_rank` per rank, so at thousands of ranks a few large collectives
-    pay the ring's latency rather than one per layer; sharded optimizers (ZeRO 2-3) reduce and gather a layer at a
-    time (`layer_chunks`), as FSDP wraps each block."""
-    bucket = np.maximum(eff.dp_bucket_min_params, eff.dp_bucket_params_per_rank * ranks)
-    return np.where(zero <= 1, np.maximum(np.ceil(params / bucket), 1.0), layer_chunks)
+def dp_buckets(zero, params, dp, v, layer_chunks, eff: Efficiency):
+    """Buckets (collectives) the data-parallel reduction of `params` per GPU runs in. Megatron's data-parallel
+    gradient buffer (plain data parallelism and the distributed optimizer, ZeRO 0-2 here) fills buckets of at
+    least `dp_bucket_min_params` parameters, growing by `dp_bucket_params_per_rank` per data-parallel rank (`dp`,
+    without context parallelism), so at thousands of ranks a few large collectives pay the ring's latency rather
+    than one per layer; each of the `v` virtual stages keeps a buffer of its own, so there are at least v. Fully
+    sharded parameters (ZeRO-3) are gathered and reduced a layer at a time (`layer_chunks`), as FSDP wraps each
+    block. The buckets follow the heaviest stage; Megatron leaves the other stages' buffers unsplit, as they have
+    the pipeline's drain to hide under."""
+    bucket = np.maximum(eff.dp_bucket_min_params, eff.dp_bucket_params_per_rank * dp)
+    return np.where(zero <= 2, np.maximum(np.ceil(params / bucket), np.maximum(v, 1.0)), layer_chunks)
 
 
 def crossing_bandwidth(nvlink: float, scaleout: float, ranks_per_system: np.ndarray) -> np.ndarray:
@@ -75,7 +78,7 @@ def dp_collectives(
     ranks holding the same weights: roofline.ring_time, latency + factor x (ranks - 1) / ranks x bytes / (bandwidth
     x link efficiency), on NVLink `inside` a system, else across systems at `crossing_bandwidth` (the scale-out
     fabric, `scaleout_bytes_s` per GPU, used by every rank of the group a system holds). Each runs as `chunks`
-    collectives (a layer each, `dp_exposed_s`), each paying the ring's latency
+    collectives (its buckets, `dp_buckets`), each paying the ring's latency
     (`roofline.ring_latencies_s`: one hop per step, so it grows with the group).
 
     The three collectives share the ring fraction and bandwidth, with fewer operations per candidate, each element
@@ -128,10 +131,10 @@ def expert_collectives(
     return expert_ring(expert_grad_bytes, 2.0), expert_ring(expert_grad_bytes, 1.0), expert_ring(experts_16bit, 1.0)
 
 
-def exposed_after_passes(comm, chunks, v, pp, t_pass, overlap: float, own_pass):
-    """Seconds of a once-per-step collective (`comm`, in `chunks` buckets over `v` virtual stages) left exposed
-    when each virtual stage's share starts at that stage's last pass of the step and runs under the passes still
-    to come (a share `overlap` of them).
+def exposed_after_passes(comm, last_bucket, v, pp, t_pass, overlap: float, own_pass):
+    """Seconds of a once-per-step collective (`comm` over `v` virtual stages, its last bucket taking
+    `last_bucket`) left exposed when each virtual stage's share starts at that stage's last pass of the step and
+    runs under the passes still to come (a share `overlap` of them).
 
     A stage finishes its virtual stages one after another, a round of pp micro-batch passes apart, so share k (of
     v) can hide under k rounds of pp passes, plus its own last pass where the buckets go out during that pass
@@ -141,23 +144,23 @@ def exposed_after_passes(comm, chunks, v, pp, t_pass, overlap: float, own_pass):
     comm - overlap x own_pass x t_pass."""
     first = comm / v - overlap * own_pass * t_pass
     last = comm - overlap * ((v - 1.0) * pp + own_pass) * t_pass
-    return np.maximum(np.maximum(comm / chunks, first), last)
+    return np.maximum(np.maximum(last_bucket, first), last)
 
 
 def dp_exposed_s(
     zero: np.ndarray,
     m_eff: np.ndarray,
-    all_reduce: np.ndarray,
-    reduce_scatter: np.ndarray,
-    gather: np.ndarray,
-    chunks: np.ndarray,
+    collectives: tuple[np.ndarray, np.ndarray, np.ndarray],
+    last_buckets: tuple[np.ndarray, np.ndarray, np.ndarray],
     v: np.ndarray,
     pp: np.ndarray,
     t_stage: np.ndarray,
     eff: Efficiency,
 ) -> np.ndarray:
     """The data-parallel communication the passes do not hide, per ZeRO stage, as Megatron-Core overlaps it
-    (overlap_grad_reduce, overlap_param_gather):
+    (overlap_grad_reduce, overlap_param_gather). `collectives` are the step's (all-reduce, reduce-scatter,
+    all-gather) seconds and `last_buckets` the seconds of each one's last bucket (`dp_buckets`; dense and expert
+    parameters fill buckets of their own, and the slower last bucket of the two counts).
 
     - ZeRO-0 all-reduces the gradients once per step under the backward's last passes; ZeRO-1 (the distributed
       optimizer) reduce-scatters them there and all-gathers the updated weights under the next step's first
@@ -166,23 +169,26 @@ def dp_exposed_s(
       aligned reduction), so it hides under the later stages' passes, not its own; without interleaving the
       buckets go out during the last micro-batch's backward. The weight gather always runs a bucket ahead of the
       forward that needs it.
-    - ZeRO-2 reduce-scatters every micro-batch under that micro-batch's backward (the last bucket of the step
-      stays exposed) and gathers the weights once, as ZeRO-1; ZeRO-3 also all-gathers the parameters for forward
-      and backward of every micro-batch, overlapped with its compute, and cannot hide the first bucket's gather.
+    - ZeRO-2 reduce-scatters every micro-batch under that micro-batch's backward: never less exposed than ZeRO-1,
+      whose reduction is its last micro-batch's, and more once a micro-batch's reduction outlasts its backward;
+      it gathers the weights once, as ZeRO-1. ZeRO-3 also all-gathers the parameters for forward and backward of
+      every micro-batch, overlapped with its compute, and cannot hide the first bucket's gather.
 
-    Buckets are a layer each (`chunks`). Megatron sizes them by parameters (40M or more, 128M in NVIDIA's
-    recipes), the same order as a layer's share on a GPU. The passes are timed on the slowest stage; a stage's
-    backward is two thirds of its time per micro-batch (more with recompute, so this hides a little less than a
-    recomputing stage would), the forward one third."""
+    The passes are timed on the slowest stage; a stage's backward is two thirds of its time per micro-batch (more
+    with recompute, so this hides a little less than a recomputing stage would), the forward one third."""
+    all_reduce, reduce_scatter, gather = collectives
+    last_all_reduce, last_reduce_scatter, last_gather = last_buckets
     backward_pass = t_stage * (2.0 / 3.0) / v
     forward_pass = t_stage * (1.0 / 3.0) / v
     hide = eff.dp_overlap
     during_last_backward = np.where(v > 1.0, 0.0, 1.0)  # the aligned reduction waits for an interleaved stage's end
-    exposed_z0 = exposed_after_passes(all_reduce, chunks, v, pp, backward_pass, hide, during_last_backward)
-    exposed_gather = exposed_after_passes(gather, chunks, v, pp, forward_pass, hide, 1.0)
-    exposed_z1 = exposed_after_passes(reduce_scatter, chunks, v, pp, backward_pass, hide, during_last_backward)
-    exposed_once = np.where(zero == 1, exposed_z1 + exposed_gather, exposed_z0)
+    exposed_z0 = exposed_after_passes(all_reduce, last_all_reduce, v, pp, backward_pass, hide, during_last_backward)
+    exposed_gather = exposed_after_passes(gather, last_gather, v, pp, forward_pass, hide, 1.0)
+    exposed_reduce = exposed_after_passes(
+        reduce_scatter, last_reduce_scatter, v, pp, backward_pass, hide, during_last_backward
+    )
+    exposed_once = np.where(zero == 1, exposed_reduce + exposed_gather, exposed_z0)
     hidden = hide * t_stage * (2.0 / 3.0)
-    exposed_z2 = np.maximum(reduce_scatter / chunks, m_eff * (reduce_scatter - hidden)) + exposed_gather
-    exposed_z3 = m_eff * np.maximum((gather + reduce_scatter) / chunks, 2.0 * gather + reduce_scatter - hide * t_stage)
+    exposed_z2 = np.maximum(exposed_reduce, m_eff * (reduce_scatter - hidden)) + exposed_gather
+    exposed_z3 = m_eff * np.maximum(last_gather + last_reduce_scatter, 2.0 * gather + reduce_scatter - hide * t_stage)
     return np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))

@@ -99,7 +99,6 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
             dense,
             dense * 2.0,  # 16-bit dense weights, the ZeRO-3 parameter gather
             experts * 2.0,
-            t_stage * (2.0 / 3.0),  # the last micro-batch's backward, which the gradient reduction overlaps
             interleave_factor(pp, v),  # interleaving's activation factor
         ]
         lay.columns = np.stack(base + derived, axis=1)
@@ -108,7 +107,7 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
 
 # The columns `step_memory` reads (expert data-parallel divisor, cp, layer_params, offload, interleaving factor),
 # kept apart so a memory check gathers 5 columns per candidate, not all of them.
-_MEMORY_COLUMNS = [9, 10, 11, 12, 21]
+_MEMORY_COLUMNS = [9, 10, 11, 12, 20]
 
 
 def _column_any(lay: LayoutCosts, column: int) -> bool:
@@ -273,7 +272,7 @@ def _times(
     step is a helper of a few numpy operations on the same arrays (the search calls this about 80 times per plan:
     the helpers' calls are a fraction of a per cent)."""
     (tp, pp, mb, v, t_stage, _t_body, _p2p, _params, experts, ep_share, cp, _layer_params, offload, chunks,
-     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, _backward_last, _ileave) = cols.T  # fmt: skip
+     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
     # ranks holding the same experts (expert-data-parallel group): dp x cp / ep, or dp x cp x tp / ep with the
@@ -286,25 +285,20 @@ def _times(
     # as many NICs as it has ranks in each (dp_comm.dp_ranks_per_system, dp_comm.crossing_bandwidth).
     per_system = dp_ranks_per_system(tp, cp, pp, dpc, hw.gpus_per_system)
     inside = group * dp <= hw.gpus_per_system
-    buckets = dp_buckets(zero, dense, dpc, chunks, eff)
-    all_reduce, reduce_scatter, gather = dp_collectives(
+    buckets = dp_buckets(zero, dense, dp, v, chunks, eff)
+    collectives = dp_collectives(
         lay.dp_bandwidth_bytes_s, inside, dpc, dense, dense_16bit, hw, eff, per_system, buckets
     )
+    last_buckets = tuple(c / buckets for c in collectives)
     if any_experts:  # separate expert collectives over the expert-data-parallel ranks (MoE with ep > 1)
         expert_per_system = np.minimum(np.maximum(np.floor(per_system / ep_share), 1.0), edp)
+        expert_buckets = dp_buckets(zero, experts, dp, v, chunks, eff)
         extra = expert_collectives(
-            lay.dp_bandwidth_bytes_s,
-            inside,
-            edp,
-            experts,
-            experts_16bit,
-            hw,
-            eff,
-            expert_per_system,
-            dp_buckets(zero, experts, edp, chunks, eff),
+            lay.dp_bandwidth_bytes_s, inside, edp, experts, experts_16bit, hw, eff, expert_per_system, expert_buckets
         )
-        all_reduce, reduce_scatter, gather = all_reduce + extra[0], reduce_scatter + extra[1], gather + extra[2]
-    dp_exposed = dp_exposed_s(zero, m_eff, all_reduce, reduce_scatter, gather, buckets, v, pp, t_stage, eff)
+        collectives = tuple(c + e for c, e in zip(collectives, extra, strict=True))
+        last_buckets = tuple(np.maximum(b, e / expert_buckets) for b, e in zip(last_buckets, extra, strict=True))
+    dp_exposed = dp_exposed_s(zero, m_eff, collectives, last_buckets, v, pp, t_stage, eff)
     optimizer_time, offload_time, step = _optimizer_step(
         lay, zero, dpc, edp, dense, experts if any_experts else None, offload, m_eff, pipeline + dp_exposed, hw, eff
     )

@@ -122,7 +122,7 @@ class LayoutCosts:
     cp_comm_windowed: np.ndarray | None = None  # the sliding-window layers' method; None without such layers
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
-    dp_chunks: np.ndarray | None = None  # buckets (a layer each) the DP collectives run in (one stays exposed)
+    dp_chunks: np.ndarray | None = None  # layers a stage holds: ZeRO-3 gathers and reduces them one at a time
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
     # Figures the searches derive from these costs alone (and the request inputs in their key), kept with the

@@ -197,3 +197,61 @@ def test_pipeline_send_inside_the_nvlink_domain_runs_at_nvlink_efficiency(setup)
     across = _one(work, hw, eff, 2, 16, 1, 1, 1).p2p_time_s[0]
     one = eff.collective_latency_s + 2.0 * tokens * hidden / 2 / (50e9 * 0.8)
     assert across == pytest.approx(2.0 * one)
+
+
+def _queue_tail_s(comm: float, v: int, pp: int, t_pass: float, own_pass: int) -> float:
+    """Event by event: virtual stage k's share (comm / v) becomes ready k rounds of pp passes after the first (one
+    pass earlier where its buckets go out during its own last pass), the network sends the shares one after
+    another, and the stage's compute ends (v - 1) pp + own_pass passes after the first share was ready. Returns
+    the network's time past that end."""
+    network_free = 0.0
+    for k in range(v):
+        ready = k * pp * t_pass
+        network_free = max(network_free, ready) + comm / v
+    return max(network_free - ((v - 1) * pp + own_pass) * t_pass, 0.0)
+
+
+@pytest.mark.parametrize("v", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("pp", [2, 4, 16])
+@pytest.mark.parametrize("t_pass", [0.001, 0.01, 0.05])
+@pytest.mark.parametrize("own_pass", [0, 1])
+def test_exposed_tail_matches_an_event_by_event_queue(v, pp, t_pass, own_pass):
+    """`exposed_after_passes` with everything hideable (overlap 1) and no bucket floor is the network's time past
+    the last pass, simulated share by share; a bucket floor only raises it."""
+    from engine.performance.dp_comm import exposed_after_passes
+
+    comm = 0.4
+    closed = float(exposed_after_passes(comm, 0.0, v, pp, t_pass, 1.0, own_pass))
+    assert max(closed, 0.0) == pytest.approx(_queue_tail_s(comm, v, pp, t_pass, own_pass), abs=1e-12)
+    assert float(exposed_after_passes(comm, comm / 3, v, pp, t_pass, 1.0, own_pass)) >= comm / 3
+
+
+def test_buckets_grow_with_the_ranks_and_number_at_least_the_virtual_stages(setup):
+    """Megatron's bucket: max(40M, 1M x dp) parameters. At dp 64 a bucket holds 64M, so 1.2B parameters on a GPU
+    take ceil(1,200 / 64) = 19 buckets, at dp 8 ceil(1,200 / 40) = 30; 50M parameters at dp 64 would fit one, but
+    with 4 virtual stages each keeps a buffer: 4. ZeRO-3 keeps the layer count it is given."""
+    from engine.performance.dp_comm import dp_buckets
+
+    _work, _hw, eff = setup
+    zero = np.array([1, 1, 1, 2, 3])
+    params = np.array([1.2e9, 1.2e9, 50e6, 50e6, 1.2e9])
+    dp = np.array([64.0, 8.0, 64.0, 64.0, 64.0])
+    v = np.array([1.0, 1.0, 4.0, 1.0, 1.0])
+    layers = np.full(5, 10.0)
+    assert dp_buckets(zero, params, dp, v, layers, eff).tolist() == [19.0, 30.0, 4.0, 1.0, 10.0]
+
+
+def test_zero2_never_hides_more_than_zero1_and_pays_once_its_reduction_outlasts_a_backward(setup):
+    """ZeRO-2 reduce-scatters after every micro-batch; its last micro-batch's reduction is ZeRO-1's, so it can only
+    expose as much or more. Over a slow fabric (a hundredth of the NIC) a micro-batch's reduction outlasts its
+    backward and the m micro-batches' excess shows."""
+    from dataclasses import replace
+
+    work, hw, eff = setup
+    lay = _one(work, hw, eff, 8, 4, 1, 5, 1)
+    for bandwidth in (hw.scaleout_bytes_s, hw.scaleout_bytes_s / 100):
+        slow = replace(hw, scaleout_bytes_s=bandwidth)
+        lay.dp_bandwidth_bytes_s = bandwidth
+        z1, z2 = (step_costs(lay, np.array([0]), np.array([64]), np.array([z]), 4096, 8192, slow, eff) for z in (1, 2))
+        assert z2.dp_exposed_time_s[0] >= z1.dp_exposed_time_s[0] * (1 - 1e-12)
+    assert z2.dp_exposed_time_s[0] > 2 * z1.dp_exposed_time_s[0]  # 16 micro-batches each leaving some exposed

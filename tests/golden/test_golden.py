@@ -252,17 +252,21 @@ more for the verdict's wording: a spot option's p90 says it is its interruptions
 at their p90"), not the whole run's; no figure moved. Re-captured for the Falcon 180B preset: the catalog version
 moved; no figure moved.
 Re-captured when the data-parallel reduction overlapped as Megatron-Core overlaps it (overlap_grad_reduce,
-overlap_param_gather): buckets of max(40M, 1M per rank) parameters, each paying the ring's latency, instead of a layer
-(a virtual stage with pipelining); the distributed optimizer's reduce-scatter under the backward's last passes and its
-weight gather under the next step's first forward passes, each at its own ring latency, instead of one all-reduce
-under the last backward; with interleaving a virtual stage's share hides under the passes still to come. The
-constants were refitted: Hopper 0.549 -> 0.536, Blackwell 0.529 -> 0.504, FP8 ratio 0.987 -> 1.0, Ampere 0.674 ->
-0.672, production efficiency 0.783 -> 0.819 (its slow end 0.64 -> 0.68). What moved: pipelined plans hide most of
-their reduction (train-16k-gpus 27.45 -> 23.60 days, train-405b-16k-elastic 85.73 -> 81.43, each moving to half the
-pipeline stages and twice the data-parallel ranks); unpipelined plans' steady state is 2-5 % slower through the
-lower ceilings and their whole run 1-4 % shorter through the higher production efficiency (train-70b-dgx-h100 55.05
--> 53.84 days, step 7.42 -> 7.59 s; train-70b-auto-90d 85.42 -> 85.47); train-assumption-override needs 512 H100
-again (640 before; 57.53 days against its 60-day deadline); no chosen system moved.
+overlap_param_gather): buckets of max(40M, 1M per data-parallel rank) parameters, at least one per virtual stage,
+each paying the ring's latency, instead of a layer (a virtual stage with pipelining); the distributed optimizer's
+reduce-scatter under the backward's last passes and its weight gather under the next step's first forward passes,
+each at its own ring latency, instead of one all-reduce under the last backward; with interleaving a virtual
+stage's reduction starts at its last backward's end and hides under the passes still to come; ZeRO-2 never hides
+more than ZeRO-1. The constants were refitted: Hopper 0.549 -> 0.536, Blackwell 0.529 -> 0.504, FP8 ratio 0.987
+-> 1.0, Ampere 0.674 -> 0.672, production efficiency 0.783 -> 0.806 (its slow end 0.64 -> 0.67). What moved:
+pipelined plans hide more of their reduction (train-16k-gpus 27.45 -> 25.99 days, now TP8 CP4 ring instead of TP4
+CP8 hierarchical; train-405b-16k-elastic 85.73 -> 84.14); unpipelined plans' steady state is 2-5 % slower
+through the lower ceilings, their whole run -1 to +2 % (train-70b-dgx-h100 55.05 -> 54.71 days, step 7.42 ->
+7.59 s; train-70b-auto-90d 85.42 -> 86.85 on the same 1,024 GB200); train-405b-auto-120d now picks GB300 NVL72
+over GB200 NVL72 (4,104 GPUs, 119.42 -> 119.46 days); train-assumption-override needs 512 H100 again (640 before;
+58.46 days against its 60-day deadline); ZeRO-2, as fast as ZeRO-1 where a micro-batch's reduction hides under
+its backward and lighter in memory, replaces ZeRO-3 in the 8B and Mixtral 8x7B plans and ZeRO-1 in
+train-gpt3-auto-30d.
 """
 
 from __future__ import annotations

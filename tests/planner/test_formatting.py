@@ -108,18 +108,18 @@ def test_summary_band_of_a_stored_plan():
     # 15 GB200 NVL72 racks of 72 GPUs = 1,080, of which the job's layout uses 1,024
     assert figures["GPUs"].value == "1,080"
     assert figures["GPUs"].note == "15 x NVIDIA GB200 NVL72 rack; the job uses 1,024"
-    # p10 68.07, p50 85.42, p90 107.19 days as the stored whole run says
-    assert figures["Time to train"].value == "85.4"
-    assert figures["Time to train"].range == "68.1 - 107.2 days (p10 - p90)"
+    # p10 70.79, p50 86.85, p90 106.56 days as the stored whole run says
+    assert figures["Time to train"].value == "86.9"
+    assert figures["Time to train"].range == "70.8 - 106.6 days (p10 - p90)"
     # facility 2,480.126 kW -> 2.48 MW; IT 2,066.772 kW -> 2.07 MW; 2,480.126 / 2,066.772 = PUE 1.2 (liquid)
     assert (figures["Facility power"].value, figures["Facility power"].unit) == ("2.48", "MW")
     assert figures["Facility power"].note == "IT 2.07 MW x PUE 1.2"
     # every rack drawn: 15 compute + 11 network + 1 management = 27
     assert figures["Racks"].value == "27"
     assert figures["Cheapest obtainable option"].value == "$66.4M"
-    # The expected run (85.4 days) meets the 90-day deadline but its p90 (107.2 days) does not: a deadline risk.
+    # The expected run (86.9 days) meets the 90-day deadline but its p90 (106.6 days) does not: a deadline risk.
     (risk,) = [r for r in band.risks if r.startswith("Deadline risk")]
-    assert "85.4 days, p50" in risk and "107.2 days" in risk
+    assert "86.9 days, p50" in risk and "106.6 days" in risk
 
 
 def test_rear_door_cooling_and_units_in_labels_read_as_words():
@@ -188,7 +188,7 @@ def test_compare_figures_by_unit():
     from planner.outputs.formatting import figure_text
 
     view = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
-    assert figure_text(view.value("training.days_range"), "days") == "68.1 - 107.2"
+    assert figure_text(view.value("training.days_range"), "days") == "70.8 - 106.6"
     assert figure_text(view.value("costs.onprem.capex_usd"), "USD") == "$107M"
     assert figure_text(view.value("power.facility_kw"), "kW") == "2.48 MW"
     assert figure_text(view.value("cluster.system"), "") == "NVIDIA GB200 NVL72 rack"
@@ -245,12 +245,12 @@ def test_cheapest_option_range_only_when_its_ends_differ_as_shown():
 
 def test_a_breakdown_gives_each_value_its_unit():
     """The step and memory breakdowns ended in one lone unit after the last pair ("optimizer 0.000301    s"); each
-    value carries it now ("pipeline 1.53 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
+    value carries it now ("pipeline 1.6 s"), as the stored breakdowns are in seconds and GiB (their field names)."""
     from planner.outputs.page_html import page_html
 
     lead = page_html(1, plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())), {}, {}, "")["lead"]
     block = lead[lead.index('id="stage-training"') :]
-    assert '<span class="pair">pipeline <b>1.53</b> <span class="unit">s</span></span>' in block
+    assert '<span class="pair">pipeline <b>1.6</b> <span class="unit">s</span></span>' in block
     assert '<span class="pair">weights <b>1.72</b> <span class="unit">GiB</span></span>' in block
     assert '</span> <span class="unit">s</span></td>' not in block
 
@@ -288,7 +288,7 @@ def test_the_parallel_layout_reads_as_practitioners_write_it():
     assert auto.value("training.parallelism") == "TP 2 · PP 1 · DP 512 · micro-batch 1 · ZeRO-3 · no recompute"
     big = plan_view(json.loads((GOLDEN / "train-16k-gpus.json").read_text()))
     assert big.value("training.parallelism") == (
-        "TP 4 · PP 16 · DP 32 · CP 8 (hierarchical) · 4 virtual stages · micro-batch 1 · ZeRO-1 · no recompute"
+        "TP 8 · PP 16 · DP 32 · CP 4 (ring) · 4 virtual stages · micro-batch 1 · ZeRO-1 · no recompute"
     )
     figures = {fig.label: fig for fig in auto.headlines}
     assert figures["Parallel layout"].value.startswith("TP 2 · PP 1")
