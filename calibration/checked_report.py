@@ -261,10 +261,11 @@ def _nemotron4_15b_text(errors: dict[str, float]) -> list[str]:
         "",
     ]
     if overlapped and exposed:
+        growth = _growth(errors, "nemotron4-15b-768", "nemotron4-15b-2304", 0.57, 0.64)
         lines[-2] += (
             f" Overlapped as the planner's default assumes: {_spread(overlapped)}; not overlapped: "
             f"{_spread(exposed)}. The published time also grows by 12 % from 96 to 288 ranks at the same batch per "
-            f"rank, the plan's by {100 * _growth(errors, 'nemotron4-15b-768', 'nemotron4-15b-2304', 0.57, 0.64):.0f} %: "
+            f"rank, the plan's by {100 * growth:.0f} %: "
             "the distributed optimizer's reduce-scatter and all-gather each pay a ring's start-up latency that "
             "grows with the ring, in buckets that grow by a million parameters a rank. What else grew in the run "
             "(congestion on a larger fabric, stragglers) is not in the steady state. A plan for a model this "
