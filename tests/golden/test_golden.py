@@ -266,7 +266,8 @@ through the lower ceilings, their whole run -1 to +2 % (train-70b-dgx-h100 55.05
 over GB200 NVL72 (4,104 GPUs, 119.42 -> 119.46 days); train-assumption-override needs 512 H100 again (640 before;
 58.46 days against its 60-day deadline); ZeRO-2, as fast as ZeRO-1 where a micro-batch's reduction hides under
 its backward and lighter in memory, replaces ZeRO-3 in the 8B and Mixtral 8x7B plans and ZeRO-1 in
-train-gpt3-auto-30d.
+train-gpt3-auto-30d. Re-captured once more for the step time's explain, which now says how the buckets are sized
+and what each collective hides under; no figure moved.
 """
 
 from __future__ import annotations
