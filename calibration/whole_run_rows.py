@@ -352,7 +352,7 @@ UNCOUNTED_RUNS: list[UncountedRun] = [
         "GPU count and batch not published (the planner's 4M-token default); 1.46M GPU-hours for 15T tokens is "
         "14 % MFU by 6ND: the planner comes near it only when the 4M-token batch (512 sequences) is spread over "
         "8-16K GPUs (up to 16K trained the 405B), a sixteenth of a sequence or less per GPU a step; on 1-4K H100 "
-        "its steady state for the 8B is 37-50 % MFU",
+        "its steady state for the 8B is 35-51 % MFU",
     ),
     UncountedRun(
         "llama3.1-70b",
