@@ -155,6 +155,7 @@ def dp_exposed_s(
     v: np.ndarray,
     pp: np.ndarray,
     t_stage: np.ndarray,
+    backward_share: np.ndarray,
     eff: Efficiency,
 ) -> np.ndarray:
     """The data-parallel communication the passes do not hide, per ZeRO stage, as Megatron-Core overlaps it
@@ -174,12 +175,12 @@ def dp_exposed_s(
       it gathers the weights once, as ZeRO-1. ZeRO-3 also all-gathers the parameters for forward and backward of
       every micro-batch, overlapped with its compute, and cannot hide the first bucket's gather.
 
-    The passes are timed on the slowest stage; a stage's backward is two thirds of its time per micro-batch (more
-    with recompute, so this hides a little less than a recomputing stage would), the forward one third."""
+    The passes are timed on the slowest stage: its backward is `backward_share` of its time per micro-batch (two
+    thirds without recompute, about three quarters when the backward replays the forward), the forward the rest."""
     all_reduce, reduce_scatter, gather = collectives
     last_all_reduce, last_reduce_scatter, last_gather = last_buckets
-    backward_pass = t_stage * (2.0 / 3.0) / v
-    forward_pass = t_stage * (1.0 / 3.0) / v
+    backward_pass = t_stage * backward_share / v
+    forward_pass = t_stage * (1.0 - backward_share) / v
     hide = eff.dp_overlap
     during_last_backward = np.where(v > 1.0, 0.0, 1.0)  # the aligned reduction waits for an interleaved stage's end
     exposed_z0 = exposed_after_passes(all_reduce, last_all_reduce, v, pp, backward_pass, hide, during_last_backward)
@@ -188,7 +189,7 @@ def dp_exposed_s(
         reduce_scatter, last_reduce_scatter, v, pp, backward_pass, hide, during_last_backward
     )
     exposed_once = np.where(zero == 1, exposed_reduce + exposed_gather, exposed_z0)
-    hidden = hide * t_stage * (2.0 / 3.0)
+    hidden = hide * t_stage * backward_share
     exposed_z2 = np.maximum(exposed_reduce, m_eff * (reduce_scatter - hidden)) + exposed_gather
     exposed_z3 = m_eff * np.maximum(last_gather + last_reduce_scatter, 2.0 * gather + reduce_scatter - hide * t_stage)
     return np.where(zero == 3, exposed_z3, np.where(zero == 2, exposed_z2, exposed_once))

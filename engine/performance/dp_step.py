@@ -45,9 +45,9 @@ __all__ = ["StepCosts", "StepMemory", "StepTimes", "join", "step_costs", "step_m
 # The per-layout columns `step_costs` gathers at once (`_columns`), in this order.
 _COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
             "params_per_gpu", "expert_params_per_gpu", "expert_dp_divisor", "cp", "layer_params_per_gpu", "offload",
-            "dp_chunks")  # fmt: skip
+            "dp_chunks", "backward_share")  # fmt: skip
 # The value of a column the layout costs leave absent (None).
-_COLUMN_DEFAULTS = {"expert_dp_divisor": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0}
+_COLUMN_DEFAULTS = {"expert_dp_divisor": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0, "backward_share": 2.0 / 3.0}
 _EXPERTS, _OFFLOAD = _COLUMNS.index("expert_params_per_gpu"), _COLUMNS.index("offload")
 
 
@@ -107,7 +107,7 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
 
 # The columns `step_memory` reads (expert data-parallel divisor, cp, layer_params, offload, interleaving factor),
 # kept apart so a memory check gathers 5 columns per candidate, not all of them.
-_MEMORY_COLUMNS = [9, 10, 11, 12, 20]
+_MEMORY_COLUMNS = [9, 10, 11, 12, 21]
 
 
 def _column_any(lay: LayoutCosts, column: int) -> bool:
@@ -272,7 +272,7 @@ def _times(
     step is a helper of a few numpy operations on the same arrays (the search calls this about 80 times per plan:
     the helpers' calls are a fraction of a per cent)."""
     (tp, pp, mb, v, t_stage, _t_body, _p2p, _params, experts, ep_share, cp, _layer_params, offload, chunks,
-     bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, _ileave) = cols.T  # fmt: skip
+     backward_share, bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
     # ranks holding the same experts (expert-data-parallel group): dp x cp / ep, or dp x cp x tp / ep with the
@@ -298,7 +298,7 @@ def _times(
         )
         collectives = tuple(c + e for c, e in zip(collectives, extra, strict=True))
         last_buckets = tuple(np.maximum(b, e / expert_buckets) for b, e in zip(last_buckets, extra, strict=True))
-    dp_exposed = dp_exposed_s(zero, m_eff, collectives, last_buckets, v, pp, t_stage, eff)
+    dp_exposed = dp_exposed_s(zero, m_eff, collectives, last_buckets, v, pp, t_stage, backward_share, eff)
     optimizer_time, offload_time, step = _optimizer_step(
         lay, zero, dpc, edp, dense, experts if any_experts else None, offload, m_eff, pipeline + dp_exposed, hw, eff
     )

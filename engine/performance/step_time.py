@@ -123,6 +123,7 @@ class LayoutCosts:
     positions: np.ndarray | None = None  # (n, 4, POSITION_FIELDS): see layout_terms.POS_*
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     dp_chunks: np.ndarray | None = None  # layers a stage holds: ZeRO-3 gathers and reduces them one at a time
+    backward_share: np.ndarray | None = None  # of a layer's time: backward, with any recompute (2/3 without)
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
     # Figures the searches derive from these costs alone (and the request inputs in their key), kept with the
@@ -378,7 +379,7 @@ def layout_costs(
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b), cp_comm=cp_method,
         cp_comm_windowed=cp_windowed if work.windowed_layers else None,
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
-        dp_chunks=np.maximum(most_layers, 1.0),
+        dp_chunks=np.maximum(most_layers, 1.0), backward_share=1.0 - fwd / layer_time,
     )  # fmt: skip
 
 

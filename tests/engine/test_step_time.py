@@ -154,7 +154,8 @@ def test_dp_reduction_hides_under_the_passes_still_to_come_by_hand(setup):
         weights = params * 2.0  # BF16 gradients (and weights)
         half = buckets * 52e-6 + (dp - 1) / dp * weights / (50e9 * 0.8)  # 4 systems' NICs, 50 GB/s, 0.8
         t_stage = float(lay.stage_time_s[0])
-        backward, forward = 2.0 / 3.0 * t_stage / v, 1.0 / 3.0 * t_stage / v
+        share = float(lay.backward_share[0])  # the stage's backward share (its own test below)
+        backward, forward = share * t_stage / v, (1.0 - share) * t_stage / v
         own = 1.0 if v == 1 else 0.0  # buckets leave during the last backward only without interleaving
         reduce_scatter = max(half / buckets, half / v - overlap * own * backward,
                              half - overlap * ((v - 1) * pp + own) * backward)  # fmt: skip
@@ -255,3 +256,14 @@ def test_zero2_never_hides_more_than_zero1_and_pays_once_its_reduction_outlasts_
         z1, z2 = (step_costs(lay, np.array([0]), np.array([64]), np.array([z]), 4096, 8192, slow, eff) for z in (1, 2))
         assert z2.dp_exposed_time_s[0] >= z1.dp_exposed_time_s[0] * (1 - 1e-12)
     assert z2.dp_exposed_time_s[0] > 2 * z1.dp_exposed_time_s[0]  # 16 micro-batches each leaving some exposed
+
+
+def test_the_backward_share_is_two_thirds_and_three_quarters_with_full_recompute(setup):
+    """A layer's backward is two GEMM passes to the forward's one (2/3 of its time, a little off for attention and
+    the element-wise work); full recompute replays the forward inside the backward: (2 + 1) / (1 + 2 + 1) = 3/4.
+    The data-parallel reduction hides under that backward, the weight gather under the forward that is left."""
+    work, hw, eff = setup
+    none, selective, full = (float(_one(work, hw, eff, 8, 1, 1, 1, rc).backward_share[0]) for rc in (0, 1, 2))
+    assert none == pytest.approx(2.0 / 3.0, abs=0.02)
+    assert full == pytest.approx(3.0 / 4.0, abs=0.02)
+    assert none <= selective < full
