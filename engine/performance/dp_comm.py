@@ -169,7 +169,9 @@ def dp_exposed_s(
     - With interleaving a virtual stage's reduction starts only once its last backward is done (the default
       aligned reduction), so it hides under the later stages' passes, not its own; without interleaving the
       buckets go out during the last micro-batch's backward. The weight gather always runs a bucket ahead of the
-      forward that needs it.
+      forward that needs it; without interleaving each pipeline stage starts its own first bucket only when its
+      first forward needs it (Megatron does not align the gather across stages then), so the pipeline's fill
+      waits for one bucket at every stage.
     - ZeRO-2 reduce-scatters every micro-batch under that micro-batch's backward: never less exposed than ZeRO-1,
       whose reduction is its last micro-batch's, and more once a micro-batch's reduction outlasts its backward;
       it gathers the weights once, as ZeRO-1. ZeRO-3 also all-gathers the parameters for forward and backward of
@@ -185,6 +187,9 @@ def dp_exposed_s(
     during_last_backward = np.where(v > 1.0, 0.0, 1.0)  # the aligned reduction waits for an interleaved stage's end
     exposed_z0 = exposed_after_passes(all_reduce, last_all_reduce, v, pp, backward_pass, hide, during_last_backward)
     exposed_gather = exposed_after_passes(gather, last_gather, v, pp, forward_pass, hide, 1.0)
+    # Without interleaving the gather is not aligned across stages: each stage starts its first bucket only when
+    # its first forward needs it, so the pipeline's fill waits for one bucket at every stage after the first.
+    exposed_gather = exposed_gather + np.where((v <= 1.0) & (pp > 1.0), (pp - 1.0) * last_gather, 0.0)
     exposed_reduce = exposed_after_passes(
         reduce_scatter, last_reduce_scatter, v, pp, backward_pass, hide, during_last_backward
     )

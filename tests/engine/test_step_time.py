@@ -160,6 +160,8 @@ def test_dp_reduction_hides_under_the_passes_still_to_come_by_hand(setup):
         reduce_scatter = max(half / buckets, half / v - overlap * own * backward,
                              half - overlap * ((v - 1) * pp + own) * backward)  # fmt: skip
         gather = max(half / buckets, half / v - overlap * forward, half - overlap * ((v - 1) * pp + 1) * forward)
+        if v == 1:  # unaligned: the fill waits for the first bucket at each of the 7 later stages
+            gather += (pp - 1) * half / buckets
         assert c.dp_exposed_time_s[0] == pytest.approx(reduce_scatter + gather, rel=1e-9)
         assert c.dp_exposed_time_s[0] >= 2.0 * half / buckets * (1 - 1e-9)  # the last bucket of each
         if v == 5:
@@ -267,3 +269,26 @@ def test_the_backward_share_is_two_thirds_and_three_quarters_with_full_recompute
     assert none == pytest.approx(2.0 / 3.0, abs=0.02)
     assert full == pytest.approx(3.0 / 4.0, abs=0.02)
     assert none <= selective < full
+
+
+def test_the_pipeline_fill_waits_for_a_weight_bucket_at_every_stage_without_interleaving(setup):
+    """A reduce-scatter of 0.2 s and a weight gather of 0.1 s in 10 buckets each, under passes long enough to hide
+    anything that can hide: without pipelining the last reduce-scatter bucket (0.02 s) and the first gather bucket
+    (0.01 s) stay exposed, 0.03 s; with 8 stages and no interleaving each later stage waits for its own first
+    bucket in the fill, 7 x 0.01 s more, 0.10 s; with 2 virtual stages the gather is aligned (0.01 s) but the
+    first finished half of the reduction cannot start before its stage's last backward ends: 0.1 + 0.01 s."""
+    from engine.performance.dp_comm import dp_exposed_s
+
+    _work, _hw, eff = setup
+    assert eff.dp_overlap == 0.8
+
+    def exposed(v: float, pp: float) -> float:
+        one = np.array([1.0])
+        collectives = (0.0 * one, 0.2 * one, 0.1 * one)
+        last = (0.0 * one, 0.02 * one, 0.01 * one)
+        z = dp_exposed_s(one, one, collectives, last, v * one, pp * one, 100.0 * one, 2.0 / 3.0 * one, eff)
+        return float(z[0])
+
+    assert exposed(1, 1) == pytest.approx(0.03)
+    assert exposed(1, 8) == pytest.approx(0.10)
+    assert exposed(2, 8) == pytest.approx(0.11)

@@ -272,6 +272,9 @@ each layout's own backward share of a layer's time (two thirds without recompute
 backward replays the forward; a fixed two thirds before): the refit moved production efficiency 0.806 -> 0.807, so
 every expected whole run is 0.1 % shorter (train-70b-auto-90d 86.85 -> 86.75 days); no layout, system or GPU count
 moved.
+Re-captured when, without interleaving, each pipeline stage waits for its first weight bucket in the fill (Megatron
+does not align the distributed optimizer's gather across stages then: (pp - 1) more buckets exposed): only
+train-deepseek-v3-h800 (PP16, no interleaving) moved, 57.02 -> 57.45 days.
 """
 
 from __future__ import annotations
