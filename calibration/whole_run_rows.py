@@ -167,6 +167,10 @@ _SMOLLM3 = (
     "Hugging Face, 'SmolLM3: smol, multilingual, long-context reasoner' (blog, 2025-07-08), training "
     "configuration; HuggingFaceTB/SmolLM3-3B-checkpoints (global batch 2,359,296 tokens)"
 )
+_PHI4 = (
+    "Microsoft, microsoft/phi-4 model card (Hugging Face, 2024-12-12): 1,920 H100-80G, 21 days, 9.8T tokens; "
+    "Abdin et al., 'Phi-4 Technical Report' (arXiv 2412.08905, 2024-12-12), section 3"
+)
 # SmolLM3-3B's shape (HuggingFaceTB/SmolLM3-3B config.json): 36 layers of 2,048, 16 query heads sharing 4
 # key/value heads, SwiGLU FFN of 11,008, 128,256-token vocabulary with tied embeddings, 4,096-token pre-training
 # sequences (every fourth layer without rotary positions, which costs nothing the planner counts).
@@ -300,6 +304,18 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         "384 H100, 11.2T tokens in three 4K-context stages at 2,359,296 tokens per step, Hugging Face's nanotron "
         "(2025); layout not published: searched; the blog's 24 days, the two long-context stages after them "
         "left out",
+    ),
+    WholeRunRow(
+        "phi-4",
+        _PHI4,
+        preset_request("phi-4", "dgx-h100", 1920, 9.8e12, "bf16", {}),
+        21.0,
+        "days",
+        False,
+        "1,920 H100, 9.8T tokens at the published 5,760 x 4,096 tokens per step, BF16 taken (not published); "
+        "layout not published: searched; the card's 21 days for its 9.8T training tokens, which also cover the "
+        "report's 250B-token mid-training at 16K context and the post-training, counted here at 4K (2.5 % of the "
+        "tokens)",
     ),
     WholeRunRow(
         "llama3-405b",

@@ -29,6 +29,7 @@ def _request(preset: str, **training) -> dict:
         ("llama-2-70b", 4 * 1024 * 1024, 1024),  # Llama 2 (arXiv 2307.09288) section 2.2: 4M tokens of 4,096
         ("nemotron-4-340b", 2304 * 4096, 2304),  # Nemotron-4 340B (arXiv 2406.11704) Table 2: the final stage
         ("smollm3-3b", 2_359_296, 576),  # SmolLM3-3B-checkpoints: GBS 2,359,296 tokens = 576 x 4,096
+        ("phi-4", 5760 * 4096, 5760),  # Phi-4 Technical Report (arXiv 2412.08905) section 3: 5,760 sequences
     ],
 )
 def test_a_preset_defaults_to_its_published_batch(catalog, preset, tokens, sequences):

@@ -163,6 +163,9 @@ def test_bytes_per_param():
         # Falcon 180B: Q, O 2 x 14,848^2 + K, V 2 x 14,848 x 512 = 456,130,560; GELU FFN 2 x 14,848 x 59,392 =
         # 1,763,704,832; norms 29,696 -> 2,219,865,088 a layer x 80; tied 65,024 x 14,848; 14,848.
         ("falcon-180b", 80 * 2_219_865_088 + 65_024 * 14_848 + 14_848),  # 178,554,698,240 (the card's 180B)
+        # Phi-4: Q, O 2 x 5,120^2 + K, V 2 x 5,120 x 1,280 = 65,536,000; SwiGLU 3 x 5,120 x 17,920 = 275,251,200;
+        # norms 10,240 -> 340,797,440 a layer x 40; untied 2 x 100,352 x 5,120; 5,120.
+        ("phi-4", 40 * 340_797_440 + 2 * 100_352 * 5120 + 5120),  # 14,659,507,200 (the card's 14B)
     ],
 )
 def test_added_presets_counted_by_hand(catalog, preset, by_hand):

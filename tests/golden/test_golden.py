@@ -275,6 +275,11 @@ moved.
 Re-captured when, without interleaving, each pipeline stage waits for its first weight bucket in the fill (Megatron
 does not align the distributed optimizer's gather across stages then: (pp - 1) more buckets exposed): only
 train-deepseek-v3-h800 (PP16, no interleaving) moved, 57.02 -> 57.45 days.
+Re-captured when Microsoft's Phi-4 (21 days on 1,920 H100 for 9.8T tokens, the microsoft/phi-4 model card) joined the
+whole runs production efficiency is fitted on: it implies 0.57, the median moved 0.807 -> 0.805 (every expected whole
+run 0.25 % longer: train-70b-auto-90d 86.75 -> 86.96 days), and the held-out spread 0.149 -> 0.171 moved the slow
+end 0.67 -> 0.65, so every p90 is later (train-70b-auto-90d 106.43 -> 108.29 days); no layout, system or GPU count
+moved. The catalog version moved with the new preset.
 """
 
 from __future__ import annotations

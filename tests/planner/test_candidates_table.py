@@ -50,7 +50,7 @@ def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans()
     table = plan_view(stored).candidates_table
     col = [c.label for c in table.columns].index("p10 - p90")
     chosen = table.rows[0]
-    assert chosen.status == "chosen" and chosen.cells[col].text == "70.7 - 106.4"
+    assert chosen.status == "chosen" and chosen.cells[col].text == "69.8 - 108.3"
     rng = stored["training"]["days_range"]
     assert chosen.cells[col].text == f"{rng['p10']:.1f} - {rng['p90']:.1f}"
     for c in stored["candidates"]:
@@ -68,15 +68,15 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     )
     first = table.rows[0]
     assert first.status == "chosen" and first.cells[0].text == "NVIDIA GB200 NVL72 rack"
-    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "86.7", "$51.4M", "chosen"]
+    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "87.0", "$51.4M", "chosen"]
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
     assert [row.cells[3].text for row in table.rows[-2:]] == ["$256M", "$256M"]
-    # the A100 40GB system: MFU 0.46398 -> 46.4 %, IT energy 8.32 MW x 78.996 days x 24 h = 15,774 MWh, 1,280
+    # the A100 40GB system: MFU 0.46398 -> 46.4 %, IT energy 8.32 MW x 79.192 days x 24 h = 15,813 MWh, 1,280
     # systems, steady state 56.4 days
     a100 = next(row for row in table.rows if "A100 40GB" in row.cells[0].text)
     hidden = {c.label: cell.text for c, cell in zip(table.columns, a100.cells, strict=True) if c.more}
-    assert hidden["MFU"] == "46.4 %" and hidden["IT energy"] == "15,774" and hidden["Systems"] == "1,280"
+    assert hidden["MFU"] == "46.4 %" and hidden["IT energy"] == "15,813" and hidden["Systems"] == "1,280"
     assert hidden["Steady state"] == "56.4" and hidden["IT power"] == "8.32 MW"
 
 
