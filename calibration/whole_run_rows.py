@@ -313,9 +313,9 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         "days",
         False,
         "1,920 H100, 9.8T tokens at the published 5,760 x 4,096 tokens per step, BF16 taken (not published); "
-        "layout not published: searched; the card's 21 days for its 9.8T training tokens, which also cover the "
-        "report's 250B-token mid-training at 16K context and the post-training, counted here at 4K (2.5 % of the "
-        "tokens)",
+        "layout not published: searched; the card's 21 days and 9.8T tokens, taken as pre-training at 4K "
+        "context (the report's 250B-token mid-training at 16K and the post-training may sit inside them: 2.5 % "
+        "of the tokens, counted at 4K if so)",
     ),
     WholeRunRow(
         "llama3-405b",
