@@ -103,7 +103,8 @@ class Efficiency:
     ring_step_nvlink_s: float = 0.0
     ring_step_network_s: float = 0.0
     # Parameters in one bucket of the data-parallel gradient reduction (`dp_comm.dp_buckets`): at least the
-    # minimum, growing with the ranks so the ring's latency, which grows with them too, stays amortised.
+    # minimum, growing with the ranks so the ring's latency, which grows with them too, stays amortised. The
+    # defaults are Megatron-LM's, as the assumptions dp_bucket_min_params and dp_bucket_params_per_rank carry them.
     dp_bucket_min_params: float = 40e6
     dp_bucket_params_per_rank: float = 1e6
 
