@@ -207,6 +207,7 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
                 "expert all-to-all (s)": p.ep_comm_time_s,
                 "pipeline point-to-point (s)": p.p2p_time_s,
                 "exposed data-parallel communication (s)": p.dp_exposed_time_s,
+                **({"data-parallel buckets (collectives a step)": p.dp_buckets} if p.dp > 1 and p.dp_buckets else {}),
                 "optimizer step (s)": p.optimizer_time_s,
                 "host-link copies of offloaded activations (s)": p.activation_offload_time_s,
                 "interleave": lay.interleave,

@@ -72,6 +72,7 @@ class StepCosts:
     fullest_stage: np.ndarray | None = None  # stage index that sets the memory need
     offload_time_s: np.ndarray | None = None  # exposed host-link transfers of offloaded state
     host_overflow_bytes: np.ndarray | float = 0.0  # offloaded state the host cannot hold, kept in HBM (in memory)
+    dp_buckets: np.ndarray | None = None  # collectives the dense data-parallel reduction runs in (`dp_buckets`)
 
 
 def _column(lay: LayoutCosts, key: str) -> np.ndarray | None:
@@ -157,6 +158,7 @@ class StepTimes(NamedTuple):
     offload_time_s: np.ndarray
     tokens_per_step: np.ndarray
     batch_exact: np.ndarray
+    dp_buckets: np.ndarray  # collectives the dense data-parallel reduction runs in (`dp_comm.dp_buckets`)
 
 
 class StepMemory(NamedTuple):
@@ -246,6 +248,7 @@ def join(times: StepTimes, memory: StepMemory) -> StepCosts:
         fullest_stage=memory.fullest_stage,
         offload_time_s=times.offload_time_s,
         host_overflow_bytes=memory.host_overflow_bytes,
+        dp_buckets=times.dp_buckets,
     )
 
 
@@ -313,6 +316,7 @@ def _times(
         offload_time_s=offload_time,
         tokens_per_step=dp_mb * m * seq_len,
         batch_exact=dp_mb * m == batch_sequences,
+        dp_buckets=np.broadcast_to(buckets, step.shape),
     )
 
 

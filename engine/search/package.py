@@ -91,6 +91,7 @@ def package_plan(
             CP_COMM_NAMES[int(lay.cp_comm_windowed.item(j))] if lay.cp_comm_windowed is not None and cp > 1 else None
         ),
         offload_time_s=t.offload_time_s.item(row) if t.offload_time_s is not None else 0.0,
+        dp_buckets=int(t.dp_buckets.item(row)) if t.dp_buckets is not None else 0,
         **per_step,
     )  # fmt: skip
 

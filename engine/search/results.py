@@ -98,6 +98,7 @@ class Plan:
     batch_exact: bool = True  # dp x micro_batch x micro_batches equals the requested global batch
     global_batch_sequences: int = 0  # what one step trains on (the nearest batch when not exact)
     fullest_stage: int = 0  # pipeline stage index whose memory is reported (the fullest)
+    dp_buckets: int = 0  # collectives the data-parallel gradient reduction runs in (0: not worked out)
     cp_comm_time_s: float = 0.0  # exposed context-parallel exchange per step
     cp_comm: str | None = None  # its method (cp_comm.CP_COMM_NAMES); None without context parallelism
     cp_comm_windowed: str | None = None  # the sliding-window layers' method; None without them or without cp

@@ -280,6 +280,8 @@ whole runs production efficiency is fitted on: it implies 0.57, the median moved
 run 0.25 % longer: train-70b-auto-90d 86.75 -> 86.96 days), and the held-out spread 0.149 -> 0.171 moved the slow
 end 0.67 -> 0.65, so every p90 is later (train-70b-auto-90d 106.43 -> 108.29 days); no layout, system or GPU count
 moved. The catalog version moved with the new preset.
+Re-captured when the step time's explain named the buckets its data-parallel reduction runs in ("data-parallel
+buckets (collectives a step)", shown when dp > 1); no figure moved.
 """
 
 from __future__ import annotations

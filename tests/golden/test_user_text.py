@@ -21,6 +21,7 @@ A hyperscaler's instance type is its product name (p5.48xlarge, Standard_ND96isr
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -205,3 +206,23 @@ def test_no_sentence_repeats_a_figure_as_its_own_range() -> None:
             assert not repeated.search(text), (name, path, text[:160])
     assert repeated.search("done in 25.8 days (25.8 at p90)")  # the pattern itself, on the case it guards
     assert repeated.search("done in 25.8 days (25.8 with spot interruptions at their p90)")
+
+
+@pytest.mark.parametrize(
+    ("name", "buckets"),
+    [
+        # Llama 3 70B at TP8 PP4, dp 16: Megatron's bucket is max(40M, 1M x 16) = 40M parameters; the heavier end
+        # stage holds 20 layers of 855.6M and the 1.05B embedding, over TP8: 2.27B -> ceil(56.7) = 57.
+        ("train-70b-pinned-tp8-pp4", math.ceil((20 * 855_654_400 + 128_256 * 8192) / 8 / 40e6)),
+        # The same model at TP8 PP16 CP4, dp 32: 5 layers and the embedding, over TP8: 666M / 40M -> 17.
+        ("train-16k-gpus", math.ceil((5 * 855_654_400 + 128_256 * 8192) / 8 / 40e6)),
+        # ZeRO-3 gathers and reduces a layer at a time: 80 layers on one stage.
+        ("train-70b-dgx-h100", 80),
+    ],
+)
+def test_the_step_time_says_how_many_buckets_the_reduction_runs_in(name: str, buckets: int) -> None:
+    """The step time's explain names the data-parallel buckets its exposed reduction was costed in, so a reader
+    can check the latency it pays (one ring start-up per bucket) against the layout."""
+    plan = json.loads((PLANS / f"{name}.json").read_text())
+    inputs = plan["explain"]["training.step_time_s"]["inputs"]
+    assert inputs["data-parallel buckets (collectives a step)"] == buckets
