@@ -239,11 +239,11 @@ def _foundry_a100_text(errors: list[float], fp32_logits_error: float | None = No
     ]
 
 
-def _growth(errors: dict[str, float], first: str, last: str, first_s: float, last_s: float) -> float:
-    """How much longer the plan's step is at `last` than at `first`, from each row's published step (`*_s`) and
-    its error (either row's id may carry a suffix: the unsuffixed, overlapped rows are taken)."""
-    by_id = {rid.removeprefix("3f-"): e for rid, e in errors.items()}
-    return last_s * (1.0 + by_id[last]) / (first_s * (1.0 + by_id[first])) - 1.0
+def _growth(errors: dict[str, float], first: str, last: str) -> float:
+    """How much longer the plan's step is at row `last` than at row `first`: each row's predicted step is its
+    published step times (1 + its error)."""
+    published = {row.id: row.published_step_s for row in CHECKED_ROWS}
+    return published[last] * (1.0 + errors[last]) / (published[first] * (1.0 + errors[first])) - 1.0
 
 
 def _nemotron4_15b_text(errors: dict[str, float]) -> list[str]:
@@ -261,7 +261,7 @@ def _nemotron4_15b_text(errors: dict[str, float]) -> list[str]:
         "",
     ]
     if overlapped and exposed:
-        growth = _growth(errors, "nemotron4-15b-768", "nemotron4-15b-2304", 0.57, 0.64)
+        growth = _growth(errors, "3f-nemotron4-15b-768", "3f-nemotron4-15b-2304")
         lines[-2] += (
             f" Overlapped as the planner's default assumes: {_spread(overlapped)}; not overlapped: "
             f"{_spread(exposed)}. The published time also grows by 12 % from 96 to 288 ranks at the same batch per "
