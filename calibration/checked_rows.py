@@ -225,13 +225,15 @@ def _bridge_moe_row(source: str):
         ep: int,
         recompute: str | None = None,
         dispatch_per_node: bool = True,
+        ep_overlap: bool = False,
     ) -> CalibrationRow:
         layout = f"TP{tp}{f' PP{pp}' if pp > 1 else ''}{f' VP{vp}' if vp and vp > 1 else ''} EP{ep}"
         layout += " (experts folded over TP)" if tp > 1 else ""
+        layout += ", all-to-alls overlapped (combined 1F1B)" if ep_overlap else ""
         recipe = "FP8 current scaling" if system == "dgx-h100" else "MXFP8"
         software = {"moe_load_imbalance": 1.0, **({} if dispatch_per_node else {"moe_dispatch_once_per_node": 0})}
         return _modern(label, source, _preset(preset), system, gpus, batch, mb, tokens_s, tp=tp, pp=pp, vp=vp, ep=ep,
-                       etp=1, recompute=recompute, software=software,
+                       etp=1, recompute=recompute, software=software, ep_overlap=ep_overlap,
                        notes=f"{recipe}, {layout}, micro-batch {mb}, experts force-balanced")  # fmt: skip
 
     return row
@@ -284,12 +286,12 @@ def _qwen_rows() -> list[CalibrationRow]:
     row = _bridge_moe_row(BRIDGE_QWEN)
     return [
         row("qwen3-30b-h100", "qwen3-30b-a3b", "dgx-h100", 16, 1024, 1, 8_960, ep=16, recompute="none"),
-        row("qwen3-30b-b200", "qwen3-30b-a3b", "dgx-b200", 8, 512, 4, 27_136, ep=8),
+        row("qwen3-30b-b200", "qwen3-30b-a3b", "dgx-b200", 8, 512, 4, 27_136, ep=8, ep_overlap=True),
         row("qwen3-30b-b300", "qwen3-30b-a3b", "dgx-b300", 8, 512, 8, 30_720, ep=8),
         row("qwen3-30b-gb200", "qwen3-30b-a3b", "gb200-nvl72", 8, 512, 4, 26_112, ep=8),
         row("qwen3-30b-gb300", "qwen3-30b-a3b", "gb300-nvl72", 8, 512, 8, 31_744, ep=8),
         row("qwen3-235b-h100", "qwen3-235b-a22b", "dgx-h100", 256, 8192, 1, 1_712, tp=2, pp=8, vp=4, ep=32,
-            recompute="none", dispatch_per_node=False),
+            recompute="none", dispatch_per_node=False, ep_overlap=True),
         row("qwen3-235b-b200", "qwen3-235b-a22b", "dgx-b200", 256, 8192, 1, 3_776, pp=8, vp=None, ep=8),
         row("qwen3-235b-b300", "qwen3-235b-a22b", "dgx-b300", 256, 8192, 2, 5_936, pp=8, vp=None, ep=8),
         row("qwen3-235b-gb200", "qwen3-235b-a22b", "gb200-nvl72", 256, 8192, 1, 5_680, pp=8, vp=3, ep=32),

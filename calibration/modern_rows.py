@@ -36,8 +36,10 @@ def _modern(
     notes: str = "",
     metric: str = "",
     memory: TrainingMemory | None = None,
+    ep_overlap: bool = False,
 ) -> CalibrationRow:
-    """3f: NVIDIA's published tokens/s/GPU at steady state -> seconds per step for the published global batch."""
+    """3f: NVIDIA's published tokens/s/GPU at steady state -> seconds per step for the published global batch.
+    `ep_overlap` is the recipe's overlap_moe_expert_parallel_comm (off unless the recipe sets it; MoE only)."""
     step = batch * model.seq_len / (gpus * tokens_per_s_per_gpu)
     return CalibrationRow(
         id=f"3f-{label}",
@@ -59,6 +61,7 @@ def _modern(
             interleave=vp,
             zero_stage=zero,
             recompute=recompute,
+            ep_overlap=ep_overlap if ep > 1 else None,
         ),
         software={"flash_attention": 1, "sequence_parallel": 1, **(software or {})},
         published_step_s=step,

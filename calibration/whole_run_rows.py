@@ -283,7 +283,8 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
             2048,
             14.8e12,
             "fp8",
-            {"tp": 1, "pp": 16, "ep": 64, "cp": 1},
+            # DualPipe's own overlap (below), not Megatron-Core's combined 1F1B
+            {"tp": 1, "pp": 16, "ep": 64, "cp": 1, "ep_overlap": False},
             moe_dispatch_overlap=0.95,
             moe_permute_in_dispatch=1,
         ),

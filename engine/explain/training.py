@@ -194,7 +194,10 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
             "tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else "
             "the scale-out NICs, where a per-node dispatch sends a token once to each node its experts sit on and "
             "forwards it over NVLink when that is faster; the share hidden behind compute still costs the SMs its "
-            "kernels hold; routed tokens permuted into the experts' buffers and back through HBM), "
+            "kernels hold; routed tokens permuted into the experts' buffers and back through HBM; with the "
+            "all-to-alls overlapped, a micro-batch's forward runs layer by layer beside the previous one's backward, "
+            "each all-to-all under the other's attention or expert computation, and the micro-batches the schedule "
+            "cannot pair, at the pipeline's ends, run alone), "
             "recompute) + LM head on the last stage + (activations in host memory, pp 1) the host-link copies the "
             "other layers' compute cannot hide: max((1 - overlap) x copy, copy - compute) each way, copy = "
             "offloaded layers x activation bytes per layer / host-link bandwidth",
@@ -205,6 +208,11 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
                 "pipeline bubble (s)": p.bubble_time_s,
                 "tensor-parallel communication (s)": p.tp_comm_time_s,
                 "expert all-to-all (s)": p.ep_comm_time_s,
+                **(
+                    {"expert all-to-alls overlapped with another micro-batch": "yes" if lay.ep_overlap else "no"}
+                    if lay.ep_overlap is not None and lay.ep > 1
+                    else {}
+                ),
                 "pipeline point-to-point (s)": p.p2p_time_s,
                 "exposed data-parallel communication (s)": p.dp_exposed_time_s,
                 **({"data-parallel buckets (collectives a step)": p.dp_buckets} if p.dp > 1 and p.dp_buckets else {}),
@@ -357,6 +365,11 @@ def _training_time_and_memory(tr: TrainingResult, spec: TrainingSpec, gpu: Gpu) 
                 "dp": lay.dp,
                 "ep": lay.ep,
                 **({"expert tensor parallel (1: experts folded over tp)": lay.etp} if lay.etp is not None else {}),
+                **(
+                    {"expert all-to-alls overlapped with another micro-batch": "yes" if lay.ep_overlap else "no"}
+                    if lay.ep_overlap is not None and lay.ep > 1
+                    else {}
+                ),
                 "micro-batch (sequences)": lay.micro_batch,
                 "micro-batches per step": lay.micro_batches,
                 "interleave": lay.interleave,

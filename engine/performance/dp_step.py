@@ -45,10 +45,12 @@ __all__ = ["StepCosts", "StepMemory", "StepTimes", "join", "step_costs", "step_m
 # The per-layout columns `step_costs` gathers at once (`_columns`), in this order.
 _COLUMNS = ("tp", "pp", "micro_batch", "interleave", "stage_time_s", "body_stage_time_s", "p2p_time_s",
             "params_per_gpu", "expert_params_per_gpu", "expert_dp_divisor", "cp", "layer_params_per_gpu", "offload",
-            "dp_chunks", "backward_share")  # fmt: skip
+            "dp_chunks", "backward_share", "ep_extra_in_flight", "ep_unpaired_s")  # fmt: skip
 # The value of a column the layout costs leave absent (None).
-_COLUMN_DEFAULTS = {"expert_dp_divisor": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0, "backward_share": 2.0 / 3.0}
+_COLUMN_DEFAULTS = {"expert_dp_divisor": 1.0, "cp": 1.0, "offload": 0.0, "dp_chunks": 1.0, "backward_share": 2.0 / 3.0,
+                    "ep_extra_in_flight": 0.0, "ep_unpaired_s": 0.0}  # fmt: skip
 _EXPERTS, _OFFLOAD = _COLUMNS.index("expert_params_per_gpu"), _COLUMNS.index("offload")
+_UNPAIRED = _COLUMNS.index("ep_unpaired_s")
 
 
 @dataclass
@@ -106,9 +108,11 @@ def _columns(lay: LayoutCosts) -> np.ndarray:
     return lay.columns
 
 
-# The columns `step_memory` reads (expert data-parallel divisor, cp, layer_params, offload, interleaving factor),
-# kept apart so a memory check gathers 5 columns per candidate, not all of them.
-_MEMORY_COLUMNS = [9, 10, 11, 12, 21]
+# The columns `step_memory` reads (expert data-parallel divisor, cp, layer_params, offload, EP overlap, interleaving
+# factor), kept apart so a memory check gathers 6 columns per candidate, not all of them. The interleaving factor
+# is the last of the 7 figures `_columns` derives after `_COLUMNS`.
+_MEMORY_COLUMNS = [*(_COLUMNS.index(k) for k in ("expert_dp_divisor", "cp", "layer_params_per_gpu", "offload",
+                                                   "ep_extra_in_flight")), len(_COLUMNS) + 6]  # fmt: skip
 
 
 def _column_any(lay: LayoutCosts, column: int) -> bool:
@@ -275,7 +279,8 @@ def _times(
     step is a helper of a few numpy operations on the same arrays (the search calls this about 80 times per plan:
     the helpers' calls are a fraction of a per cent)."""
     (tp, pp, mb, v, t_stage, _t_body, _p2p, _params, experts, ep_share, cp, _layer_params, offload, chunks,
-     backward_share, bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit, _ileave) = cols.T  # fmt: skip
+     backward_share, _extra, unpaired, bubble, per_micro_batch, group, dense, dense_16bit, experts_16bit,
+     _ileave) = cols.T  # fmt: skip
     dpc = dp * cp  # ranks holding the same weights
     any_experts = _column_any(lay, _EXPERTS) and bool(experts.any())
     # ranks holding the same experts (expert-data-parallel group): dp x cp / ep, or dp x cp x tp / ep with the
@@ -284,6 +289,8 @@ def _times(
     dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
     m, m_eff = _micro_batches(batch_sequences / dp_mb, nearest_batch)
     pipeline = m_eff * per_micro_batch + bubble
+    if _column_any(lay, _UNPAIRED) and unpaired.any():  # micro-batches the combined 1F1B schedule runs unpaired (`_unpaired_micro_batches`)
+        pipeline = pipeline + np.minimum(m_eff, _unpaired_micro_batches(pp, v)) * unpaired
     # DP groups stay on NVLink only when the whole job fits a system; otherwise a group's ring crosses systems on
     # as many NICs as it has ranks in each (dp_comm.dp_ranks_per_system, dp_comm.crossing_bandwidth).
     per_system = dp_ranks_per_system(tp, cp, pp, dpc, hw.gpus_per_system)
@@ -318,6 +325,15 @@ def _times(
         batch_exact=dp_mb * m == batch_sequences,
         dp_buckets=np.broadcast_to(buckets, step.shape),
     )
+
+
+def _unpaired_micro_batches(pp: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Micro-batches' worth of a stage's passes that EP overlap's combined 1F1B cannot pair with a pass of another
+    micro-batch: without pipelining the first forward and the last backward (one micro-batch's worth); with
+    interleaving the first stage's warm-up forwards and cool-down backwards, 2 (pp - 1) + (v - 1) pp virtual-stage
+    passes each, plus the one more micro-batch the overlap schedules into the warm-up (Megatron-Core's
+    get_pp_rank_microbatches), each 1/v of a stage."""
+    return np.where(pp > 1.0, (2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0) / np.maximum(v, 1.0), 1.0)
 
 
 def _micro_batches(ratio: np.ndarray, nearest_batch: bool | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -371,7 +387,7 @@ def _memory(
     eff: Efficiency,
 ) -> StepMemory:
     """The fullest stage's memory (`layout_terms.stage_memory`) of rows `idx` (`cols`: their memory columns)."""
-    ep_share, cp, layer_params, offload, ileave = cols.T
+    ep_share, cp, layer_params, offload, extra_in_flight, ileave = cols.T
     dpc = dp * cp  # ranks holding the same weights
     edp = dpc / ep_share  # ranks holding the same experts (expert-data-parallel group)
     assert lay.positions is not None
@@ -385,6 +401,7 @@ def _memory(
         offload,
         m_eff,
         experts_possible=_positions_hold_experts(lay),
+        extra_in_flight=extra_in_flight if extra_in_flight.any() else None,
     )
     reserve = lay.memory.reserve_bytes if lay.memory.reserve_bytes is not None else hw.hbm_bytes * eff.reserve_fraction
     overflow: np.ndarray | float = 0.0

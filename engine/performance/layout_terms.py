@@ -250,7 +250,9 @@ def interleave_factor(pp, v):
     return np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
 
 
-def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m, experts_possible: bool = True):
+def stage_memory(
+    pos, ileave, layer_params, zero, dpc, edp, offload, m, experts_possible: bool = True, extra_in_flight=None
+):
     """Memory of the fullest pipeline stage: (weights, gradients, optimizer, activations, total, stage index).
 
     `pos` is the candidates' (n, 4, 6) positions. Bytes per parameter under ZeRO over dpc = dp x cp ranks
@@ -260,11 +262,16 @@ def stage_memory(pos, ileave, layer_params, zero, dpc, edp, offload, m, experts_
     evaluated and the fullest wins. Per-candidate coefficients are formed first so only a handful of operations
     run over the four positions (the search calls this thousands of times on small batches).
     `experts_possible=False` (no layout of the grid has experts) skips looking for them: there are none.
+    `extra_in_flight` adds that many micro-batches' activations of a stage to every position (EP overlap's combined
+    1F1B: `LayoutCosts.ep_extra_in_flight`).
     """
     parts = STATE_BYTES[zero, offload.astype(np.int64)]  # (n, 3, 2)
     per_part_d = parts[:, :, 0] + parts[:, :, 1] / dpc[:, None]  # (n, 3) bytes per dense parameter
     dense, experts = pos[:, :, POS_DENSE], pos[:, :, POS_EXPERTS]
-    acts = pos[:, :, POS_ACTS] * (np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None])
+    in_flight = np.minimum(pos[:, :, POS_DEPTH], m[:, None]) * ileave[:, None]
+    if extra_in_flight is not None:
+        in_flight = in_flight + extra_in_flight[:, None]
+    acts = pos[:, :, POS_ACTS] * in_flight
     acts += pos[:, :, POS_EXTRA]
     total = dense * per_part_d.sum(axis=1)[:, None] + acts
     has_experts = experts_possible and bool(experts.any())

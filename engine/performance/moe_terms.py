@@ -22,6 +22,7 @@ from engine.workload.model import Workload
 
 __all__ = [
     "attention_gemms",
+    "combined_1f1b_layer_s",
     "dense_ffn_gemms",
     "expert_alltoall_time",
     "moe_ffn_gemms",
@@ -120,7 +121,7 @@ def _per_node_s(tokens, h: float, element: float, nodes, reached, nvlink_s, hw: 
     return crossing / (hw.scaleout_bytes_s * eff.scaleout) + nvlink_s
 
 
-def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, etp, ep):
+def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, etp, ep, hidden: float | None = None):
     """Exposed time of one expert all-to-all (a dispatch or a combine) per MoE layer and micro-batch.
 
     The expert-parallel group spans ep x etp GPUs (`etp`: the expert tensor-parallel degree, tp unless the experts
@@ -151,5 +152,36 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     else:
         fabric_s = plain_s
     one = eff.collective_latency_s + np.where(inside, nvlink_s, fabric_s)
-    hidden = eff.moe_dispatch_overlap
+    hidden = eff.moe_dispatch_overlap if hidden is None else hidden
     return np.where(ep > 1, one, 0.0) * ((1.0 - hidden) + eff.moe_dispatch_sm_fraction * hidden)
+
+
+def combined_1f1b_layer_s(attn_f, mlp_f, attn_b, mlp_b, alltoall, sm_fraction: float):
+    """Seconds of one layer with the forward of one micro-batch and the backward of the one before it run
+    together, as Megatron-Core's EP overlap (overlap_moe_expert_parallel_comm, the combined 1F1B schedule) runs
+    them: each all-to-all of one micro-batch on a communication stream under the other's computation.
+
+    `attn_f` / `attn_b` are the layer's work before the dispatch (attention, norms, router) forward and backward,
+    `mlp_f` / `mlp_b` the experts' (half of the backward the data gradient, half the weight gradient), `alltoall`
+    one dispatch or combine. The schedule (megatron/core/models/common/model_chunk_schedule_plan.py,
+    TransformerLayerSchedulePlan.run), each operation starting when its stream is free and its input is ready:
+
+        communication: combine_bwd | dispatch_fwd -> dispatch_bwd         | combine_fwd
+        computation:   attn_fwd    | mlp_bwd -> mlp_bwd_dw -> mlp_fwd    | attn_bwd
+
+    The layer ends when both streams are done. While an all-to-all runs under computation its kernels hold a
+    share of the SMs (`sm_fraction`, as for `expert_alltoall_time`), so each hidden second costs that fraction of a
+    second of compute. With no all-to-all this is the forward plus the backward; with all-to-alls much longer
+    than the computation it is the four of them back to back."""
+    grad_b = weight_b = 0.5 * mlp_b
+    start = np.maximum(attn_f, alltoall)  # combine_bwd and attn_fwd side by side
+    grad_done = start + grad_b
+    dispatch_fwd_done = start + alltoall
+    weight_done = grad_done + weight_b
+    dispatch_bwd_done = np.maximum(dispatch_fwd_done, grad_done) + alltoall
+    mlp_fwd_done = np.maximum(weight_done, dispatch_fwd_done) + mlp_f
+    last_start = np.maximum(mlp_fwd_done, dispatch_bwd_done)
+    end = last_start + np.maximum(alltoall, attn_b)  # combine_fwd beside attn_bwd
+    compute = attn_f + mlp_f + attn_b + mlp_b
+    exposed = end - compute
+    return end + sm_fraction * (4.0 * alltoall - exposed)

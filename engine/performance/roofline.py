@@ -94,6 +94,7 @@ class Efficiency:
     fp8: bool = False  # the training precision is FP8 (expert dispatch can move 1-byte activations)
     moe_dispatch_overlap: float = 0.0  # share of expert all-to-all time hidden behind compute
     moe_dispatch_sm_fraction: float = 0.0  # share of the SMs the dispatch kernels hold while hidden under compute
+    ep_overlap_realised: float = 1.0  # share of the combined 1F1B schedule's saving a run realises (EP overlap)
     moe_permute_in_dispatch: bool = False  # the dispatch kernels place tokens for the experts: no permute pass
     moe_dispatch_once_per_node: bool = True  # cross-node dispatch sends a token once per node, then NVLink
     moe_load_imbalance: float = 1.0  # slowest expert-parallel rank's expert work over the mean
@@ -158,6 +159,7 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
         fp8=precision == "fp8",
         moe_dispatch_overlap=a["moe_dispatch_overlap"],
         moe_dispatch_sm_fraction=a["moe_dispatch_sm_fraction"],
+        ep_overlap_realised=a["ep_overlap_realised"],
         moe_permute_in_dispatch=bool(a["moe_permute_in_dispatch"]),
         moe_dispatch_once_per_node=bool(a["moe_dispatch_once_per_node"]),
         moe_load_imbalance=a["moe_load_imbalance"],

@@ -40,6 +40,7 @@ from engine.performance.layout_terms import (
 )
 from engine.performance.memory import MemoryOptions
 from engine.performance.moe_terms import (
+    combined_1f1b_layer_s,
     attention_gemms,
     dense_ffn_gemms,
     expert_alltoall_time,
@@ -124,6 +125,14 @@ class LayoutCosts:
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     dp_chunks: np.ndarray | None = None  # layers a stage holds: ZeRO-3 gathers and reduces them one at a time
     backward_share: np.ndarray | None = None  # of a layer's time: backward, with any recompute (2/3 without)
+    # 1: expert all-to-alls overlapped with the other micro-batch's computation (combined 1F1B); stage_time_s is
+    # then a paired micro-batch's, and ep_unpaired_s what each micro-batch the schedule cannot pair adds to it
+    ep_overlap: np.ndarray | None = None
+    ep_unpaired_s: np.ndarray | None = None
+    # micro-batches of a stage's activations EP overlap adds in flight: the one more virtual-stage micro-batch it
+    # schedules into the warm-up (1 / v) with pipelining; without, the paired forward's layer made before the
+    # backward frees its own (one layer)
+    ep_extra_in_flight: np.ndarray | None = None
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
     # Figures the searches derive from these costs alone (and the request inputs in their key), kept with the
@@ -141,6 +150,8 @@ class _LayerForward(NamedTuple):
     tp_comm: np.ndarray
     ep_comm: np.ndarray
     moe_permute: np.ndarray  # routed tokens gathered per expert and scattered back (as long in the backward)
+    moe_gemm: np.ndarray  # the MoE layers' FFN GEMMs (shared and routed experts) inside `gemm`, per layer
+    ep_comm_whole: np.ndarray  # the expert all-to-alls with none of them hidden (`ep_comm` hides a share)
 
 
 def _layer_forward(
@@ -164,11 +175,13 @@ def _layer_forward(
     # --- GEMMs of one layer's forward pass (Megatron column/row split over tp); a MoE model's leading dense layers
     # and its expert layers are averaged over the layers, as pipeline stages are sized by layer count ---
     gemm_f = attention_gemms(work, hw, eff, tokens, tp)
+    moe_gemm_f = np.zeros_like(tp)
     if s.moe is None:
         gemm_f = gemm_f + dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
     else:
         moe_share = work.moe_layers / s.layers
-        gemm_f = gemm_f + moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep, etp)
+        moe_gemm_f = moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep, etp)
+        gemm_f = gemm_f + moe_gemm_f
         if work.dense_layers:
             gemm_f = gemm_f + (1.0 - moe_share) * dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
 
@@ -223,12 +236,14 @@ def _layer_forward(
         moe_share = work.moe_layers / s.layers
         # each GPU dispatches its sequence-parallel share; folded, each rank dispatches its own 1/tp of the tokens
         # (Megatron-Core requires sequence parallelism there)
-        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, tokens / np.where(folded, tp, sp), etp, ep)
+        dispatched = tokens / np.where(folded, tp, sp)
+        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, dispatched, etp, ep)
+        ep_whole = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, dispatched, etp, ep, hidden=0.0)
         permute_f = moe_share * moe_permute_time(work, hw, eff, tokens / sp)
     else:
-        ep_f = permute_f = np.zeros_like(tp)
+        ep_f = ep_whole = permute_f = np.zeros_like(tp)
 
-    return _LayerForward(gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f)
+    return _LayerForward(gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f, moe_gemm_f, ep_whole)
 
 
 def _full_layer_attention(work: Workload, eff: Efficiency, attn_f: np.ndarray, attn_b: np.ndarray):
@@ -263,7 +278,8 @@ def _layer_terms(
     h, vocab = float(s.hidden), float(s.vocab)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     sp = tp if eff.sequence_parallel else np.ones_like(tp)  # divisor for the element-wise work
-    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep, etp)
+    parts = _layer_forward(work, hw, eff, mb / cp, tp, sp, ep, etp)
+    gemm_f, attn_f, attn_b, ew_f, comm_f, ep_f, permute_f = parts[:7]
     kv_f, kv_params, kv_acts = kv_replica_terms(work, tokens, tp, hw, eff)
     full_f, full_b = _full_layer_attention(work, eff, attn_f, attn_b)
     cp_f, cp_b, cp_method, cp_working, cp_windowed = cp_comm_terms(
@@ -279,11 +295,26 @@ def _layer_terms(
     cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)
     recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, (0.0 if eff.flash_attention else attn_f) + cheap, 0.0))
     layer_time = fwd + bwd + recompute_extra
+    paired = _paired_layer_s(parts, fwd, bwd + recompute_extra, ep_f, eff)
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
     return (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method,
-            cp_working, cp_windowed)  # fmt: skip
+            cp_working, cp_windowed, paired)  # fmt: skip
+
+
+def _paired_layer_s(parts: _LayerForward, fwd: np.ndarray, bwd: np.ndarray, ep_f: np.ndarray, eff: Efficiency):
+    """A layer's forward of one micro-batch and backward of another with the expert all-to-alls of each under the
+    other's computation (`moe_terms.combined_1f1b_layer_s`): the layer time of a layout with EP overlap, where the
+    schedule pairs them, of which a run realises the share `ep_overlap_realised` of the saving. Its work splits into the experts' (their GEMMs and the token permutation) and the rest,
+    before the dispatch; the all-to-alls are taken whole, without the share `moe_dispatch_overlap` hides."""
+    mlp_f = parts.moe_gemm + parts.moe_permute
+    mlp_b = 2.0 * parts.moe_gemm + parts.moe_permute
+    attn_f = fwd - ep_f - mlp_f
+    attn_b = bwd - ep_f - mlp_b
+    ideal = combined_1f1b_layer_s(attn_f, mlp_f, attn_b, mlp_b, 0.5 * parts.ep_comm_whole, eff.moe_dispatch_sm_fraction)
+    plain = fwd + bwd
+    return plain - eff.ep_overlap_realised * (plain - ideal)
 
 
 def layout_costs(
@@ -304,6 +335,7 @@ def layout_costs(
     act_offload: np.ndarray | None = None,
     fold: np.ndarray | None = None,
     cp_comm: str | None = None,
+    ep_overlap: np.ndarray | None = None,
 ) -> LayoutCosts:
     """Everything that does not depend on the data-parallel degree or ZeRO stage, for arrays of layouts.
 
@@ -336,12 +368,22 @@ def layout_costs(
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     terms = _terms_per_layout(work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp, cp_comm)
     layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd = terms[:10]
-    cp_method, cp_working, cp_windowed = terms[10:]
+    cp_method, cp_working, cp_windowed, paired = terms[10:]
     most_layers = counts.max(axis=1)
     act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
     act_offload_s = activation_offload_time_s(act_offload, per_layer_acts, most_layers, fwd, layer_time - fwd, memory)
     stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
     passes = np.where(rc == 2, 3.0, 2.0)
+    ep_comm = most_layers * ep_f * passes
+    ep_overlap = np.zeros_like(tp) if ep_overlap is None else np.asarray(ep_overlap, dtype=float)
+    unpaired = np.zeros_like(tp)
+    if ep_overlap.any():  # the combined 1F1B schedule: a micro-batch's layers run paired with the next one's
+        paired_stage = (counts * paired[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
+        on = ep_overlap > 0
+        unpaired = np.where(on, stage - paired_stage, 0.0)
+        stage = np.where(on, paired_stage, stage)
+        compute = layer_time - 2.0 * ep_f  # the layer's work without its two passes' all-to-alls
+        ep_comm = np.where(on, most_layers * (paired - compute), ep_comm)
     dense, experts, acts, extra = _position_memory(
         work,
         tp,
@@ -367,7 +409,7 @@ def layout_costs(
     return LayoutCosts(
         tp=tp, pp=pp, micro_batch=mb, interleave=v, recompute=rc,
         stage_time_s=stage, body_stage_time_s=most_layers * layer_time, p2p_time_s=p2p,
-        tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=most_layers * ep_f * passes,
+        tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=ep_comm,
         params_per_gpu=total[rows, heaviest], expert_params_per_gpu=experts[rows, heaviest],
         layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer()) / tp
         + work.moe_expert_params_per_layer() / (ep * etp) + kv_params,
@@ -380,6 +422,8 @@ def layout_costs(
         cp_comm_windowed=cp_windowed if work.windowed_layers else None,
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
         dp_chunks=np.maximum(most_layers, 1.0), backward_share=1.0 - fwd / layer_time,
+        ep_overlap=ep_overlap, ep_unpaired_s=unpaired,
+        ep_extra_in_flight=np.where(ep_overlap > 0, np.where(pp > 1, 1.0 / v, 1.0 / np.maximum(most_layers, 1.0)), 0.0),
     )  # fmt: skip
 
 

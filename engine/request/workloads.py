@@ -133,6 +133,13 @@ class TrainingParallelism(Section):
         description="Transformer layers on the last pipeline stage (it also holds the LM head and loss); default: "
         "the layers are balanced over the stages.",
     )
+    ep_overlap: StrictBool | None = Field(
+        None,
+        description="Expert all-to-alls overlapped with the computation of another micro-batch (MoE models; "
+        "Megatron-Core's overlap_moe_expert_parallel_comm, the combined 1F1B schedule): needs ep > 1, no full "
+        "recompute and, with pipeline parallelism, interleaving (interleave > 1). false runs them on the critical "
+        "path; searched when not given.",
+    )
 
     @field_validator("tp")
     @classmethod
@@ -280,6 +287,24 @@ class TrainingParallelism(Section):
         if model is not None and model.moe is not None and model.moe.experts % ep:
             raise _rule(f"({ep}) must divide model.moe.experts ({model.moe.experts})")
         return ep
+
+    @field_validator("ep_overlap")
+    @classmethod
+    def _ep_overlap_runs(cls, overlap: bool | None, info: ValidationInfo) -> bool | None:
+        """The checks Megatron-Core's TransformerConfig makes before it runs the combined 1F1B schedule."""
+        if not overlap:
+            return overlap
+        model, data = _model(info), info.data
+        if model is not None and model.moe is None:
+            raise _rule("(true) needs a mixture-of-experts model (model.moe) with expert parallelism")
+        if data.get("ep") == 1:
+            raise _rule("(true) needs expert parallelism: training.parallelism.ep is pinned to 1")
+        if data.get("recompute") == "full":
+            raise _rule("(true) cannot run with full recompute (training.parallelism.recompute 'full')")
+        pp, v = data.get("pp"), data.get("interleave")
+        if pp is not None and pp > 1 and v == 1:
+            raise _rule(f"(true) with pipeline parallelism (pp {pp}) needs interleaving: pin interleave > 1")
+        return overlap
 
     @field_validator("etp")
     @classmethod

@@ -111,7 +111,8 @@ class Parallelism:
     only, else null) whether each expert is split over the tensor-parallel ranks (etp = tp) or whole experts are
     folded onto them (etp = 1); `cp_comm` (null without context parallelism) how the cp GPUs exchange attention
     inputs (engine/performance/cp_comm.py), `cp_comm_windowed` (null without sliding-window layers) theirs, which
-    Transformer Engine limits to the all-gather or the all-to-all."""
+    Transformer Engine limits to the all-gather or the all-to-all; `ep_overlap` (MoE only, else null) whether the
+    expert all-to-alls run under another micro-batch's computation (Megatron-Core's combined 1F1B schedule)."""
 
     tp: int
     pp: int
@@ -125,6 +126,7 @@ class Parallelism:
     cp_comm: str | None = None
     cp_comm_windowed: str | None = None
     etp: int | None = None
+    ep_overlap: bool | None = None
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
     activation_offload_layers: int = 0

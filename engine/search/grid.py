@@ -82,6 +82,10 @@ class GridOptions:
     # ep > 1, where it differs from the split layout.
     folds: tuple[int, ...] = (0,)
     fold_only: bool = False  # expert tensor parallelism pinned to 1: no split layout where tp > 1
+    # 1: the expert all-to-alls overlap the other micro-batch's computation (Megatron-Core's EP overlap, the
+    # combined 1F1B schedule). It needs expert parallelism, no full recompute, no activation offload, and
+    # interleaving when pipelined (Megatron-Core's TransformerConfig checks).
+    ep_overlaps: tuple[int, ...] = (0,)
 
 
 def _product(*options: list[int]) -> list[np.ndarray]:
@@ -97,13 +101,14 @@ def layout_grid(layers: int, opt: GridOptions) -> dict[str, np.ndarray]:
     return dict(zip(_GRID_KEYS, _layout_grid(layers, opt), strict=True))
 
 
-_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last", "act_offload", "fold")
+_GRID_KEYS = ("tp", "pp", "micro_batch", "interleave", "recompute", "ep", "cp", "first", "last", "act_offload", "fold",
+              "ep_overlap")  # fmt: skip
 
 
 @lru_cache(maxsize=64)  # a grid is a few hundred kB of integers
 def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
-    """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last, act_offload, fold) of every
-    valid layout.
+    """Flat arrays (tp, pp, micro_batch, interleave, recompute, ep, cp, first, last, act_offload, fold, ep_overlap)
+    of every valid layout.
 
     Stage splits: the pinned one, else the balanced split and Megatron's embedding/loss-aware split
     (`stages.SPLIT_DISCOUNTS`), the second dropped where it equals the first. Every stage needs at least one
@@ -111,7 +116,8 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     or the loss as one); interleaving needs pp > 1.
     Context parallelism pairs only with one sequence per micro-batch (`GridOptions.prune_cp_micro_batch`).
     Activation offload (`GridOptions.act_offloads`) pairs only with pp = 1 and no recompute. Folded experts
-    (`GridOptions.folds`) pair only with tp > 1 and ep > 1.
+    (`GridOptions.folds`) pair only with tp > 1 and ep > 1. EP overlap (`GridOptions.ep_overlaps`) pairs only with
+    ep > 1, recompute other than full, no activation offload, and interleaving where pp > 1.
     """
     pps = np.asarray(opt.pps, dtype=np.int64)
     if opt.first_layers is not None or opt.last_layers is not None:
@@ -137,19 +143,22 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     fewest = np.where(counts > 0, counts + ends, layers).min(axis=1)
     split_pp, first, last, fewest = split_pp[valid], first[valid], last[valid], fewest[valid]
     vs = [opt.interleave] if opt.interleave is not None else list(INTERLEAVE_OPTIONS)
-    s_i, v, tp, mb, rc, ep, cp, ao, fold = _product(
-        list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps, opt.act_offloads, opt.folds
+    s_i, v, tp, mb, rc, ep, cp, ao, fold, epo = _product(
+        list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps, opt.act_offloads, opt.folds,
+        opt.ep_overlaps,
     )
     pp = split_pp[s_i]
     ok = (v <= fewest[s_i]) & ((v == 1) | (pp > 1)) & ((ao == 0) | ((pp == 1) & (rc == 0)))
     ok &= (fold == 0) | ((tp > 1) & (ep > 1))
+    ok &= (epo == 0) | ((ep > 1) & (rc != 2) & (ao == 0) & ((pp == 1) | (v > 1)))
     if opt.fold_only:  # etp 1 pinned: split experts only where tp is 1 (the same thing)
         ok &= (fold == 1) | (tp == 1)
     else:  # searched folding spans the tensor-parallel ranks at least (ep >= tp), as the published recipes do:
         ok &= (fold == 0) | (ep >= tp)  # fewer expert ranks than tp would copy each expert over the TP group
     if opt.prune_cp_micro_batch:
         ok &= (cp == 1) | (mb == 1)
-    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok], ao[ok], fold[ok])
+    out = (tp[ok], pp[ok], mb[ok], v[ok], rc[ok], ep[ok], cp[ok], first[s_i][ok], last[s_i][ok], ao[ok], fold[ok],
+           epo[ok])  # fmt: skip
     for array in out:
         array.setflags(write=False)
     return out

@@ -72,7 +72,7 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
                       tuple(s.cp_options()), pin.interleave, pin.first_stage_layers, pin.last_stage_layers,
                       prune_cp_micro_batch=pin.micro_batch is None and pin.cp is None,
                       act_offloads=aos, folds=s.fold_options(),
-                      fold_only=s.spec.parallelism.etp == 1)  # fmt: skip
+                      fold_only=s.spec.parallelism.etp == 1, ep_overlaps=s.ep_overlap_options())  # fmt: skip
     if not all((tps, opt.pps, opt.eps, opt.cps)):
         return None
     g = layout_grid(s.work.shape.layers, opt)
@@ -88,7 +88,7 @@ def _build_layouts(s: TrainingSearch, offloads: list[int]) -> LayoutCosts | None
     g = {k: np.tile(v, len(offloads)) for k, v in g.items()}
     return layout_costs(s.work, s.hw, s.eff, g["tp"], g["pp"], g["micro_batch"], g["interleave"],
                         g["recompute"], g["ep"], g["cp"], g["first"], g["last"], off, s.memory,
-                        g["act_offload"], g["fold"], pin.cp_comm)  # fmt: skip
+                        g["act_offload"], g["fold"], pin.cp_comm, g["ep_overlap"])  # fmt: skip
 
 
 def _with_cp_comm(s: TrainingSearch, g: dict[str, np.ndarray], method: str) -> dict[str, np.ndarray]:

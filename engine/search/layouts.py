@@ -149,6 +149,15 @@ class TrainingSearch:
             return (0, 1)  # a pinned etp 1 keeps split layouts only where tp is 1, the same thing
         return (0,)
 
+    def ep_overlap_options(self) -> tuple[int, ...]:
+        """Whether the expert all-to-alls overlap the other micro-batch's computation (1, Megatron-Core's EP
+        overlap) or run on the critical path (0): both for a MoE model unless `parallelism.ep_overlap` pins one;
+        never for a dense model (the grid keeps overlap only where the layout can run it)."""
+        pin = self.spec.parallelism.ep_overlap
+        if self.work.shape.moe is None:
+            return (0,)
+        return (0, 1) if pin is None else (int(pin),)
+
     def cp_options(self) -> list[int]:
         """Context-parallel degrees: the pinned one, else those that split each sequence into 2 x cp equal chunks
         (Megatron-Core's load-balanced causal split) and keep `context_parallel_min_chunk_tokens` per GPU."""

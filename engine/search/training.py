@@ -141,6 +141,7 @@ def _result(
         cp=plan.cp,
         cp_comm=plan.cp_comm,
         cp_comm_windowed=plan.cp_comm_windowed,
+        ep_overlap=plan.ep_overlap,
         stage_layers=plan.stage_layers,
         offload=plan.offload,
         activation_offload_layers=plan.activation_offload_layers,
@@ -209,6 +210,7 @@ def _frontier(
                     "cp": plan.cp,
                     "cp_comm": plan.cp_comm,
                     "cp_comm_windowed": plan.cp_comm_windowed,
+                    "ep_overlap": plan.ep_overlap,
                     "activation_offload_layers": plan.activation_offload_layers,
                 },
             }

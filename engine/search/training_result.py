@@ -35,6 +35,7 @@ class TrainingLayout:
     cp: int = 1  # context parallelism: GPUs sharing each sequence (gpus = tp x cp x pp x dp)
     cp_comm: str | None = None  # how they exchange attention inputs (cp_comm.CP_COMM_NAMES); None at cp = 1
     cp_comm_windowed: str | None = None  # the sliding-window layers' exchange; None without them or at cp = 1
+    ep_overlap: bool | None = None  # expert all-to-alls under another micro-batch's compute; None when dense
     stage_layers: tuple[int, ...] = ()
     offload: str = "none"
     activation_offload_layers: int = 0
@@ -54,6 +55,7 @@ class TrainingLayout:
             "cp": self.cp,
             "cp_comm": self.cp_comm,
             "cp_comm_windowed": self.cp_comm_windowed,
+            "ep_overlap": self.ep_overlap,
             "stage_layers": list(self.stage_layers),
             "offload": self.offload,
             "activation_offload_layers": self.activation_offload_layers,

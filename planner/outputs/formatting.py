@@ -231,6 +231,7 @@ _KEY_LABELS = {
     "host_overflow": "offloaded state the host cannot hold",
     "cp_comm": "context-parallel exchange",
     "cp_comm_windowed": "context-parallel exchange of windowed layers",
+    "ep_overlap": "expert all-to-alls under another micro-batch",
     "context_parallel_comm": "context-parallel exchange (exposed)",
     "tokens_per_s": "throughput",
     "model_tflops_per_gpu": "model FLOP/s achieved",

@@ -72,7 +72,7 @@ def test_folded_experts_are_sharded_over_ep_alone_and_share_the_data_parallel_ra
 
 def test_the_published_qwen3_235b_h100_layout_plans_with_folded_experts(catalog):
     """TP2 PP8 EP32 on 256 H100: dp = 16, so 32 expert ranks fit only folded over TP2 x DP16."""
-    body = _body({"tp": 2, "pp": 8, "ep": 32, "etp": 1, "interleave": 4, "micro_batch": 1})
+    body = _body({"tp": 2, "pp": 8, "cp": 1, "ep": 32, "etp": 1, "interleave": 4, "micro_batch": 1})
     training = to_json(run_plan(validate_request(body, catalog), catalog))["training"]
     assert training["parallelism"]["dp"] == 16
     assert training["parallelism"]["etp"] == 1 and training["parallelism"]["ep"] == 32
