@@ -289,7 +289,7 @@ def _times(
     dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
     m, m_eff = _micro_batches(batch_sequences / dp_mb, nearest_batch)
     pipeline = m_eff * per_micro_batch + bubble
-    if _column_any(lay, _UNPAIRED) and unpaired.any():  # micro-batches the combined 1F1B schedule runs unpaired (`_unpaired_micro_batches`)
+    if _column_any(lay, _UNPAIRED) and unpaired.any():  # micro-batches EP overlap runs unpaired
         pipeline = pipeline + np.minimum(m_eff, _unpaired_micro_batches(pp, v)) * unpaired
     # DP groups stay on NVLink only when the whole job fits a system; otherwise a group's ring crosses systems on
     # as many NICs as it has ranks in each (dp_comm.dp_ranks_per_system, dp_comm.crossing_bandwidth).

@@ -40,8 +40,8 @@ from engine.performance.layout_terms import (
 )
 from engine.performance.memory import MemoryOptions
 from engine.performance.moe_terms import (
-    combined_1f1b_layer_s,
     attention_gemms,
+    combined_1f1b_layer_s,
     dense_ffn_gemms,
     expert_alltoall_time,
     moe_ffn_gemms,
@@ -306,8 +306,8 @@ def _layer_terms(
 def _paired_layer_s(parts: _LayerForward, fwd: np.ndarray, bwd: np.ndarray, ep_f: np.ndarray, eff: Efficiency):
     """A layer's forward of one micro-batch and backward of another with the expert all-to-alls of each under the
     other's computation (`moe_terms.combined_1f1b_layer_s`): the layer time of a layout with EP overlap, where the
-    schedule pairs them, of which a run realises the share `ep_overlap_realised` of the saving. Its work splits into the experts' (their GEMMs and the token permutation) and the rest,
-    before the dispatch; the all-to-alls are taken whole, without the share `moe_dispatch_overlap` hides."""
+    schedule pairs them, of which a run realises the share `ep_overlap_realised` of the saving. Its work splits
+    into the experts' (their GEMMs and the token permutation) and the rest, before the dispatch; the all-to-alls are taken whole, without the share `moe_dispatch_overlap` hides."""
     mlp_f = parts.moe_gemm + parts.moe_permute
     mlp_b = 2.0 * parts.moe_gemm + parts.moe_permute
     attn_f = fwd - ep_f - mlp_f

@@ -133,7 +133,8 @@ def test_pinned_parallelism_is_respected(plan):
     assert p["feasible"]
     assert p["training"]["parallelism"] == {**pins, "dp": 4, "ep": 1, "cp": 1, "cp_comm": None,
                                             "cp_comm_windowed": None, "stage_layers": [40, 40], "offload": "none",
-                                            "activation_offload_layers": 0, "etp": None}  # fmt: skip
+                                            "activation_offload_layers": 0, "etp": None,
+                                            "ep_overlap": None}  # fmt: skip
 
 
 def test_tp_never_exceeds_the_nvlink_domain(plan, catalog):
