@@ -307,7 +307,8 @@ def _paired_layer_s(parts: _LayerForward, fwd: np.ndarray, bwd: np.ndarray, ep_f
     """A layer's forward of one micro-batch and backward of another with the expert all-to-alls of each under the
     other's computation (`moe_terms.combined_1f1b_layer_s`): the layer time of a layout with EP overlap, where the
     schedule pairs them, of which a run realises the share `ep_overlap_realised` of the saving. Its work splits
-    into the experts' (their GEMMs and the token permutation) and the rest, before the dispatch; the all-to-alls are taken whole, without the share `moe_dispatch_overlap` hides."""
+    into the experts' (their GEMMs and the token permutation) and the rest, before the dispatch; the all-to-alls
+    are taken whole, without the share `moe_dispatch_overlap` hides."""
     mlp_f = parts.moe_gemm + parts.moe_permute
     mlp_b = 2.0 * parts.moe_gemm + parts.moe_permute
     attn_f = fwd - ep_f - mlp_f

@@ -144,7 +144,15 @@ def _layout_grid(layers: int, opt: GridOptions) -> tuple[np.ndarray, ...]:
     split_pp, first, last, fewest = split_pp[valid], first[valid], last[valid], fewest[valid]
     vs = [opt.interleave] if opt.interleave is not None else list(INTERLEAVE_OPTIONS)
     s_i, v, tp, mb, rc, ep, cp, ao, fold, epo = _product(
-        list(range(len(split_pp))), vs, opt.tps, opt.mbs, opt.rcs, opt.eps, opt.cps, opt.act_offloads, opt.folds,
+        list(range(len(split_pp))),
+        vs,
+        opt.tps,
+        opt.mbs,
+        opt.rcs,
+        opt.eps,
+        opt.cps,
+        opt.act_offloads,
+        opt.folds,
         opt.ep_overlaps,
     )
     pp = split_pp[s_i]
