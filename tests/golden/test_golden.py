@@ -282,6 +282,12 @@ end 0.67 -> 0.65, so every p90 is later (train-70b-auto-90d 106.43 -> 108.29 day
 moved. The catalog version moved with the new preset.
 Re-captured when the step time's explain named the buckets its data-parallel reduction runs in ("data-parallel
 buckets (collectives a step)", shown when dp > 1); no figure moved.
+Re-captured when the expert all-to-alls could run under another micro-batch's computation (EP overlap, Megatron-
+Core's combined 1F1B schedule; `training.parallelism.ep_overlap`, searched): every training plan names the new
+assumption `ep_overlap_realised` and a MoE plan's layout says whether it overlaps. Only the Mixtral 8x7B EP plan
+takes it (TP2 CP2 with the overlap instead of TP1 CP4: 7.416 -> 7.412 days at p50); the others' all-to-alls stay
+inside NVLink, where the overlap saves less than it costs in memory and unpaired passes, or (DeepSeek-V3) DualPipe's
+overlap, set as an assumption, already hides nearly all of them.
 """
 
 from __future__ import annotations
