@@ -57,6 +57,7 @@ ADVANCED_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("training.parallelism.interleave", "Pin virtual stages (interleave)", None),
     ("training.parallelism.ep", "Pin expert parallel (MoE)", None),
     ("training.parallelism.etp", "Pin expert tensor parallel (MoE: 1 folds experts over TP)", None),
+    ("training.parallelism.ep_overlap", "Pin expert all-to-all overlap (MoE)", None),
     ("training.parallelism.recompute", "Pin recompute", None),
     ("training.parallelism.zero_stage", "Pin ZeRO stage", None),
     ("training.memory.activation_offload_layers", "Pin layers with activations in host memory", None),
@@ -100,6 +101,9 @@ FORM_HELP = {
     "tensor-parallel GPU's key-value heads); hierarchical does an all-to-all inside an NVLink domain and a ring "
     "across the groups. Layers that attend through a sliding window take all-gather or all-to-all whatever is pinned "
     "here. Needs context parallelism; blank: the fastest the layout allows.",
+    "training.parallelism.ep_overlap": "On: each expert all-to-all of one micro-batch runs under the attention or "
+    "expert computation of another (Megatron-Core's EP overlap; needs expert parallel above 1, no full recompute "
+    "and, with pipeline parallel, virtual stages); off: on the critical path; blank: searched.",
     "training.memory.activation_offload_layers": "Layers whose activations wait in host or Grace memory between "
     "the forward and backward passes (Megatron-Core's layer-level activation offload; needs pipeline parallel 1 "
     "and no recompute, and leaves at least one layer on the GPU); 0 turns it off; blank: searched (none, a quarter, "
@@ -161,6 +165,8 @@ def _build_field(path: str, label: str, initial: str | None, *, advanced: bool) 
     choices = choices_of(tuple(path.split(".")))
     if path in CATALOG_CHOICES:
         return forms.ChoiceField(label=label, choices=(), initial=initial, help_text=help_text)
+    if _is_switch(path):  # a yes/no pin: blank leaves it to the search
+        return forms.ChoiceField(label=label, required=False, choices=_SWITCH_CHOICES, help_text=help_text)
     if choices and not advanced:
         return forms.ChoiceField(
             label=label,
@@ -189,12 +195,21 @@ def _types_in(annotation: object) -> list[object]:
     return [annotation, *(inner for arg in typing.get_args(annotation) for inner in _types_in(arg))]
 
 
+_SWITCH_CHOICES = [("", "searched"), ("true", "on"), ("false", "off")]
+
+
+def _is_switch(path: str) -> bool:
+    """Whether the field is a true/false pin (the form offers searched, on, off)."""
+    return bool in _types_in(_schema_field(path).annotation)
+
+
 def _is_text(path: str) -> bool:
     """Whether the typed text goes into the request as text (choices, names) rather than as a number."""
     return str in _types_in(_schema_field(path).annotation) or bool(choices_of(tuple(path.split("."))))
 
 
 TEXT_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_text(path)}
+SWITCH_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_switch(path)}
 LIST_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_list(_schema_field(path))}
 
 
@@ -243,7 +258,9 @@ def initial_from_request(request: dict[str, Any], *, name: str) -> dict[str, Any
         return initial
     for field, path in FIELD_PATHS.items():
         value = lookup(request, path)
-        if value is not None and field != "name":
+        if isinstance(value, bool):
+            initial[field] = "true" if value else "false"
+        elif value is not None and field != "name":
             initial[field] = ", ".join(map(str, value)) if isinstance(value, list) else value
     return initial
 
@@ -317,8 +334,10 @@ class PlanForm(_RequestFields):
             raw = data.get(field)
             if raw in (None, ""):
                 continue
-            if field in LIST_FIELDS:
-                value: Any = [part.strip() for part in str(raw).split(",") if part.strip()]
+            if field in SWITCH_FIELDS:
+                value: Any = raw == "true"
+            elif field in LIST_FIELDS:
+                value = [part.strip() for part in str(raw).split(",") if part.strip()]
             elif field in TEXT_FIELDS:
                 value = raw
             else:

@@ -78,6 +78,23 @@ def test_form_pins_the_context_parallel_exchange(alice_client, django_capture_on
     assert Plan.objects.get().request["training"]["parallelism"]["cp_comm"] == "all_gather"
 
 
+def test_form_pins_the_expert_all_to_all_overlap(alice_client, django_capture_on_commit_callbacks):
+    """A yes/no pin offers searched (blank), on and off; on and off reach the request as true and false."""
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _post(alice_client, name="moe", model_preset="mixtral-8x7b", training_ep_overlap="false")
+    assert response.status_code == 302
+    assert Plan.objects.get().request["training"]["parallelism"]["ep_overlap"] is False
+    page = alice_client.get(reverse("planner:plan_create")).content.decode()
+    assert '<option value="true">on</option>' in page and '<option value="false">off</option>' in page
+
+
+def test_form_refuses_the_overlap_on_a_dense_model_naming_the_field(alice_client):
+    response = _post(alice_client, name="dense", training_ep_overlap="true")
+    assert response.status_code == 400
+    assert "needs a mixture-of-experts model" in response.content.decode()
+    assert not Plan.objects.exists()
+
+
 @pytest.mark.parametrize(
     ("overrides", "field", "path"),
     [
