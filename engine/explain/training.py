@@ -209,7 +209,10 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
                 "tensor-parallel communication (s)": p.tp_comm_time_s,
                 "expert all-to-all (s)": p.ep_comm_time_s,
                 **(
-                    {"expert all-to-alls overlapped with another micro-batch": "yes" if lay.ep_overlap else "no"}
+                    {
+                        "expert all-to-alls overlapped with another micro-batch": "yes" if lay.ep_overlap else "no",
+                        **({"passes the overlap cannot pair (s)": p.ep_unpaired_time_s} if lay.ep_overlap else {}),
+                    }
                     if lay.ep_overlap is not None and lay.ep > 1
                     else {}
                 ),

@@ -75,6 +75,7 @@ class StepCosts:
     offload_time_s: np.ndarray | None = None  # exposed host-link transfers of offloaded state
     host_overflow_bytes: np.ndarray | float = 0.0  # offloaded state the host cannot hold, kept in HBM (in memory)
     dp_buckets: np.ndarray | None = None  # collectives the dense data-parallel reduction runs in (`dp_buckets`)
+    ep_unpaired_time_s: np.ndarray | float = 0.0  # what EP overlap's unpaired passes add a step (in pipeline_time_s)
 
 
 def _column(lay: LayoutCosts, key: str) -> np.ndarray | None:
@@ -163,6 +164,7 @@ class StepTimes(NamedTuple):
     tokens_per_step: np.ndarray
     batch_exact: np.ndarray
     dp_buckets: np.ndarray  # collectives the dense data-parallel reduction runs in (`dp_comm.dp_buckets`)
+    ep_unpaired_time_s: np.ndarray | float = 0.0  # what EP overlap's unpaired passes add a step (in pipeline_time_s)
 
 
 class StepMemory(NamedTuple):
@@ -253,6 +255,7 @@ def join(times: StepTimes, memory: StepMemory) -> StepCosts:
         offload_time_s=times.offload_time_s,
         host_overflow_bytes=memory.host_overflow_bytes,
         dp_buckets=times.dp_buckets,
+        ep_unpaired_time_s=times.ep_unpaired_time_s,
     )
 
 
@@ -289,8 +292,12 @@ def _times(
     dp_mb = dp * mb  # sequences per micro-batch step over the data-parallel ranks (the batch and tokens use it too)
     m, m_eff = _micro_batches(batch_sequences / dp_mb, nearest_batch)
     pipeline = m_eff * per_micro_batch + bubble
+    unpaired_step: np.ndarray | float = 0.0
     if _column_any(lay, _UNPAIRED) and unpaired.any():  # micro-batches EP overlap runs unpaired
-        pipeline = pipeline + np.minimum(m_eff, _unpaired_micro_batches(pp, v)) * unpaired
+        unpaired_step = np.minimum(m_eff, _unpaired_micro_batches(pp, v)) * unpaired
+        pipeline = pipeline + unpaired_step
+        # the data-parallel collectives hide under the last backward and first forward passes, which run unpaired
+        t_stage = t_stage + unpaired
     # DP groups stay on NVLink only when the whole job fits a system; otherwise a group's ring crosses systems on
     # as many NICs as it has ranks in each (dp_comm.dp_ranks_per_system, dp_comm.crossing_bandwidth).
     per_system = dp_ranks_per_system(tp, cp, pp, dpc, hw.gpus_per_system)
@@ -324,6 +331,7 @@ def _times(
         tokens_per_step=dp_mb * m * seq_len,
         batch_exact=dp_mb * m == batch_sequences,
         dp_buckets=np.broadcast_to(buckets, step.shape),
+        ep_unpaired_time_s=unpaired_step,
     )
 
 

@@ -161,25 +161,26 @@ def combined_1f1b_layer_s(attn_f, mlp_f, attn_b, mlp_b, alltoall, sm_fraction: f
     together, as Megatron-Core's EP overlap (overlap_moe_expert_parallel_comm, the combined 1F1B schedule) runs
     them: each all-to-all of one micro-batch on a communication stream under the other's computation.
 
-    `attn_f` / `attn_b` are the layer's work before the dispatch (attention, norms, router) forward and backward,
-    `mlp_f` / `mlp_b` the experts' (half of the backward the data gradient, half the weight gradient), `alltoall`
-    one dispatch or combine. The schedule (megatron/core/models/common/model_chunk_schedule_plan.py,
-    TransformerLayerSchedulePlan.run), each operation starting when its stream is free and its input is ready:
+    `attn_f` / `attn_b` are the layer's work before the dispatch (attention, norms, router, shared experts) forward
+    and backward, `mlp_f` / `mlp_b` the routed experts', `alltoall` one dispatch or combine. The schedule
+    (megatron/core/models/common/model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run), each operation
+    starting when its stream is free and its input is ready:
 
-        communication: combine_bwd | dispatch_fwd -> dispatch_bwd         | combine_fwd
-        computation:   attn_fwd    | mlp_bwd -> mlp_bwd_dw -> mlp_fwd    | attn_bwd
+        communication: combine_bwd | dispatch_fwd -> dispatch_bwd | combine_fwd
+        computation:   attn_fwd    | mlp_bwd -> mlp_fwd           | attn_bwd
+
+    The experts' backward runs whole before its dispatch (mlp_bwd_dw does nothing unless delay_wgrad_compute is
+    set, which NVIDIA's measured runs and most recipes leave off).
 
     The layer ends when both streams are done. While an all-to-all runs under computation its kernels hold a
     share of the SMs (`sm_fraction`, as for `expert_alltoall_time`), so each hidden second costs that fraction of a
     second of compute. With no all-to-all this is the forward plus the backward; with all-to-alls much longer
     than the computation it is the four of them back to back."""
-    grad_b = weight_b = 0.5 * mlp_b
     start = np.maximum(attn_f, alltoall)  # combine_bwd and attn_fwd side by side
-    grad_done = start + grad_b
+    mlp_bwd_done = start + mlp_b
     dispatch_fwd_done = start + alltoall
-    weight_done = grad_done + weight_b
-    dispatch_bwd_done = np.maximum(dispatch_fwd_done, grad_done) + alltoall
-    mlp_fwd_done = np.maximum(weight_done, dispatch_fwd_done) + mlp_f
+    dispatch_bwd_done = np.maximum(dispatch_fwd_done, mlp_bwd_done) + alltoall
+    mlp_fwd_done = np.maximum(mlp_bwd_done, dispatch_fwd_done) + mlp_f
     last_start = np.maximum(mlp_fwd_done, dispatch_bwd_done)
     end = last_start + np.maximum(alltoall, attn_b)  # combine_fwd beside attn_bwd
     compute = attn_f + mlp_f + attn_b + mlp_b

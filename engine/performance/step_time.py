@@ -129,9 +129,9 @@ class LayoutCosts:
     # then a paired micro-batch's, and ep_unpaired_s what each micro-batch the schedule cannot pair adds to it
     ep_overlap: np.ndarray | None = None
     ep_unpaired_s: np.ndarray | None = None
-    # micro-batches of a stage's activations EP overlap adds in flight: the one more virtual-stage micro-batch it
-    # schedules into the warm-up (1 / v) with pipelining; without, the paired forward's layer made before the
-    # backward frees its own (one layer)
+    # micro-batches of a stage's activations EP overlap adds in flight: one layer's, the paired forward's layer made
+    # before the backward frees its own (with pipelining the warm-up's extra micro-batch takes the place of the
+    # forward 1F1B runs ahead of its backward, which the in-flight count already holds)
     ep_extra_in_flight: np.ndarray | None = None
     group: np.ndarray | None = None  # tp x cp x pp as integers, cached by the search
     columns: np.ndarray | None = None  # the per-layout columns step_costs reads, stacked (built on first use)
@@ -150,7 +150,7 @@ class _LayerForward(NamedTuple):
     tp_comm: np.ndarray
     ep_comm: np.ndarray
     moe_permute: np.ndarray  # routed tokens gathered per expert and scattered back (as long in the backward)
-    moe_gemm: np.ndarray  # the MoE layers' FFN GEMMs (shared and routed experts) inside `gemm`, per layer
+    moe_gemm: np.ndarray  # the MoE layers' routed experts' GEMMs inside `gemm`, per layer (shared ones apart)
     ep_comm_whole: np.ndarray  # the expert all-to-alls with none of them hidden (`ep_comm` hides a share)
 
 
@@ -180,8 +180,11 @@ def _layer_forward(
         gemm_f = gemm_f + dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
     else:
         moe_share = work.moe_layers / s.layers
-        moe_gemm_f = moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep, etp)
-        gemm_f = gemm_f + moe_gemm_f
+        moe_ffn_f = moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep, etp)
+        gemm_f = gemm_f + moe_ffn_f
+        shared_width = work.shared_experts * float(work.expert_ffn_hidden)
+        shared_f = moe_share * dense_ffn_gemms(work, hw, eff, tokens, tp, shared_width) if work.shared_experts else 0.0
+        moe_gemm_f = moe_ffn_f - shared_f
         if work.dense_layers:
             gemm_f = gemm_f + (1.0 - moe_share) * dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
 
@@ -295,12 +298,12 @@ def _layer_terms(
     cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)
     recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, (0.0 if eff.flash_attention else attn_f) + cheap, 0.0))
     layer_time = fwd + bwd + recompute_extra
-    paired = _paired_layer_s(parts, fwd, bwd + recompute_extra, ep_f, eff)
+    paired, whole = _paired_layer_s(parts, fwd, bwd + recompute_extra, ep_f, eff)
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
     head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
     return (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method,
-            cp_working, cp_windowed, paired)  # fmt: skip
+            cp_working, cp_windowed, paired, whole)  # fmt: skip
 
 
 def _paired_layer_s(parts: _LayerForward, fwd: np.ndarray, bwd: np.ndarray, ep_f: np.ndarray, eff: Efficiency):
@@ -308,14 +311,17 @@ def _paired_layer_s(parts: _LayerForward, fwd: np.ndarray, bwd: np.ndarray, ep_f
     other's computation (`moe_terms.combined_1f1b_layer_s`): the layer time of a layout with EP overlap, where the
     schedule pairs them, of which a run realises the share `ep_overlap_realised` of the saving. Its work splits
     into the experts' (their GEMMs and the token permutation) and the rest, before the dispatch; the all-to-alls
-    are taken whole, without the share `moe_dispatch_overlap` hides."""
+    are taken whole, without the share `moe_dispatch_overlap` hides: the schedule replaces that share.
+
+    Returns (paired, whole): the paired layer, and the layer run alone with its all-to-alls whole, as the passes
+    the schedule cannot pair run."""
     mlp_f = parts.moe_gemm + parts.moe_permute
     mlp_b = 2.0 * parts.moe_gemm + parts.moe_permute
     attn_f = fwd - ep_f - mlp_f
     attn_b = bwd - ep_f - mlp_b
     ideal = combined_1f1b_layer_s(attn_f, mlp_f, attn_b, mlp_b, 0.5 * parts.ep_comm_whole, eff.moe_dispatch_sm_fraction)
-    plain = fwd + bwd
-    return plain - eff.ep_overlap_realised * (plain - ideal)
+    whole = fwd + bwd + 2.0 * (parts.ep_comm_whole - ep_f)
+    return whole - eff.ep_overlap_realised * (whole - ideal), whole
 
 
 def layout_costs(
@@ -369,19 +375,30 @@ def layout_costs(
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
     terms = _terms_per_layout(work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp, cp_comm)
     layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd = terms[:10]
-    cp_method, cp_working, cp_windowed, paired = terms[10:]
+    cp_method, cp_working, cp_windowed, paired, whole = terms[10:]
     most_layers = counts.max(axis=1)
     act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
     act_offload_s = activation_offload_time_s(act_offload, per_layer_acts, most_layers, fwd, layer_time - fwd, memory)
-    stage = (counts * layer_time[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
+    per_stage = counts * layer_time[:, None] + has_head * head[:, None]
+    slowest = per_stage.argmax(axis=1)
+    stage = per_stage[np.arange(len(slowest)), slowest] + act_offload_s
+    backward_share = _stage_backward_share(
+        counts[np.arange(len(slowest)), slowest],
+        has_head[np.arange(len(slowest)), slowest],
+        layer_time - fwd,
+        head,
+        act_offload_s,
+        stage,
+    )
     passes = np.where(rc == 2, 3.0, 2.0)
     ep_comm = most_layers * ep_f * passes
     ep_overlap = np.zeros_like(tp) if ep_overlap is None else np.asarray(ep_overlap, dtype=float)
     unpaired = np.zeros_like(tp)
     if ep_overlap.any():  # the combined 1F1B schedule: a micro-batch's layers run paired with the next one's
         paired_stage = (counts * paired[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
+        whole_stage = (counts * whole[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
         on = ep_overlap > 0
-        unpaired = np.where(on, stage - paired_stage, 0.0)
+        unpaired = np.where(on, whole_stage - paired_stage, 0.0)
         stage = np.where(on, paired_stage, stage)
         compute = layer_time - 2.0 * ep_f  # the layer's work without its two passes' all-to-alls
         ep_comm = np.where(on, most_layers * (paired - compute), ep_comm)
@@ -422,10 +439,19 @@ def layout_costs(
         cp_comm_time_s=most_layers * (cp_f * np.where(rc == 2, 2.0, 1.0) + cp_b), cp_comm=cp_method,
         cp_comm_windowed=cp_windowed if work.windowed_layers else None,
         positions=pack_positions(dense, experts, acts, extra, index, pp[:, None]), memory=memory,
-        dp_chunks=np.maximum(most_layers, 1.0), backward_share=1.0 - fwd / layer_time,
+        dp_chunks=np.maximum(most_layers, 1.0), backward_share=backward_share,
         ep_overlap=ep_overlap, ep_unpaired_s=unpaired,
-        ep_extra_in_flight=np.where(ep_overlap > 0, np.where(pp > 1, 1.0 / v, 1.0 / np.maximum(most_layers, 1.0)), 0.0),
+        ep_extra_in_flight=np.where(ep_overlap > 0, 1.0 / np.maximum(most_layers, 1.0), 0.0),
     )  # fmt: skip
+
+
+def _stage_backward_share(layers, has_head, layer_backward_s, head_s, act_offload_s, stage_s):
+    """Share of the slowest stage's time per micro-batch spent in its backward, which the data-parallel reduction
+    hides under: its layers' backward (with any recompute), two of the LM head's three GEMM passes (the head is
+    not recomputed), and half the exposed host-link copies of offloaded activations (the reloads; the network is
+    free while the stage waits for them)."""
+    backward = layers * layer_backward_s + has_head * head_s * (2.0 / 3.0) + 0.5 * act_offload_s
+    return backward / np.maximum(stage_s, 1e-30)
 
 
 def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndarray, mb: np.ndarray, cp: np.ndarray,

@@ -304,6 +304,11 @@ class TrainingParallelism(Section):
         pp, v = data.get("pp"), data.get("interleave")
         if pp is not None and pp > 1 and v == 1:
             raise _rule(f"(true) with pipeline parallelism (pp {pp}) needs interleaving: pin interleave > 1")
+        if pp is not None and pp > 1 and model is not None and model.layers < 2 * pp - 2:
+            raise _rule(
+                f"(true) with pipeline parallelism needs interleaving, which needs two layers a stage (the end stages "
+                f"count the embedding or the loss as one): model.layers ({model.layers}) is too few for pp {pp}"
+            )
         return overlap
 
     @field_validator("etp")
@@ -471,6 +476,9 @@ class TrainingSpec(Section):
             raise_problems([(name, f"({n}) needs recompute none (got {pins.recompute}): offload replaces it", n)])
         if pins is not None and pins.interleave is not None and pins.interleave > 1:
             message = f"({n}) needs one pipeline stage, so no interleaving (got interleave {pins.interleave})"
+            raise_problems([(name, message, n)])
+        if pins is not None and pins.ep_overlap:
+            message = f"({n}) cannot run with the expert all-to-all overlap pinned on (training.parallelism.ep_overlap)"
             raise_problems([(name, message, n)])
         return memory
 

@@ -219,7 +219,8 @@ class TrainingSearch:
         alone (`_count_efficiency`)."""
         if costs is None or self.run.ramp_excess <= 0:
             return self._count_efficiency(np.asarray(gpus, dtype=float))
-        share = fixed_share(costs.step_time_s, costs.pipeline_time_s, costs.bubble_time_s)
+        work = costs.pipeline_time_s - costs.ep_unpaired_time_s  # the unpaired passes are fixed per step too
+        share = fixed_share(costs.step_time_s, work, costs.bubble_time_s)
         return run_efficiency(gpus, self.run, share)
 
     def _count_efficiency(self, gpus: np.ndarray) -> np.ndarray:
@@ -352,6 +353,7 @@ class TrainingSearch:
         for n, (found, stats, miss) in zip(counts, self.fastest_many(counts), strict=True):
             if found is None or not self._batch_ok(found):
                 continue
-            share = fixed_share(found.step_time_s, found.pipeline_time_s, found.bubble_time_s)
+            work = found.pipeline_time_s - found.ep_unpaired_time_s
+            share = fixed_share(found.step_time_s, work, found.bubble_time_s)
             if found.days_ideal / float(run_efficiency(np.array([n]), self.run, share)[0]) <= deadline_days:
                 yield found, stats, miss

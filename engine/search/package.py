@@ -92,6 +92,7 @@ def package_plan(
         ),
         offload_time_s=t.offload_time_s.item(row) if t.offload_time_s is not None else 0.0,
         dp_buckets=int(t.dp_buckets.item(row)) if t.dp_buckets is not None else 0,
+        ep_unpaired_time_s=_row(t.ep_unpaired_time_s, row),
         ep_overlap=(bool(lay.ep_overlap.item(j)) if lay.ep_overlap is not None else False)
         if s.work.shape.moe is not None else None,
         **per_step,

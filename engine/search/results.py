@@ -103,6 +103,7 @@ class Plan:
     cp_comm: str | None = None  # its method (cp_comm.CP_COMM_NAMES); None without context parallelism
     cp_comm_windowed: str | None = None  # the sliding-window layers' method; None without them or without cp
     ep_overlap: bool | None = None  # expert all-to-alls under another micro-batch's compute (MoE); None when dense
+    ep_unpaired_time_s: float = 0.0  # what the passes EP overlap cannot pair add a step (inside pipeline_time_s)
     offload_time_s: float = 0.0  # exposed host-link transfers of offloaded state per step
     activation_offload_layers: int = 0  # layers whose activations are kept in host memory (pp = 1)
     activation_offload_time_s: float = 0.0  # their exposed host-link copies per step (inside pipeline_time_s)

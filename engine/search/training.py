@@ -79,8 +79,9 @@ def expected_day_ranges(plans: list[Plan], search: TrainingSearch) -> list[tuple
 
 def _fixed_shares(plans: list[Plan]) -> list[float]:
     """Each plan's `fixed_share` in one numpy pass (element for element the expression of one plan alone)."""
-    fields = ("step_time_s", "pipeline_time_s", "bubble_time_s")
-    return fixed_share(*([getattr(p, k) for p in plans] for k in fields)).tolist()
+    steps = [p.step_time_s for p in plans]
+    work = [p.pipeline_time_s - p.ep_unpaired_time_s for p in plans]  # EP overlap's unpaired passes are fixed too
+    return fixed_share(steps, work, [p.bubble_time_s for p in plans]).tolist()
 
 
 def _goodput(work: Workload, system: System, gpus: int, search: TrainingSearch, a: Assumptions) -> Goodput:

@@ -34,18 +34,18 @@ def test_all_to_alls_far_longer_than_the_computation_run_back_to_back():
 
 
 def test_short_all_to_alls_hide_whole_and_cost_their_share_of_the_sms():
-    """Attention 3 forward, 6 backward; experts 2 forward, 4 backward (2 data, 2 weight gradient); all-to-alls 1 s.
-    Computation: attention forward 0-3, expert data gradient 3-5, weight gradient 5-7, expert forward 7-9 (its
-    dispatch done at 4), attention backward 9-15 (dispatch_bwd done at 6); combine_fwd 9-10. The layer takes the
-    computation's 15 s; the four seconds of all-to-all hidden cost 0.1 x 4 of compute."""
+    """Attention 3 forward, 6 backward; experts 2 forward, 4 backward; all-to-alls 1 s. Computation: attention
+    forward 0-3, expert backward 3-7, expert forward 7-9 (its dispatch done at 4), attention backward 9-15
+    (dispatch_bwd 7-8); combine_fwd 9-10. The layer takes the computation's 15 s; the four seconds of all-to-all
+    hidden cost 0.1 x 4 of compute."""
     assert combined_1f1b_layer_s(3.0, 2.0, 6.0, 4.0, 1.0, 0.1) == pytest.approx(15.4)
 
 
 def test_an_all_to_all_longer_than_attention_shows_in_the_first_and_last_slots():
     """Attention 1 forward, 2 backward; experts 4 forward, 8 backward; all-to-alls 3 s. combine_bwd 0-3 beside
-    attention forward 0-1, so the expert data gradient runs 3-7, weight gradient 7-11; dispatch_fwd 3-6,
-    dispatch_bwd 7-10; expert forward 11-15; combine_fwd 15-18 beside attention backward 15-17: 18 s, of which
-    15 computation and 3 exposed; 12 - 3 = 9 s hidden at 0.2 = 1.8."""
+    attention forward 0-1, so the expert backward runs 3-11; dispatch_fwd 3-6, dispatch_bwd 11-14; expert forward
+    11-15; combine_fwd 15-18 beside attention backward 15-17: 18 s, of which 15 computation and 3 exposed;
+    12 - 3 = 9 s hidden at 0.2 = 1.8."""
     assert combined_1f1b_layer_s(1.0, 4.0, 2.0, 8.0, 3.0, 0.2) == pytest.approx(19.8)
 
 
@@ -113,12 +113,42 @@ def test_the_search_overlaps_where_the_all_to_alls_cost_most(catalog):
     assert training["parallelism"]["ep_overlap"] is True
 
 
-def test_layouts_megatron_refuses_get_no_overlap(catalog):
+@pytest.mark.parametrize(
+    "pins",
+    [{**_MEASURED, "recompute": "full"}, {**_MEASURED, "ep": 4, "pp": 4, "interleave": 1}],
+)
+def test_layouts_megatron_refuses_get_no_overlap(catalog, pins):
     """Full recompute, or pipelining without interleaving: Megatron-Core's TransformerConfig refuses the overlap,
-    so the layout costs the grid builds for them have it off."""
-    body = _body({**_MEASURED, "recompute": "full"})
-    training = to_json(run_plan(validate_request(body, catalog), catalog))["training"]
+    so the layouts the grid builds for them have it off."""
+    training = to_json(run_plan(validate_request(_body(pins), catalog), catalog))["training"]
     assert training["parallelism"]["ep_overlap"] is False
+
+
+_PIPELINED = {"tp": 1, "pp": 4, "cp": 1, "ep": 4, "etp": 1, "micro_batch": 1, "recompute": "none", "interleave": 2}
+
+
+def test_a_pipelined_overlap_holds_one_more_layer_and_pays_its_warm_up(catalog):
+    """PP4 x VP2 on 16 GPUs (12 of the 48 layers a stage): with the overlap the first stage holds one layer more
+    of activations, under a twelfth of its stored micro-batches' figure (the stage holds several micro-batches in
+    flight), and the step carries the unpaired passes: (2 x 3 + 1 x 4 + 1) / 2 = 5.5 micro-batches' worth."""
+    plans = {}
+    for overlap in (False, True):
+        body = _body({**_PIPELINED, "ep_overlap": overlap})
+        plans[overlap] = to_json(run_plan(validate_request(body, catalog), catalog))["training"]
+    off, on = plans[False], plans[True]
+    assert on["parallelism"]["ep_overlap"] is True
+    rise = on["memory_breakdown_gib"]["activations"] - off["memory_breakdown_gib"]["activations"]
+    assert 0.0 < rise < off["memory_breakdown_gib"]["activations"] / 12
+    assert on["step_time_s"] < off["step_time_s"]
+
+
+def test_the_search_takes_the_overlap_on_a_pipeline_with_virtual_stages(catalog):
+    """EP4 across two systems, pipelined: the all-to-alls cross the scale-out fabric, a large share of the step, so
+    the search overlaps them, and since PP 4 needs interleaving for it, picks virtual stages."""
+    body = _body({k: v for k, v in _PIPELINED.items() if k != "interleave"})
+    training = to_json(run_plan(validate_request(body, catalog), catalog))["training"]
+    assert training["parallelism"]["ep_overlap"] is True
+    assert training["parallelism"]["interleave"] > 1
 
 
 @pytest.mark.parametrize(
@@ -128,6 +158,7 @@ def test_layouts_megatron_refuses_get_no_overlap(catalog):
         ({"ep": 1, "ep_overlap": True}, None, "needs expert parallelism"),
         ({"recompute": "full", "ep_overlap": True}, None, "cannot run with full recompute"),
         ({"pp": 4, "interleave": 1, "ep_overlap": True}, None, "needs interleaving"),
+        ({"pp": 48, "ep_overlap": True}, None, "is too few for pp 48"),
     ],
 )
 def test_a_pinned_overlap_megatron_cannot_run_is_a_field_error(catalog, pins, model, field_text):
@@ -156,3 +187,13 @@ def test_the_paired_stage_is_never_slower_than_the_schedule_allows(catalog):
     assert lay.stage_time_s[1] < lay.stage_time_s[0]
     assert lay.stage_time_s[1] + lay.ep_unpaired_s[1] == pytest.approx(lay.stage_time_s[0], rel=1e-12)
     assert lay.ep_unpaired_s[0] == 0.0
+
+
+def test_activation_offload_with_the_overlap_pinned_is_a_field_error(catalog):
+    body = _body({"ep_overlap": True})
+    body["training"]["memory"] = {"activation_offload_layers": 4}
+    with pytest.raises(RequestInvalid) as caught:
+        validate_request(body, catalog)
+    assert "training.memory.activation_offload_layers (4) cannot run with the expert all-to-all overlap" in str(
+        caught.value
+    )

@@ -288,6 +288,10 @@ assumption `ep_overlap_realised` and a MoE plan's layout says whether it overlap
 takes it (TP2 CP2 with the overlap instead of TP1 CP4: 7.416 -> 7.412 days at p50); the others' all-to-alls stay
 inside NVLink, where the overlap saves less than it costs in memory and unpaired passes, or (DeepSeek-V3) DualPipe's
 overlap, set as an assumption, already hides nearly all of them.
+Re-captured when the data-parallel reduction's hiding window became the slowest stage's own backward (its layers'
+backward, two of the LM head's three passes, half the activation-offload stall) rather than a layer's share applied
+to the whole stage: train-16k-gpus 26.017 -> 26.018 days, train-70b-pinned-tp8-pp4 and train-gpt3-auto-30d move
+in the sixth figure; and when EP overlap's unpaired passes counted as a step's fixed part in the batch ramp.
 """
 
 from __future__ import annotations
