@@ -237,7 +237,10 @@ def test_auto_mixtral_8x22b_plan(benchmark, catalog):
     main -> 440-515 ms. Fourth round, at load about 3, interleaved: CPU min 343-375 ms on main -> 353-363 ms,
     no change beyond the noise (instructions not counted for lack of time). Stop 30, quiet machine: the search
     gained folded experts (expert tensor parallelism 1) beside split ones, 1.3-1.6x the MoE layouts: median
-    167 ms -> 348 ms, 291 ms once searched folding kept ep >= tp."""
+    167 ms -> 348 ms, 291 ms once searched folding kept ep >= tp. Stop 35, quiet machine: EP overlap (the combined
+    1F1B schedule) is a grid option wherever Megatron-Core can run it, up to twice the MoE layouts: median 244 ms
+    on the stop's base -> 384-412 ms. A layout with the overlap is never slower than its twin without, so no exact
+    pruning removes it; it costs memory, which the search must weigh."""
     request = validate_request(copy.deepcopy(AUTO_MIXTRAL_8X22B), catalog)
     result = benchmark(_plan_json, request, catalog)
     assert result["training"]["days"] <= 90
