@@ -67,7 +67,7 @@ def layout_text(p: Any) -> str:
     if p.ep > 1 and p.tp > 1 and getattr(p, "etp", None) == 1:
         parts.append("experts folded over TP")
     if p.ep > 1 and getattr(p, "ep_overlap", None):
-        parts.append("all-to-alls overlapped")
+        parts.append("expert all-to-alls overlapped")
     if p.interleave > 1:
         parts.append(f"{p.interleave} virtual stages")
     layers = tuple(p.stage_layers)
