@@ -157,6 +157,7 @@ def dp_exposed_s(
     t_stage: np.ndarray,
     backward_share: np.ndarray,
     eff: Efficiency,
+    t_ends: np.ndarray | None = None,
 ) -> np.ndarray:
     """The data-parallel communication the passes do not hide, per ZeRO stage, as Megatron-Core overlaps it
     (overlap_grad_reduce, overlap_param_gather). `collectives` are the step's (all-reduce, reduce-scatter,
@@ -178,11 +179,15 @@ def dp_exposed_s(
       every micro-batch, overlapped with its compute, and cannot hide the first bucket's gather.
 
     The passes are timed on the slowest stage: its backward is `backward_share` of its time per micro-batch (two
-    thirds without recompute, about three quarters when the backward replays the forward), the forward the rest."""
+    thirds without recompute, about three quarters when the backward replays the forward), the forward the rest. The
+    once-per-step collectives hide under the step's last backward and first forward passes, timed at `t_ends`
+    (default `t_stage`): with EP overlap those run unpaired, longer than the paired passes the per-micro-batch
+    ZeRO-2 and ZeRO-3 collectives hide under."""
     all_reduce, reduce_scatter, gather = collectives
     last_all_reduce, last_reduce_scatter, last_gather = last_buckets
-    backward_pass = t_stage * backward_share / v
-    forward_pass = t_stage * (1.0 - backward_share) / v
+    t_ends = t_stage if t_ends is None else t_ends  # the step's last and first passes (unpaired under EP overlap)
+    backward_pass = t_ends * backward_share / v
+    forward_pass = t_ends * (1.0 - backward_share) / v
     hide = eff.dp_overlap
     during_last_backward = np.where(v > 1.0, 0.0, 1.0)  # the aligned reduction waits for an interleaved stage's end
     exposed_z0 = exposed_after_passes(all_reduce, last_all_reduce, v, pp, backward_pass, hide, during_last_backward)

@@ -293,11 +293,12 @@ def _times(
     m, m_eff = _micro_batches(batch_sequences / dp_mb, nearest_batch)
     pipeline = m_eff * per_micro_batch + bubble
     unpaired_step: np.ndarray | float = 0.0
+    t_ends = t_stage
     if _column_any(lay, _UNPAIRED) and unpaired.any():  # micro-batches EP overlap runs unpaired
         unpaired_step = np.minimum(m_eff, _unpaired_micro_batches(pp, v)) * unpaired
         pipeline = pipeline + unpaired_step
-        # the data-parallel collectives hide under the last backward and first forward passes, which run unpaired
-        t_stage = t_stage + unpaired
+        # the once-per-step collectives hide under the last backward and first forward passes, which run unpaired
+        t_ends = t_stage + unpaired
     # DP groups stay on NVLink only when the whole job fits a system; otherwise a group's ring crosses systems on
     # as many NICs as it has ranks in each (dp_comm.dp_ranks_per_system, dp_comm.crossing_bandwidth).
     per_system = dp_ranks_per_system(tp, cp, pp, dpc, hw.gpus_per_system)
@@ -315,7 +316,7 @@ def _times(
         )
         collectives = tuple(c + e for c, e in zip(collectives, extra, strict=True))
         last_buckets = tuple(np.maximum(b, e / expert_buckets) for b, e in zip(last_buckets, extra, strict=True))
-    dp_exposed = dp_exposed_s(zero, m_eff, collectives, last_buckets, v, pp, t_stage, backward_share, eff)
+    dp_exposed = dp_exposed_s(zero, m_eff, collectives, last_buckets, v, pp, t_stage, backward_share, eff, t_ends)
     optimizer_time, offload_time, step = _optimizer_step(
         lay, zero, dpc, edp, dense, experts if any_experts else None, offload, m_eff, pipeline + dp_exposed, hw, eff
     )

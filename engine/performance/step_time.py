@@ -394,12 +394,14 @@ def layout_costs(
     ep_comm = most_layers * ep_f * passes
     ep_overlap = np.zeros_like(tp) if ep_overlap is None else np.asarray(ep_overlap, dtype=float)
     unpaired = np.zeros_like(tp)
+    body = most_layers * layer_time
     if ep_overlap.any():  # the combined 1F1B schedule: a micro-batch's layers run paired with the next one's
         paired_stage = (counts * paired[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
         whole_stage = (counts * whole[:, None] + has_head * head[:, None]).max(axis=1) + act_offload_s
         on = ep_overlap > 0
         unpaired = np.where(on, whole_stage - paired_stage, 0.0)
         stage = np.where(on, paired_stage, stage)
+        body = np.where(on, most_layers * whole, body)  # the fill and drain run unpaired, all-to-alls whole
         compute = layer_time - 2.0 * ep_f  # the layer's work without its two passes' all-to-alls
         ep_comm = np.where(on, most_layers * (paired - compute), ep_comm)
     dense, experts, acts, extra = _position_memory(
@@ -426,7 +428,7 @@ def layout_costs(
     rows = np.arange(total.shape[0])
     return LayoutCosts(
         tp=tp, pp=pp, micro_batch=mb, interleave=v, recompute=rc,
-        stage_time_s=stage, body_stage_time_s=most_layers * layer_time, p2p_time_s=p2p,
+        stage_time_s=stage, body_stage_time_s=body, p2p_time_s=p2p,
         tp_comm_time_s=most_layers * comm_f * passes, ep_comm_time_s=ep_comm,
         params_per_gpu=total[rows, heaviest], expert_params_per_gpu=experts[rows, heaviest],
         layer_params_per_gpu=(work.layer_params() - work.moe_expert_params_per_layer()) / tp
