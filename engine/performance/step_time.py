@@ -273,6 +273,7 @@ def _layer_terms(
     fp8_activations: bool,
     etp: np.ndarray | None = None,
     cp_comm: str | None = None,
+    logits_bytes: float = 4.0,
 ) -> tuple[np.ndarray, ...]:
     """Per-layer figures of rows (tp, micro-batch, cp, ep, recompute, expert tensor parallelism etp): one layer's
     time per micro-batch (forward, backward and recompute), the LM head's, the TP / EP / CP communication inside
@@ -300,8 +301,11 @@ def _layer_terms(
     layer_time = fwd + bwd + recompute_extra
     paired, whole = _paired_layer_s(parts, fwd, bwd + recompute_extra, ep_f, eff)
 
-    # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + fp32 logits traffic ---
-    head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + 12.0 * tokens * vocab / tp / (hw.hbm_bytes_s * eff.hbm)
+    # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + the loss's passes over the logits:
+    # the head writes them, the loss reads them and writes its gradient, each at the bytes the loss keeps per
+    # logit (`logits_bytes_per_element`: 2 for a fused 16-bit cross entropy, 8 with FP32 softmax and gradient) ---
+    logits_traffic = 3.0 * logits_bytes * tokens * vocab / tp
+    head = 3.0 * gemm_time(tokens, h, vocab / tp, hw, eff) + logits_traffic / (hw.hbm_bytes_s * eff.hbm)
     return (layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd, cp_method,
             cp_working, cp_windowed, paired, whole)  # fmt: skip
 
@@ -373,7 +377,8 @@ def layout_costs(
         first_layers, last_layers = stage_split(s.layers, pp.astype(np.int64), 0, 0)
     counts, index, has_embedding, has_head, _valid = stage_positions(s.layers, pp, first_layers, last_layers)
     tokens = mb * float(s.seq_len) / cp  # tokens per GPU per micro-batch
-    terms = _terms_per_layout(work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp, cp_comm)
+    terms = _terms_per_layout(work, hw, eff, tp, mb, cp, ep, rc, memory.fp8_activations, etp, cp_comm,
+                              memory.logits_bytes_per_element)  # fmt: skip
     layer_time, head, comm_f, ep_f, cp_f, cp_b, kv_params, per_layer_acts, act_none, fwd = terms[:10]
     cp_method, cp_working, cp_windowed, paired, whole = terms[10:]
     most_layers = counts.max(axis=1)
@@ -457,8 +462,8 @@ def _stage_backward_share(layers, has_head, layer_backward_s, head_s, act_offloa
 
 
 def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndarray, mb: np.ndarray, cp: np.ndarray,
-                      ep: np.ndarray, rc: np.ndarray, fp8_activations: bool,
-                      etp: np.ndarray, cp_comm: str | None = None) -> tuple[np.ndarray, ...]:  # fmt: skip
+                      ep: np.ndarray, rc: np.ndarray, fp8_activations: bool, etp: np.ndarray,
+                      cp_comm: str | None = None, logits_bytes: float = 4.0) -> tuple[np.ndarray, ...]:  # fmt: skip
     """`_layer_terms` of every layout. Everything per layer depends on (tp, micro-batch, cp, ep, recompute) alone, a
     few hundred distinct rows in a grid of thousands (the rest is stage splits, pipeline degrees and
     interleaving): worked out once per distinct row, then read per layout (the same elementwise figures, bit for
@@ -468,7 +473,7 @@ def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndar
         code = code * (float(np.max(column, initial=0)) + 1.0) + column
     _codes, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     terms = _layer_terms(work, hw, eff, tp[first], mb[first], cp[first], ep[first], rc[first], fp8_activations,
-                         etp[first], cp_comm)  # fmt: skip
+                         etp[first], cp_comm, logits_bytes)  # fmt: skip
     return tuple(t[inverse.ravel()] for t in terms)
 
 
