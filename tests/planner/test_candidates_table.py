@@ -68,16 +68,16 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     )
     first = table.rows[0]
     assert first.status == "chosen" and first.cells[0].text == "NVIDIA GB200 NVL72 rack"
-    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "87.0", "$51.4M", "chosen"]
+    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "86.9", "$51.4M", "chosen"]
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
     assert [row.cells[3].text for row in table.rows[-2:]] == ["$256M", "$256M"]
-    # the A100 40GB system: MFU 0.46398 -> 46.4 %, IT energy 8.32 MW x 79.192 days x 24 h = 15,813 MWh, 1,280
-    # systems, steady state 56.4 days
+    # the A100 40GB system: MFU 0.46484 -> 46.5 %, IT energy 8.32 MW x 79.046 days x 24 h = 15,784 MWh, 1,280
+    # systems, steady state 56.3 days
     a100 = next(row for row in table.rows if "A100 40GB" in row.cells[0].text)
     hidden = {c.label: cell.text for c, cell in zip(table.columns, a100.cells, strict=True) if c.more}
-    assert hidden["MFU"] == "46.4 %" and hidden["IT energy"] == "15,813" and hidden["Systems"] == "1,280"
-    assert hidden["Steady state"] == "56.4" and hidden["IT power"] == "8.32 MW"
+    assert hidden["MFU"] == "46.5 %" and hidden["IT energy"] == "15,784" and hidden["Systems"] == "1,280"
+    assert hidden["Steady state"] == "56.3" and hidden["IT power"] == "8.32 MW"
 
 
 def test_a_serving_table_shows_replicas_and_the_horizon_of_its_estimate():
