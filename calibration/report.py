@@ -75,8 +75,10 @@ def _uncounted_lines(f: dict[str, object]) -> list[str]:
         "",
         "Runs whose exact GPU count is unpublished: the planner's expected whole run at several plausible counts "
         "(with the preset's published batch where there is one, else the planner's 4M-token default, and the "
-        "published layout where there is one), against the published figure. They move no constant and are not "
-        "in the errors above.",
+        "published layout where there is one), against the published figure; and runs at their published count "
+        "whose kind of model has a steady state the planner has not validated (fine-grained MoE of under a "
+        "billion active parameters), whose gap would otherwise move the production efficiency of every run. "
+        "They move no constant and are not in the errors above.",
         "",
         "| Run | Source | Published | Planner (error) by GPU count | Notes |",
         "|---|---|---|---|---|",

@@ -61,7 +61,8 @@ FACTOR_SOURCES = {
         "2023); MosaicML, 'Introducing MPT-7B' (May 2023); Luccioni et al., 'Estimating the Carbon Footprint of "
         "BLOOM' (JMLR 2023); Li et al., 'StarCoder' (arXiv 2305.06161, May 2023); DeepSeek-AI, 'DeepSeek-V3 "
         "Technical Report' (arXiv 2412.19437, Dec 2024); Hugging Face, 'SmolLM3' (blog, July 2025: 24 days on 384 "
-        "H100); Microsoft, microsoft/phi-4 model card (Dec 2024: 21 days on 1,920 H100); Meta, 'The Llama 3 Herd of "
+        "H100); Microsoft, microsoft/phi-4 model card (Dec 2024: 21 days on 1,920 H100); IBM, 'Granite 3.0 Language "
+        "Models' (Oct 2024: 832,102 and 192,030 H100 GPU-hours for 8B and 2B); Meta, 'The Llama 3 Herd of "
         "Models' (arXiv 2407.21783, July 2024) and the Llama 3.1 model card "
         "(30.84M H100 GPU-hours for 405B)"
     ),

@@ -58,8 +58,8 @@ def test_goodput_matches_young_daly_by_hand(plan):
     restart = (15 + 0.25 * math.log2(128)) * 60  # restart_minutes + restart_minutes_per_doubling x log2(systems)
     goodput = tau / (tau + delta) * (1 - ((tau + delta) / 2 + restart) / mtbf)
     assert t["goodput"]["fraction"] == pytest.approx(goodput, rel=2e-4)  # catalog MTBF is rounded to the hour
-    # Whole run: goodput x production 0.805 x (1 - 0.03 stalls) / (1 + 0.003 x log2(128) stragglers).
-    efficiency = goodput * 0.805 * 0.97 / (1 + 0.003 * 7)
+    # Whole run: goodput x production 0.795 x (1 - 0.03 stalls) / (1 + 0.003 x log2(128) stragglers).
+    efficiency = goodput * 0.795 * 0.97 / (1 + 0.003 * 7)
     assert t["days"] == pytest.approx(t["days_ideal"] / efficiency, rel=3e-4)
     assert 0.9 < goodput < 1.0 and t["days"] > t["days_ideal"]
     for key in (

@@ -43,19 +43,19 @@ def _daly_goodput(delta: float, mtbf: float, restart: float) -> float:
 
 
 def test_range_is_the_lognormal_sum_of_the_factor_ranges():
-    """One system (no stragglers) that never fails: only production (0.65-1.0) and stalls (1-8 %) spread."""
+    """One system (no stragglers) that never fails: only production (0.64-1.0) and stalls (1-8 %) spread."""
     run = whole_run(10.0, 8, _inputs(mtbf_h=1e12))
-    # p50: 10 days / (0.805 x 0.97); p90 / p50 = exp(Z sigma), sigma = sqrt(sum (ln(high/low) / 2Z)^2).
-    assert run.days_p50 == pytest.approx(10 / (0.805 * 0.97), rel=1e-6)
-    spread = math.sqrt(math.log(1.0 / 0.65) ** 2 + math.log(0.99 / 0.92) ** 2) / 2  # = Z x sigma = 0.21849
-    assert spread == pytest.approx(0.21849, abs=1e-5)
+    # p50: 10 days / (0.795 x 0.97); p90 / p50 = exp(Z sigma), sigma = sqrt(sum (ln(high/low) / 2Z)^2).
+    assert run.days_p50 == pytest.approx(10 / (0.795 * 0.97), rel=1e-6)
+    spread = math.sqrt(math.log(1.0 / 0.64) ** 2 + math.log(0.99 / 0.92) ** 2) / 2  # = Z x sigma = 0.22614
+    assert spread == pytest.approx(0.22614, abs=1e-5)
     assert run.days_p90 == pytest.approx(run.days_p50 * math.exp(spread), rel=1e-6)
     assert run.days_p10 == pytest.approx(run.days_p50 * math.exp(-spread), rel=1e-6)
     assert run.days_p10 < run.days_p50 < run.days_p90
-    # Drivers by share of the variance: ln(1.0/0.65) = 0.4308 squared against 0.0733^2 (97.2 % and 2.8 %).
+    # Drivers by share of the variance: ln(1.0/0.64) = 0.4463 squared against 0.0733^2 (97.4 % and 2.6 %).
     assert run.drivers == ("production vs benchmark", "evaluations and data stalls")
     assert run.share_of_spread("production vs benchmark") == pytest.approx(
-        0.4308**2 / (0.4308**2 + 0.0733**2), rel=1e-3
+        0.4463**2 / (0.4463**2 + 0.0733**2), rel=1e-3
     )
     assert run.share_of_spread("stragglers") == 0.0
 
@@ -170,8 +170,8 @@ def test_planning_at_the_p90_meets_the_deadline_at_the_p90(catalog):
     p90 = to_json(run_plan(validate_request(body, catalog), catalog))["training"]
     assert p50["days"] <= 24 < p50["days_range"]["p90"]  # the expected run meets it, the p90 run does not
     assert p90["days_range"]["p90"] <= 24 and p90["gpus"] > p50["gpus"]
-    # The p90 multiplier: exp(Z90 x sigma); the production-efficiency range alone (0.65-1.0) gives sigma >= 0.1681.
-    assert p90["days_range"]["p90"] / p90["days"] >= math.exp(Z90 * math.log(1.0 / 0.65) / (2 * Z90)) - 1e-9
+    # The p90 multiplier: exp(Z90 x sigma); the production-efficiency range alone (0.64-1.0) gives sigma >= 0.1741.
+    assert p90["days_range"]["p90"] / p90["days"] >= math.exp(Z90 * math.log(1.0 / 0.64) / (2 * Z90)) - 1e-9
 
 
 def test_frontier_days_are_the_whole_runs_days():

@@ -296,6 +296,12 @@ Re-captured when the LM head's loss moved the bytes it keeps per logit (`logits_
 16-bit cross entropy) three times instead of a fixed 12: every plan with a large vocabulary a little faster
 (train-70b-auto-90d 86.96 -> 86.93 days, train-8b-auto-30d 24.12 -> 24.06, train-16k-gpus 26.02 -> 25.95); no
 layout, system or GPU count moved, and no fitted constant.
+Re-captured when IBM's Granite 3.0 8B and 2B (832,102 and 192,030 H100 GPU-hours, the technical report's Table 7)
+joined the whole runs production efficiency is fitted on (they imply 0.69 and 0.74): the median moved 0.805 -> 0.795
+and the held-out spread 0.171 -> 0.174 moved the slow end 0.65 -> 0.64, so every expected whole run is 1.3 % longer
+(train-70b-auto-90d 86.93 -> 88.03 days, p90 108.26 -> 110.46). The 405B auto plan no longer meets its 120 days on
+4,096 GB300 and takes 5,376 (TP2 CP8 PP21 DP16, 115.79 days). The catalog version moved with the four Granite 3.0
+presets.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans()
     table = plan_view(stored).candidates_table
     col = [c.label for c in table.columns].index("p10 - p90")
     chosen = table.rows[0]
-    assert chosen.status == "chosen" and chosen.cells[col].text == "69.8 - 108.3"
+    assert chosen.status == "chosen" and chosen.cells[col].text == "70.2 - 110.5"
     rng = stored["training"]["days_range"]
     assert chosen.cells[col].text == f"{rng['p10']:.1f} - {rng['p90']:.1f}"
     for c in stored["candidates"]:
@@ -59,8 +59,9 @@ def test_each_system_shows_its_whole_run_range_and_the_chosen_one_is_the_plans()
 
 
 def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
-    """GB200 NVL72 is chosen at $51.4M (51,354,260.62); the others follow from $52.9M (GB300) to $256M (the two
-    A100 systems, 256.63M and 256.64M), as the selection's explain lists them."""
+    """GB200 NVL72 is chosen at $51.4M (51,365,068.19); the others follow from $52.9M (GB300) to the two A100
+    systems (256.50M and 256.51M, shown to three figures as $256M and $257M), as the selection's explain lists
+    them."""
     stored = _stored("train-70b-auto-90d")
     table = plan_view(stored).candidates_table
     by_cost = sorted(
@@ -68,15 +69,15 @@ def test_rows_read_chosen_first_then_by_the_estimate_that_ranked_them():
     )
     first = table.rows[0]
     assert first.status == "chosen" and first.cells[0].text == "NVIDIA GB200 NVL72 rack"
-    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "86.9", "$51.4M", "chosen"]
+    assert [cell.text for cell in first.cells[:5]] == ["NVIDIA GB200 NVL72 rack", "1,024", "88.0", "$51.4M", "chosen"]
     assert by_cost[0][0] == "gb200-nvl72" and by_cost[1][0] == "gb300-nvl72"
     assert table.rows[1].cells[0].text == "NVIDIA GB300 NVL72 rack" and table.rows[1].cells[3].text == "$52.9M"
-    assert [row.cells[3].text for row in table.rows[-2:]] == ["$256M", "$256M"]
-    # the A100 40GB system: MFU 0.46484 -> 46.5 %, IT energy 8.32 MW x 79.046 days x 24 h = 15,784 MWh, 1,280
+    assert [row.cells[3].text for row in table.rows[-2:]] == ["$256M", "$257M"]
+    # the A100 40GB system: MFU 0.46484 -> 46.5 %, IT energy 8.32 MW x 80.040 days x 24 h = 15,982 MWh, 1,280
     # systems, steady state 56.3 days
     a100 = next(row for row in table.rows if "A100 40GB" in row.cells[0].text)
     hidden = {c.label: cell.text for c, cell in zip(table.columns, a100.cells, strict=True) if c.more}
-    assert hidden["MFU"] == "46.5 %" and hidden["IT energy"] == "15,784" and hidden["Systems"] == "1,280"
+    assert hidden["MFU"] == "46.5 %" and hidden["IT energy"] == "15,982" and hidden["Systems"] == "1,280"
     assert hidden["Steady state"] == "56.3" and hidden["IT power"] == "8.32 MW"
 
 

@@ -108,18 +108,18 @@ def test_summary_band_of_a_stored_plan():
     # 15 GB200 NVL72 racks of 72 GPUs = 1,080, of which the job's layout uses 1,024
     assert figures["GPUs"].value == "1,080"
     assert figures["GPUs"].note == "15 x NVIDIA GB200 NVL72 rack; the job uses 1,024"
-    # p10 69.81, p50 86.93, p90 108.26 days as the stored whole run says
-    assert figures["Time to train"].value == "86.9"
-    assert figures["Time to train"].range == "69.8 - 108.3 days (p10 - p90)"
+    # p10 70.15, p50 88.03, p90 110.46 days as the stored whole run says
+    assert figures["Time to train"].value == "88.0"
+    assert figures["Time to train"].range == "70.2 - 110.5 days (p10 - p90)"
     # facility 2,480.126 kW -> 2.48 MW; IT 2,066.772 kW -> 2.07 MW; 2,480.126 / 2,066.772 = PUE 1.2 (liquid)
     assert (figures["Facility power"].value, figures["Facility power"].unit) == ("2.48", "MW")
     assert figures["Facility power"].note == "IT 2.07 MW x PUE 1.2"
     # every rack drawn: 15 compute + 11 network + 1 management = 27
     assert figures["Racks"].value == "27"
     assert figures["Cheapest obtainable option"].value == "$66.4M"
-    # The expected run (86.9 days) meets the 90-day deadline but its p90 (108.3 days) does not: a deadline risk.
+    # The expected run (88.0 days) meets the 90-day deadline but its p90 (110.5 days) does not: a deadline risk.
     (risk,) = [r for r in band.risks if r.startswith("Deadline risk")]
-    assert "86.9 days, p50" in risk and "108.3 days" in risk
+    assert "88.0 days, p50" in risk and "110.5 days" in risk
 
 
 def test_rear_door_cooling_and_units_in_labels_read_as_words():
@@ -188,7 +188,7 @@ def test_compare_figures_by_unit():
     from planner.outputs.formatting import figure_text
 
     view = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
-    assert figure_text(view.value("training.days_range"), "days") == "69.8 - 108.3"
+    assert figure_text(view.value("training.days_range"), "days") == "70.2 - 110.5"
     assert figure_text(view.value("costs.onprem.capex_usd"), "USD") == "$107M"
     assert figure_text(view.value("power.facility_kw"), "kW") == "2.48 MW"
     assert figure_text(view.value("cluster.system"), "") == "NVIDIA GB200 NVL72 rack"
