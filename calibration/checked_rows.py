@@ -292,6 +292,9 @@ def _qwen_rows() -> list[CalibrationRow]:
         row("qwen3-30b-gb300", "qwen3-30b-a3b", "gb300-nvl72", 8, 512, 8, 31_744, ep=8),
         row("qwen3-235b-h100", "qwen3-235b-a22b", "dgx-h100", 256, 8192, 1, 1_712, tp=2, pp=8, vp=4, ep=32,
             recompute="none", dispatch_per_node=False, ep_overlap=True),
+        # the same row without the overlap: whether the 26.04.01 container's recipe ran it is not recorded
+        row("qwen3-235b-h100-no-ep-overlap", "qwen3-235b-a22b", "dgx-h100", 256, 8192, 1, 1_712, tp=2, pp=8, vp=4,
+            ep=32, recompute="none", dispatch_per_node=False),
         row("qwen3-235b-b200", "qwen3-235b-a22b", "dgx-b200", 256, 8192, 1, 3_776, pp=8, vp=None, ep=8),
         row("qwen3-235b-b300", "qwen3-235b-a22b", "dgx-b300", 256, 8192, 2, 5_936, pp=8, vp=None, ep=8),
         row("qwen3-235b-gb200", "qwen3-235b-a22b", "gb200-nvl72", 256, 8192, 1, 5_680, pp=8, vp=3, ep=32),

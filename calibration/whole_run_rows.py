@@ -168,7 +168,8 @@ _SMOLLM3 = (
     "configuration; HuggingFaceTB/SmolLM3-3B-checkpoints (global batch 2,359,296 tokens)"
 )
 _GRANITE = (
-    "Granite Team, IBM, 'Granite 3.0 Language Models' (technical report, 2024-10-21), sections 4.2-4.3 and Table 7: "
+    "Granite Team, IBM, 'Granite 3.0 Language Models' (technical report with the models' release, 2024-10-21; PDF "
+    "of 2024-11-09), sections 4.2-4.3 and Table 7: "
     "H100 80GB (Blue Vela), 12T tokens for the dense models and 10T for the MoE models at 4M tokens a step"
 )
 # Granite 3.0's dense layouts as the report gives them (section 4.3): 3D parallelism with ZeRO-1 sharding of the
@@ -337,7 +338,8 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         "gpu_hours",
         False,
         "768 H100, 12T tokens in two stages at 4M tokens a step, BF16 taken (not published); published layout TP4 "
-        "PP4 (plain 1F1B, 10 layers a stage) with ZeRO-1, DP48; the report's 832,102 GPU-hours (Table 7, from which "
+        "PP4 with ZeRO-1, DP48 (plain 1F1B and 10 layers a stage taken: the report names the 1F1B schedule and equal "
+        "stages with the embedding and the LM head on the end ones); the report's 832,102 GPU-hours (Table 7, from which "
         "it computes energy; whether restarts are in them is not said)",
     ),
     WholeRunRow(
@@ -443,7 +445,7 @@ UNCOUNTED_RUNS: list[UncountedRun] = [
         "gpu_hours",
         (128,),
         "128 H100, data parallelism alone with ZeRO-1 (published); 10T tokens; 71,171 GPU-hours (Table 7). A "
-        "fine-grained MoE of 400M active parameters (32 experts of 512, 8 active): 14 % MFU by 6ND over the run. Not "
+        "fine-grained MoE of 400M active parameters (32 experts of 512, 8 active): about 10 % MFU by 6ND over the run. Not "
         "fitted: the planner's steady state for such small experts is not validated (it is 20-46 % fast on NVIDIA's "
         "older containers for Qwen3 30B-A3B and GPT-OSS, below), so the gap would move a dense run's production "
         "efficiency for a cause that is the MoE step's",

@@ -129,7 +129,8 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     nodes, a dispatcher that sends each token once per destination node and forwards it to that node's experts
     over NVLink (DeepEP, Megatron-Core's HybridEP: `moe_dispatch_once_per_node`, the default) puts one copy per
     node the token's experts fall on onto the scale-out fabric; node-limited routing (model.moe.node_limit) caps
-    those nodes; a plain all-to-all sends one copy per routed expert. The exposed share is
+    those nodes; a plain all-to-all sends one copy per routed expert, those for experts on other nodes across the
+    fabric and the rest over NVLink at the same time. The exposed share is
     1 - moe_dispatch_overlap. Hiding the rest is not free: while the dispatch and combine kernels run they hold a
     share of the SMs (moe_dispatch_sm_fraction), so the computation they hide under slows by that share and each
     hidden second costs that fraction of a second of compute."""
@@ -141,7 +142,12 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     copies = expert_alltoall_bytes(tokens, h, active, ep, element)
     nvlink_s = copies / (hw.nvlink_bytes_s * eff.nvlink)
     nodes = np.maximum(ep * etp / hw.nvlink_domain, 1.0)
-    plain_s = copies / (hw.scaleout_bytes_s * eff.scaleout)
+    # A plain all-to-all sends every copy to its expert's GPU at once: the (nodes - 1) / nodes of them bound for
+    # other nodes cross the fabric while the rest go over NVLink.
+    sent = tokens * active * h * element
+    crossing = sent * (nodes - 1.0) / nodes
+    alongside = sent * np.maximum(ep / nodes - 1.0, 0.0) / ep  # to the other expert ranks of this node
+    plain_s = np.maximum(crossing / (hw.scaleout_bytes_s * eff.scaleout), alongside / (hw.nvlink_bytes_s * eff.nvlink))
     if moe is not None and moe.node_limit is not None:
         fabric_s = _per_node_s(tokens, h, element, nodes, np.minimum(float(min(moe.node_limit, active)), nodes),
                                nvlink_s, hw, eff)  # fmt: skip

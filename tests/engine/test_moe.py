@@ -116,8 +116,11 @@ def test_alltoall_time_uses_nvlink_inside_the_domain_else_the_nics(catalog, shap
     nvlink_bytes = 32768 * 2 * 4096 * 2 * 7 / 8
     a2a_nvlink = eff.collective_latency_s + nvlink_bytes / (hw.nvlink_bytes_s * eff.nvlink)
     assert lay.ep_comm_time_s[0] == pytest.approx(32 * 4 * a2a_nvlink, rel=1e-12)
-    # ep = 8, tp = 2: 16 GPUs cross the domain -> scale-out NICs; sequence parallelism halves each rank's tokens.
-    nic_bytes = 16384 * 2 * 4096 * 2 * 7 / 8
+    # ep = 8, tp = 2: 16 GPUs over two systems; sequence parallelism halves each rank's tokens. Of a GPU's 8 expert
+    # ranks 4 are on the other system: half the copies cross the NICs, while 3/8 go to this system's other expert
+    # ranks over NVLink at the same time (much the shorter).
+    nic_bytes = 16384 * 2 * 4096 * 2 * 1 / 2
+    assert nic_bytes / hw.scaleout_bytes_s > 16384 * 2 * 4096 * 2 * 3 / 8 / hw.nvlink_bytes_s
     a2a_nic = eff.collective_latency_s + nic_bytes / (hw.scaleout_bytes_s * eff.scaleout)
     assert lay.ep_comm_time_s[1] == pytest.approx(32 * 4 * a2a_nic, rel=1e-12)
     assert lay.ep_comm_time_s[2] == 0.0

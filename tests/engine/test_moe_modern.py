@@ -81,8 +81,8 @@ def test_routed_experts_run_as_small_gemms_with_the_imbalance(catalog):
 
 
 def test_node_limit_fp8_and_overlap_cut_the_exposed_all_to_all(catalog):
-    """EP 64 (8 nodes of 8): plain routing sends 8 copies per token, (ep - 1) / ep = 63/64 of them off the GPU, all
-    over the NICs; node-limited routing (4 nodes) sends 4 copies x 7/8 (the share on other nodes) over the NICs and
+    """EP 64 (8 nodes of 8): plain routing sends 8 copies per token, 7/8 of them to the other nodes' experts over
+    the NICs (the 7/64 for this node's other experts go over NVLink at the same time); node-limited routing (4 nodes) sends 4 copies x 7/8 (the share on other nodes) over the NICs and
     forwards the 8 x 63/64 copies inside nodes over NVLink. Plain routing here is the plain all-to-all dispatcher
     (a per-node one is covered in tests/engine/test_moe_dispatch_per_node.py)."""
     system = catalog.systems["hgx-h800"]
@@ -100,7 +100,8 @@ def test_node_limit_fp8_and_overlap_cut_the_exposed_all_to_all(catalog):
     tokens, element = 4096.0, 2.0
     nic = hw.scaleout_bytes_s * eff.scaleout
     nvl = hw.nvlink_bytes_s * eff.nvlink
-    t_plain = eff.collective_latency_s + tokens * 8 * H * element * 63 / 64 / nic
+    t_plain = eff.collective_latency_s + tokens * 8 * H * element * 7 / 8 / nic
+    assert tokens * 8 * H * element * 7 / 8 / nic > tokens * 8 * H * element * 7 / 64 / nvl
     t_limited = (
         eff.collective_latency_s + tokens * 4 * H * element * 7 / 8 / nic + tokens * 8 * H * element * 63 / 64 / nvl
     )
@@ -109,7 +110,7 @@ def test_node_limit_fp8_and_overlap_cut_the_exposed_all_to_all(catalog):
     assert t_limited < t_plain
     # FP8 dispatch (1 B) with a BF16 combine (2 B): 1.5 B per element on average.
     fp8 = dataclasses.replace(eff, fp8=True)
-    t_fp8 = eff.collective_latency_s + tokens * 8 * H * 1.5 * 63 / 64 / nic
+    t_fp8 = eff.collective_latency_s + tokens * 8 * H * 1.5 * 7 / 8 / nic
     assert float(expert_alltoall_time(plain, hw, fp8, tokens, 1.0, 64.0)) == pytest.approx(t_fp8, rel=1e-12)
     # DualPipe-style overlap hides 95 %: 5 % of the time stays exposed when hiding is free; ep = 1 costs nothing.
     hidden = dataclasses.replace(eff, moe_dispatch_overlap=0.95, moe_dispatch_sm_fraction=0.0)

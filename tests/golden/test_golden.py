@@ -302,6 +302,10 @@ and the held-out spread 0.171 -> 0.174 moved the slow end 0.65 -> 0.64, so every
 (train-70b-auto-90d 86.93 -> 88.03 days, p90 108.26 -> 110.46). The 405B auto plan no longer meets its 120 days on
 4,096 GB300 and takes 5,376 (TP2 CP8 PP21 DP16, 115.79 days). The catalog version moved with the four Granite 3.0
 presets.
+Re-captured when a plain expert all-to-all across systems sent only the copies bound for other systems' experts over
+the NICs ((nodes - 1) / nodes of them, the rest over NVLink at the same time), not every copy leaving the GPU: no
+golden plan's answer moved (their MoE layouts dispatch once per node or inside NVLink); the Mixtral 8x22B search
+evaluated 3 candidates fewer.
 """
 
 from __future__ import annotations
