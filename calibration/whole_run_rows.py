@@ -338,9 +338,9 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
         "gpu_hours",
         False,
         "768 H100, 12T tokens in two stages at 4M tokens a step, BF16 taken (not published); published layout TP4 "
-        "PP4 with ZeRO-1, DP48 (plain 1F1B and 10 layers a stage taken: the report names the 1F1B schedule and equal "
-        "stages with the embedding and the LM head on the end ones); the report's 832,102 GPU-hours (Table 7, from which "
-        "it computes energy; whether restarts are in them is not said)",
+        "PP4 with ZeRO-1, DP48 (plain 1F1B and 10 layers a stage taken: the report names the 1F1B schedule and "
+        "equal stages with the embedding and the LM head on the end ones); the report's 832,102 GPU-hours (Table 7, "
+        "from which it computes energy; whether restarts are in them is not said)",
     ),
     WholeRunRow(
         "granite3-2b",
@@ -370,8 +370,9 @@ WHOLE_RUN_ROWS: list[WholeRunRow] = [
 class UncountedRun:
     """A published whole run checked but not fitted: its GPU count (and batch) is unpublished, so the planner's
     figure is shown at several plausible counts instead of one guess; or (one count) a run whose steady state the
-    planner has not validated for its kind of model, whose gap is not the production efficiency's. It is reported beside the fitted rows so a
-    reader sees where the planner disagrees with a famous figure, not used to move any constant."""
+    planner has not validated for its kind of model, whose gap is not the production efficiency's. It is reported
+    beside the fitted rows so a reader sees where the planner disagrees with a famous figure, not used to move any
+    constant."""
 
     id: str
     source: str
@@ -445,8 +446,8 @@ UNCOUNTED_RUNS: list[UncountedRun] = [
         "gpu_hours",
         (128,),
         "128 H100, data parallelism alone with ZeRO-1 (published); 10T tokens; 71,171 GPU-hours (Table 7). A "
-        "fine-grained MoE of 400M active parameters (32 experts of 512, 8 active): about 10 % MFU by 6ND over the run. Not "
-        "fitted: the planner's steady state for such small experts is not validated (it is 20-46 % fast on NVIDIA's "
+        "fine-grained MoE of 400M active parameters (32 experts of 512, 8 active): about 10 % MFU by 6ND over the "
+        "run. Not fitted: the planner's steady state for such small experts is not validated (it is 20-46 % fast on NVIDIA's "
         "older containers for Qwen3 30B-A3B and GPT-OSS, below), so the gap would move a dense run's production "
         "efficiency for a cause that is the MoE step's",
         {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero_stage": 1},

@@ -198,7 +198,8 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
             "all-to-alls overlapped, a micro-batch's forward runs layer by layer beside the previous one's backward, "
             "each all-to-all under the other's attention or expert computation, and the micro-batches the schedule "
             "cannot pair, at the pipeline's ends, run alone), "
-            "recompute) + LM head on the last stage (its three GEMM passes, and three passes of the loss over the logits at the bytes it keeps per logit) + (activations in host memory, pp 1) the host-link copies the "
+            "recompute) + LM head on the last stage (its three GEMM passes, and three passes of the loss over the "
+            "logits at the bytes it keeps per logit) + (activations in host memory, pp 1) the host-link copies the "
             "other layers' compute cannot hide: max((1 - overlap) x copy, copy - compute) each way, copy = "
             "offloaded layers x activation bytes per layer / host-link bandwidth",
             {

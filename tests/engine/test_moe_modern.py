@@ -82,7 +82,8 @@ def test_routed_experts_run_as_small_gemms_with_the_imbalance(catalog):
 
 def test_node_limit_fp8_and_overlap_cut_the_exposed_all_to_all(catalog):
     """EP 64 (8 nodes of 8): plain routing sends 8 copies per token, 7/8 of them to the other nodes' experts over
-    the NICs (the 7/64 for this node's other experts go over NVLink at the same time); node-limited routing (4 nodes) sends 4 copies x 7/8 (the share on other nodes) over the NICs and
+    the NICs (the 7/64 for this node's other experts go over NVLink at the same time); node-limited routing (4
+    nodes) sends 4 copies x 7/8 (the share on other nodes) over the NICs and
     forwards the 8 x 63/64 copies inside nodes over NVLink. Plain routing here is the plain all-to-all dispatcher
     (a per-node one is covered in tests/engine/test_moe_dispatch_per_node.py)."""
     system = catalog.systems["hgx-h800"]
