@@ -256,15 +256,19 @@ def _newest_blackwell_moe_rows() -> list[CalibrationRow]:
 
 def _gpt_oss_rows() -> list[CalibrationRow]:
     """GPT-OSS 120B, half of whose 36 layers attend through a 128-token window: 64 GPUs, TP1 PP1, 1,280 sequences
-    of 4,096 tokens in micro-batches of 4, experts force-balanced. MXFP8 rows from the 26.08 page (recipes
-    megatron/bridge/perf_recipes/gpt_oss/gb300|gb200: HybridEP dispatch, whose all-to-all overlaps the other
-    micro-batch's compute, left exposed here as the planner's default does), BF16 rows from the 26.04.01 archive."""
+    of 4,096 tokens in micro-batches of 4, experts force-balanced. MXFP8 rows from the 26.08 page, BF16 rows from the
+    26.04.01 archive. The rack-scale recipes in Megatron-Bridge's repository today (perf_recipes/gpt_oss/gb300|gb200)
+    run HybridEP with EP overlap (overlap_moe_expert_parallel_comm), so those rows run with it; the B200 and B300
+    rows have no such recipe there and run without."""
 
     def row(label: str, system: str, precision: str, ep: int, tokens_s: float, container: str) -> CalibrationRow:
         recipe = "MXFP8" if precision == "fp8" else "BF16"
+        overlap = system.startswith("gb")
+        layout = f"TP1 EP{ep}" + (", all-to-alls overlapped (combined 1F1B)" if overlap else "")
         return _modern(f"oss-{label}", BRIDGE_OSS, _preset("gpt-oss-120b"), system, 64, 1280, 4, tokens_s, tp=1,
                        pp=1, vp=1, ep=ep, etp=1, precision=precision, software={"moe_load_imbalance": 1.0},
-                       notes=f"{recipe} ({container}), TP1 EP{ep}, micro-batch 4, experts force-balanced")  # fmt: skip
+                       ep_overlap=overlap,
+                       notes=f"{recipe} ({container}), {layout}, micro-batch 4, experts force-balanced")  # fmt: skip
 
     return [
         row("120b-gb300-mxfp8", "gb300-nvl72", "fp8", 16, 33_024, "26.08"),
