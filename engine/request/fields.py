@@ -48,10 +48,11 @@ Problem = tuple[tuple[str | int, ...], str, object]
 
 
 def type_name(value: object) -> str:
-    """How a JSON value's type reads in a message: "an object", "a list", "a string", "a boolean", "int"..."""
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )
+    """How a JSON value's type reads in a message: "an object", "a list", "a string", "a boolean", "a number",
+    "null" (JSON's names, not Python's)."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}  # fmt: skip
+    return names.get(type(value), type(value).__name__)
 
 
 def fmt_bound(bound: float) -> str:
