@@ -197,3 +197,10 @@ def test_activation_offload_with_the_overlap_pinned_is_a_field_error(catalog):
     assert "training.memory.activation_offload_layers (4) cannot run with the expert all-to-all overlap" in str(
         caught.value
     )
+
+
+@pytest.mark.parametrize(("value", "named"), [(1, "a number"), ("true", "a string"), ([True], "a list")])
+def test_the_overlap_pin_takes_only_true_or_false(catalog, value, named):
+    with pytest.raises(RequestInvalid) as caught:
+        validate_request(_body({"ep_overlap": value}), catalog)
+    assert f"training.parallelism.ep_overlap must be true or false, not {named}" in str(caught.value)
