@@ -26,6 +26,7 @@ __all__ = [
     "dense_ffn_gemms",
     "expert_alltoall_time",
     "moe_ffn_gemms",
+    "moe_ffn_parts",
     "moe_permute_time",
     "nodes_reached",
 ]
@@ -65,8 +66,15 @@ def dense_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, w
 
 
 def moe_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep, etp=None):
-    """Forward time of one MoE layer's FFN: shared experts on every token, then each of the experts / ep local
-    routed experts on the tokens routed to it, times the slowest rank's load imbalance.
+    """Forward time of one MoE layer's FFN: its routed and shared experts (`moe_ffn_parts`) together."""
+    routed, shared = moe_ffn_parts(work, hw, eff, tokens, tp, ep, etp)
+    return routed + shared
+
+
+def moe_ffn_parts(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep, etp=None):
+    """Forward times (routed, shared) of one MoE layer's experts: each of the experts / ep local routed experts on
+    the tokens routed to it, times the slowest rank's load imbalance; the shared experts on every token. Kept
+    apart because EP overlap's schedule runs the shared experts before the dispatch, with the attention.
 
     `etp` is the expert tensor-parallel degree (default tp). At etp = tp each expert is split over the tensor-
     parallel ranks, which all see the micro-batch's `tokens`: an expert gets tokens x active x ep / experts of
@@ -83,7 +91,7 @@ def moe_ffn_gemms(work: Workload, hw: Hardware, eff: Efficiency, tokens, tp, ep,
     per_expert = gemm_time(routed_tokens, h, up / etp, hw, eff) + gemm_time(routed_tokens, width / etp, h, hw, eff)
     routed = local_experts * per_expert * eff.moe_load_imbalance
     shared = dense_ffn_gemms(work, hw, eff, tokens, tp, work.shared_experts * width) if work.shared_experts else 0.0
-    return routed + shared
+    return routed, shared
 
 
 def moe_permute_time(work: Workload, hw: Hardware, eff: Efficiency, tokens):

@@ -44,7 +44,7 @@ from engine.performance.moe_terms import (
     combined_1f1b_layer_s,
     dense_ffn_gemms,
     expert_alltoall_time,
-    moe_ffn_gemms,
+    moe_ffn_parts,
     moe_permute_time,
 )
 from engine.performance.roofline import (
@@ -180,11 +180,9 @@ def _layer_forward(
         gemm_f = gemm_f + dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
     else:
         moe_share = work.moe_layers / s.layers
-        moe_ffn_f = moe_share * moe_ffn_gemms(work, hw, eff, tokens, tp, ep, etp)
-        gemm_f = gemm_f + moe_ffn_f
-        shared_width = work.shared_experts * float(work.expert_ffn_hidden)
-        shared_f = moe_share * dense_ffn_gemms(work, hw, eff, tokens, tp, shared_width) if work.shared_experts else 0.0
-        moe_gemm_f = moe_ffn_f - shared_f
+        routed_f, shared_f = moe_ffn_parts(work, hw, eff, tokens, tp, ep, etp)
+        moe_gemm_f = moe_share * routed_f
+        gemm_f = gemm_f + moe_share * (routed_f + shared_f)
         if work.dense_layers:
             gemm_f = gemm_f + (1.0 - moe_share) * dense_ffn_gemms(work, hw, eff, tokens, tp, float(s.ffn_hidden))
 
@@ -271,9 +269,9 @@ def _layer_terms(
     ep: np.ndarray,
     rc: np.ndarray,
     fp8_activations: bool,
-    etp: np.ndarray | None = None,
-    cp_comm: str | None = None,
-    logits_bytes: float = 4.0,
+    etp: np.ndarray | None,
+    cp_comm: str | None,
+    logits_bytes: float,
 ) -> tuple[np.ndarray, ...]:
     """Per-layer figures of rows (tp, micro-batch, cp, ep, recompute, expert tensor parallelism etp): one layer's
     time per micro-batch (forward, backward and recompute), the LM head's, the TP / EP / CP communication inside
@@ -385,15 +383,11 @@ def layout_costs(
     act_offload = np.zeros_like(tp) if act_offload is None else np.asarray(act_offload, dtype=float)
     act_offload_s = activation_offload_time_s(act_offload, per_layer_acts, most_layers, fwd, layer_time - fwd, memory)
     per_stage = counts * layer_time[:, None] + has_head * head[:, None]
+    rows = np.arange(per_stage.shape[0])
     slowest = per_stage.argmax(axis=1)
-    stage = per_stage[np.arange(len(slowest)), slowest] + act_offload_s
+    stage = per_stage[rows, slowest] + act_offload_s
     backward_share = _stage_backward_share(
-        counts[np.arange(len(slowest)), slowest],
-        has_head[np.arange(len(slowest)), slowest],
-        layer_time - fwd,
-        head,
-        act_offload_s,
-        stage,
+        counts[rows, slowest], has_head[rows, slowest], layer_time - fwd, head, act_offload_s, stage
     )
     passes = np.where(rc == 2, 3.0, 2.0)
     ep_comm = most_layers * ep_f * passes
@@ -430,7 +424,6 @@ def layout_costs(
     total = dense + experts
     p2p = _p2p_time_s(hw, eff, tp, cp, pp, v, tokens, s.hidden)
     heaviest = total.argmax(axis=1)
-    rows = np.arange(total.shape[0])
     return LayoutCosts(
         tp=tp, pp=pp, micro_batch=mb, interleave=v, recompute=rc,
         stage_time_s=stage, body_stage_time_s=body, p2p_time_s=p2p,
@@ -463,7 +456,7 @@ def _stage_backward_share(layers, has_head, layer_backward_s, head_s, act_offloa
 
 def _terms_per_layout(work: Workload, hw: Hardware, eff: Efficiency, tp: np.ndarray, mb: np.ndarray, cp: np.ndarray,
                       ep: np.ndarray, rc: np.ndarray, fp8_activations: bool, etp: np.ndarray,
-                      cp_comm: str | None = None, logits_bytes: float = 4.0) -> tuple[np.ndarray, ...]:  # fmt: skip
+                      cp_comm: str | None, logits_bytes: float) -> tuple[np.ndarray, ...]:  # fmt: skip
     """`_layer_terms` of every layout. Everything per layer depends on (tp, micro-batch, cp, ep, recompute) alone, a
     few hundred distinct rows in a grid of thousands (the rest is stage splits, pipeline degrees and
     interleaving): worked out once per distinct row, then read per layout (the same elementwise figures, bit for
