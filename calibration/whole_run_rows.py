@@ -447,7 +447,7 @@ UNCOUNTED_RUNS: list[UncountedRun] = [
         (128,),
         "128 H100, data parallelism alone with ZeRO-1 (published); 10T tokens; 71,171 GPU-hours (Table 7). A "
         "fine-grained MoE of 400M active parameters (32 experts of 512, 8 active): about 10 % MFU by 6ND over the "
-        "run. Not fitted: the planner's steady state for such small experts is not validated (it is 20-46 % fast "
+        "run. Not fitted: the planner's steady state for such small experts is not validated (it is 20-44 % fast "
         "on NVIDIA's older containers for Qwen3 30B-A3B and GPT-OSS, below), so the gap would move a dense run's "
         "production efficiency for a cause that is the MoE step's",
         {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero_stage": 1},
