@@ -264,6 +264,13 @@ class TrainingParallelism(Section):
         # the end stages may give a virtual stage to the embedding or the loss alone (Megatron-Core's
         # account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split)
         room = [n + (1 if i in (0, len(counts) - 1) else 0) for i, n in enumerate(counts)]
+        if self.ep_overlap and min(room) < 2:
+            message = (
+                f"(true) with pipeline parallelism needs interleaving, which needs two layers a stage (the end stages "
+                f"count the embedding or the loss as one): the stages of model.layers ({layers}) on pp {pp} get as "
+                f"few as {min(counts)}, too few for pp {pp}"
+            )
+            return [(("ep_overlap",), message, True)]
         if v is not None and v > 1 and min(room) < v:
             message = (
                 f"({v}) must be at most the layers of every stage, the end stages counting the embedding or the loss "
@@ -304,11 +311,6 @@ class TrainingParallelism(Section):
         pp, v = data.get("pp"), data.get("interleave")
         if pp is not None and pp > 1 and v == 1:
             raise _rule(f"(true) with pipeline parallelism (pp {pp}) needs interleaving: pin interleave > 1")
-        if pp is not None and pp > 1 and model is not None and model.layers < 2 * pp - 2:
-            raise _rule(
-                f"(true) with pipeline parallelism needs interleaving, which needs two layers a stage (the end stages "
-                f"count the embedding or the loss as one): model.layers ({model.layers}) is too few for pp {pp}"
-            )
         return overlap
 
     @field_validator("etp")

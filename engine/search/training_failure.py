@@ -71,6 +71,14 @@ def explain_failure(
             f"global batch: {sequences:,} sequences per step cannot fill any layout's pipeline; raise "
             f"the global batch (tokens per step)."
         )
+    if not problems and pin.ep_overlap:
+        where = f"{spec.gpus:,} GPUs of {system.id}" if spec.gpus is not None else system.id
+        problems.append(
+            f"expert all-to-all overlap: the pinned overlap (training.parallelism.ep_overlap true) needs expert "
+            f"parallelism (ep > 1) and, with pipeline parallelism, virtual stages (interleave > 1); no layout on "
+            f"{where} that meets the other pins, the batch and memory has them. Leave the overlap to the search, or "
+            f"plan on a GPU count an expert-parallel layout divides."
+        )
     if not problems and rejected.get("gpus_not_divisible") and spec.gpus is not None:
         problems.append(f"layout: no tensor x pipeline layout that fits memory divides {spec.gpus:,} GPUs.")
     if not problems and rejected.get("ep_not_dividing_dp") and not stats.feasible and pin.ep is not None:

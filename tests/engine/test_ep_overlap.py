@@ -158,7 +158,7 @@ def test_the_search_takes_the_overlap_on_a_pipeline_with_virtual_stages(catalog)
         ({"ep": 1, "ep_overlap": True}, None, "needs expert parallelism"),
         ({"recompute": "full", "ep_overlap": True}, None, "cannot run with full recompute"),
         ({"pp": 4, "interleave": 1, "ep_overlap": True}, None, "needs interleaving"),
-        ({"pp": 48, "ep_overlap": True}, None, "is too few for pp 48"),
+        ({"pp": 48, "ep_overlap": True}, None, "too few for pp 48"),
     ],
 )
 def test_a_pinned_overlap_megatron_cannot_run_is_a_field_error(catalog, pins, model, field_text):
@@ -204,3 +204,24 @@ def test_the_overlap_pin_takes_only_true_or_false(catalog, value, named):
     with pytest.raises(RequestInvalid) as caught:
         validate_request(_body({"ep_overlap": value}), catalog)
     assert f"training.parallelism.ep_overlap must be true or false, not {named}" in str(caught.value)
+
+
+def test_a_pinned_split_too_thin_to_interleave_refuses_the_overlap(catalog):
+    """48 layers on PP24: balanced, every stage holds 2, room for two virtual stages, so the overlap may run. With
+    the end stages pinned to 13 layers each, the 22 middle stages hold 22 layers, one each: no interleaving, so no
+    overlap, a field error rather than a plan that finds no layout."""
+    assert validate_request(_body({"pp": 24, "ep_overlap": True}, gpus=48), catalog) is not None
+    body = _body({"pp": 24, "first_stage_layers": 13, "last_stage_layers": 13, "ep_overlap": True}, gpus=48)
+    with pytest.raises(RequestInvalid) as caught:
+        validate_request(body, catalog)
+    text = str(caught.value)
+    assert "training.parallelism.ep_overlap (true) with pipeline parallelism needs interleaving" in text
+    assert "get as few as 1, too few for pp 24" in text
+
+
+def test_no_layout_with_expert_parallelism_names_the_overlap_pin(catalog):
+    """One GPU has no room for expert parallelism, so a pinned overlap leaves no layout: the plan says why."""
+    body = _body({"ep_overlap": True}, gpus=1)
+    body["training"]["global_batch_tokens"] = 8 * 4096
+    training = to_json(run_plan(validate_request(body, catalog), catalog))
+    assert any("training.parallelism.ep_overlap true" in p for p in training["problems"])
