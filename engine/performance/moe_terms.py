@@ -25,6 +25,7 @@ __all__ = [
     "combined_1f1b_layer_s",
     "dense_ffn_gemms",
     "expert_alltoall_time",
+    "exposed_dispatch_share",
     "moe_ffn_gemms",
     "moe_ffn_parts",
     "moe_permute_time",
@@ -166,8 +167,15 @@ def expert_alltoall_time(work: Workload, hw: Hardware, eff: Efficiency, tokens, 
     else:
         fabric_s = plain_s
     one = eff.collective_latency_s + np.where(inside, nvlink_s, fabric_s)
-    hidden = eff.moe_dispatch_overlap if hidden is None else hidden
-    return np.where(ep > 1, one, 0.0) * ((1.0 - hidden) + eff.moe_dispatch_sm_fraction * hidden)
+    share = exposed_dispatch_share(eff) if hidden is None else (1.0 - hidden) + eff.moe_dispatch_sm_fraction * hidden
+    return np.where(ep > 1, one, 0.0) * share
+
+
+def exposed_dispatch_share(eff: Efficiency) -> float:
+    """What a second of all-to-all costs the step when `moe_dispatch_overlap` of it hides under compute: the
+    exposed share plus the SMs the hidden share's kernels hold (`expert_alltoall_time`)."""
+    hidden = eff.moe_dispatch_overlap
+    return (1.0 - hidden) + eff.moe_dispatch_sm_fraction * hidden
 
 
 def combined_1f1b_layer_s(attn_f, mlp_f, attn_b, mlp_b, alltoall, sm_fraction: float):

@@ -44,6 +44,7 @@ from engine.performance.moe_terms import (
     combined_1f1b_layer_s,
     dense_ffn_gemms,
     expert_alltoall_time,
+    exposed_dispatch_share,
     moe_ffn_parts,
     moe_permute_time,
 )
@@ -238,8 +239,8 @@ def _layer_forward(
         # each GPU dispatches its sequence-parallel share; folded, each rank dispatches its own 1/tp of the tokens
         # (Megatron-Core requires sequence parallelism there)
         dispatched = tokens / np.where(folded, tp, sp)
-        ep_f = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, dispatched, etp, ep)
         ep_whole = 2.0 * moe_share * expert_alltoall_time(work, hw, eff, dispatched, etp, ep, hidden=0.0)
+        ep_f = ep_whole * exposed_dispatch_share(eff)
         permute_f = moe_share * moe_permute_time(work, hw, eff, tokens / sp)
     else:
         ep_f = ep_whole = permute_f = np.zeros_like(tp)
@@ -297,7 +298,10 @@ def _layer_terms(
     cheap = replay_bytes / (hw.hbm_bytes_s * eff.hbm) + np.where(replay_bytes > 0, 3.0 * eff.kernel_overhead_s, 0.0)
     recompute_extra = np.where(rc == 2, fwd, np.where(rc == 1, (0.0 if eff.flash_attention else attn_f) + cheap, 0.0))
     layer_time = fwd + bwd + recompute_extra
-    paired, whole = _paired_layer_s(parts, fwd, bwd + recompute_extra, ep_f, eff)
+    if work.shape.moe is None:  # no all-to-all to overlap: the layer runs as it is
+        paired = whole = layer_time
+    else:
+        paired, whole = _paired_layer_s(parts, fwd, bwd + recompute_extra, ep_f, eff)
 
     # --- LM head and loss on the last stage (not recomputed): 3 GEMM passes + the loss's passes over the logits:
     # the head writes them, the loss reads them and writes its gradient, each at the bytes the loss keeps per
