@@ -23,7 +23,8 @@ _MODEL_SOURCE = (
     "fitted on published training throughput tables (Narayanan et al. 2021 Table 1, Korthikanti et al. 2022 "
     "Table 5, MosaicML llm-foundry, NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 performance summaries, the "
     "production layouts of Meta's 'The Llama 3 Herd of Models' (arXiv 2407.21783, 2024) Table 4, TinyLlama), each "
-    "checked leave-one-source-out"
+    "checked leave-one-source-out; fused attention by head size from Shah et al., 'FlashAttention-3' (arXiv "
+    "2407.08608, 2024) Figure 5"
 )
 _FLOPS_SOURCE = (
     "Kaplan et al., 'Scaling Laws for Neural Language Models' (arXiv 2001.08361, 2020): 6 FLOPs per parameter per "
@@ -177,6 +178,7 @@ def _flops_entry(tr: TrainingResult, work: Workload, spec: TrainingSpec) -> Entr
 def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu: Gpu) -> dict[str, Entry]:
     assert tr.layout is not None and tr.plan is not None
     lay, p = tr.layout, tr.plan
+    head_size = round(work.qk_width / work.shape.heads)
     return {
         "training.total_flops": _flops_entry(tr, work, spec),
         "training.step_time_s": _entry(
@@ -189,7 +191,9 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
             "gradient reduction hides under the backward passes still to come and the distributed optimizer's "
             "weight gather under the next step's first forward passes, the last bucket of each exposed) + "
             "optimizer step; stage_time = "
-            "layers/pp x per-layer roofline (GEMMs at gemm_efficiency x peak + kernel overhead, attention, "
+            "layers/pp x per-layer roofline (GEMMs at gemm_efficiency x peak + kernel overhead, fused attention "
+            "at flash_attention_efficiency_ratio of GEMM speed, less with heads narrower than 128 (64-wide heads at "
+            "the GPU generation's flash_attention_head64_ratio of it, interpolated between 64 and 128), "
             "HBM-bound element-wise ops, TP collectives on NVLink, MoE expert all-to-alls (4 per layer, each "
             "tokens x active x hidden x 2 B x (ep - 1)/ep, on NVLink when ep x tp fits the NVLink domain, else "
             "the scale-out NICs, where a per-node dispatch sends a token once to each node its experts sit on and "
@@ -204,6 +208,7 @@ def _training_speed(tr: TrainingResult, work: Workload, spec: TrainingSpec, gpu:
             "offloaded layers x activation bytes per layer / host-link bandwidth",
             {
                 "micro-batches per step": lay.micro_batches,
+                **({"attention head size (narrower than 128: slower)": head_size} if head_size < 128 else {}),
                 "stage time (s)": p.stage_time_s,
                 "pipeline time (s)": p.pipeline_time_s,
                 "pipeline bubble (s)": p.bubble_time_s,

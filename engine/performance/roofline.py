@@ -21,6 +21,7 @@ __all__ = [
     "RECOMPUTE_NAMES",
     "Efficiency",
     "Hardware",
+    "attention_head_speed",
     "efficiency_for",
     "expert_alltoall_bytes",
     "gemm_time",
@@ -79,6 +80,7 @@ class Efficiency:
 
     gemm: float  # fraction of peak a large GEMM reaches
     attention_ratio: float  # flash attention speed relative to a GEMM of the same FLOPs
+    attention_head64_ratio: float  # fused attention with 64-wide heads relative to 128-wide (`attention_head_speed`)
     hbm: float
     nvlink: float
     scaleout: float
@@ -144,6 +146,7 @@ def efficiency_for(gpu: Gpu, precision: str, a: Assumptions, network: str = "inf
     return Efficiency(
         gemm=gemm,
         attention_ratio=a["flash_attention_efficiency_ratio"],
+        attention_head64_ratio=a[f"flash_attention_head64_ratio_{gpu.generation}"],
         hbm=a["hbm_efficiency"],
         nvlink=a["nvlink_efficiency"],
         scaleout=scaleout,
@@ -188,6 +191,18 @@ def tile_efficiency(m, n, sm_count: int, tile_rows: float, tile_cols: float):
         waves = np.ceil(np.ceil(m / r) * np.ceil(n / c) / sm_count)
         best = np.maximum(best, (m * n) / (waves * sm_count * r * c))
     return best
+
+
+def attention_head_speed(head_dim: float, eff: Efficiency) -> float:
+    """Fused attention's speed at this head size relative to its speed with 128-wide heads.
+
+    Why: a fused kernel loads a tile of keys and values once per block of queries and does head_dim's worth of
+    multiply-adds on it, so narrower heads do less work per byte moved and per synchronisation and reach less of the
+    peak (FlashAttention-3's Figure 5: 64-wide heads at 0.67-0.76 of 128-wide on Hopper). Heads between 64 and 128
+    wide are interpolated linearly; wider ones get no credit (FlashAttention-3 runs 256-wide heads faster, cuDNN
+    slower), narrower ones none beyond the 64-wide figure (no published measurement)."""
+    share = min(max((float(head_dim) - 64.0) / 64.0, 0.0), 1.0)
+    return eff.attention_head64_ratio + (1.0 - eff.attention_head64_ratio) * share
 
 
 def gemm_time(m: np.ndarray, k: np.ndarray, n: np.ndarray, hw: Hardware, eff: Efficiency) -> np.ndarray:

@@ -59,6 +59,7 @@ from engine.performance.roofline import (
     SOFTMAX_BYTES_PER_SCORE,
     Efficiency,
     Hardware,
+    attention_head_speed,
     efficiency_for,
     expert_alltoall_bytes,
     gemm_time,
@@ -193,7 +194,8 @@ def _layer_forward(
         # One fused kernel; the causal mask skips half the square and a sliding window the key blocks outside it
         # (`attention_span`, in whole blocks). Scores never reach HBM.
         span_flops = attn_flops * work.attention_span(seq, FLASH_KEY_BLOCK_TOKENS) / seq
-        attn_f = 0.5 * span_flops / (hw.bf16_peak_flops * eff.gemm * eff.attention_ratio) + eff.kernel_overhead_s
+        speed = eff.attention_ratio * attention_head_speed(work.qk_width / heads, eff)
+        attn_f = 0.5 * span_flops / (hw.bf16_peak_flops * eff.gemm * speed) + eff.kernel_overhead_s
         attn_b = FLASH_BACKWARD_RATIO * attn_f
     else:
         # Unfused attention computes the whole masked square, window or not.

@@ -36,8 +36,9 @@ def test_records_load_with_their_types():
     # to host memory (the share of its copies hidden: 1); a ring collective's step latency on NVLink and on the
     # network (2); the share of a GPU's host memory offload may fill (1), replacing the two host-link speeds now
     # in the catalog's host records (-2); whether the dispatch kernels place the routed tokens themselves (1);
-    # whether a cross-node dispatch sends a token once per node (1); the bytes the loss keeps per logit (1)
-    assert len(ASSUMPTIONS) == 153
+    # whether a cross-node dispatch sends a token once per node (1); the bytes the loss keeps per logit (1);
+    # fused attention with 64-wide heads against 128-wide, per GPU generation (3)
+    assert len(ASSUMPTIONS) == 156
     assert ASSUMPTIONS["price_range_assumption_high_percent"].default == 35  # AACE 18R-97 Class 4: +20 to +50 %
     checkpoint = ASSUMPTIONS["checkpoint_bytes_per_param"]
     assert (checkpoint.default, checkpoint.minimum, checkpoint.stages) == (14.0, 1.0, ("training", "inference"))
