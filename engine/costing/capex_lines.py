@@ -21,14 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from engine.catalog.hardware import load_catalog
 from engine.result.costs import ParameterUsed
 
 from .money import cents
 
 __all__ = ["CapexItem", "HardwareBase", "capex_item", "capex_items", "software_bundled"]
 
-# NVIDIA DGX systems ship with NVIDIA AI Enterprise (DGX H100/H200/B200/B300 datasheets, "Software" row).
-DGX_PREFIX = "dgx-"
+# NVIDIA DGX systems ship with NVIDIA AI Enterprise (DGX H100/H200/B200/B300 datasheets, "Software" row); a system
+# is one when the catalog's part number names a DGX product (the DGX GB200 NVL72 rack too, not only the dgx-* ids).
+DGX_PART_PREFIX = "DGX "
 HUNDRED = Decimal(100)
 # Each line's input name in the explain entry of capex (the support line's part number carries its years).
 ITEM_NAMES = {
@@ -69,7 +71,10 @@ class CapexItem:
 
 
 def software_bundled(system: str) -> bool:
-    return system.startswith(DGX_PREFIX)
+    """Whether the system's price already carries NVIDIA AI Enterprise: an NVIDIA DGX product, told by the part
+    number the catalog gives the system (an OEM or cloud system has none of DGX's)."""
+    physical = load_catalog().parts.systems.get(system)
+    return physical is not None and physical.part_number.startswith(DGX_PART_PREFIX)
 
 
 def capex_item(

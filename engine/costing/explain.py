@@ -64,8 +64,9 @@ def _ownership_entries(ev: Evaluation, on: OnpremSection) -> dict[str, ExplainEn
         ),
         "costs.onprem.opex_usd_per_year": _entry(
             "first year: facility_kw x 8760 x utilization x electricity_usd_per_kwh + it_kw x colo_usd_per_kw_month "
-            "x 12 (0 on an owned site) + maintenance (0 while the prepaid support runs, then capex x "
-            "maintenance_percent_per_year / 100; an owned site's lines instead x facility_upkeep_percent_per_year / "
+            "x 12 (0 on an owned site) + maintenance (0 while the prepaid support runs, then hardware x "
+            "maintenance_percent_per_year / 100, the support contract's own rate and base; an owned site's lines "
+            "instead x facility_upkeep_percent_per_year / "
             "100 from year 1) "
             "+ staff (staff_usd_per_year + gpus / staff_gpus_per_fte x staff_usd_per_fte_year) + capex x "
             "insurance_percent_per_year / 100",

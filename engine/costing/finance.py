@@ -12,9 +12,10 @@ cluster that lives 5 years charges 3 years of the 5-year annuity, and its NPV co
 
 Running costs by year t = 1, 2, ... (end-of-year cash flows): energy and colocation grow by their escalators from
 year 2 on; maintenance is nil while the support bought with the systems runs (`support_bundled_years`, a capex
-line), then a % of capex per year; staff and insurance are flat. The NPV (a cost, so positive) of owning
-over a horizon of H years is capex + sum(opex_t / (1 + r)^t) - value_H / (1 + r)^H, where the value at H falls in a
-straight line from the hardware cost to the residual value over the useful life and stays at the residual after.
+line), then the same % of the hardware a year as that support cost; staff and insurance are flat. The NPV (a cost,
+so positive) of owning over a horizon of H years is capex + sum(opex_t / (1 + r)^t) - value_H / (1 + r)^H, where the
+value at H falls in a straight line from the hardware cost to the residual value over the useful life and stays at
+the residual after.
 Levelised opex is the annuity of the running costs over the useful life, so capital charge + levelised opex is
 the equal yearly cost of owning, which the on-prem $/GPU-hour spreads over the used GPU-hours.
 
@@ -60,12 +61,15 @@ class FinanceTerms:
 
 @dataclass(frozen=True)
 class RunningCosts:
-    """First-year running costs at the plan's utilisation (energy) and capex, the base of the %-of-capex terms."""
+    """First-year running costs at the plan's utilisation (energy), capex (insurance's base) and the priced
+    hardware (maintenance's base, as it is the prepaid support's: not the services, tax, spares, support and software
+    lines capex also holds)."""
 
     energy_usd: Decimal
     colocation_usd: Decimal
     staff_usd: Decimal
     capex_usd: Decimal
+    hardware_usd: Decimal
     # An owned site's lines within capex: upkept at their own rate from year 1, not under the hardware support.
     site_usd: Decimal = Decimal(0)
     site_upkeep_fraction: Decimal = Decimal(0)
@@ -120,9 +124,10 @@ def year_flows(base: RunningCosts, terms: FinanceTerms, years: int) -> list[Year
     for t in range(1, years + 1):
         energy = cents(base.energy_usd * (1 + terms.power_escalator) ** (t - 1))
         colocation = cents(base.colocation_usd * (1 + terms.colo_escalator) ** (t - 1))
-        hardware = base.capex_usd - base.site_usd
         maintenance = (
-            Decimal("0.00") if t <= terms.support_bundled_years else cents(hardware * terms.maintenance_fraction)
+            Decimal("0.00")
+            if t <= terms.support_bundled_years
+            else cents(base.hardware_usd * terms.maintenance_fraction)
         ) + cents(base.site_usd * base.site_upkeep_fraction)
         staff = cents(base.staff_usd)
         insurance = cents(base.capex_usd * terms.insurance_fraction)

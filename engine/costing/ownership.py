@@ -93,6 +93,7 @@ def add_ownership(o: OnpremCosts, job: CostJob, params: Params) -> None:
         colocation_usd=_colocation_usd(job, params),
         staff_usd=_staff_usd(job, params),
         capex_usd=o.capex_usd,
+        hardware_usd=o.hardware_usd,
         site_usd=site_usd,
         site_upkeep_fraction=site_upkeep_fraction(site_usd, params),
     )

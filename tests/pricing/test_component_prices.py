@@ -165,11 +165,12 @@ def test_component_price_override_by_catalog_id_moves_exactly_the_hardware_depen
     #   = 4,320,000 + 200,000 + 810 + 1,050 = 4,521,860
     assert base.costs["onprem"]["hardware_usd"] == "4521860.00"
     # override: the QM9700 line (matched by catalog id, though its part number has a reference) at 40,000:
-    #   4,521,860 - 4 x 10,000 = 4,481,860; capex = x 1.05 = 4,705,953; maintenance = 10 % = 470,595.30
+    #   4,521,860 - 4 x 10,000 = 4,481,860; capex = x 1.05 = 4,705,953; maintenance = 10 % of the hardware (its
+    #   base, as the prepaid support's) = 448,186.00
     on = over.costs["onprem"]
     assert on["hardware_usd"] == "4481860.00"
     assert on["capex_usd"] == "4705953.00"
-    assert on["opex_breakdown_usd_per_year"]["maintenance"] == "470595.30"
+    assert on["opex_breakdown_usd_per_year"]["maintenance"] == "448186.00"
     line = {ln["part_number"]: ln for ln in over.bom}["MQM9700-NS2F"]
     assert line["unit_price_usd"] == "40000.00" and line["price_confidence"] == "user_override"
     # energy and colocation do not depend on part prices; neither does any cloud row or the carbon figures
@@ -221,14 +222,14 @@ def test_utilization_override_moves_energy_and_per_hour_figures_only():
     assert on["capex_usd"] == base["onprem"]["capex_usd"] == "4536000.00"
     # energy = 212.16 kW x 8760 h x 0.5 x $0.08 = 74,340.86 (was x 0.8)
     assert on["opex_breakdown_usd_per_year"]["energy"] == "74340.86"
-    # colocation = 163.2 x 163.44 x 12 = 320,080.90 and maintenance = 453,600: unchanged
+    # colocation = 163.2 x 163.44 x 12 = 320,080.90 and maintenance = 10 % of the hardware, 432,000: unchanged
     colocation = base["onprem"]["opex_breakdown_usd_per_year"]["colocation"]
     assert on["opex_breakdown_usd_per_year"]["colocation"] == colocation == "320080.90"
-    assert on["opex_breakdown_usd_per_year"]["maintenance"] == "453600.00"
-    # opex = 74,340.86 + 320,080.90 + 453,600 = 848,021.76; TCO = 4,536,000 + 3 x 848,021.76 = 7,080,065.28
-    assert on["opex_usd_per_year"] == "848021.76" and on["tco_usd"] == "7080065.28"
-    # $/GPU-hour = 7,080,065.28 / (128 x 8760 x 0.5 x 3 = 1,681,920) = 4.209514
-    assert on["usd_per_gpu_hour"] == "4.209514" and on["utilization"] == "0.50"
+    assert on["opex_breakdown_usd_per_year"]["maintenance"] == "432000.00"
+    # opex = 74,340.86 + 320,080.90 + 432,000 = 826,421.76; TCO = 4,536,000 + 3 x 826,421.76 = 7,015,265.28
+    assert on["opex_usd_per_year"] == "826421.76" and on["tco_usd"] == "7015265.28"
+    # $/GPU-hour = 7,015,265.28 / (128 x 8760 x 0.5 x 3 = 1,681,920) = 4.170986
+    assert on["usd_per_gpu_hour"] == "4.170986" and on["utilization"] == "0.50"
     assert over["parameters"]["utilization"]["confidence"] == "user_override"
     # pay-per-use cloud job costs do not depend on the on-prem utilisation
     assert [r["job_usd"] for r in base["cloud"]] == [r["job_usd"] for r in over["cloud"]]
@@ -238,9 +239,10 @@ def test_named_parameter_override_moves_its_dependents():
     plan = neutral(training_plan(), install_integration_percent=10)
     _parts, params = _overrides(plan)
     on = priced(plan, _inputs(parameter_overrides=params)).costs["onprem"]
-    # capex = 4,320,000 x 1.10 = 4,752,000; install = 432,000; maintenance = 475,200
+    # capex = 4,320,000 x 1.10 = 4,752,000; install = 432,000; maintenance stays 10 % of the hardware, 432,000
+    # (installation is a service, not hardware under support)
     assert (on["install_usd"], on["capex_usd"]) == ("432000.00", "4752000.00")
-    assert on["opex_breakdown_usd_per_year"]["maintenance"] == "475200.00"
+    assert on["opex_breakdown_usd_per_year"]["maintenance"] == "432000.00"
 
 
 # ----------------------------------------------------------------------------------------- overrides: validation
@@ -441,7 +443,8 @@ def test_bom_total_capex_components_and_totals_agree_to_the_cent():
     hand = priced(training_plan(bom=[dict(line) for line in HAND_BOM], years=5), _inputs())
     _assert_totals_agree(hand)
     neutral_hand = priced(neutral(training_plan(bom=[dict(line) for line in HAND_BOM], years=5)), _inputs())
-    # 118,945.38 + 320,080.90 + 10 % x 4,747,953 (474,795.30) + 0 = 913,821.58; TCO = 4,747,953 + 5 x that
+    # 118,945.38 + 320,080.90 + 10 % of the hardware 4,521,860 (452,186.00) + 0 = 891,212.28;
+    # TCO = 4,747,953 + 5 x that = 9,204,014.40
     assert neutral_hand.costs["onprem"]["capex_usd"] == "4747953.00"  # 4,521,860 x 1.05
-    assert neutral_hand.costs["onprem"]["opex_usd_per_year"] == "913821.58"
-    assert neutral_hand.costs["onprem"]["tco_usd"] == "9317060.90"
+    assert neutral_hand.costs["onprem"]["opex_usd_per_year"] == "891212.28"
+    assert neutral_hand.costs["onprem"]["tco_usd"] == "9204014.40"

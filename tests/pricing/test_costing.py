@@ -438,32 +438,33 @@ def test_onprem_systems_only_by_hand():
     # 16 x DGX H100 at 270,000 = 4,320,000 hardware; install 5 % = 216,000; capex 4,536,000
     # facility = 163.2 kW x 1.3 = 212.16 kW
     # energy = 212.16 x 8760 x 0.80 x 0.08 = 118,945.38;  colo = 163.2 x 163.44 x 12 = 320,080.90
-    # maintenance = 10 % x 4,536,000 = 453,600;  opex = 118,945.3824 + 320,080.896 + 453,600 = 892,626.2784 per year
-    # TCO 3 y = 4,536,000 + 3 x 892,626.2784 = 7,213,878.8352 -> 7,213,878.84 (rounded once, at the end)
-    # $/GPU-h = 7,213,878.8352 / (128 x 8760 x 0.8 x 3) = 7,213,878.8352 / 2,691,072 = 2.680671
-    # shared job = 128 x 240 x 2.6806711 = 30,720 x 2.6806711 = 82,350.22
-    # bought for the job = capex + 212.16 x 240 x 0.08 + (320,080.90 + 453,600) x 240 / 8760
-    #                    = 4,536,000 + 4,073.47 + 21,196.74 = 4,561,270.21
+    # maintenance = 10 % of the hardware (the support contract's base, not capex) = 432,000
+    # opex = 118,945.3824 + 320,080.896 + 432,000 = 871,026.2784 per year
+    # TCO 3 y = 4,536,000 + 3 x 871,026.2784 = 7,149,078.8352 -> 7,149,078.84 (rounded once, at the end)
+    # $/GPU-h = 7,149,078.8352 / (128 x 8760 x 0.8 x 3) = 7,149,078.8352 / 2,691,072 = 2.656591
+    # shared job = 128 x 240 x 2.6565914 = 30,720 x 2.6565914 = 81,610.49
+    # bought for the job = capex + 212.16 x 240 x 0.08 + (320,080.90 + 432,000) x 240 / 8760
+    #                    = 4,536,000 + 4,073.47 + 20,604.96 = 4,560,678.43
     result = priced(with_pricing(training_plan(), parameters=NEUTRAL_FINANCE), inputs())
     costs = result.costs
     on = costs["onprem"]
     assert (on["hardware_usd"], on["install_usd"], on["capex_usd"]) == ("4320000.00", "216000.00", "4536000.00")
     # the typed section holds the same figures as Decimals (the JSON is their strings)
     typed = result.typed.costs.onprem
-    assert typed is not None and typed.capex_usd == Decimal("4536000.00") and typed.tco_usd == Decimal("7213878.84")
-    assert typed.usd_per_gpu_hour == Decimal("2.680671") and typed.lines[0].extended_price_usd == Decimal("4320000")
+    assert typed is not None and typed.capex_usd == Decimal("4536000.00") and typed.tco_usd == Decimal("7149078.84")
+    assert typed.usd_per_gpu_hour == Decimal("2.656591") and typed.lines[0].extended_price_usd == Decimal("4320000")
     assert on["opex_breakdown_usd_per_year"] == {
         "energy": "118945.38",
         "colocation": "320080.90",
-        "maintenance": "453600.00",
+        "maintenance": "432000.00",
         "staff": "0.00",
         "insurance": "0.00",
     }
-    assert on["opex_usd_per_year"] == "892626.28"
-    assert on["tco_usd"] == "7213878.84"
-    assert on["usd_per_gpu_hour"] == "2.680671"
-    assert on["job_usd_shared"] == "82350.22"
-    assert on["job_usd"] == "4561270.21"
+    assert on["opex_usd_per_year"] == "871026.28"
+    assert on["tco_usd"] == "7149078.84"
+    assert on["usd_per_gpu_hour"] == "2.656591"
+    assert on["job_usd_shared"] == "81610.49"
+    assert on["job_usd"] == "4560678.43"
     assert on["depreciation_usd_per_year"] == "1512000.00"
     assert costs["coverage"]["basis"] == "systems_only"
     assert "not included" in costs["coverage"]["notes"][0]
@@ -545,17 +546,17 @@ def test_unpriced_system_gives_no_onprem_figures_and_says_why():
 
 
 def test_break_even_utilisation_by_hand():
-    # on-prem per year at utilisation u: A + B u, A = capex/3 + colo + maintenance = 1,512,000 + 320,080.90 + 453,600
-    #   = 2,285,680.90; B = 212.16 x 8760 x 0.08 = 148,681.73
+    # on-prem per year at utilisation u: A + B u, A = capex/3 + colo + maintenance = 1,512,000 + 320,080.90 + 432,000
+    #   = 2,264,080.90; B = 212.16 x 8760 x 0.08 = 148,681.73
     # on-demand: 128 GPUs x 8760 x 6.88 $/GPU-h x u = 7,714,406.40 u
-    # u* = A / (7,714,406.40 - 148,681.73) = 2,285,680.90 / 7,565,724.67 = 0.3021
+    # u* = A / (7,714,406.40 - 148,681.73) = 2,264,080.90 / 7,565,724.67 = 0.2993
     plan = with_pricing(training_plan(), parameters=NEUTRAL_FINANCE)
     be = priced(plan, inputs()).costs["comparison"]["break_even"]
     od = next(b for b in be if b["purchase"] == "on_demand")
-    assert od["break_even_utilization"] == pytest.approx(0.3021, abs=1e-4)
+    assert od["break_even_utilization"] == pytest.approx(0.2993, abs=1e-4)
     assert od["onprem_cheaper"] == "above"
     # a 1-year reservation costs 128 x 8760 x 4.494863 = 5,040,004 a year whatever the use; on-prem at 100 % costs
-    # 2,285,681 + 148,682 = 2,434,363 < 5,040,004: owning is cheaper at every utilisation
+    # 2,264,081 + 148,682 = 2,412,763 < 5,040,004: owning is cheaper at every utilisation
     r1 = next(b for b in be if b["purchase"] == "reserved_1y")
     assert r1["onprem_cheaper"] == "always" and r1["break_even_utilization"] is None
 
@@ -580,8 +581,8 @@ def test_cumulative_series_shape():
     assert cum["months"] == list(range(37))
     onprem = cum["series"][0]
     assert onprem["usd"][0] == "4536000.00"  # capex at month 0
-    # month 12: capex + one year of opex = 4,536,000 + 892,626.28
-    assert onprem["usd"][12] == "5428626.28"
+    # month 12: capex + one year of opex = 4,536,000 + 871,026.28
+    assert onprem["usd"][12] == "5407026.28"
     assert {s["option"] for s in cum["series"]} >= {"onprem", "on_demand", "spot", "reserved_1y", "capacity_block"}
 
 

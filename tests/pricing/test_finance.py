@@ -85,7 +85,11 @@ def test_residual_value_falls_in_a_straight_line_then_stays():
 
 def test_running_costs_escalate_and_maintenance_starts_after_the_bundled_support():
     base = RunningCosts(
-        energy_usd=Decimal(1000), colocation_usd=Decimal(2000), staff_usd=Decimal(300), capex_usd=Decimal(10000)
+        energy_usd=Decimal(1000),
+        colocation_usd=Decimal(2000),
+        staff_usd=Decimal(300),
+        capex_usd=Decimal(10000),
+        hardware_usd=Decimal(8000),
     )
     t = terms(
         power_escalator=Decimal("0.10"),
@@ -97,14 +101,15 @@ def test_running_costs_escalate_and_maintenance_starts_after_the_bundled_support
     flows = year_flows(base, t, 3)
     assert [f.energy_usd for f in flows] == [Decimal("1000.00"), Decimal("1100.00"), Decimal("1210.00")]
     assert [f.colocation_usd for f in flows] == [Decimal("2000.00"), Decimal("2100.00"), Decimal("2205.00")]
-    assert [f.maintenance_usd for f in flows] == [Decimal("0.00"), Decimal("0.00"), Decimal("1000.00")]
-    # year 3: 1,210 + 2,205 + 1,000 + 300 + 100 (1 % of capex)
-    assert flows[2].total_usd == Decimal("4815.00")
+    # maintenance from year 3: 10 % of the hardware (8,000), the prepaid support's base, not of capex
+    assert [f.maintenance_usd for f in flows] == [Decimal("0.00"), Decimal("0.00"), Decimal("800.00")]
+    # year 3: 1,210 + 2,205 + 800 + 300 + 100 (1 % of capex)
+    assert flows[2].total_usd == Decimal("4615.00")
 
 
 def test_lease_npv_pays_the_lease_and_the_running_costs_but_no_insurance():
     # capex 12,000 at 1 % a month: 1,440 a year; running 500 a year of which insurance 100; 2 years at 0 %
-    base = RunningCosts(Decimal(400), Decimal(0), Decimal(0), Decimal(12000))
+    base = RunningCosts(Decimal(400), Decimal(0), Decimal(0), Decimal(12000), Decimal(12000))
     t = terms(
         cost_of_capital=Decimal(0),
         horizon_years=2,
@@ -139,7 +144,7 @@ def _by_hand() -> dict[str, Decimal]:
     staff, insurance = Decimal("17280.00"), c(float(CAPEX) * 0.005)  # 0.128 FTE x 135,000; 30,024.00
     years = []
     for t in range(1, 6):
-        maintenance = Decimal(0) if t <= 3 else c(float(CAPEX) * 0.10)
+        maintenance = Decimal(0) if t <= 3 else c(float(HARDWARE) * 0.10)  # the support's base: 432,000
         # each year's bill is the last one's (first year to the cent) plus the escalator
         energy, colo = c(energy1) * Decimal("1.025") ** (t - 1), c(colo1) * Decimal("1.03") ** (t - 1)
         years.append(c(energy) + c(colo) + maintenance + staff + insurance)
@@ -213,6 +218,20 @@ def test_software_licence_lines_for_systems_without_bundled_software():
     sw = lines["SW-NVAIE"]
     assert (sw["quantity"], sw["unit_price_usd"], sw["extended_price_usd"]) == (384, "4500.00", "1728000.00")
     assert sw["category"] == "software" and sw["price_confidence"] == "list_price"
+
+
+@pytest.mark.parametrize(
+    ("system", "gpu", "licensed"), [("gb200-nvl72", "b200-gb200", False), ("gb300-nvl72", "b300-gb300", True)]
+)
+def test_the_dgx_rack_bundles_its_software_and_the_oem_rack_does_not(system, gpu, licensed):
+    """The catalog's GB200 NVL72 is NVIDIA's DGX GB200 (part number 'DGX GB200 NVL72', the DGX SuperPOD reference
+    design), whose price carries NVIDIA AI Enterprise like every DGX; its GB300 NVL72 is the partners' rack of the
+    Enterprise reference architecture, licensed per GPU-year: 144 GPUs x 3 years x $4,500 = $1,944,000."""
+    plan = training_plan(gpus=144, system=system, gpu=gpu)
+    lines = {line["part_number"]: line for line in priced(plan, inputs()).costs["onprem"]["lines"]}
+    assert ("SW-NVAIE" in lines) is licensed
+    if licensed:
+        assert lines["SW-NVAIE"]["extended_price_usd"] == "1944000.00"
 
 
 def test_lease_versus_buy_when_a_lease_rate_is_given():

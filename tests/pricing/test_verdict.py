@@ -1,7 +1,7 @@
 """Obtainable options, work-normalised break-even, time to capacity and the verdict, against hand-worked figures.
 
 Same hand plans and prices as test_costing.py (16 x DGX H100 = 128 GPUs for 10 days unless told otherwise; its
-on-prem figures are worked out there: per year A + B u with A = 2,285,680.90 and B = 148,681.73).
+on-prem figures are worked out there: per year A + B u with A = 2,264,080.90 and B = 148,681.73).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def test_break_even_compares_the_same_work_not_the_same_gpus():
     # 3 x the 128 owned H100s. Work ratio = (48 instances x 8 GPUs x 240 h) / (128 GPUs x 240 h) = 3, so renting
     # the owned cluster's work takes 128 x 3 = 384 GPUs.
     # p4de on-demand 27.44705 $/h / 8 = 3.43088125 $/GPU-h; per year 384 x 8760 x 3.43088125 = 11,540,935.58
-    # u* = A / (11,540,935.58 - B) = 2,285,680.90 / 11,392,253.85 = 0.2006
-    # (comparing the same 128 GPUs would give 2,285,680.90 / (3,846,978.53 - 148,681.73) = 0.618)
+    # u* = A / (11,540,935.58 - B) = 2,264,080.90 / 11,392,253.85 = 0.1987
+    # (comparing the same 128 GPUs would give 2,264,080.90 / (3,846,978.53 - 148,681.73) = 0.612)
     # (the plain finance terms of test_costing.NEUTRAL_FINANCE, under which A is capex / 3 + colocation + maintenance)
     plan = with_pricing(training_plan(), parameters=NEUTRAL_FINANCE)
     a100 = Candidate(
@@ -60,14 +60,14 @@ def test_break_even_compares_the_same_work_not_the_same_gpus():
     be = next(b for b in costs["comparison"]["break_even"] if b["instance_type"] == "p4de.24xlarge")
     assert be["work_ratio"] == pytest.approx(3.0)
     assert be["cloud_gpus_equivalent"] == pytest.approx(384.0)
-    assert be["break_even_utilization"] == pytest.approx(0.2006, abs=1e-4)
-    # the chosen system's own GPU: work ratio 1, the break-even of test_costing (0.3021) is unchanged
+    assert be["break_even_utilization"] == pytest.approx(0.1987, abs=1e-4)
+    # the chosen system's own GPU: work ratio 1, the break-even of test_costing (0.2993) is unchanged
     p5 = next(
         b
         for b in costs["comparison"]["break_even"]
         if b["purchase"] == "on_demand" and b["instance_type"] == "p5.48xlarge"
     )
-    assert p5["work_ratio"] == pytest.approx(1.0) and p5["break_even_utilization"] == pytest.approx(0.3021, abs=1e-4)
+    assert p5["work_ratio"] == pytest.approx(1.0) and p5["break_even_utilization"] == pytest.approx(0.2993, abs=1e-4)
 
 
 def test_spot_fleet_over_the_cap_is_excluded_with_its_reason():
