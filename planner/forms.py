@@ -8,6 +8,7 @@ field it belongs to, so the browser, the API and the command report the same pro
 from __future__ import annotations
 
 import json
+import re
 import typing
 from typing import TYPE_CHECKING, Any
 
@@ -213,6 +214,10 @@ SWITCH_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_switch
 LIST_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_list(_schema_field(path))}
 
 
+# Digits grouped by commas in threes, as a thousands separator writes them (an optional sign, fraction and exponent).
+THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+
+
 def _number_or_text(text: str) -> Any:
     """Turn typed text into an int or float when it is one; otherwise keep the text.
 
@@ -220,8 +225,15 @@ def _number_or_text(text: str) -> Any:
     own words ("training.tokens must be a number"), as it does for the API. "nan", "inf" and a
     number too large for a float ("1e400") go on as the float they are, so the message says what
     is wrong with them ("must be a finite number"), not that a number typed was "a string".
+
+    A comma is read as a thousands separator only where it is one ("15,000", "1,234.5"): "1,5" is a decimal comma
+    in much of the world, and reading it as 15 would plan a ten-times-longer deadline without a word, so such text
+    goes on as text and the field says it must be a number.
     """
-    text = text.strip().replace(",", "").replace("_", "")
+    text = text.strip()
+    if THOUSANDS.fullmatch(text):
+        text = text.replace(",", "")
+    text = text.replace("_", "")
     try:
         return int(text)
     except ValueError:

@@ -3,6 +3,7 @@
 - NUL in a query string reaches PostgreSQL as a filter value and makes it raise (text cannot hold NUL); an
   unpaired surrogate cannot be encoded at all. Such a request is refused with 400 before any view runs, naming
   the parameter, in the API's JSON error shape under /api/ and as a page elsewhere.
+- A body over the API's size limit is answered 413 under /api/, whichever cap stops it first.
 - An unexpected exception is logged with a short reference id and answered with that id and no internal detail:
   JSON under /api/ (clients parse every answer), the 500 page elsewhere. The trace stays in the log.
 """
@@ -13,7 +14,8 @@ import logging
 import secrets
 from collections.abc import Callable
 
-from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.conf import settings
+from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
@@ -50,6 +52,11 @@ class RequestGuardMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, CLIENT_ERRORS):  # Django answers these itself (400, 403, 404)
+            if request.path.startswith(API_PREFIX) and isinstance(exception, RequestDataTooBig):
+                # Django's own cap (DATA_UPLOAD_MAX_MEMORY_SIZE, the API's limit) stops an oversized body before the
+                # API's parser sees it; the API answers it as documented, 413, not as a malformed body.
+                limit = settings.PLANNER_API_MAX_BODY_BYTES
+                return JsonResponse({"detail": f"Request body too large; the limit is {limit} bytes."}, status=413)
             if request.path.startswith(API_PREFIX) and isinstance(exception, SuspiciousOperation | BadRequest):
                 return JsonResponse({"detail": "Bad request: " + CLIENT_ERROR_DETAIL}, status=400)
             return None

@@ -279,7 +279,7 @@ def plan_whatif_save(request: HttpRequest, plan_id: int) -> HttpResponse:
 @require_GET
 def plan_compare(request: HttpRequest) -> HttpResponse:
     plan_ids = [_plan_id(part) for part in request.GET.get("ids", "").split(",") if part.strip()]
-    if not plan_ids or None in plan_ids or len(plan_ids) > 8:
+    if None in plan_ids or not 2 <= len(plan_ids) <= 8:
         messages.error(request, "Choose two to eight of your plans to compare.")
         return redirect("planner:plan_list")
     plans = selectors.plans_owned(owner=request.user, plan_ids=plan_ids)

@@ -68,6 +68,8 @@ __all__ = [
 ]
 
 _MAX_NAME = 200
+# Characters that reorder the text around them (bidirectional embeddings, overrides and isolates): refused in names.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 class PlanRequest(Section):
@@ -171,9 +173,13 @@ class PlanRequest(Section):
     @field_validator("name")
     @classmethod
     def _printable_name(cls, name: str | None) -> str | None:
-        # NUL and other control characters: PostgreSQL refuses NUL in text, and none belong in a name.
+        # NUL and other control characters: PostgreSQL refuses NUL in text, and none belong in a name. Bidirectional
+        # embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) reorder the text shown around them, so a
+        # name could read as another in lists, file names and the PDF; the plain direction marks stay allowed.
         if name is not None and any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
             raise PydanticCustomError(RULE, "must not contain control characters")
+        if name is not None and any(ch in BIDI_CONTROLS for ch in name):
+            raise PydanticCustomError(RULE, "must not contain bidirectional override or isolate characters")
         return name
 
     def to_dict(self) -> dict[str, object]:

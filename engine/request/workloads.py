@@ -419,6 +419,7 @@ class TrainingSpec(Section):
         DEFAULT_GLOBAL_BATCH_TOKENS,
         description="Tokens per optimizer step (>= seq_len); default: the model preset's published batch, else "
         "4,194,304.",
+        validate_default=True,  # the default must hold a sequence too (a 8M-token sequence needs a larger batch)
     )
     precision: Literal["bf16", "fp8"] = Field("bf16", description="Training math precision.")
     parallelism: TrainingParallelism = Field(default_factory=TrainingParallelism)

@@ -7,6 +7,8 @@ from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
 
+TOO_MANY_DIGITS = "JSON parse error - a number is too long: no field takes a number of more than 4,300 digits."
+
 
 class PayloadTooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
@@ -31,3 +33,9 @@ class BoundedJSONParser(JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError as exc:  # e.g. thousands of nested brackets: malformed for our purposes
             raise ParseError("JSON parse error - nested too deeply.") from exc
+        except ParseError as exc:
+            # Python refuses integers of more than 4,300 digits with a message about its own settings; say what is
+            # wrong with the body instead.
+            if "integer string conversion" in str(exc.detail):
+                raise ParseError(TOO_MANY_DIGITS) from None
+            raise

@@ -85,6 +85,29 @@ def test_oversized_body_is_413(api, settings, training_request):
     assert Plan.objects.count() == 0
 
 
+def test_a_number_of_thousands_of_digits_is_refused_in_plain_words(api, training_request):
+    """Python cannot turn an integer of more than 4,300 digits into a number; the answer says the number is too
+    long, not which interpreter setting to raise."""
+    training_request["training"]["tokens"] = "DIGITS"
+    body = json.dumps(training_request).replace('"DIGITS"', "1" + "0" * 5000)
+    response = api.post("/api/plans/", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "JSON parse error - a number is too long: no field takes a number of more than 4,300 digits."
+    }
+    assert Plan.objects.count() == 0
+
+
+def test_oversized_body_is_413_with_the_default_limits(api, training_request):
+    """With the shipped settings Django's own upload cap equals the API's 64 KiB and stops the body first: the
+    answer is still the documented 413 with a detail naming the limit, not a 400 for a malformed body."""
+    training_request["name"] = "x" * 70_000
+    response = _create(api, training_request)
+    assert response.status_code == 413
+    assert response.json() == {"detail": "Request body too large; the limit is 65536 bytes."}
+    assert Plan.objects.count() == 0
+
+
 def test_idempotency_key_makes_retries_safe(api, training_request):
     first = _create(api, training_request, HTTP_IDEMPOTENCY_KEY="abc-1")
     again = _create(api, training_request, HTTP_IDEMPOTENCY_KEY="abc-1")

@@ -96,6 +96,19 @@ def test_bad_training_fields(catalog, fields, path):
     assert path in errors_for(catalog, with_training(**fields))
 
 
+def test_the_default_batch_must_hold_a_sequence_too(catalog):
+    """A sequence longer than the default batch (4,194,304 tokens) is refused at once, naming the batch, not accepted
+    and then failed when the stored request is validated again; a batch of two such sequences is accepted and
+    survives the round trip through its stored form."""
+    long = {**GOOD_TRAINING, "model": {"preset": "llama-3-8b", "seq_len": 8_388_608}}
+    assert errors_for(catalog, long) == {
+        "training.global_batch_tokens": ["training.global_batch_tokens (4194304) must be >= model.seq_len (8388608)"]
+    }
+    fixed = {**long, "training": {**long["training"], "global_batch_tokens": 16_777_216}}
+    request = validate_request(fixed, catalog)
+    assert validate_request(request.to_dict(), catalog).training.global_batch_tokens == 16_777_216
+
+
 def test_both_or_neither_deadline_and_gpus(catalog):
     both = errors_for(catalog, with_training(gpus=64))
     assert both == {"training": ["training must give exactly one of deadline_days or gpus (got both)"]}

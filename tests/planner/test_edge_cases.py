@@ -94,6 +94,22 @@ def test_control_characters_in_name_are_a_field_error(api, training_request):
     assert response.status_code == 400 and "name" in response.json()["errors"]
 
 
+@pytest.mark.parametrize("name", ["\u202eexe.fdp", "a\u2066b\u2069c"])
+def test_bidirectional_overrides_in_name_are_a_field_error(api, training_request, name):
+    """A right-to-left override or an isolate would make the name read as something else in lists and file names."""
+    training_request["name"] = name
+    response = api.post("/api/plans/", data=json.dumps(training_request), content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["errors"]["name"] == ["name must not contain bidirectional override or isolate characters"]
+    assert not Plan.objects.exists()
+
+
+def test_a_right_to_left_name_with_direction_marks_is_kept(api, training_request):
+    training_request["name"] = "\u05e9\u05dc\u05d5\u05dd\u200f 70B"  # Hebrew with a right-to-left mark: a real name
+    response = api.post("/api/plans/", data=json.dumps(training_request), content_type="application/json")
+    assert response.status_code == 202 and Plan.objects.get().name == training_request["name"]
+
+
 def test_plan_list_queries_do_not_grow_with_plans(alice_client, user, training_request, django_assert_max_num_queries):
     for index in range(12):
         plan = Plan.objects.create(owner=user, name=f"p{index}", workload="training", request=training_request)

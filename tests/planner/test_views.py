@@ -106,6 +106,9 @@ def test_form_refuses_the_overlap_on_a_dense_model_naming_the_field(alice_client
         ({"training_tokens": ""}, "training_tokens", "training.tokens"),
         ({"training_deadline_days": "-1"}, "training_deadline_days", "training.deadline_days"),
         ({"training_gpus": "2.5", "training_deadline_days": ""}, "training_gpus", "training.gpus"),
+        # a decimal comma is not a thousands separator: "1,5" is refused, not read as 15 days
+        ({"training_deadline_days": "1,5"}, "training_deadline_days", "training.deadline_days"),
+        ({"training_tokens": "15,00,000"}, "training_tokens", "training.tokens"),
     ],
 )
 def test_form_reports_bad_numbers_on_their_field(alice_client, overrides, field, path):
