@@ -179,7 +179,9 @@ def _result(
 def _frontier(
     work: Workload, spec: TrainingSpec, system: System, search: TrainingSearch, gpus: int, a: Assumptions
 ) -> list[dict[str, object]]:
-    """Fastest plan at GPU counts around the chosen one (whole systems): the time-vs-GPUs curve."""
+    """Fastest plan at GPU counts around the chosen one (whole systems): the time-vs-GPUs curve. A count at which no
+    layout trains the requested batch exactly takes the nearest batch one can, as a plan pinned to that count does,
+    and says so in its point."""
     gps = system.gpus_per_system
     counts = sorted({max(gps, round(gpus * f / gps) * gps) for f in FRONTIER_FACTORS})
     points: list[dict[str, object]] = []
@@ -198,6 +200,8 @@ def _frontier(
                 "days_p90": days_p90,
                 "step_time_s": plan.step_time_s,
                 "mfu": tokens_per_s * work.training_flops_per_token() / n / search.hw.gemm_peak_flops,
+                # the batch this count trains on: the request's, or the nearest a layout at this count can take
+                "global_batch_sequences": plan.dp * plan.micro_batch * plan.micro_batches,
                 "parallelism": {
                     "tp": plan.tp,
                     "pp": plan.pp,

@@ -32,6 +32,7 @@ from planner.outputs.chart_spec import (
 )
 from planner.outputs.formatting import money as page_money  # figures as the page writes them: "$1.00M"
 from planner.outputs.plan_view import PlanView, plan_view
+from planner.outputs.view_models import FrontierPoint
 
 __all__ = ["PageChart", "chart_specs", "plan_charts"]
 
@@ -112,6 +113,7 @@ def frontier_spec(view: PlanView) -> ChartSpec | None:
                 hover=tuple(
                     f"{name}: {p.gpus:,} GPUs, {number(p.days)} days expected "
                     f"({number(p.days_ideal)} days steady state), MFU {p.mfu * 100:.0f}%"
+                    f"{_batch_hover(p, frontier.requested_batch_sequences)}"
                     for p in points
                 ),
             )
@@ -145,8 +147,18 @@ def frontier_spec(view: PlanView) -> ChartSpec | None:
         series=tuple(series),
         lines=lines,
         note="Each point is the best layout the search found for that GPU count; days are the expected whole run, "
-        "failures and restarts included.",
+        "failures and restarts included. Where no layout at a count trains the requested batch exactly, the point "
+        "trains on the nearest batch one can (its label says which); a larger batch runs more efficiently, so such a "
+        "point can come out faster than a larger count that trains the batch as requested.",
     )
+
+
+def _batch_hover(point: FrontierPoint, requested: int | None) -> str:
+    """The point's batch when it is not the one requested (a count no layout divides it at)."""
+    if not point.batch_sequences or not requested or point.batch_sequences == requested:
+        return ""
+    ratio = point.batch_sequences / requested
+    return f", batch {point.batch_sequences:,} sequences ({ratio:.2g}x the {requested:,} requested)"
 
 
 def cost_over_time_spec(view: PlanView) -> ChartSpec | None:

@@ -355,12 +355,20 @@ class PlanView:
         # Frontier points are plain mappings in the typed plan (the search's rows as it wrote them).
         points = {
             system: tuple(
-                FrontierPoint(p["gpus"], p["days"], p.get("days_ideal", p["days"]), p.get("mfu", 0)) for p in rows
+                FrontierPoint(
+                    p["gpus"],
+                    p["days"],
+                    p.get("days_ideal", p["days"]),
+                    p.get("mfu", 0),
+                    p.get("global_batch_sequences"),
+                )
+                for p in rows
             )
             for system, rows in by_system.items()
         }
         deadline_days = lookup(self.result.request, "training.deadline_days")
-        return FrontierView(points, deadline_days, training.gpus, training.days)
+        requested = training.global_batch_sequences_requested or training.global_batch_sequences
+        return FrontierView(points, deadline_days, training.gpus, training.days, requested)
 
     @cached_property
     def cost_over_time(self) -> CostOverTime | None:

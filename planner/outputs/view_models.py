@@ -154,6 +154,7 @@ class FrontierPoint:
     days: float
     days_ideal: float
     mfu: float
+    batch_sequences: int | None = None  # the batch the point trains on (None in plans stored before it was kept)
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,7 @@ class FrontierView:
     deadline_days: float | None
     chosen_gpus: int | None
     chosen_days: float | None
+    requested_batch_sequences: int | None = None
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ from planner.outputs.chart_spec import (
     money,
     series_style,
 )
-from planner.outputs.charts import COOLING_NAMES, PURCHASE_NAMES, chart_specs
+from planner.outputs.charts import COOLING_NAMES, PURCHASE_NAMES, _batch_hover, chart_specs
+from planner.outputs.view_models import FrontierPoint
 from tests import samples
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "plans"
@@ -99,6 +100,16 @@ def test_frontier_ticks_are_1_2_5_days_and_systems_have_product_names():
     assert [t for _, t in spec.y.ticks] == ["20 d", "50 d", "100 d", "200 d"]
     names = {s.name for s in spec.series}
     assert {"DGX H100", "GB200 NVL72", "HGX H100 OEM"} <= names
+
+
+def test_a_frontier_point_on_another_batch_says_so():
+    """At 3,072 GPUs no layout divides a 2,048-sequence batch (768 data-parallel ranks take 4 each: 3,072), so that
+    point trains 1.5x the batch and says it; a point on the requested batch adds nothing."""
+    on_request = FrontierPoint(4096, 38.3, 28.0, 0.32, 2048)
+    larger = FrontierPoint(3072, 34.2, 25.3, 0.48, 3072)
+    assert _batch_hover(on_request, 2048) == ""
+    assert _batch_hover(larger, 2048) == ", batch 3,072 sequences (1.5x the 2,048 requested)"
+    assert _batch_hover(FrontierPoint(3072, 34.2, 25.3, 0.48), 2048) == ""  # a plan stored before points kept it
 
 
 # ------------------------------------------------------------------------------------------ cost over time
