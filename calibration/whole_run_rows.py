@@ -392,6 +392,11 @@ _FALCON = (
     "DP64 with ZeRO, 3.5T tokens; Hugging Face, 'Spread Your Wings: Falcon 180B is here' (blog, 2023-09-06): "
     "~7,000,000 GPU hours on Amazon SageMaker"
 )
+_DEEPSEEK_V2 = (
+    "DeepSeek-AI, 'DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model' (arXiv "
+    "2405.04434, 2024-05-07), section 3: on DeepSeek's H800 cluster, 172.8K GPU-hours for each trillion "
+    "tokens of DeepSeek-V2 and 300.6K for DeepSeek 67B"
+)
 UNCOUNTED_RUNS: list[UncountedRun] = [
     UncountedRun(
         "llama3.1-8b",
@@ -464,5 +469,34 @@ UNCOUNTED_RUNS: list[UncountedRun] = [
         "256 H100, data parallelism alone with ZeRO-1 (published); 10T tokens; 133,308 GPU-hours (Table 7). A "
         "fine-grained MoE of 800M active parameters (40 experts of 512, 8 active); not fitted, for the reason above",
         {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero_stage": 1},
+    ),
+    UncountedRun(
+        "deepseek-v2",
+        _DEEPSEEK_V2,
+        "deepseek-v2",
+        "hgx-h800",
+        8.1e12,
+        1_399_680,
+        "gpu_hours",
+        (1024, 2048),
+        "GPU count not published; 8.1T tokens at the paper's 172.8K GPU-hours a trillion (1.40M GPU-hours); the "
+        "published layout pinned: 16 pipeline stages, 8 expert-parallel ranks, ZeRO-1, no tensor parallelism "
+        "(section 3.1), BF16, the published batch ramp; its zero-bubble pipelining is not a schedule the planner "
+        "costs, so interleaving is searched in its place, and Megatron-Core's expert all-to-all overlap is left off "
+        "(not DeepSeek's stack)",
+        {"tp": 1, "pp": 16, "ep": 8, "cp": 1, "zero_stage": 1, "ep_overlap": False},
+    ),
+    UncountedRun(
+        "deepseek-llm-67b",
+        _DEEPSEEK_V2,
+        "deepseek-llm-67b",
+        "hgx-h800",
+        2e12,
+        601_200,
+        "gpu_hours",
+        (512, 1024, 2048),
+        "GPU count and layout not published (DeepSeek LLM, arXiv 2401.02954: tensor, sequence and 1F1B pipeline "
+        "parallelism with ZeRO-1 on HAI-LLM; searched here); 2T tokens at the DeepSeek-V2 paper's 300.6K GPU-hours a "
+        "trillion on the same H800 cluster (601,200 GPU-hours), BF16",
     ),
 ]

@@ -53,6 +53,21 @@ def test_deepseek_v3_parameters_by_hand(catalog):
     assert work.training_flops_per_token() == pytest.approx(6.0 * work.compute_params_active + attention)
 
 
+def test_deepseek_v2_parameters_by_hand(catalog):
+    """DeepSeek-V2 (arXiv 2405.04434, section 3.1): MLA as DeepSeek-V3's on a hidden size of 5,120, the first
+    layer's FFN dense (12,288), then 2 shared and 160 routed experts of 1,536, 6 active; 236B total, 21B active."""
+    h, layers, moe_layers = 5120, 60, 59
+    mla = h * 1536 + 1536 + 1536 * 128 * 192 + h * 576 + 512 + 512 * 128 * 256 + 128 * 128 * h
+    expert = 3 * h * 1536
+    routed = expert * 160 * moe_layers
+    replicated = (mla + 2 * h) * layers + h * 160 * moe_layers + 2 * expert * moe_layers + 3 * h * 12288
+    embeddings = 2 * 102_400 * h + h
+    work = analyse_model(_model(catalog, preset="deepseek-v2"))
+    assert work.params == routed + replicated + embeddings == 235_741_434_880
+    assert work.active_params == replicated + embeddings + 6 * expert * moe_layers == 21_375_800_320
+    assert work.params == pytest.approx(236e9, rel=2e-3) and work.active_params == pytest.approx(21e9, rel=2e-2)
+
+
 def test_a_tiny_fine_grained_moe_by_hand(catalog):
     """4 layers (1 dense), hidden 256, 4 heads MHA, 16 experts of 64 with 2 shared and 4 active, plain FFN."""
     shape = dict(layers=4, hidden=256, heads=4, kv_heads=4, ffn_hidden=1024, vocab=1000, seq_len=128,

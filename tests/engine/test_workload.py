@@ -166,6 +166,9 @@ def test_bytes_per_param():
         # Phi-4: Q, O 2 x 5,120^2 + K, V 2 x 5,120 x 1,280 = 65,536,000; SwiGLU 3 x 5,120 x 17,920 = 275,251,200;
         # norms 10,240 -> 340,797,440 a layer x 40; untied 2 x 100,352 x 5,120; 5,120.
         ("phi-4", 40 * 340_797_440 + 2 * 100_352 * 5120 + 5120),  # 14,659,507,200 (the card's 14B)
+        # DeepSeek LLM 67B: Q, O 2 x 8,192^2 + K, V 2 x 8,192 x 1,024 = 150,994,944; SwiGLU 3 x 8,192 x 22,016 =
+        # 541,065,216; norms 16,384 -> 692,076,544 a layer x 95; untied 2 x 102,400 x 8,192; 8,192.
+        ("deepseek-llm-67b", 95 * 692_076_544 + 2 * 102_400 * 8192 + 8192),  # 67,425,001,472 (the paper's 67B)
     ],
 )
 def test_added_presets_counted_by_hand(catalog, preset, by_hand):
