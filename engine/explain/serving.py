@@ -138,8 +138,8 @@ def _kv_entry(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> Entry
 
 def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) -> dict[str, Entry]:
     """The KV cache per token and per replica, and the batch it allows within both latency targets."""
-    assert ir.shape is not None
-    sh = ir.shape
+    assert ir.shape is not None and ir.point is not None
+    sh, pt = ir.shape, ir.point
     mem = ir.memory_breakdown_gib()
     return {
         "inference.kv_bytes_per_token": _kv_entry(ir, work, spec),
@@ -155,6 +155,24 @@ def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) ->
                 "gpus_per_replica": sh.gpus,
             },
             _ROOFLINE + " items 1-2",
+        ),
+        "inference.memory_allocated_gib_per_gpu": _entry(
+            "weights + activation workspace + KV cache (as allocated: the whole budget, filled or not) + reserve, "
+            "per GPU of the pipeline stage that fits the fewest sequences; the reserve is HBM x (1 - "
+            "inference_memory_utilization), held back from the serving engine",
+            {**{f"{k}_gib_per_gpu": v for k, v in mem.items()}, "hbm_gib": sh.model.gpu.hbm_gib},
+            _ROOFLINE + " items 1-2",
+        ),
+        "inference.kv_cache_in_use_gib_per_gpu": _entry(
+            "concurrency per replica x the KV cache one sequence keeps at its whole prompt + output on a GPU of the "
+            "pipeline stage that fits the fewest sequences: the part of that GPU's allocated KV cache the planned "
+            "load fills",
+            {
+                "concurrency_per_replica": pt.batch,
+                "KV per sequence per GPU there (MiB)": sh.model.kv_bytes_per_sequence_per_gpu() / 2**20,
+                "kv_cache_gib_per_gpu": mem["kv_cache"],
+            },
+            _ROOFLINE + " items 1 and 6 (Little's law)",
         ),
         "inference.batch": _entry(
             "concurrency by Little's law at the load each replica carries: batch = (requests_per_s / replicas) x "
@@ -175,8 +193,8 @@ def _memory_entries(ir: InferenceResult, work: Workload, spec: InferenceSpec) ->
 
 def _scale_entries(ir: InferenceResult, spec: InferenceSpec) -> dict[str, Entry]:
     """How many replicas and GPUs the request rate needs, and the throughput they deliver."""
-    assert ir.shape is not None and ir.shape.capacity is not None
-    sh, cap = ir.shape, ir.shape.capacity
+    assert ir.shape is not None and ir.shape.capacity is not None and ir.point is not None
+    sh, cap, pt = ir.shape, ir.shape.capacity, ir.point
     return {
         "inference.replicas": _entry(
             "ceil(requests_per_s / (serving_utilization_target x capacity requests/s per replica)); capacity = "
@@ -185,6 +203,20 @@ def _scale_entries(ir: InferenceResult, spec: InferenceSpec) -> dict[str, Entry]
                 "requests_per_s": spec.requests_per_s,
                 "serving_utilization_target": ir.utilization_target,
                 "capacity_requests_per_s_per_replica": cap.requests_per_s,
+            },
+            _ROOFLINE + " item 6 (Little's law)",
+        ),
+        "inference.batch_fleet": _entry(
+            "replicas x the batch in flight per replica (each replica carries an equal share of the load); the "
+            "fleet's concurrency = replicas x concurrency per replica = requests_per_s x output_tokens x TPOT "
+            "(Little's law over the fleet, for the time a sequence spends in the decode batch)",
+            {
+                "replicas": ir.replicas,
+                "batch_per_replica": ir.batch,
+                "concurrency_per_replica": pt.batch,
+                "requests_per_s": spec.requests_per_s,
+                "output_tokens": spec.output_tokens,
+                "tpot_ms": pt.tpot_s * 1000.0,
             },
             _ROOFLINE + " item 6 (Little's law)",
         ),

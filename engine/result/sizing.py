@@ -233,9 +233,14 @@ class InferenceSummary:
     replicas: int
     gpus_per_replica: int
     parallelism: InferenceParallelism
-    batch: int
-    batch_per_replica: int
+    batch: int  # sequences in flight on one replica (the whole fleet's is `batch_fleet`)
+    batch_per_replica: int  # the earlier name of `batch`
     concurrency_per_replica: float
+    # The whole fleet's sequences in flight: replicas x `batch`, and replicas x `concurrency_per_replica` (Little's
+    # law over the fleet: requests/s x output tokens x TPOT, the time in the decode batch). Absent from plans stored
+    # before they were added.
+    batch_fleet: int | None = field(default=None, metadata=OMIT, kw_only=True)
+    concurrency_fleet: float | None = field(default=None, metadata=OMIT, kw_only=True)
     ttft_ms: float
     tpot_ms: float
     end_to_end_s: float
@@ -253,8 +258,14 @@ class InferenceSummary:
     kv_cache_used_gib_per_replica: float
     kv_bytes_per_token: float
     weights_gib_per_gpu: float
+    # The memory a GPU holds, the total of `memory_breakdown_gib` (weights, activation workspace, the KV cache as
+    # allocated, reserve); `memory_per_gpu_gib` is the same total under training's name (plans stored before
+    # `memory_allocated_gib_per_gpu` was added held there the weights, workspace and the cache in use instead).
     memory_per_gpu_gib: float
+    memory_allocated_gib_per_gpu: float | None = field(default=None, metadata=OMIT, kw_only=True)
     memory_breakdown_gib: Mapping[str, float]
+    # The part of the allocated KV cache the planned load fills (concurrency per replica whole sequences).
+    kv_cache_in_use_gib_per_gpu: float | None = field(default=None, metadata=OMIT, kw_only=True)
     hbm_gib: float
     effective_mbu: float
     compute_precision: str

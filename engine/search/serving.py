@@ -111,6 +111,17 @@ class InferenceResult:
         return self.replicas * self.shape.gpus if self.shape else 0
 
     @property
+    def batch(self) -> int:
+        """Whole sequences in flight on one replica at the planned load (its concurrency, rounded up)."""
+        assert self.point is not None
+        return math.ceil(self.point.batch - 1e-9)
+
+    @property
+    def batch_fleet(self) -> int:
+        """Whole sequences in flight over the fleet: every replica carries the same share of the load."""
+        return self.replicas * self.batch
+
+    @property
     def spans_systems(self) -> bool:
         """A replica larger than one system needs the scale-out fabric (pipeline hops between systems)."""
         return self.shape is not None and self.shape.gpus > self.gpus_per_system
@@ -136,14 +147,19 @@ class InferenceResult:
         assert self.shape is not None and self.point is not None and self.shape.capacity is not None
         sh, pt, cap = self.shape, self.point, self.shape.capacity
         mem = self.memory_breakdown_gib()
+        allocated_gib = sum(mem.values())  # the breakdown's total: what a GPU holds, the cache as allocated
         return {
             "gpus": self.gpus,
             "replicas": self.replicas,
             "gpus_per_replica": sh.gpus,
             "parallelism": {"tp": sh.tp, "pp": sh.pp},
-            "batch": math.ceil(pt.batch - 1e-9),
-            "batch_per_replica": math.ceil(pt.batch - 1e-9),  # earlier name of `batch`, kept for readers of v0.1
+            "batch": self.batch,
+            "batch_per_replica": self.batch,  # earlier name of `batch`, kept for readers of v0.1
             "concurrency_per_replica": pt.batch,
+            # the whole fleet: every replica carries the same share of the load (Little's law over the fleet:
+            # replicas x concurrency per replica = requests_per_s x output_tokens x TPOT, the decode batch's time)
+            "batch_fleet": self.batch_fleet,
+            "concurrency_fleet": self.replicas * pt.batch,
             "ttft_ms": pt.ttft_s * 1000.0,
             "tpot_ms": pt.tpot_s * 1000.0,
             "end_to_end_s": pt.e2e_s(self.output_tokens),
@@ -161,8 +177,13 @@ class InferenceResult:
             "kv_cache_used_gib_per_replica": sh.model.kv_used_bytes_per_replica(pt.batch) / GIB,
             "kv_bytes_per_token": self.kv_bytes_per_token,
             "weights_gib_per_gpu": mem["weights"],
-            "memory_per_gpu_gib": sh.model.memory_bytes_per_gpu(pt.batch) / GIB,
+            # what a GPU holds: the breakdown's parts (the KV cache as allocated, not as filled) and their total;
+            # `memory_per_gpu_gib` is the same total under the name training plans use
+            "memory_per_gpu_gib": allocated_gib,
+            "memory_allocated_gib_per_gpu": allocated_gib,
             "memory_breakdown_gib": mem,
+            # what the planned load fills of that cache, on a GPU of the same (binding) stage
+            "kv_cache_in_use_gib_per_gpu": pt.batch * sh.model.kv_bytes_per_sequence_per_gpu() / GIB,
             "hbm_gib": sh.model.gpu.hbm_gib,
             "effective_mbu": effective_mbu(sh.model, pt),
             "compute_precision": self.compute_precision,

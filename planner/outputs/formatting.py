@@ -252,11 +252,18 @@ _KEY_LABELS = {
     "tokens_per_s_per_gpu": "throughput per GPU",
     "capacity_requests_per_s_per_replica": "capacity per replica",
     # a unit in the middle of a name ("KV cache GiB per replica 566.0" read the unit as part of the label)
-    "kv_cache_gib_per_replica": "KV cache per replica",
-    "kv_cache_used_gib_per_replica": "KV cache used per replica",
+    "kv_cache_gib_per_replica": "KV cache allocated per replica",
+    "kv_cache_used_gib_per_replica": "KV cache in use per replica at the planned load",
     "weights_gib_per_gpu": "weights per GPU",
-    # counts of sequences ("Batch 69", "Global batch sequences 512": what is counted goes beside the number)
-    "batch": "batch in flight",
+    # a serving GPU's memory: what it holds (the breakdown's total, the cache as allocated) and what the planned
+    # load fills of the cache ("Memory 37.4 GiB/GPU" beside a breakdown of 80 GiB read as a contradiction)
+    "memory_allocated_gib_per_gpu": "memory allocated per GPU (the breakdown's total)",
+    "kv_cache_in_use_gib_per_gpu": "KV cache in use per GPU at the planned load",
+    # counts of sequences ("Batch 69", "Global batch sequences 512": what is counted goes beside the number); a
+    # serving plan's per replica and whole fleet ("Batch in flight 41" on 2 replicas read as the fleet's)
+    "batch": "batch in flight per replica",
+    "batch_fleet": "batch in flight, whole fleet",
+    "concurrency_fleet": "concurrency, whole fleet",
     "global_batch_sequences": "global batch",
     "global_batch_sequences_requested": "global batch requested",
 }
@@ -274,7 +281,11 @@ _KEY_UNITS = {
     "kv_cache_gib_per_replica": "GiB",
     "kv_cache_used_gib_per_replica": "GiB",
     "weights_gib_per_gpu": "GiB",
+    "memory_allocated_gib_per_gpu": "GiB",
+    "kv_cache_in_use_gib_per_gpu": "GiB",
     "batch": "sequences",
+    "batch_fleet": "sequences",
+    "concurrency_fleet": "sequences",
     "batch_per_replica": "sequences",
     "capacity_batch_per_replica": "sequences",
     "concurrency_per_replica": "sequences",

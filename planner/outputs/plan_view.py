@@ -55,7 +55,12 @@ __all__ = ["HEADLINES", "PlanView", "bom_view", "lookup", "plan_view"]
 STAGE_BLOCKS = ("training", "inference", "cluster", "power", "cooling", "storage")
 # Keys a section keeps for older readers beside the newer key with the same value: the page shows the figure once
 # (the training block read "Days, steady state 67.2" twice).
-LEGACY_TWINS = {"days_ideal": "days_steady_state"}
+# legacy key -> the newer key that says the same (the page shows the newer one only)
+LEGACY_TWINS = {
+    "days_ideal": "days_steady_state",
+    "batch_per_replica": "batch",
+    "memory_per_gpu_gib": "memory_allocated_gib_per_gpu",
+}
 FABRICS = ("compute", "storage", "inband", "oob")
 COOLING_THRESHOLDS = (
     ("cooling_air_max_kw", "air"),

@@ -133,7 +133,7 @@ def test_rear_door_cooling_and_units_in_labels_read_as_words():
     assert words("air_containment") == "air containment" and words("liquid") == "liquid"
     # a unit in the middle of a field name goes beside the value, not into the label (566.0 GiB, 32.9 GiB)
     assert (key_label("kv_cache_gib_per_replica"), key_unit("kv_cache_gib_per_replica")) == (
-        "KV cache per replica",
+        "KV cache allocated per replica",
         "GiB",
     )
     assert (key_label("weights_gib_per_gpu"), key_unit("weights_gib_per_gpu")) == ("weights per GPU", "GiB")

@@ -75,3 +75,42 @@ def test_bom_table_groups_by_category_with_a_total(alice_client, priced_plan):
     expected = sum(Decimal(line["extended_price_usd"]) for line in lines)
     assert bom.total_usd == expected
     assert f"<b>{usd_text(expected)}</b>" in response.content.decode()  # money to 3 significant figures
+
+
+def test_serving_page_and_report_say_memory_and_batch_as_what_they_count(
+    user, alice_client, inference_request, django_capture_on_commit_callbacks
+):
+    """The Inference panel showed "Memory 37.4 GiB/GPU" (the cache in use) beside a breakdown totalling the whole
+    80 GiB, and "Batch in flight 41" equal to "Batch per replica 41" on 2 replicas. Page and PDF now read the typed
+    figures: memory allocated = the breakdown's total, the KV cache in use beside it, the batch per replica and
+    for the whole fleet."""
+    import html as html_lib
+    import re
+
+    from django.template.loader import render_to_string
+
+    from planner.presenters import report_context
+
+    plan = samples.priced_plan(user, inference_request, "serving", django_capture_on_commit_callbacks)
+    inf = plan.result["inference"]
+    total = sum(inf["memory_breakdown_gib"].values())
+    assert inf["memory_allocated_gib_per_gpu"] == pytest.approx(total)
+    assert inf["batch_fleet"] == inf["replicas"] * inf["batch"]
+
+    def text(markup: str) -> str:
+        return html_lib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", markup)))
+
+    page = text(alice_client.get(plan.get_absolute_url()).content.decode())
+    assert "Memory allocated per GPU (the breakdown's total) 80 GiB" in page  # an H100's whole 80 GiB
+    assert "KV cache in use per GPU at the planned load" in page
+    assert f"Batch in flight per replica {inf['batch']} sequences" in page
+    assert f"Batch in flight, whole fleet {inf['batch_fleet']} sequences" in page
+    assert "Batch per replica" not in page and " Memory 37" not in page  # the twins are not shown twice
+
+    report = text(render_to_string("planner/report.html", report_context(plan)))
+    assert "Memory allocated per GPU 80 GiB: weights" in report
+    assert "KV cache in use at the planned load" in report
+    assert (
+        f"Batch in flight {inf['batch']} sequences per replica, {inf['batch_fleet']} over the whole fleet of "
+        f"{inf['replicas']} replicas" in report
+    )
