@@ -17,6 +17,7 @@ from engine.result.costs import BreakEven, FlipsAt, Verdict
 
 from .comparison import Option, option_result
 from .evaluation import Evaluation
+from .inputs import SERVING_DAYS
 from .money import r, usd_text
 
 __all__ = ["verdict"]
@@ -29,6 +30,36 @@ def _usd(x: Decimal) -> str:
 
 def _pct(x: float) -> str:
     return f"{x * 100:.1f} %"
+
+
+# What the price of a plan that is not a training job buys, by workload: serving and a capacity plan are priced for
+# a period of running (engine/costing/inputs.py, SERVING_DAYS), not for work that ends.
+_PERIOD_OF = {"inference": "serving", "capacity": "running the whole cluster"}
+
+
+def _period(days: float, workload: str) -> str:
+    """The period a price covers, in words: 365 days of serving -> "a year of serving", 730 -> "2 years of
+    serving", other lengths in days."""
+    years = days / SERVING_DAYS  # the year that serving is priced for
+    if years == 1:
+        length = "a year"
+    elif years == int(years):
+        length = f"{int(years):,} years"
+    else:
+        length = f"{days:,.0f} days"
+    return f"{length} of {_PERIOD_OF.get(workload, workload)}"
+
+
+def _what_it_buys(best: Option, workload: str, start: str) -> str:
+    """After the price: when a training job is done ("done in 30.0 days from the plan date"), or the period a
+    serving (or capacity) price covers ("over a year of serving from the plan date"), which is not done."""
+    if workload not in _PERIOD_OF:
+        # the p90 only when it reads differently ("done in 25.8 days (25.8 at p90)" says nothing); only spot has
+        # one, its interruptions' p90, which is not the whole run's own p90 (the plan's range says that one)
+        p90_text = f"{best.finish_days_p90:,.1f}"
+        p90 = f" ({p90_text} with spot interruptions at their p90)" if p90_text != f"{best.finish_days:,.1f}" else ""
+        return f"done in {best.finish_days:,.1f} days{p90} from {start}"
+    return f"over {_period(float(best.finish_days), workload)} from {start}"
 
 
 def _runner_up(ev: Evaluation, best: Option) -> tuple[Option | None, Option | None]:
@@ -88,10 +119,6 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
     choice = best.choice
     deadline = ev.job.deadline_days
     within = f" by the {deadline:,.0f}-day deadline" if deadline is not None else ""
-    # the p90 only when it reads differently ("done in 25.8 days (25.8 at p90)" says nothing); only spot has one,
-    # its interruptions' p90, which is not the whole run's own p90 (the plan's range says that one)
-    p90_text = f"{best.finish_days_p90:,.1f}"
-    p90 = f" ({p90_text} with spot interruptions at their p90)" if p90_text != f"{best.finish_days:,.1f}" else ""
     start = f"a start on day {best.start_days:,.0f}" if best.start_days else "the plan date"
     # "Build: Build and own the cluster ..." says the choice twice: "Build: own the cluster ...".
     label = best.label
@@ -99,8 +126,8 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
         label = label[len(choice) + len(" and ") :]
     lead = f"{choice.capitalize()}: {label}"
     text = (
-        f"{lead} for {_usd(best.job_usd)}, done in {best.finish_days:,.1f} days{p90}"
-        f" from {start}, the cheapest of {len(ok)} obtainable option{'s' if len(ok) != 1 else ''}{within}."
+        f"{lead} for {_usd(best.job_usd)}, {_what_it_buys(best, ev.job.workload, start)}"
+        f", the cheapest of {len(ok)} obtainable option{'s' if len(ok) != 1 else ''}{within}."
     )
     if runner is not None:
         text += f" Runner-up: {runner.label} for {_usd(runner.job_usd)}."

@@ -94,11 +94,13 @@ def test_rented_hardware_named_like_a_quote_line():
     assert term_name("lambda", "reserved_1y") == "1-year reserved"
 
 
-def _evaluation(options: list[Option], deadline_days: float | None, onprem_start_days: float):
+def _evaluation(
+    options: list[Option], deadline_days: float | None, onprem_start_days: float, workload: str = "training"
+):
     return SimpleNamespace(
         options=options,
         obtainable=[o for o in options if o.obtainable],
-        job=SimpleNamespace(deadline_days=deadline_days),
+        job=SimpleNamespace(deadline_days=deadline_days, workload=workload),
         onprem=SimpleNamespace(utilization=Decimal("0.8")),
         capacity=SimpleNamespace(onprem_start_days=onprem_start_days),
         plan_date=None,
@@ -163,6 +165,71 @@ def test_verdict_sentence_build_with_runner_up_price_factor():
         "(512 instances, us) for $20.0M. The answer would flip with the runner-up's cost falling by more than "
         "20.0 % (below $16.0M)."
     )
+
+
+def _serving_options(build_usd: str, rent_usd: str) -> tuple[Option, Option]:
+    """A year of serving Llama 3 70B on 4 H100 GPUs: owned (first step on day 119) or one Lambda instance."""
+    build = Option(
+        "onprem_shared",
+        "Build and own the cluster, this job's share of its cost",
+        Decimal(build_usd),
+        365.0,
+        365.0,
+        start_days=119.0,
+    )
+    rent = Option(
+        "reserved_1y",
+        option_label("lambda", "reserved_1y", "8 x H100 SXM5 80GB", 1, "us-east"),
+        Decimal(rent_usd),
+        365.0,
+        365.0,
+        region="us-east",
+        instance_type="1cc_h100_sxm5 reserved",
+        provider="lambda",
+    )
+    return build, rent
+
+
+def test_serving_verdict_says_the_period_the_price_covers_when_renting():
+    """A serving fleet is never "done": the reviewer's plan read "... for $130k, done in 365.0 days from the plan
+    date"; the sentence says the year of serving the price buys instead."""
+    build, rent = _serving_options("131000", "129648")
+    v = verdict(_evaluation([build, rent], None, 119.0, workload="inference"), [])
+    assert v is not None and v.choice == "rent"
+    # 129,648 / 131,000 = 0.98968... -> 0.9897: building wins below $130k, 1.0 % cheaper.
+    assert v.sentence == (
+        "Rent: Lambda 1-year reserved, 8 x H100 SXM5 80GB (1 instance, us-east) for $130k, over a year of serving "
+        "from the plan date, the cheapest of 2 obtainable options. Runner-up: Build and own the cluster, this "
+        "job's share of its cost for $131k. The answer would flip with the runner-up's cost falling by more than "
+        "1.0 % (below $130k)."
+    )
+    assert "done in" not in v.sentence
+
+
+def test_serving_verdict_when_building_counts_the_year_from_the_first_step():
+    build, rent = _serving_options("126599.14", "129648")
+    v = verdict(_evaluation([build, rent], None, 119.0, workload="inference"), [])
+    assert v is not None and v.choice == "build"
+    assert v.sentence.startswith(
+        "Build: own the cluster, this job's share of its cost for $127k, over a year of serving from a start on "
+        "day 119, the cheapest of 2 obtainable options. Runner-up: Lambda 1-year reserved"
+    )
+    assert "done in" not in v.sentence
+
+
+@pytest.mark.parametrize(
+    ("days", "workload", "words"),
+    [
+        (365.0, "inference", "a year of serving"),
+        (730.0, "inference", "2 years of serving"),  # 730 / 365 = 2
+        (100.0, "inference", "100 days of serving"),
+        (365.0, "capacity", "a year of running the whole cluster"),
+    ],
+)
+def test_the_period_a_serving_price_covers_in_words(days: float, workload: str, words: str):
+    from engine.costing.verdict import _period
+
+    assert _period(days, workload) == words
 
 
 def test_option_names_say_each_term_once():
