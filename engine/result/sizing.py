@@ -258,9 +258,9 @@ class InferenceSummary:
     kv_cache_used_gib_per_replica: float
     kv_bytes_per_token: float
     weights_gib_per_gpu: float
-    # The memory a GPU holds, the total of `memory_breakdown_gib` (weights, activation workspace, the KV cache as
-    # allocated, reserve); `memory_per_gpu_gib` is the same total under training's name (plans stored before
-    # `memory_allocated_gib_per_gpu` was added held there the weights, workspace and the cache in use instead).
+    # What a GPU holds at the planned load: weights, workspace and the KV cache the load fills (the API's meaning
+    # since v0.1). `memory_allocated_gib_per_gpu` is what it allocates, the total of `memory_breakdown_gib`
+    # (weights, activation workspace, the KV cache as allocated, reserve): the figure the page shows.
     memory_per_gpu_gib: float
     memory_allocated_gib_per_gpu: float | None = field(default=None, metadata=OMIT, kw_only=True)
     memory_breakdown_gib: Mapping[str, float]

@@ -177,9 +177,10 @@ class InferenceResult:
             "kv_cache_used_gib_per_replica": sh.model.kv_used_bytes_per_replica(pt.batch) / GIB,
             "kv_bytes_per_token": self.kv_bytes_per_token,
             "weights_gib_per_gpu": mem["weights"],
-            # what a GPU holds: the breakdown's parts (the KV cache as allocated, not as filled) and their total;
-            # `memory_per_gpu_gib` is the same total under the name training plans use
-            "memory_per_gpu_gib": allocated_gib,
+            # what a GPU holds at the planned load (weights, workspace and the KV cache the load fills: the field's
+            # meaning since v0.1, kept for API readers) and what it allocates (the breakdown's total, the cache
+            # as allocated), which the page shows with the breakdown
+            "memory_per_gpu_gib": sh.model.memory_bytes_per_gpu(pt.batch) / GIB,
             "memory_allocated_gib_per_gpu": allocated_gib,
             "memory_breakdown_gib": mem,
             # what the planned load fills of that cache, on a GPU of the same (binding) stage

@@ -59,6 +59,8 @@ STAGE_BLOCKS = ("training", "inference", "cluster", "power", "cooling", "storage
 LEGACY_TWINS = {
     "days_ideal": "days_steady_state",
     "batch_per_replica": "batch",
+    # not the same figure (memory in use at the planned load, kept for API readers), but the page shows what a GPU
+    # allocates beside its breakdown and the cache in use apart, which together say it
     "memory_per_gpu_gib": "memory_allocated_gib_per_gpu",
 }
 FABRICS = ("compute", "storage", "inband", "oob")

@@ -47,8 +47,10 @@ def test_memory_allocated_per_gpu_is_the_breakdowns_total(served):
     total = parts["weights"] + parts["activations"] + parts["kv_cache"] + parts["reserve"]
     assert inf["memory_allocated_gib_per_gpu"] == pytest.approx(total, rel=1e-12)
     assert inf["memory_allocated_gib_per_gpu"] == pytest.approx(80.0, rel=1e-9)
-    # the older name says the same figure (it held 37.4 GiB, the cache in use, beside a breakdown of 80 GiB)
-    assert inf["memory_per_gpu_gib"] == inf["memory_allocated_gib_per_gpu"]
+    # the API's memory_per_gpu_gib keeps its meaning: what the planned load fills, the weights and workspace with
+    # the cache in use (37.4 GiB here), not the cache as allocated
+    in_use = parts["weights"] + parts["activations"] + inf["kv_cache_in_use_gib_per_gpu"]
+    assert inf["memory_per_gpu_gib"] == pytest.approx(in_use, rel=1e-9)
     assert "inference.memory_allocated_gib_per_gpu" in served["explain"]
 
 
