@@ -33,7 +33,7 @@ from .ownership import onprem_section
 from .parameters import Params
 from .result import CostResult
 from .rollout import rollout_explain
-from .sensitivity import sensitivity
+from .sensitivity import deadline_note, sensitivity
 from .series import cumulative_series
 from .verdict import verdict
 
@@ -87,6 +87,8 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
     limit = _capex_limit(result)
     capex_band, capex_band_explain = capex_range(ev, inputs)  # two on-prem passes, cheap: a what-if keeps it too
     warnings, headlines = _price_warnings(ev, inputs)
+    decided = verdict(ev, comparison.break_even)
+    table = deadline_note(sensitivity(ev, inputs), ev, decided) if with_sensitivity else None
     costs = Costs(
         currency="USD",
         available=True,
@@ -99,10 +101,10 @@ def plan_costs(result: PlanResult, inputs: CostInputs, *, with_sensitivity: bool
         price_warnings=warnings,
         price_warning_headlines=headlines,
         comparison=comparison,
-        sensitivity=sensitivity(ev, inputs) if with_sensitivity else None,
+        sensitivity=table,
         carbon=carbon(ev, inputs),
         time_to_capacity=ev.capacity if ev.onprem.capex_usd is not None else None,
-        verdict=verdict(ev, comparison.break_even),
+        verdict=decided,
         rollout=ev.rollout,
         envelope_capex=capex_check(limit, ev.onprem.capex_usd),
     )

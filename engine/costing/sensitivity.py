@@ -14,13 +14,21 @@ from dataclasses import replace
 from decimal import Decimal
 
 from engine.assumptions.registry import Assumptions
-from engine.result.costs import Sensitivity, SensitivityFigures, SensitivityRow
+from engine.result.costs import Sensitivity, SensitivityFigures, SensitivityRow, Verdict
 
 from .evaluation import Evaluation, evaluate
 from .inputs import CostInputs, Scales
 from .money import r
 
-__all__ = ["BASES", "SENSITIVITY_INPUTS", "SENSITIVITY_STEP", "basis_range", "parts_scales", "sensitivity"]
+__all__ = [
+    "BASES",
+    "SENSITIVITY_INPUTS",
+    "SENSITIVITY_STEP",
+    "basis_range",
+    "deadline_note",
+    "parts_scales",
+    "sensitivity",
+]
 
 SENSITIVITY_STEP = 0.20  # kept in the plan's `step` for readers of older plans; ranges now come by basis
 BASES = ("quote", "list_price", "public_estimate", "assumption")
@@ -137,3 +145,28 @@ def sensitivity(base: Evaluation, inputs: CostInputs) -> Sensitivity:
         rows=rows,
         most_sensitive_to=rows[0].input if rows and rows[0].swing_usd is not None else None,
     )
+
+
+def deadline_note(table: Sensitivity, ev: Evaluation, verdict: Verdict | None) -> Sensitivity:
+    """The table with a note when the verdict is decided by the deadline (`verdict.decided_by`): its rows move the
+    cost difference only, so a reader must not take "building is cheaper" in every row for a contradiction."""
+    if verdict is None or verdict.decided_by != "deadline" or ev.job.deadline_days is None:
+        return table
+    onprem = [o for o in ev.options if not o.cloud]
+    build = min(onprem, key=lambda o: (o.job_usd, o.done_days))
+    ends = [e.cloud_minus_onprem_usd for row in table.rows for e in (row.low, row.high)]
+    moved = [x for x in ends if x is not None]
+    cost = (
+        "Every row below has building cheaper at both ends of its range"
+        if moved and all(x > 0 for x in moved)
+        else "The rows below move the cost difference alone"
+    )
+    days = ev.job.deadline_days
+    deadline = f"{days:,.0f}" if float(days).is_integer() else f"{days:,.1f}"
+    note = (
+        f"The verdict is rent because of the deadline, not cost: building cannot start before day "
+        f"{build.start_days:,.0f} (procurement lead time, build and burn-in), so it would end on day "
+        f"{build.done_days:,.1f}, past the {deadline}-day deadline. {cost}, and no input here changes the "
+        "answer: only a later deadline or a cluster ready sooner would (the verdict says by how much)."
+    )
+    return replace(table, note=note)

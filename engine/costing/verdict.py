@@ -3,13 +3,16 @@ plain sentence. Every output (page, PDF, API) shows `costs.verdict` as stored; n
 
 The choice is the cheapest obtainable option (engine/costing/obtainable.py). The runner-up is the cheapest
 obtainable option on the other side (build against rent); when the other side has none, the next obtainable
-option, and the sentence says why the other side is out. What flips the answer: the runner-up's price change
-that would make it win, the break-even utilisation between owning and the cloud option involved (same work), and
-when building fails only on time, the deadline that would let it compete.
+option, and the sentence says why the other side is out. What flips the answer, only conditions the plan does not
+already meet: the runner-up's price change that would make it win; while owning competes, the break-even utilisation
+between owning and the cloud option involved (same work) on the side where the other choice wins; and when the
+deadline alone keeps a cheaper build out (`decided_by` "deadline"), the deadline and the readiness that would let it
+in (no utilisation or price of owning can flip an answer the deadline decides).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -20,7 +23,7 @@ from .evaluation import Evaluation
 from .inputs import SERVING_DAYS
 from .money import r, usd_text
 
-__all__ = ["verdict"]
+__all__ = ["deadline_bound_build", "verdict"]
 
 
 def _usd(x: Decimal) -> str:
@@ -81,31 +84,96 @@ def _break_even_for(cloud: Option | None, table: Sequence[BreakEven]) -> BreakEv
     return next((b for b in table if (b.region, b.instance_type, b.purchase) == key), None)
 
 
+def _utilization_flip(
+    ev: Evaluation, best: Option, runner: Option | None, table: Sequence[BreakEven]
+) -> tuple[float | None, str | None]:
+    """(break-even utilisation, clause) when moving the owned cluster's utilisation past its break-even with the
+    cloud option involved would flip the answer; (None, None) when it would not.
+
+    Utilisation moves the answer only while owning competes (an owned option obtainable), and only across the
+    break-even from the plan's own utilisation: the side where the other choice wins. A break-even the plan's
+    utilisation is already past (the per-year comparison and the job comparison disagree) is no flip condition."""
+    if not any(not x.cloud and x.obtainable for x in ev.options):
+        return None, None
+    cloud = best if best.cloud else runner
+    be = _break_even_for(cloud, table)
+    if cloud is None or be is None or be.break_even_utilization is None:
+        return None, None
+    u = be.break_even_utilization
+    owned_wins_above = be.onprem_cheaper == "above"
+    # renting chosen: the flip is where owning wins; building chosen: where renting wins
+    side = ("above" if owned_wins_above else "below") if best.cloud else ("below" if owned_wins_above else "above")
+    assumed = float(ev.onprem.utilization)
+    if (assumed > u) if side == "above" else (assumed < u):
+        return None, None
+    return u, (
+        f"the owned cluster being busy {side} {_pct(u)} of the time, where owning it breaks even with renting the "
+        f"same work on {cloud.label} (this plan assumes {_pct(assumed)})"
+    )
+
+
+def deadline_bound_build(ev: Evaluation, best: Option) -> Option | None:
+    """The owned option the deadline alone keeps out of a rent verdict: the cheapest owned option, when every owned
+    option fails only the deadline and that one costs less than the chosen rental (so cost would pick it). None
+    when the verdict is decided by cost. On-prem options fail no rule but the deadline (obtainable.py)."""
+    onprem = [x for x in ev.options if not x.cloud]
+    if not best.cloud or not onprem or any(x.obtainable for x in onprem) or ev.job.deadline_days is None:
+        return None
+    cheaper = [x for x in onprem if x.job_usd < best.job_usd]
+    return min(cheaper, key=lambda x: (x.job_usd, x.done_days)) if cheaper else None
+
+
+def _ceil1(x: float) -> float:
+    """Up to one decimal: a deadline "of at least" this many days is then never short of the finish."""
+    return math.ceil(round(x * 10, 6)) / 10
+
+
+def _deadline_flips(ev: Evaluation, best: Option, build: Option) -> tuple[float, list[str]]:
+    """A build the deadline keeps out: the deadline that lets it in, and the readiness date that would meet the
+    deadline as asked (when the job alone fits in it)."""
+    deadline = ev.job.deadline_days
+    assert deadline is not None
+    label = build.label[:1].lower() + build.label[1:]
+    needed = _ceil1(build.done_days)
+    parts = [
+        f"a deadline of at least {needed:,.1f} days, which building needs (lead time, build and burn-in "
+        f"{build.start_days:,.0f} days, then the {build.finish_days:,.1f}-day job), where building at "
+        f"{_usd(build.job_usd)} ({label}) costs less than renting at {_usd(best.job_usd)}"
+    ]
+    ready = math.floor(deadline - build.finish_days_p90 + 1e-9)
+    if ready >= 1:
+        parts.append(
+            f"the owned cluster ready for work within {ready:,} day{'s' if ready != 1 else ''} of the plan date "
+            f"(lead time, build and burn-in now take {build.start_days:,.0f})"
+        )
+    return needed, parts
+
+
 def _flips(ev: Evaluation, best: Option, runner: Option | None, table: Sequence[BreakEven]) -> FlipsAt:
+    """Only conditions that would flip the answer: never one the plan already meets, and when the deadline keeps
+    a cheaper build out, the deadline and readiness that would let it in (no utilisation can: the answer is not a
+    matter of cost)."""
     parts: list[str] = []
     factor = None
     if runner is not None and runner.job_usd > 0:
         factor = r(float(best.job_usd / runner.job_usd), 4)
         parts.append(f"the runner-up's cost falling by more than {_pct(1 - factor)} (below {_usd(best.job_usd)})")
-    cloud = best if best.cloud else runner
-    be = _break_even_for(cloud, table) if any(not x.cloud for x in ev.options) else None
-    utilization = be.break_even_utilization if be is not None else None
-    if be is not None and utilization is not None:
-        side = "above" if be.onprem_cheaper == "above" else "below"
-        parts.append(
-            f"the owned cluster being busy {side} {_pct(utilization)} of the time, where owning it breaks even "
-            f"with renting the same work on {cloud.label if cloud else ''} (this plan assumes "
-            f"{_pct(float(ev.onprem.utilization))})"
-        )
+    utilization, clause = _utilization_flip(ev, best, runner, table)
+    if clause:
+        parts.append(clause)
     deadline = None
-    onprem = [x for x in ev.options if not x.cloud]
-    if best.cloud and onprem and not any(x.obtainable for x in onprem) and ev.job.deadline_days is not None:
-        deadline = r(min(x.done_days for x in onprem), 1)
-        parts.append(
-            f"a deadline of at least {deadline:,.1f} days, which building needs (lead time, build and burn-in "
-            f"{ev.capacity.onprem_start_days:,.0f} days, then the job)"
-        )
+    build = deadline_bound_build(ev, best)
+    if build is not None:
+        deadline, clauses = _deadline_flips(ev, best, build)
+        parts += clauses
     sentence = ("The answer would flip with " + "; or ".join(parts) + ".") if parts else "Nothing else competes."
+    onprem = [x for x in ev.options if not x.cloud]
+    if best.cloud and build is None and onprem and not any(x.obtainable for x in onprem) and ev.job.deadline_days:
+        cheapest_build = min(onprem, key=lambda x: x.job_usd)
+        sentence += (
+            f" A later deadline alone would not: building would cost {_usd(cheapest_build.job_usd)}, "
+            f"not less than {_usd(best.job_usd)}."
+        )
     return FlipsAt(utilization=utilization, runner_up_price_factor=factor, deadline_days=deadline, sentence=sentence)
 
 
@@ -142,6 +210,7 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
         text += f" {side} is out ({label}): {reason}"
     flips = _flips(ev, best, runner, table)
     text += f" {flips.sentence}"
+    decided_by = "deadline" if deadline_bound_build(ev, best) is not None else "cost"
     return Verdict(
         choice=choice,
         option=best.label,
@@ -150,4 +219,5 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
         finish_days=r(float(best.finish_days), 3),
         runner_up=option_result(runner, ev.plan_date),
         flips_at=flips,
+        decided_by=decided_by,
     )

@@ -138,6 +138,9 @@ class Verdict:
     finish_days: float
     runner_up: ComparisonOption | None
     flips_at: FlipsAt
+    # "cost": the cheapest obtainable option wins on cost; "deadline": a cheaper build is ruled out by the deadline
+    # alone (lead time, build and burn-in), so no cost input decides the answer. Absent from plans stored before it.
+    decided_by: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,9 @@ class Sensitivity:
     base: SensitivityFigures
     rows: tuple[SensitivityRow, ...]
     most_sensitive_to: str | None
+    # Set when the verdict is decided by the deadline, not cost (`verdict.decided_by`): says so above the rows, which
+    # move cost alone. Absent otherwise and from plans stored before it.
+    note: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

@@ -218,3 +218,103 @@ def test_the_chain_sizes_every_rented_system_for_the_same_deadline():
     for c in sized.values():
         if c.feasible:
             assert c.days is not None and c.days <= 20 and c.gpus and c.gpus % 8 == 0
+
+
+def _spot_break_even(costs):
+    return next(b for b in costs["comparison"]["break_even"] if b["purchase"] == "spot")
+
+
+def test_a_build_the_deadline_keeps_out_flips_on_the_deadline_never_on_utilisation():
+    # 30-day deadline, default finance: building starts on day 119 (84 + 28 + 7) and its 10-day job ends on day 129.
+    # Building this job's share costs less than the winning spot option, so the deadline alone decides: no owned
+    # utilisation can flip it (the old sentence offered "busy above 71.7 %" while the plan assumed 80 %, a condition
+    # already met with the answer still rent).
+    costs = priced(training_plan(deadline=30.0), inputs(plan_date=PLAN_DATE)).costs
+    v = costs["verdict"]
+    (shared,) = _options(costs, "onprem_shared")
+    assert shared["obtainable"] is False and Decimal(shared["job_usd"]) < Decimal(v["job_usd"])
+    assert v["choice"] == "rent" and v["decided_by"] == "deadline"
+    flips = v["flips_at"]
+    assert flips["utilization"] is None and "busy" not in v["sentence"]
+    assert flips["deadline_days"] == 129.0  # 119 + 10
+    # 30 - 10 = 20: a cluster ready by day 20 would finish the job by day 30
+    assert "a deadline of at least 129.0 days" in flips["sentence"]
+    assert (
+        "ready for work within 20 days of the plan date (lead time, build and burn-in now take 119)"
+        in (flips["sentence"])
+    )
+    assert flips["sentence"] in v["sentence"]
+
+
+def test_the_flip_deadline_rounds_up_so_it_is_never_short_of_the_finish():
+    # a 10.04-day job from day 119 ends on day 129.04: a 129.0-day deadline would miss it, 129.1 does not
+    costs = priced(training_plan(days=10.04, deadline=30.0), inputs(plan_date=PLAN_DATE)).costs
+    assert costs["verdict"]["flips_at"]["deadline_days"] == 129.1
+    assert "ready for work within 19 days" in costs["verdict"]["sentence"]  # floor(30 - 10.04)
+
+
+def test_a_build_that_costs_more_is_not_offered_a_later_deadline():
+    # Plain finance: building's share is 81,610.49 (test_costing), more than spot's 79,552.11, so a later deadline
+    # would not flip the rent verdict: cost decides, and the sentence says the deadline alone would not.
+    plan = with_pricing(training_plan(deadline=30.0), parameters=NEUTRAL_FINANCE)
+    costs = priced(plan, inputs(plan_date=PLAN_DATE)).costs
+    v = costs["verdict"]
+    assert v["choice"] == "rent" and v["decided_by"] == "cost"
+    assert v["flips_at"]["deadline_days"] is None and v["flips_at"]["utilization"] is None
+    assert "A later deadline alone would not: building would cost $81.6k, not less than $79.6k." in v["sentence"]
+    assert "note" not in costs["sensitivity"]
+
+
+def test_utilisation_flips_on_the_side_where_the_other_choice_wins():
+    # Renting wins on cost (200-day deadline, plain finance): owning beats spot above u* = 0.8218, and the plan
+    # assumes 0.80, so the flip is "busy above 82.2 %".
+    plan = with_pricing(training_plan(deadline=200.0), parameters=NEUTRAL_FINANCE)
+    costs = priced(plan, inputs(plan_date=PLAN_DATE)).costs
+    v, be = costs["verdict"], _spot_break_even(costs)
+    assert v["choice"] == "rent" and v["decided_by"] == "cost" and be["onprem_cheaper"] == "above"
+    assert v["flips_at"]["utilization"] == be["break_even_utilization"] == pytest.approx(0.8218, abs=1e-4)
+    assert "busy above 82.2 % of the time" in v["sentence"] and "(this plan assumes 80.0 %)" in v["sentence"]
+    # Building wins (default finance, shared 71,701.12 < 79,552.11): owning beats spot above its break-even, so
+    # renting would win below it: "busy below", never "above" (which the plan's 80 % already is).
+    costs = priced(training_plan(deadline=200.0), inputs(plan_date=PLAN_DATE)).costs
+    v, be = costs["verdict"], _spot_break_even(costs)
+    u = be["break_even_utilization"]
+    assert v["choice"] == "build" and be["onprem_cheaper"] == "above" and u < 0.80
+    assert v["flips_at"]["utilization"] == u
+    assert f"busy below {u * 100:.1f} % of the time" in v["sentence"] and "busy above" not in v["sentence"]
+
+
+def test_a_break_even_the_plan_is_already_past_is_no_flip_condition():
+    # The same rent verdict as above with a break-even table saying owning beats spot above 50 %: the plan assumes
+    # 80 %, already above it, and the answer is still rent, so "busy above 50 %" would flip nothing.
+    from engine.costing.evaluation import evaluate
+    from engine.costing.inputs import Scales, cost_job_from_result
+    from engine.costing.price_plan import _comparison
+    from engine.costing.verdict import verdict
+
+    plan = with_pricing(training_plan(deadline=200.0), parameters=NEUTRAL_FINANCE)
+    job = cost_job_from_result(plan)
+    assert job is not None
+    ev = evaluate(job, inputs(plan_date=PLAN_DATE), Scales())
+    table = tuple(
+        replace(b, break_even_utilization=0.5, onprem_cheaper="above") if b.purchase == "spot" else b
+        for b in _comparison(ev).break_even
+    )
+    v = verdict(ev, table)
+    assert v is not None and v.choice == "rent"
+    assert v.flips_at.utilization is None and "busy" not in v.sentence
+
+
+def test_the_sensitivity_table_says_when_the_deadline_decides():
+    # The deadline-decided rent of the first test: the table moves cost only, and says so with the same figures as
+    # the verdict (start day 119, end day 129.0, the 30-day deadline).
+    costs = priced(training_plan(deadline=30.0), inputs(plan_date=PLAN_DATE)).costs
+    note = costs["sensitivity"]["note"]
+    assert note.startswith(
+        "The verdict is rent because of the deadline, not cost: building cannot start before day 119"
+    )
+    assert "it would end on day 129.0, past the 30-day deadline" in note
+    assert "no input here changes the answer" in note
+    # decided by cost (200-day deadline): no note
+    later = priced(training_plan(deadline=200.0), inputs(plan_date=PLAN_DATE)).costs
+    assert "note" not in later["sensitivity"] and later["verdict"]["decided_by"] == "cost"
