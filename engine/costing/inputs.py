@@ -146,6 +146,7 @@ class Sizing:
     checkpoint_write_h: float | None
     chosen: bool
     instance_type: str | None = None  # set when sized on a rented system: the instance type it prices
+    days_p90: float | None = None  # the whole run's p90 days (the chosen system's training range), when known
 
 
 @dataclass(frozen=True)
@@ -247,6 +248,7 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
     else:
         return None
     rented = load_catalog().systems.get(cluster.system)
+    spread = training.days_range if training is not None else None
     chosen = Sizing(
         cluster.system,
         chosen_gpu,
@@ -256,6 +258,7 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         write_h,
         True,
         rented.cloud_instance_type if rented is not None else None,
+        days_p90=float(spread.p90) if spread is not None else None,
     )
     return CostJob(
         workload="training" if training is not None else ("inference" if inference is not None else result.workload),

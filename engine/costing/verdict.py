@@ -177,6 +177,36 @@ def _flips(ev: Evaluation, best: Option, runner: Option | None, table: Sequence[
     return FlipsAt(utilization=utilization, runner_up_price_factor=factor, deadline_days=deadline, sentence=sentence)
 
 
+def _deadline_risk(ev: Evaluation, best: Option) -> str | None:
+    """The recommended option's whole-run p90 against the deadline, said only when the p90 misses it.
+
+    A build runs the chosen system's whole run: its p90 is the plan's own (`training.days_range`). A rental's days
+    are the p50 whole run of the sizing it is priced on, without the production-efficiency spread around it; the
+    same software runs there, so its p90 carries the same whole-run spread, the chosen system's p90 / p50 (applied
+    to spot's interruption p90 for spot), and the sentence says that this is how it was derived."""
+    deadline, chosen = ev.job.deadline_days, ev.job.chosen
+    if deadline is None or chosen.days_p90 is None or chosen.days <= 0:
+        return None
+    spread = chosen.days_p90 / chosen.days
+    run_p90 = best.finish_days_p90 * spread if best.cloud else chosen.days_p90
+    if best.start_days + run_p90 <= deadline + 1e-9:
+        return None
+    days = f"{deadline:,.0f}" if float(deadline).is_integer() else f"{deadline:,.1f}"
+    start = f"from day {best.start_days:,.0f} " if best.start_days else ""
+    text = (
+        f"Deadline risk: the recommended option ({best.label}) is done in {best.finish_days:,.1f} days {start}at the "
+        f"expected whole run (p50), within the {days}-day deadline, but its p90 is {run_p90:,.1f} days"
+    )
+    if best.start_days:
+        text += f", ending on day {best.start_days + run_p90:,.1f}"
+    if best.cloud:
+        text += (
+            f". A rented run's days leave out the whole-run spread of production efficiency; the same software runs "
+            f"there, so this p90 applies the plan's own (p90 = {spread:.2f} x p50)"
+        )
+    return text + ". Plan with a shorter deadline for more confidence."
+
+
 def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
     """The verdict, or None when no option is obtainable (the comparison then says why for each)."""
     ok = sorted(ev.obtainable, key=lambda x: x.job_usd)
@@ -220,4 +250,5 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
         runner_up=option_result(runner, ev.plan_date),
         flips_at=flips,
         decided_by=decided_by,
+        deadline_risk=_deadline_risk(ev, best),
     )

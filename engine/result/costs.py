@@ -141,6 +141,9 @@ class Verdict:
     # "cost": the cheapest obtainable option wins on cost; "deadline": a cheaper build is ruled out by the deadline
     # alone (lead time, build and burn-in), so no cost input decides the answer. Absent from plans stored before it.
     decided_by: str | None = field(default=None, metadata=OMIT)
+    # The recommended option's whole-run p90 against the deadline, when it is past it (the build's for a build, the
+    # rental's for a rental); absent when the p90 meets the deadline, without a deadline and from older plans.
+    deadline_risk: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

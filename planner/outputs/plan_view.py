@@ -128,7 +128,8 @@ class PlanView:
     @property
     def problems(self) -> list[str]:
         """The plan's problems, then what a reader of the training figures must not miss: the batch the plan trains
-        on when it is not the requested one, and a deadline met at the expected (p50) whole run but not at its p90."""
+        on when it is not the requested one, and a deadline met at the expected (p50) whole run but not at its p90:
+        the recommended option's, as the engine's verdict says it (a rental's when the verdict is rent)."""
         if self.result is None:
             return []
         # the engine names a system by its catalog id, and some of its prose a request field by its path
@@ -153,6 +154,14 @@ class PlanView:
             )
         if run is not None and run.note:
             out.append(in_words(run.note))
+        verdict = self.costs.verdict if self.costs is not None else None
+        if verdict is not None and verdict.decided_by is not None:
+            # the engine's: the recommended option's p90 (a rental's when renting), not the build's (verdict.py)
+            if verdict.deadline_risk:
+                out.append(verdict.deadline_risk)
+            return out
+        if verdict is not None and verdict.choice == "rent":
+            return out  # a plan stored before the engine said it: the build's p90 is not the recommended option's
         deadline = lookup(self.result.request, "training.deadline_days")
         p90 = training.days_range.p90 if training.days_range else None
         if deadline and p90 and p90 > deadline and training.days <= deadline:

@@ -117,9 +117,22 @@ def test_summary_band_of_a_stored_plan():
     # every rack drawn: 15 compute + 11 network + 1 management = 27
     assert figures["Racks"].value == "27"
     assert figures["Cheapest obtainable option"].value == "$66.4M"
-    # The expected run (88.0 days) meets the 90-day deadline but its p90 (110.5 days) does not: a deadline risk.
-    (risk,) = [r for r in band.risks if r.startswith("Deadline risk")]
-    assert "88.0 days, p50" in risk and "110.5 days" in risk
+    # The build's p90 (110.5 days) is past the 90-day deadline, but the verdict is rent (building is out): the build's
+    # p90 is not the recommended option's, and this plan was stored before the engine said the rental's, so no
+    # deadline risk is shown rather than the wrong one.
+    assert not [r for r in band.risks if r.startswith("Deadline risk")]
+
+
+def test_the_deadline_risk_shown_is_the_verdicts_own():
+    """A plan whose verdict carries the recommended option's deadline risk (engine/costing/verdict.py) shows that
+    sentence word for word; with `decided_by` and no risk, none (not the build's p90)."""
+    stored = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    sentence = "Deadline risk: the recommended option (a rental) is done in 71.9 days, but its p90 is 90.2 days."
+    stored["costs"]["verdict"] |= {"decided_by": "deadline", "deadline_risk": sentence}
+    risks = plan_view(stored).summary_band.risks
+    assert [r for r in risks if r.startswith("Deadline risk")] == [sentence]
+    del stored["costs"]["verdict"]["deadline_risk"]
+    assert not [r for r in plan_view(stored).summary_band.risks if r.startswith("Deadline risk")]
 
 
 def test_rear_door_cooling_and_units_in_labels_read_as_words():

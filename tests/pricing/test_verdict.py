@@ -318,3 +318,39 @@ def test_the_sensitivity_table_says_when_the_deadline_decides():
     # decided by cost (200-day deadline): no note
     later = priced(training_plan(deadline=200.0), inputs(plan_date=PLAN_DATE)).costs
     assert "note" not in later["sensitivity"] and later["verdict"]["decided_by"] == "cost"
+
+
+def _with_run_range(plan, p10, p50, p90):
+    from engine.result.costs_cloud import FloatPercentiles
+
+    assert plan.training is not None
+    return replace(plan, training=replace(plan.training, days_range=FloatPercentiles(p10=p10, p50=p50, p90=p90)))
+
+
+NO_SPOT = [p for p in P5 if p.purchase != "spot"]
+NO_LEAD_TIME = {"lead_time_gpu_servers_days": 0, "build_days": 0, "burn_in_days": 0}
+
+
+def test_the_deadline_risk_is_the_recommended_rentals_with_the_plans_whole_run_spread():
+    # Whole run p10 8, p50 10, p90 12.5 days: spread p90 / p50 = 1.25. A 12-day deadline: building starts on day 119,
+    # so the capacity block wins (16 x 39.33 x 240 = 151,027.20; spot left out so the days are exact). Its 10 days
+    # are the p50 whole run without the spread; with it, 10 x 1.25 = 12.5 days, past the 12-day deadline.
+    plan = _with_run_range(training_plan(deadline=12.0), 8.0, 10.0, 12.5)
+    v = priced(plan, inputs(NO_SPOT, plan_date=PLAN_DATE)).costs["verdict"]
+    assert v["choice"] == "rent" and v["option"].startswith("AWS Capacity Block") and v["job_usd"] == "151027.20"
+    risk = v["deadline_risk"]
+    assert risk.startswith(f"Deadline risk: the recommended option ({v['option']}) is done in 10.0 days")
+    assert "within the 12-day deadline, but its p90 is 12.5 days." in risk
+    assert "applies the plan's own (p90 = 1.25 x p50)" in risk
+    # a 13-day deadline holds the p90: no risk
+    later = priced(_with_run_range(training_plan(deadline=13.0), 8.0, 10.0, 12.5), inputs(NO_SPOT, plan_date=PLAN_DATE))
+    assert "deadline_risk" not in later.costs["verdict"]
+
+
+def test_the_deadline_risk_of_a_build_is_the_builds_own_p90_from_its_start():
+    # Lead time, build and burn-in overridden to nothing: building starts on the plan date, 71,701.12 beats the
+    # capacity block, and its own whole-run p90 (12.5 days) is past the 12-day deadline; no rented spread is said.
+    plan = _with_request(_with_run_range(training_plan(deadline=12.0), 8.0, 10.0, 12.5), assumptions=NO_LEAD_TIME)
+    v = priced(plan, inputs(NO_SPOT, plan_date=PLAN_DATE)).costs["verdict"]
+    assert v["choice"] == "build" and v["job_usd"] == "71701.12"
+    assert "its p90 is 12.5 days." in v["deadline_risk"] and "rented" not in v["deadline_risk"]
