@@ -171,7 +171,7 @@ def _flips(ev: Evaluation, best: Option, runner: Option | None, table: Sequence[
     if best.cloud and build is None and onprem and not any(x.obtainable for x in onprem) and ev.job.deadline_days:
         cheapest_build = min(onprem, key=lambda x: x.job_usd)
         sentence += (
-            f" A later deadline alone would not: building would cost {_usd(cheapest_build.job_usd)}, "
+            f" A later deadline alone would not flip it: building would cost {_usd(cheapest_build.job_usd)}, "
             f"not less than {_usd(best.job_usd)}."
         )
     return FlipsAt(utilization=utilization, runner_up_price_factor=factor, deadline_days=deadline, sentence=sentence)

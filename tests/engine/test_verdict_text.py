@@ -100,7 +100,9 @@ def _evaluation(
     return SimpleNamespace(
         options=options,
         obtainable=[o for o in options if o.obtainable],
-        job=SimpleNamespace(deadline_days=deadline_days, workload=workload),
+        job=SimpleNamespace(
+            deadline_days=deadline_days, workload=workload, chosen=SimpleNamespace(days=30.0, days_p90=None)
+        ),
         onprem=SimpleNamespace(utilization=Decimal("0.8")),
         capacity=SimpleNamespace(onprem_start_days=onprem_start_days),
         plan_date=None,
@@ -130,13 +132,34 @@ def test_verdict_sentence_rent_when_building_misses_the_deadline():
     )
     v = verdict(_evaluation([rent, build], 90.0, 119.0), [])
     assert v is not None and v.choice == "rent"
-    # Worked by hand: $56,925,851 -> $56.9M; building done on day 119 + 30 = 149.
+    # Worked by hand: $56,925,851 -> $56.9M. Building would be done on day 119 + 30 = 149, but at $80.0M it costs
+    # more than renting, so a later deadline would not flip the answer: cost decides, and no deadline is offered.
+    assert v.decided_by == "cost" and v.flips_at.deadline_days is None
     assert v.sentence == (
         "Rent: AWS on-demand, p5.48xlarge (16 instances, us-east-1) for $56.9M, done in 30.0 days from the plan "
         "date, the cheapest of 1 obtainable option by the 90-day deadline. Building is out (build and own the "
-        "cluster, this job's share of its cost): it cannot start before day 119, past the 90-day deadline. The "
-        "answer would flip with a deadline of at least 149.0 days, which building needs (lead time, build and "
-        "burn-in 119 days, then the job)."
+        "cluster, this job's share of its cost): it cannot start before day 119, past the 90-day deadline. Nothing "
+        "else competes. A later deadline alone would not flip it: building would cost $80.0M, not less than $56.9M."
+    )
+    # the same build at $40.0M would win on cost: the deadline decides, and its flips are the deadline building
+    # needs (149.0 days) and a cluster ready within 90 - 30 = 60 days
+    cheaper = Option(
+        "onprem_shared",
+        "Build and own the cluster, this job's share of its cost",
+        Decimal("40000000.00"),
+        30.0,
+        30.0,
+        start_days=119.0,
+        obtainable=False,
+        excluded_reason=build.excluded_reason,
+    )
+    v = verdict(_evaluation([rent, cheaper], 90.0, 119.0), [])
+    assert v is not None and v.decided_by == "deadline" and v.flips_at.deadline_days == 149.0
+    assert v.flips_at.sentence == (
+        "The answer would flip with a deadline of at least 149.0 days, which building needs (lead time, build and "
+        "burn-in 119 days, then the 30.0-day job), where building at $40.0M (build and own the cluster, this job's "
+        "share of its cost) costs less than renting at $56.9M; or the owned cluster ready for work within 60 days of "
+        "the plan date (lead time, build and burn-in now take 119)."
     )
     assert "None" not in v.sentence and "_" not in v.sentence.replace("p5.48xlarge", "")
 

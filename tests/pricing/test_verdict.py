@@ -261,7 +261,9 @@ def test_a_build_that_costs_more_is_not_offered_a_later_deadline():
     v = costs["verdict"]
     assert v["choice"] == "rent" and v["decided_by"] == "cost"
     assert v["flips_at"]["deadline_days"] is None and v["flips_at"]["utilization"] is None
-    assert "A later deadline alone would not: building would cost $81.6k, not less than $79.6k." in v["sentence"]
+    assert (
+        "A later deadline alone would not flip it: building would cost $81.6k, not less than $79.6k." in v["sentence"]
+    )
     assert "note" not in costs["sensitivity"]
 
 
