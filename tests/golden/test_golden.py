@@ -306,6 +306,19 @@ Re-captured when a plain expert all-to-all across systems sent only the copies b
 the NICs ((nodes - 1) / nodes of them, the rest over NVLink at the same time), not every copy leaving the GPU: no
 golden plan's answer moved (their MoE layouts dispatch once per node or inside NVLink); the Mixtral 8x22B search
 evaluated 3 candidates fewer.
+Re-captured for stop 36's changes, none of which moved a layout, GPU count or time to train (no golden model has
+heads narrower than 128, so the fused attention's head-size factor leaves them as they were):
+- the GB200 NVL72 is NVIDIA's DGX GB200 and carries NVIDIA AI Enterprise like every DGX: its plans lose the
+  licence line (train-70b-auto-90d capex 107.24M -> 92.66M: 1,080 GPUs x 3 years x $4,500);
+- maintenance after the prepaid support is a share of the hardware, the support's own base, not of capex: the
+  5-year train-70b-price-overrides TCO 52.17M -> 49.80M;
+- frontier points keep the batch they train on (`global_batch_sequences`);
+- serving plans carry what a GPU allocates and the cache in use (`memory_allocated_gib_per_gpu`,
+  `kv_cache_in_use_gib_per_gpu`), the fleet's batch and concurrency, and a verdict that names the period priced
+  ("over a year of serving") instead of "done in 365.0 days";
+- every verdict says what decided it (`decided_by`: cost or deadline), lists only flip conditions that would flip
+  it, a deadline-decided sensitivity table says so (`sensitivity.note`), and the deadline risk is the recommended
+  option's (`deadline_risk`).
 """
 
 from __future__ import annotations
