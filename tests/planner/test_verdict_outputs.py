@@ -164,3 +164,18 @@ def test_a_neocloud_contract_reads_as_a_contract_and_time_to_capacity_has_one_pa
     assert len(terms) >= len(contracts) and all(t.endswith("-year contract") for t in terms), terms
     page = _words(html.unescape(re.sub(r"<[^>]+>", " ", raw)))
     assert re.search(r"days of procurement, set by the lead time of the [^()]+( \([^()]+\))?, \d+ days of build", page)
+
+
+def test_break_even_cells_say_on_which_side_owning_is_cheaper(alice_client, priced_plan):
+    """Against pay-per-use, owning wins above its break-even; against a term paid whatever the use, below it (the
+    term's price does not grow with use, owning's energy does). Each row's cell names its own side, as the
+    comparison stores it, on the page and in the PDF."""
+    rows = priced_plan.result["costs"]["comparison"]["break_even"]
+    sides = {row["onprem_cheaper"] for row in rows if row["break_even_utilization"] is not None}
+    assert sides <= {"above", "below"} and sides
+    raw = alice_client.get(priced_plan.get_absolute_url()).content.decode()
+    table = raw[raw.index('id="break-even"') :]
+    table = table[: table.index("</table>")]
+    for side in sides:
+        assert f"owning cheaper {side} " in table, side
+    assert "busier than this share" not in raw
