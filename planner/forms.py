@@ -215,7 +215,8 @@ LIST_FIELDS = {_form_name(path) for path in FIELD_PATHS.values() if _is_list(_sc
 
 
 # Digits grouped by commas in threes, as a thousands separator writes them (an optional sign, fraction and exponent).
-THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+# No leading zero: "0,125" is a decimal comma, never 125.
+THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
 
 
 def _number_or_text(text: str) -> Any:

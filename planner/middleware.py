@@ -20,6 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from .adapter import safe_text, unsafe_values
+from .api.parsers import too_large_detail
 
 logger = logging.getLogger("planner.errors")
 
@@ -56,7 +57,7 @@ class RequestGuardMiddleware:
                 # Django's own cap (DATA_UPLOAD_MAX_MEMORY_SIZE, the API's limit) stops an oversized body before the
                 # API's parser sees it; the API answers it as documented, 413, not as a malformed body.
                 limit = settings.PLANNER_API_MAX_BODY_BYTES
-                return JsonResponse({"detail": f"Request body too large; the limit is {limit} bytes."}, status=413)
+                return JsonResponse({"detail": too_large_detail(None, limit)}, status=413)
             if request.path.startswith(API_PREFIX) and isinstance(exception, SuspiciousOperation | BadRequest):
                 return JsonResponse({"detail": "Bad request: " + CLIENT_ERROR_DETAIL}, status=400)
             return None

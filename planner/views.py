@@ -278,7 +278,8 @@ def plan_whatif_save(request: HttpRequest, plan_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def plan_compare(request: HttpRequest) -> HttpResponse:
-    plan_ids = [_plan_id(part) for part in request.GET.get("ids", "").split(",") if part.strip()]
+    # each plan once, in the order given: a plan beside itself is not a comparison
+    plan_ids = list(dict.fromkeys(_plan_id(part) for part in request.GET.get("ids", "").split(",") if part.strip()))
     if None in plan_ids or not 2 <= len(plan_ids) <= 8:
         messages.error(request, "Choose two to eight of your plans to compare.")
         return redirect("planner:plan_list")

@@ -29,6 +29,12 @@ DEADLINE_RULE = (
     "finish by the deadline even in the p90 case (spot); on-prem finishes after procurement lead time, build and "
     "burn-in (costs.time_to_capacity) plus the job"
 )
+# The rule when the request meets its deadline at the whole run's p90 (training.deadline_percentile).
+DEADLINE_RULE_P90 = (
+    "finish by the deadline at the whole run's p90, every option (its p50 days x the plan's own p90 / p50; spot's "
+    "interruptions at their p90 as well); on-prem finishes after procurement lead time, build and burn-in "
+    "(costs.time_to_capacity) plus the job"
+)
 
 
 @dataclass(frozen=True)
@@ -66,8 +72,12 @@ class Option:
         return self.start_days + self.finish_days_p90
 
 
-def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float = 0.0) -> list[Option]:
-    """The job priced every way: on-prem bought, on-prem shared, each available cloud row."""
+def options(
+    o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float = 0.0, spread: float = 1.0
+) -> list[Option]:
+    """The job priced every way: on-prem bought, on-prem shared, each available cloud row. `finish_days_p90` is the
+    run the deadline is judged at: the p50 (spot: its interruptions at their p90) times `spread`, 1 unless the
+    request meets its deadline at the whole run's p90 (`CostJob.deadline_spread`)."""
     opts = []
     days = o.job_hours / 24
     for option, label, job_usd in (
@@ -79,7 +89,7 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
         ),
     ):
         if job_usd is not None:
-            opts.append(Option(option, label, job_usd, days, days, start_days=onprem_start_days))
+            opts.append(Option(option, label, job_usd, days, days * spread, start_days=onprem_start_days))
     for priced in rows:
         row = priced.row
         if not row.available or row.job_usd is None:
@@ -91,7 +101,7 @@ def options(o: OnpremCosts, rows: Sequence[PricedRow], onprem_start_days: float 
                 label=row_label(row),
                 job_usd=row.job_usd,
                 finish_days=row.job_days,
-                finish_days_p90=row.job_days if p90 is None else p90,
+                finish_days_p90=(row.job_days if p90 is None else p90) * spread,
                 region=row.region,
                 instance_type=row.instance_type,
                 capacity_constrained=row.capacity_constrained,

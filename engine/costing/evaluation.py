@@ -69,5 +69,5 @@ def evaluate(job: CostJob, inputs: CostInputs, scales: Scales) -> Evaluation:
     capacity = time_to_capacity(job, plan_date)
     rollout = rollout_plan(job, capacity, onprem.capex_usd)
     start_days = rollout.start_days if rollout is not None else capacity.onprem_start_days
-    opts = apply_rules(options(onprem, rows, start_days), job)
+    opts = apply_rules(options(onprem, rows, start_days, job.deadline_spread), job)
     return Evaluation(job, params, onprem, rows, notes, opts, capacity, plan_date, rollout)

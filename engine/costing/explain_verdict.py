@@ -45,10 +45,16 @@ def _rules(ev: Evaluation) -> dict[str, ExplainEntry]:
     return {
         "costs.comparison.obtainable.deadline": _entry(
             "excluded when start_days + finish_days_p90 > deadline_days (spot at p90; on-prem starts after "
-            "procurement lead time + build + burn-in)",
+            "procurement lead time + build + burn-in; a deadline to meet at the whole run's p90 holds every option "
+            "to its p90: its days x the plan's own p90 / p50)",
             {
                 "deadline_days": job.deadline_days if job.deadline_days is not None else "no deadline",
                 "onprem_start_days": ev.capacity.onprem_start_days,
+                **(
+                    {"deadline met at": "the whole run's p90", "p90 / p50 of the whole run": job.deadline_spread}
+                    if job.deadline_percentile == "p90"
+                    else {"deadline met at": "the expected run (p50)"}
+                ),
             },
             "the deadline given in the request; lead times, build and burn-in as derived for the time to capacity "
             "(each with its public source)",

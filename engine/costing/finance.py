@@ -54,7 +54,7 @@ class FinanceTerms:
     power_escalator: Decimal  # fraction per year, applied from year 2
     colo_escalator: Decimal
     support_bundled_years: int
-    maintenance_fraction: Decimal  # of capex per year, after the bundled support
+    maintenance_fraction: Decimal  # of the hardware per year, after the bundled support (the support's own base)
     insurance_fraction: Decimal  # of capex per year
     lease_fraction_per_month: Decimal  # of capex per month; 0 = no lease offer
 

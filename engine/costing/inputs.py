@@ -170,10 +170,23 @@ class CostJob:
     rollout: RolloutSpec | None = None  # the request's phased delivery (rollout.py)
     su_systems: int = 0  # systems per reference scalable unit (a roll-out counted in scalable units)
     spare_gpus: int = 0  # GPUs of the hot spares (elastic recovery): installed and paid for, but they run no work
+    # Which whole-run time must meet the deadline (the request's training.deadline_percentile): p50, or p90, when
+    # every option is held to its p90 as the build was sized to its own
+    deadline_percentile: str = "p50"
 
     @property
     def chosen(self) -> Sizing:
         return self.sizings[0]
+
+    @property
+    def deadline_spread(self) -> float:
+        """The factor from an option's p50 days to the days the deadline is judged at: 1 at p50; at p90, the plan's
+        own whole-run p90 / p50. Every option runs the same software, so each carries the same spread (a rented
+        sizing's days are its p50 alone)."""
+        chosen = self.sizings[0] if self.sizings else None
+        if self.deadline_percentile != "p90" or chosen is None or chosen.days_p90 is None or chosen.days <= 0:
+            return 1.0
+        return chosen.days_p90 / chosen.days
 
     @property
     def working_gpus(self) -> int:
@@ -281,6 +294,7 @@ def cost_job_from_result(result: PlanResult) -> CostJob | None:
         rollout=request.rollout,
         su_systems=int(cluster.su_systems),
         spare_gpus=cluster.hot_spares.gpus if cluster.hot_spares is not None else 0,
+        deadline_percentile=request.training.deadline_percentile if request.training is not None else "p50",
     )
 
 

@@ -4,7 +4,8 @@ sentence, but never competes for "cheapest" or the verdict.
 Rules (each stated once here, each with its public basis in the explain entry `costs.comparison.obtainable`):
 
 - deadline: the job must be done by the deadline counted from the plan date: spot in its p90 case, on-prem after
-  procurement lead time, build and burn-in (costs.time_to_capacity);
+  procurement lead time, build and burn-in (costs.time_to_capacity); a request that meets its deadline at the whole
+  run's p90 holds every option to its p90, as the build was sized (`CostJob.deadline_spread`);
 - fleet size: a spot fleet larger than the named cap `spot_fleet_max_instances`, an on-demand fleet larger than
   `on_demand_fleet_max_instances` (large fleets are sold as reservations; capacity blocks over AWS's limits are
   already unavailable rows);
@@ -32,7 +33,8 @@ ANOMALY_WARNINGS = ("more than 75 % below on-demand", "only one zone quotes")
 
 RULES = (
     "deadline: done by the deadline counted from the plan date (spot at p90; on-prem after lead time, build and "
-    "burn-in); fleet: a spot fleet of at most spot_fleet_max_instances instances and an on-demand fleet of at most "
+    "burn-in; every option at its p90 when the deadline is to be met at p90); fleet: a spot fleet of at most "
+    "spot_fleet_max_instances instances and an on-demand fleet of at most "
     "on_demand_fleet_max_instances; serving: no production serving "
     "on spot; price: no spot price flagged as anomalous (median more than 75 % under on-demand, or one zone only) "
     "and no price that is only an assumption"
@@ -50,12 +52,15 @@ def exclusions(opt: Option, job: CostJob, spot_cap: int, on_demand_cap: int = 10
     deadline = job.deadline_days
     if deadline is not None and opt.done_days > deadline + 1e-9:
         if opt.cloud:
-            case = "in its p90 case " if opt.option == "spot" else ""
+            p90 = opt.option == "spot" or job.deadline_percentile == "p90"
+            case = "in its p90 case " if p90 else ""
             out.append(f"it finishes {case}after {_days(opt.done_days)} days, past the {_days(deadline)}-day deadline")
         else:
+            run = opt.finish_days_p90 if job.deadline_percentile == "p90" else opt.finish_days
+            case = " (its p90)" if job.deadline_percentile == "p90" else ""
             out.append(
                 f"it cannot start before day {_days(opt.start_days)} (procurement lead time, build and burn-in), so "
-                f"the {_days(opt.finish_days)}-day job ends on day {_days(opt.done_days)}, past the "
+                f"the {_days(run)}-day job{case} ends on day {_days(opt.done_days)}, past the "
                 f"{_days(deadline)}-day deadline"
             )
     if opt.option == "spot":

@@ -20,7 +20,7 @@ from engine.result.plan import PlanResult
 
 from .capex_range import capex_range
 from .carbon import carbon
-from .comparison import DEADLINE_RULE, break_even, cheapest, option_result
+from .comparison import DEADLINE_RULE, DEADLINE_RULE_P90, break_even, cheapest, option_result
 from .envelope_check import capex_check, priced_envelope
 from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
@@ -53,7 +53,8 @@ def _comparison(ev: Evaluation) -> Comparison:
     return Comparison(
         options=tuple(opt for opt in (option_result(x, ev.plan_date) for x in ranked) if opt is not None),
         **cheapest(ev.options, ev.job.deadline_days, ev.plan_date),
-        deadline_rule=DEADLINE_RULE,
+        deadline_rule=DEADLINE_RULE_P90 if ev.job.deadline_percentile == "p90" else DEADLINE_RULE,
+        deadline_percentile=ev.job.deadline_percentile if ev.job.deadline_days is not None else None,
         break_even=tuple(break_even(o, ev.job, p) for p in rows) if o.capex_usd is not None else (),
         cumulative=cumulative_series(ev),
         npv=npv_options(ev),

@@ -69,6 +69,7 @@ def _metrics(ev: Evaluation) -> SensitivityFigures:
         onprem_job_usd_shared=onprem,
         cheapest_cloud_job_usd=best_cloud,
         cloud_minus_onprem_usd=None if onprem is None or best_cloud is None else best_cloud - onprem,
+        build_obtainable=any(o.obtainable and not o.cloud for o in ev.options),
     )
 
 
@@ -147,6 +148,11 @@ def sensitivity(base: Evaluation, inputs: CostInputs) -> Sensitivity:
     )
 
 
+def _joined(labels: list[str]) -> str:
+    """ "a", "a and b", "a, b and c": the rows named in a sentence."""
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
 def deadline_note(table: Sensitivity, ev: Evaluation, verdict: Verdict | None) -> Sensitivity:
     """The table with a note when the verdict is decided by the deadline (`verdict.decided_by`): its rows move the
     cost difference only, so a reader must not take "building is cheaper" in every row for a contradiction."""
@@ -163,10 +169,19 @@ def deadline_note(table: Sensitivity, ev: Evaluation, verdict: Verdict | None) -
     )
     days = ev.job.deadline_days
     deadline = f"{days:,.0f}" if float(days).is_integer() else f"{days:,.1f}"
+    # an input that shortens the job (the achieved speed) can bring the build inside the deadline at an end of its
+    # range: each end was evaluated whole, obtainability included, so the note names such rows instead of claiming
+    # that none changes the answer
+    inside = [row.label for row in table.rows if row.low.build_obtainable or row.high.build_obtainable]
+    ends = (
+        f"{cost}; at an end of its range {_joined(inside)} brings the build inside the deadline, where its cost "
+        "decides; otherwise only a later deadline or a cluster ready sooner changes the answer"
+        if inside
+        else f"{cost}, and no input here changes the answer: only a later deadline or a cluster ready sooner would"
+    )
     note = (
         f"The verdict is rent because of the deadline, not cost: building cannot start before day "
         f"{build.start_days:,.0f} (procurement lead time, build and burn-in), so it would end on day "
-        f"{build.done_days:,.1f}, past the {deadline}-day deadline. {cost}, and no input here changes the "
-        "answer: only a later deadline or a cluster ready sooner would (the verdict says by how much)."
+        f"{build.done_days:,.1f}, past the {deadline}-day deadline. {ends} (the verdict says by how much)."
     )
     return replace(table, note=note)

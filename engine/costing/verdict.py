@@ -185,8 +185,8 @@ def _deadline_risk(ev: Evaluation, best: Option) -> str | None:
     same software runs there, so its p90 carries the same whole-run spread, the chosen system's p90 / p50 (applied
     to spot's interruption p90 for spot), and the sentence says that this is how it was derived."""
     deadline, chosen = ev.job.deadline_days, ev.job.chosen
-    if deadline is None or chosen.days_p90 is None or chosen.days <= 0:
-        return None
+    if deadline is None or chosen.days_p90 is None or chosen.days <= 0 or ev.job.deadline_percentile == "p90":
+        return None  # at p90 every option was held to its p90 (`CostJob.deadline_spread`): none can miss this way
     spread = chosen.days_p90 / chosen.days
     run_p90 = best.finish_days_p90 * spread if best.cloud else chosen.days_p90
     if best.start_days + run_p90 <= deadline + 1e-9:
@@ -204,7 +204,10 @@ def _deadline_risk(ev: Evaluation, best: Option) -> str | None:
             f". A rented run's days leave out the whole-run spread of production efficiency; the same software runs "
             f"there, so this p90 applies the plan's own (p90 = {spread:.2f} x p50)"
         )
-    return text + ". Plan with a shorter deadline for more confidence."
+    return text + (
+        ". For more confidence, ask for the deadline to be met at the p90, which holds every option to its p90, or "
+        "plan with a shorter deadline."
+    )
 
 
 def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:

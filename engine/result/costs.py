@@ -208,6 +208,9 @@ class Comparison:
     cumulative: Cumulative | None
     npv: tuple[NpvOption, ...] | None = field(default=None, metadata=OMIT)  # issue 14
     npv_basis: str | None = field(default=None, metadata=OMIT)
+    # The whole-run percentile the deadline rule holds options to (p50 or p90); absent without a deadline and from
+    # plans stored before it was kept (p50 then)
+    deadline_percentile: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,9 @@ class SensitivityFigures:
     onprem_job_usd_shared: Decimal | None
     cheapest_cloud_job_usd: Decimal | None
     cloud_minus_onprem_usd: Decimal | None
+    # whether an owned option can be had at this end (an input that shortens the job can bring a deadline-bound
+    # build inside the deadline); absent from plans stored before it was kept
+    build_obtainable: bool | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,13 @@ from rest_framework.parsers import JSONParser
 TOO_MANY_DIGITS = "JSON parse error - a number is too long: no field takes a number of more than 4,300 digits."
 
 
+def too_large_detail(size: int | None, limit: int) -> str:
+    """The one wording of a 413, whichever cap stops the body (this parser's or Django's own, planner/middleware.py):
+    its size when the request declared it."""
+    size_text = f" ({size:,} bytes)" if size is not None else ""
+    return f"Request body too large{size_text}; the limit is {limit:,} bytes."
+
+
 class PayloadTooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "Request body too large."
@@ -28,7 +35,7 @@ class BoundedJSONParser(JSONParser):
         request = (parser_context or {}).get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
         if declared and str(declared).isdigit() and int(declared) > limit:
-            raise PayloadTooLarge(f"Request body is {declared} bytes; the limit is {limit} bytes.")
+            raise PayloadTooLarge(too_large_detail(int(declared), limit))
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError as exc:  # e.g. thousands of nested brackets: malformed for our purposes

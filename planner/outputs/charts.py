@@ -157,8 +157,8 @@ def _batch_hover(point: FrontierPoint, requested: int | None) -> str:
     """The point's batch when it is not the one requested (a count no layout divides it at)."""
     if not point.batch_sequences or not requested or point.batch_sequences == requested:
         return ""
-    ratio = point.batch_sequences / requested
-    return f", batch {point.batch_sequences:,} sequences ({ratio:.2g}x the {requested:,} requested)"
+    change = point.batch_sequences / requested - 1.0
+    return f", batch {point.batch_sequences:,} sequences ({change:+.1%} on the {requested:,} requested)"
 
 
 def cost_over_time_spec(view: PlanView) -> ChartSpec | None:

@@ -104,7 +104,7 @@ def test_oversized_body_is_413_with_the_default_limits(api, training_request):
     training_request["name"] = "x" * 70_000
     response = _create(api, training_request)
     assert response.status_code == 413
-    assert response.json() == {"detail": "Request body too large; the limit is 65536 bytes."}
+    assert response.json() == {"detail": "Request body too large; the limit is 65,536 bytes."}
     assert Plan.objects.count() == 0
 
 

@@ -318,7 +318,12 @@ heads narrower than 128, so the fused attention's head-size factor leaves them a
   ("over a year of serving") instead of "done in 365.0 days";
 - every verdict says what decided it (`decided_by`: cost or deadline), lists only flip conditions that would flip
   it, a deadline-decided sensitivity table says so (`sensitivity.note`), and the deadline risk is the recommended
-  option's (`deadline_risk`).
+  option's (`deadline_risk`);
+- a deadline to be met at p90 holds every option to its p90 (train-70b-deadline-at-p90: each option's days x the
+  plan's p90 / p50, 27.9 -> 35.1 days, all still inside the 40 days; the verdict is unchanged), and the comparison
+  says which percentile it judged (`deadline_percentile`); the deadline risk's advice names that remedy; the
+  sensitivity figures say at each end whether a build can be had (`build_obtainable`); the maintenance parameter's
+  unit reads "% of the hardware per year".
 """
 
 from __future__ import annotations

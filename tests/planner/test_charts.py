@@ -108,7 +108,11 @@ def test_a_frontier_point_on_another_batch_says_so():
     on_request = FrontierPoint(4096, 38.3, 28.0, 0.32, 2048)
     larger = FrontierPoint(3072, 34.2, 25.3, 0.48, 3072)
     assert _batch_hover(on_request, 2048) == ""
-    assert _batch_hover(larger, 2048) == ", batch 3,072 sequences (1.5x the 2,048 requested)"
+    assert _batch_hover(larger, 2048) == ", batch 3,072 sequences (+50.0% on the 2,048 requested)"
+    # a batch only a little off says by how much, not "1x"
+    assert _batch_hover(FrontierPoint(5376, 115.8, 80.0, 0.4, 2052), 2048) == (
+        ", batch 2,052 sequences (+0.2% on the 2,048 requested)"
+    )
     assert _batch_hover(FrontierPoint(3072, 34.2, 25.3, 0.48), 2048) == ""  # a plan stored before points kept it
 
 

@@ -117,10 +117,16 @@ def test_summary_band_of_a_stored_plan():
     # every rack drawn: 15 compute + 11 network + 1 management = 27
     assert figures["Racks"].value == "27"
     assert figures["Cheapest obtainable option"].value == "$66.4M"
-    # The build's p90 (110.5 days) is past the 90-day deadline, but the verdict is rent (building is out): the build's
-    # p90 is not the recommended option's, and this plan was stored before the engine said the rental's, so no
-    # deadline risk is shown rather than the wrong one.
-    assert not [r for r in band.risks if r.startswith("Deadline risk")]
+    # The build's p90 (110.5 days) is past the 90-day deadline, but the verdict is rent (building is out): the risk
+    # shown is the recommended rental's, its 71.9-day p50 x the plan's own p90 / p50 (110.46 / 88.03 = 1.2548) =
+    # 90.2 days, past the 90-day deadline, as the stored verdict says it.
+    (risk,) = [r for r in band.risks if r.startswith("Deadline risk")]
+    assert "is done in 71.9 days" in risk and "but its p90 is 90.2 days" in risk and "1.25 x p50" in risk
+    # a plan stored before the verdict said whose risk it is shows none rather than the build's
+    old = json.loads((GOLDEN / "train-70b-auto-90d.json").read_text())
+    for key in ("decided_by", "deadline_risk"):
+        old["costs"]["verdict"].pop(key)
+    assert not [r for r in plan_view(old).summary_band.risks if r.startswith("Deadline risk")]
 
 
 def test_the_deadline_risk_shown_is_the_verdicts_own():
@@ -202,7 +208,8 @@ def test_compare_figures_by_unit():
 
     view = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
     assert figure_text(view.value("training.days_range"), "days") == "70.2 - 110.5"
-    assert figure_text(view.value("costs.onprem.capex_usd"), "USD") == "$107M"
+    # 107,241,628.69 before the DGX GB200 carried its own NVIDIA AI Enterprise, less 1,080 GPUs x 3 years x $4,500
+    assert figure_text(view.value("costs.onprem.capex_usd"), "USD") == "$92.7M"
     assert figure_text(view.value("power.facility_kw"), "kW") == "2.48 MW"
     assert figure_text(view.value("cluster.system"), "") == "NVIDIA GB200 NVL72 rack"
     b200 = plan_view(json.loads((GOLDEN / "train-70b-dgx-b200.json").read_text()))

@@ -162,7 +162,8 @@ def test_outputs_never_load_the_catalog(alice_client, user, prices, django_captu
     outputs = _outputs(alice_client, plan)
     assert "Rack elevations" in outputs["racks"] and outputs["csv"].startswith("line_no,")
     assert alice_client.get(reverse("planner:plan_list")).status_code == 200
-    compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{plan.pk}"})
+    twin = _stored(user, "no catalog, again", plan.result)
+    compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{twin.pk}"})
     assert compare.status_code == 200
 
 
@@ -249,7 +250,8 @@ def test_an_old_plan_that_does_not_decode_opens_with_what_can_be_read(alice_clie
     assert "older version" in outputs["pdf"] and "training not shown" in outputs["pdf"]
     listing = alice_client.get(reverse("planner:plan_list"))
     assert listing.status_code == 200 and "NVIDIA DGX H100" in listing.content.decode()  # the system, named
-    compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{plan.pk}"})
+    twin = _stored(user, "old, again", old)
+    compare = alice_client.get(reverse("planner:plan_compare"), {"ids": f"{plan.pk},{twin.pk}"})
     assert compare.status_code == 200
 
 

@@ -108,6 +108,7 @@ def test_form_refuses_the_overlap_on_a_dense_model_naming_the_field(alice_client
         ({"training_gpus": "2.5", "training_deadline_days": ""}, "training_gpus", "training.gpus"),
         # a decimal comma is not a thousands separator: "1,5" is refused, not read as 15 days
         ({"training_deadline_days": "1,5"}, "training_deadline_days", "training.deadline_days"),
+        ({"training_deadline_days": "0,250"}, "training_deadline_days", "training.deadline_days"),  # not 250 days
         ({"training_tokens": "15,00,000"}, "training_tokens", "training.tokens"),
     ],
 )

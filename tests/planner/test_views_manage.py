@@ -96,12 +96,14 @@ def test_compare(alice_client, user, finished_plan, inference_request, django_ca
 
 def test_compare_refuses_foreign_or_bad_ids(client, other_user, finished_plan):
     client.force_login(other_user)
-    foreign = f"{finished_plan.pk},{finished_plan.pk}"
+    mine = Plan.objects.create(owner=other_user, name="mine", workload="training", request=finished_plan.request)
+    foreign = f"{mine.pk},{finished_plan.pk}"
     assert client.get(reverse("planner:plan_compare"), {"ids": foreign}).status_code == 404
     assert client.get(reverse("planner:plan_compare"), {"ids": "1,abc"}).status_code == 302
-    # one plan is not a comparison: back to the list with the rule, as for no plan at all
-    single = client.get(reverse("planner:plan_compare"), {"ids": f"{finished_plan.pk}"})
-    assert single.status_code == 302 and single.url == reverse("planner:plan_list")
+    # one plan is not a comparison, nor is a plan beside itself: back to the list with the rule
+    for ids in (f"{mine.pk}", f"{mine.pk},{mine.pk}"):
+        single = client.get(reverse("planner:plan_compare"), {"ids": ids})
+        assert single.status_code == 302 and single.url == reverse("planner:plan_list")
 
 
 def test_report_pdf_and_bom_csv(alice_client, user, training_request):

@@ -356,3 +356,58 @@ def test_the_deadline_risk_of_a_build_is_the_builds_own_p90_from_its_start():
     v = priced(plan, inputs(NO_SPOT, plan_date=PLAN_DATE)).costs["verdict"]
     assert v["choice"] == "build" and v["job_usd"] == "71701.12"
     assert "its p90 is 12.5 days." in v["deadline_risk"] and "rented" not in v["deadline_risk"]
+
+
+def _at_p90(plan):
+    return _with_request(plan, training={**plan.request["training"], "deadline_percentile": "p90"})
+
+
+def test_a_deadline_met_at_p90_holds_every_option_to_its_p90():
+    # Whole run p10 8, p50 10, p90 12.5 days: spread 1.25. A 12-day deadline met at the expected run (p50): the
+    # capacity block's 10 days meet it, so it wins (151,027.20), and the deadline risk warns of its 12.5-day p90.
+    # Met at p90 instead (the request asks for a run that nine times in ten finishes by then), every option is
+    # judged at its p90: the block's 10 x 1.25 = 12.5 days miss the 12-day deadline, so it is not obtainable, and
+    # no deadline risk is left to warn of.
+    plan = _with_run_range(training_plan(deadline=12.0), 8.0, 10.0, 12.5)
+    at_p50 = priced(plan, inputs(NO_SPOT, plan_date=PLAN_DATE)).costs
+    assert at_p50["verdict"]["option"].startswith("AWS Capacity Block") and "deadline_risk" in at_p50["verdict"]
+    at_p90 = priced(_at_p90(plan), inputs(NO_SPOT, plan_date=PLAN_DATE)).costs
+    block = next(o for o in at_p90["comparison"]["options"] if o["option"] == "capacity_block")
+    assert block["finish_days_p90"] == 12.5 and block["obtainable"] is False
+    assert "it finishes in its p90 case after 12.5 days, past the 12-day deadline" in block["excluded_reason"]
+    assert at_p90["comparison"]["deadline_percentile"] == "p90"
+    assert at_p90["comparison"]["deadline_rule"].startswith("finish by the deadline at the whole run's p90")
+    # every rental runs the same 10-day p50, so none meets 12 days at p90, and building starts on day 119: no
+    # option is obtainable, so there is no verdict (and no risk to warn of)
+    assert all(not o["obtainable"] for o in at_p90["comparison"]["options"]) and "verdict" not in at_p90
+    # a 13-day deadline at p90: 12.5 days fit, the block is back
+    later = priced(
+        _at_p90(_with_run_range(training_plan(deadline=13.0), 8.0, 10.0, 12.5)), inputs(NO_SPOT, plan_date=PLAN_DATE)
+    )
+    assert later.costs["verdict"]["option"].startswith("AWS Capacity Block")
+
+
+def test_a_build_judged_at_p90_ends_at_its_own_p90_after_its_start():
+    # No lead time, build or burn-in: building starts on the plan date. Its p50 of 10 days meets a 12-day deadline,
+    # its p90 (12.5) does not; at p90 the build is refused with its p90 named.
+    plan = _with_request(
+        _at_p90(_with_run_range(training_plan(deadline=12.0), 8.0, 10.0, 12.5)), assumptions=NO_LEAD_TIME
+    )
+    comp = priced(plan, inputs(NO_SPOT, plan_date=PLAN_DATE)).costs["comparison"]
+    build = next(o for o in comp["options"] if o["option"] == "onprem_shared")
+    assert build["finish_days"] == 10.0 and build["finish_days_p90"] == 12.5 and build["obtainable"] is False
+    assert "the 12.5-day job (its p90) ends on day 12.5, past the 12-day deadline" in build["excluded_reason"]
+
+
+def test_the_sensitivity_note_names_an_input_that_brings_the_build_inside_the_deadline():
+    # Building starts on day 119 and its 10-day job ends on day 129.0, past a 128.5-day deadline: rent, decided by
+    # the deadline. At the fast end of the MFU row the job is shorter (10 days / the row's high factor), so the build
+    # ends by day 128.5 and can be had there: the note names that row instead of saying no input changes the answer.
+    costs = priced(training_plan(deadline=128.5), inputs(plan_date=PLAN_DATE)).costs
+    assert costs["verdict"]["decided_by"] == "deadline"
+    mfu = next(r for r in costs["sensitivity"]["rows"] if r["input"] == "mfu")
+    assert 119 + 10.0 / mfu["high_factor"] <= 128.5 and mfu["high"]["build_obtainable"] is True
+    assert mfu["low"]["build_obtainable"] is False
+    note = costs["sensitivity"]["note"]
+    assert "at an end of its range MFU (job time scales with 1 / MFU) brings the build inside the deadline" in note
+    assert "no input here changes the answer" not in note
