@@ -166,7 +166,8 @@ def _flips(ev: Evaluation, best: Option, runner: Option | None, table: Sequence[
     if build is not None:
         deadline, clauses = _deadline_flips(ev, best, build)
         parts += clauses
-    sentence = ("The answer would flip with " + "; or ".join(parts) + ".") if parts else "Nothing else competes."
+    # "No other option can be had": the options shown beside it are there, but none is obtainable
+    sentence = ("The answer would flip with " + "; or ".join(parts) + ".") if parts else "No other option can be had."
     onprem = [x for x in ev.options if not x.cloud]
     if best.cloud and build is None and onprem and not any(x.obtainable for x in onprem) and ev.job.deadline_days:
         cheapest_build = min(onprem, key=lambda x: x.job_usd)

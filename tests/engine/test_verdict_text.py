@@ -138,8 +138,8 @@ def test_verdict_sentence_rent_when_building_misses_the_deadline():
     assert v.sentence == (
         "Rent: AWS on-demand, p5.48xlarge (16 instances, us-east-1) for $56.9M, done in 30.0 days from the plan "
         "date, the cheapest of 1 obtainable option by the 90-day deadline. Building is out (build and own the "
-        "cluster, this job's share of its cost): it cannot start before day 119, past the 90-day deadline. Nothing "
-        "else competes. A later deadline alone would not flip it: building would cost $80.0M, not less than $56.9M."
+        "cluster, this job's share of its cost): it cannot start before day 119, past the 90-day deadline. No other "
+        "option can be had. A later deadline alone would not flip it: building would cost $80.0M, not less than $56.9M."
     )
     # the same build at $40.0M would win on cost: the deadline decides, and its flips are the deadline building
     # needs (149.0 days) and a cluster ready within 90 - 30 = 60 days

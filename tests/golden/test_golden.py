@@ -323,7 +323,8 @@ heads narrower than 128, so the fused attention's head-size factor leaves them a
   plan's p90 / p50, 27.9 -> 35.1 days, all still inside the 40 days; the verdict is unchanged), and the comparison
   says which percentile it judged (`deadline_percentile`); the deadline risk's advice names that remedy; the
   sensitivity figures say at each end whether a build can be had (`build_obtainable`); the maintenance parameter's
-  unit reads "% of the hardware per year".
+  unit reads "% of the hardware per year"; a verdict with no obtainable runner-up says "No other option can be
+  had." (was "Nothing else competes.", followed in some plans by a build it had just said did not compete).
 """
 
 from __future__ import annotations
