@@ -130,7 +130,9 @@ def _ceil1(x: float) -> float:
 
 def _deadline_flips(ev: Evaluation, best: Option, build: Option) -> tuple[float, list[str]]:
     """A build the deadline keeps out: the deadline that lets it in, and the readiness date that would meet the
-    deadline as asked (when the job alone fits in it)."""
+    deadline as asked, when a cluster could be ready that soon at all: with the hardware already on hand it still
+    takes the build and burn-in (`costs.time_to_capacity`), so a readiness shorter than those is no condition to
+    offer."""
     deadline = ev.job.deadline_days
     assert deadline is not None
     label = build.label[:1].lower() + build.label[1:]
@@ -141,7 +143,8 @@ def _deadline_flips(ev: Evaluation, best: Option, build: Option) -> tuple[float,
         f"{_usd(build.job_usd)} ({label}) costs less than renting at {_usd(best.job_usd)}"
     ]
     ready = math.floor(deadline - build.finish_days_p90 + 1e-9)
-    if ready >= 1:
+    fastest = ev.capacity.build_days + ev.capacity.burn_in_days  # no procurement: the hardware on the dock
+    if ready >= max(1.0, fastest):
         parts.append(
             f"the owned cluster ready for work within {ready:,} day{'s' if ready != 1 else ''} of the plan date "
             f"(lead time, build and burn-in now take {build.start_days:,.0f})"

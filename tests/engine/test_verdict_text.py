@@ -104,7 +104,8 @@ def _evaluation(
             deadline_days=deadline_days, workload=workload, chosen=SimpleNamespace(days=30.0, days_p90=None)
         ),
         onprem=SimpleNamespace(utilization=Decimal("0.8")),
-        capacity=SimpleNamespace(onprem_start_days=onprem_start_days),
+        # the default build and burn-in (28 + 7 days): the soonest a cluster can be ready with its hardware on hand
+        capacity=SimpleNamespace(onprem_start_days=onprem_start_days, build_days=28.0, burn_in_days=7.0),
         plan_date=None,
     )
 

@@ -324,7 +324,9 @@ heads narrower than 128, so the fused attention's head-size factor leaves them a
   says which percentile it judged (`deadline_percentile`); the deadline risk's advice names that remedy; the
   sensitivity figures say at each end whether a build can be had (`build_obtainable`); the maintenance parameter's
   unit reads "% of the hardware per year"; a verdict with no obtainable runner-up says "No other option can be
-  had." (was "Nothing else competes.", followed in some plans by a build it had just said did not compete).
+  had." (was "Nothing else competes.", followed in some plans by a build it had just said did not compete); a
+  readiness flip is offered only when a cluster could be ready that soon with its hardware on hand (the build and
+  burn-in, 35 days by default): train-70b-auto-90d no longer offers "ready for work within 1 day".
 """
 
 from __future__ import annotations
