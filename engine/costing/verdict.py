@@ -53,14 +53,16 @@ def _period(days: float, workload: str) -> str:
     return f"{length} of {_PERIOD_OF.get(workload, workload)}"
 
 
-def _what_it_buys(best: Option, workload: str, start: str) -> str:
+def _what_it_buys(best: Option, workload: str, start: str, percentile: str = "p50") -> str:
     """After the price: when a training job is done ("done in 30.0 days from the plan date"), or the period a
     serving (or capacity) price covers ("over a year of serving from the plan date"), which is not done."""
     if workload not in _PERIOD_OF:
-        # the p90 only when it reads differently ("done in 25.8 days (25.8 at p90)" says nothing); only spot has
-        # one, its interruptions' p90, which is not the whole run's own p90 (the plan's range says that one)
+        # the days the deadline was judged at, only when they read differently ("done in 25.8 days (25.8 at p90)"
+        # says nothing): at p50 only spot has its own, its interruptions' p90; a deadline met at p90 judges every
+        # option at its whole run's p90 (`CostJob.deadline_spread`)
         p90_text = f"{best.finish_days_p90:,.1f}"
-        p90 = f" ({p90_text} with spot interruptions at their p90)" if p90_text != f"{best.finish_days:,.1f}" else ""
+        case = "at the whole run's p90" if percentile == "p90" else "with spot interruptions at their p90"
+        p90 = f" ({p90_text} {case})" if p90_text != f"{best.finish_days:,.1f}" else ""
         return f"done in {best.finish_days:,.1f} days{p90} from {start}"
     return f"over {_period(float(best.finish_days), workload)} from {start}"
 
@@ -128,6 +130,13 @@ def _ceil1(x: float) -> float:
     return math.ceil(round(x * 10, 6)) / 10
 
 
+def _job_days(ev: Evaluation, build: Option) -> str:
+    """The build's job as the deadline judges it: its p50, or its p90 when the deadline is to be met at p90."""
+    if ev.job.deadline_percentile == "p90":
+        return f"{build.finish_days_p90:,.1f}-day job at its p90"
+    return f"{build.finish_days:,.1f}-day job"
+
+
 def _deadline_flips(ev: Evaluation, best: Option, build: Option) -> tuple[float, list[str]]:
     """A build the deadline keeps out: the deadline that lets it in, and the readiness date that would meet the
     deadline as asked, when a cluster could be ready that soon at all: with the hardware already on hand it still
@@ -139,7 +148,7 @@ def _deadline_flips(ev: Evaluation, best: Option, build: Option) -> tuple[float,
     needed = _ceil1(build.done_days)
     parts = [
         f"a deadline of at least {needed:,.1f} days, which building needs (lead time, build and burn-in "
-        f"{build.start_days:,.0f} days, then the {build.finish_days:,.1f}-day job), where building at "
+        f"{build.start_days:,.0f} days, then the {_job_days(ev, build)}), where building at "
         f"{_usd(build.job_usd)} ({label}) costs less than renting at {_usd(best.job_usd)}"
     ]
     ready = math.floor(deadline - build.finish_days_p90 + 1e-9)
@@ -150,6 +159,13 @@ def _deadline_flips(ev: Evaluation, best: Option, build: Option) -> tuple[float,
             f"(lead time, build and burn-in now take {build.start_days:,.0f})"
         )
     return needed, parts
+
+
+def _nothing_else(ev: Evaluation) -> str:
+    """No flip to offer: either nothing else can be had, or only the same offer elsewhere (no runner-up in kind)."""
+    if len(ev.obtainable) <= 1:
+        return "No other option can be had."
+    return "The other options that can be had are the same offer in other regions."
 
 
 def _flips(ev: Evaluation, best: Option, runner: Option | None, table: Sequence[BreakEven]) -> FlipsAt:
@@ -169,8 +185,7 @@ def _flips(ev: Evaluation, best: Option, runner: Option | None, table: Sequence[
     if build is not None:
         deadline, clauses = _deadline_flips(ev, best, build)
         parts += clauses
-    # "No other option can be had": the options shown beside it are there, but none is obtainable
-    sentence = ("The answer would flip with " + "; or ".join(parts) + ".") if parts else "No other option can be had."
+    sentence = ("The answer would flip with " + "; or ".join(parts) + ".") if parts else _nothing_else(ev)
     onprem = [x for x in ev.options if not x.cloud]
     if best.cloud and build is None and onprem and not any(x.obtainable for x in onprem) and ev.job.deadline_days:
         cheapest_build = min(onprem, key=lambda x: x.job_usd)
@@ -231,7 +246,7 @@ def verdict(ev: Evaluation, table: Sequence[BreakEven]) -> Verdict | None:
         label = label[len(choice) + len(" and ") :]
     lead = f"{choice.capitalize()}: {label}"
     text = (
-        f"{lead} for {_usd(best.job_usd)}, {_what_it_buys(best, ev.job.workload, start)}"
+        f"{lead} for {_usd(best.job_usd)}, {_what_it_buys(best, ev.job.workload, start, ev.job.deadline_percentile)}"
         f", the cheapest of {len(ok)} obtainable option{'s' if len(ok) != 1 else ''}{within}."
     )
     if runner is not None:

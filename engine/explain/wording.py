@@ -125,7 +125,10 @@ TERMS: dict[str, str] = {
     "deadline_days": "the deadline (days)",
     "electricity_usd_per_kwh": "the electricity price ($/kWh)",
     "facility_upkeep_percent_per_year": "facility upkeep (% a year)",
-    "finish_days_p90": "the finish (days: the p50 whole run, spot with its interruptions at their p90)",
+    "finish_days_p90": (
+        "the finish the deadline judges (days: the p50 whole run, spot with its interruptions at their p90; every "
+        "option at its p90 when the deadline is to be met at p90)"
+    ),
     "gpus_needed": "GPUs needed",
     "gpus_per_instance": "GPUs per instance",
     "insurance_percent_per_year": "insurance (% a year)",

@@ -101,7 +101,10 @@ def _evaluation(
         options=options,
         obtainable=[o for o in options if o.obtainable],
         job=SimpleNamespace(
-            deadline_days=deadline_days, workload=workload, chosen=SimpleNamespace(days=30.0, days_p90=None)
+            deadline_days=deadline_days,
+            workload=workload,
+            chosen=SimpleNamespace(days=30.0, days_p90=None),
+            deadline_percentile="p50",
         ),
         onprem=SimpleNamespace(utilization=Decimal("0.8")),
         # the default build and burn-in (28 + 7 days): the soonest a cluster can be ready with its hardware on hand

@@ -326,7 +326,10 @@ heads narrower than 128, so the fused attention's head-size factor leaves them a
   unit reads "% of the hardware per year"; a verdict with no obtainable runner-up says "No other option can be
   had." (was "Nothing else competes.", followed in some plans by a build it had just said did not compete); a
   readiness flip is offered only when a cluster could be ready that soon with its hardware on hand (the build and
-  burn-in, 35 days by default): train-70b-auto-90d no longer offers "ready for work within 1 day".
+  burn-in, 35 days by default): train-70b-auto-90d no longer offers "ready for work within 1 day"; at p90 the
+  verdict gives the days it judged as the whole run's p90 (train-70b-deadline-at-p90: "done in 27.9 days (35.1 at
+  the whole run's p90)", which had credited the 35.1 to spot interruptions a capacity block does not have), and a
+  flip quotes the build's job at the p90 the deadline judged.
 """
 
 from __future__ import annotations

@@ -336,3 +336,19 @@ def test_a_folded_expert_layout_says_so():
     split = Parallelism(tp=2, pp=8, dp=16, micro_batch=1, recompute="none", interleave=4, zero_stage=1, ep=16,
                         etp=2, stage_layers=(11, *[12] * 6, 11))  # fmt: skip
     assert "folded" not in layout_text(split)
+
+
+def test_a_deadline_met_at_p90_labels_its_days_as_the_whole_runs_p90():
+    """The golden plan that meets its 40-day deadline at p90: the recommended capacity block runs 27.9 days at p50
+    and 35.1 at the whole run's p90 (27.942 x the plan's p90 / p50). The card and the workbook's options sheet say
+    which p90 that is; they said "spot interruptions" for a capacity block."""
+    from planner.outputs.bom_xlsx import workbook_sheets
+
+    view = plan_view(json.loads((GOLDEN / "train-70b-deadline-at-p90.json").read_text()))
+    card = next(fig for fig in view.summary_band.figures if fig.label == "Cheapest obtainable option")
+    assert card.range == "done in 27.9 - 35.1 days (whole run p50 - p90)"
+    options = next(sheet for sheet in workbook_sheets(view) if sheet.name == "Options")
+    assert options.rows[0][4] == "Days (the whole run's p90: p50 x the plan's p90 / p50)"
+    p50 = plan_view(json.loads((GOLDEN / "train-70b-auto-90d.json").read_text()))
+    options = next(sheet for sheet in workbook_sheets(p50) if sheet.name == "Options")
+    assert options.rows[0][4] == "Days (p50; spot at its interruptions' p90)"

@@ -410,3 +410,21 @@ def test_the_sensitivity_note_names_an_input_that_brings_the_build_inside_the_de
     note = costs["sensitivity"]["note"]
     assert "at an end of its range MFU (job time scales with 1 / MFU) brings the build inside the deadline" in note
     assert "no input here changes the answer" not in note
+
+
+def test_at_p90_the_verdict_says_the_days_it_judged_and_the_flip_adds_up():
+    # Met at p90 (spread 1.25), a 13-day deadline: the capacity block's 10-day p50 is 12.5 days at p90, inside it;
+    # the sentence gives both and says which p90 (not "spot interruptions", which a capacity block has none of).
+    plan = _at_p90(_with_run_range(training_plan(deadline=13.0), 8.0, 10.0, 12.5))
+    v = priced(plan, inputs(NO_SPOT, plan_date=PLAN_DATE)).costs["verdict"]
+    assert "done in 10.0 days (12.5 at the whole run's p90) from the plan date" in v["sentence"]
+    assert "spot interruptions" not in v["sentence"]
+    # A 130-day deadline: building starts on day 119 and its job at p90 (12.5 days) ends on day 131.5, past it, so
+    # the cheaper build is out; the flip it offers adds up: 119 + 12.5 = 131.5.
+    later = _at_p90(_with_run_range(training_plan(deadline=130.0), 8.0, 10.0, 12.5))
+    v = priced(later, inputs(NO_SPOT, plan_date=PLAN_DATE)).costs["verdict"]
+    assert v["decided_by"] == "deadline" and v["flips_at"]["deadline_days"] == 131.5
+    assert (
+        "a deadline of at least 131.5 days, which building needs (lead time, build and burn-in 119 days, then "
+        "the 12.5-day job at its p90)" in v["sentence"]
+    )
