@@ -179,3 +179,15 @@ def test_break_even_cells_say_on_which_side_owning_is_cheaper(alice_client, pric
     for side in sides:
         assert f"owning cheaper {side} " in table, side
     assert "busier than this share" not in raw
+
+
+def test_the_report_lists_its_sections_with_the_page_each_starts_on(alice_client, priced_plan):
+    """A 40-odd-page report: its first page lists the sections, each with the page its heading is on, read back
+    from the PDF's own pages (the bill of materials had to be found by leafing through the option tables)."""
+    pdf = alice_client.get(reverse("planner:plan_report_pdf", args=[priced_plan.pk])).content
+    pages = [_words(p.extract_text()) for p in PdfReader(io.BytesIO(pdf)).pages]
+    assert "Contents" in pages[0]
+    for heading in ("Build or rent: costs and options", "Bill of materials", "How each figure was derived"):
+        # the first page after the contents whose text holds the heading (the contents itself is on page 1)
+        on = next(i for i, text in enumerate(pages[1:], start=2) if heading in text)
+        assert re.search(re.escape(heading) + r"[ .]*" + str(on) + r"\b", pages[0]), (heading, on)
