@@ -61,7 +61,12 @@ def _what_it_buys(best: Option, workload: str, start: str, percentile: str = "p5
         # says nothing): at p50 only spot has its own, its interruptions' p90; a deadline met at p90 judges every
         # option at its whole run's p90 (`CostJob.deadline_spread`)
         p90_text = f"{best.finish_days_p90:,.1f}"
-        case = "at the whole run's p90" if percentile == "p90" else "with spot interruptions at their p90"
+        if percentile != "p90":
+            case = "with spot interruptions at their p90"
+        elif best.option == "spot":
+            case = "at the whole run's p90, spot interruptions at theirs"
+        else:
+            case = "at the whole run's p90"
         p90 = f" ({p90_text} {case})" if p90_text != f"{best.finish_days:,.1f}" else ""
         return f"done in {best.finish_days:,.1f} days{p90} from {start}"
     return f"over {_period(float(best.finish_days), workload)} from {start}"
@@ -163,8 +168,11 @@ def _deadline_flips(ev: Evaluation, best: Option, build: Option) -> tuple[float,
 
 def _nothing_else(ev: Evaluation) -> str:
     """No flip to offer: either nothing else can be had, or only the same offer elsewhere (no runner-up in kind)."""
-    if len(ev.obtainable) <= 1:
+    others = len(ev.obtainable) - 1
+    if others <= 0:
         return "No other option can be had."
+    if others == 1:
+        return "The other option that can be had is the same offer in another region."
     return "The other options that can be had are the same offer in other regions."
 
 

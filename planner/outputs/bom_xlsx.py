@@ -110,7 +110,7 @@ def _days_heading(view: PlanView) -> str:
     """The options' days as the deadline judged them (the comparison's percentile; p50 in plans stored before)."""
     comparison = view.costs.comparison if view.costs else None
     if comparison is not None and comparison.deadline_percentile == "p90":
-        return "Days (the whole run's p90: p50 x the plan's p90 / p50)"
+        return "Days (the whole run's p90: p50 x the plan's p90 / p50; spot from its interruptions' p90)"
     return "Days (p50; spot at its interruptions' p90)"
 
 

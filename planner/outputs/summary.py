@@ -163,7 +163,12 @@ def _cheapest(view: PlanView) -> KeyFigure | None:
         # the second figure is what the deadline judged: spot's interruptions at their p90, or every option's whole
         # run at its p90 when the deadline is to be met at p90
         at_p90 = costs.comparison is not None and costs.comparison.deadline_percentile == "p90"
-        case = "whole run p50 - p90" if at_p90 else "spot interruptions p50 - p90"
+        spot = option.option == "spot"
+        case = (
+            ("whole run and spot interruptions, p50 - p90" if spot else "whole run p50 - p90")
+            if at_p90
+            else "spot interruptions p50 - p90"
+        )
         rng = f"done in {option.finish_days:,.1f} - {option.finish_days_p90:,.1f} days ({case})"
     note = f"{verdict.choice}: {verdict.option}"
     return KeyFigure("Cheapest obtainable option", money(verdict.job_usd), "", rng, note, "costs")

@@ -268,3 +268,28 @@ def test_option_names_say_each_term_once():
     assert option_name("lambda", "reserved_1y", "8 x H100 SXM5 80GB") == "Lambda 1-year reserved, 8 x H100 SXM5 80GB"
     contract = option_name("contract", "reserved_3y", "8 x H100 SXM5 80GB")
     assert contract == "Neocloud 3-year contract, 8 x H100 SXM5 80GB" and "reserved" not in contract
+
+
+def test_with_only_the_same_offer_elsewhere_the_verdict_says_so_in_number():
+    """The same on-demand offer in a second region is no runner-up in kind; the sentence names it, in the singular
+    for one such option and the plural for two (it had said "No other option can be had" beside them)."""
+
+    def on_demand(region: str, usd: str) -> Option:
+        label = option_label("aws", "on_demand", "p5.48xlarge", 16, region)
+        return Option("on_demand", label, Decimal(usd), 30.0, 30.0, region=region, instance_type="p5.48xlarge")
+
+    east, west, ohio = (
+        on_demand("us-east-1", "1000000"),
+        on_demand("us-west-2", "1100000"),
+        on_demand("us-east-2", "1200000"),
+    )
+    one = verdict(_evaluation([east, west], None, 0.0), [])
+    assert one is not None and one.sentence.endswith(
+        "The other option that can be had is the same offer in another region."
+    )
+    two = verdict(_evaluation([east, west, ohio], None, 0.0), [])
+    assert two is not None and two.sentence.endswith(
+        "The other options that can be had are the same offer in other regions."
+    )
+    alone = verdict(_evaluation([east], None, 0.0), [])
+    assert alone is not None and alone.sentence.endswith("No other option can be had.")

@@ -428,3 +428,12 @@ def test_at_p90_the_verdict_says_the_days_it_judged_and_the_flip_adds_up():
         "a deadline of at least 131.5 days, which building needs (lead time, build and burn-in 119 days, then "
         "the 12.5-day job at its p90)" in v["sentence"]
     )
+
+
+def test_spot_at_p90_names_both_p90s():
+    # Met at p90 (spread 1.25) by a 30-day deadline: spot wins at $79.6k-ish and its judged days are its
+    # interruptions' p90 times the whole run's spread, so the sentence names both, not the whole run's alone.
+    plan = _at_p90(_with_run_range(training_plan(deadline=30.0), 8.0, 10.0, 12.5))
+    v = priced(plan, inputs(plan_date=PLAN_DATE)).costs["verdict"]
+    assert v["option"].startswith("AWS spot")
+    assert "at the whole run's p90, spot interruptions at theirs) from the plan date" in v["sentence"]
