@@ -29,6 +29,11 @@ DEADLINE_RULE = (
     "finish by the deadline even in the p90 case (spot); on-prem finishes after procurement lead time, build and "
     "burn-in (costs.time_to_capacity) plus the job"
 )
+# What an option's days are when the deadline is to be met at p90 (Comparison.days_basis; DAYS_BASIS_P50 otherwise).
+DAYS_BASIS_P90 = (
+    "the job's whole run at its p90 on that hardware, as the deadline is to be met (its p50 x the plan's own p90 / "
+    "p50; a spot option's with its interruptions at their p90 too)"
+)
 # The rule when the request meets its deadline at the whole run's p90 (training.deadline_percentile).
 DEADLINE_RULE_P90 = (
     "finish by the deadline at the whole run's p90, every option (its p50 days x the plan's own p90 / p50; spot's "

@@ -15,12 +15,12 @@ from decimal import Decimal
 from typing import Any
 
 from engine.request.spec import PlanRequest
-from engine.result.costs import Comparison, Costs
+from engine.result.costs import DAYS_BASIS_P50, Comparison, Costs
 from engine.result.plan import PlanResult
 
 from .capex_range import capex_range
 from .carbon import carbon
-from .comparison import DEADLINE_RULE, DEADLINE_RULE_P90, break_even, cheapest, option_result
+from .comparison import DAYS_BASIS_P90, DEADLINE_RULE, DEADLINE_RULE_P90, break_even, cheapest, option_result
 from .envelope_check import capex_check, priced_envelope
 from .evaluation import Evaluation, evaluate
 from .explain import costs_explain
@@ -55,6 +55,7 @@ def _comparison(ev: Evaluation) -> Comparison:
         **cheapest(ev.options, ev.job.deadline_days, ev.plan_date),
         deadline_rule=DEADLINE_RULE_P90 if ev.job.deadline_percentile == "p90" else DEADLINE_RULE,
         deadline_percentile=ev.job.deadline_percentile if ev.job.deadline_days is not None else None,
+        days_basis=DAYS_BASIS_P90 if ev.job.deadline_percentile == "p90" else DAYS_BASIS_P50,
         break_even=tuple(break_even(o, ev.job, p) for p in rows) if o.capex_usd is not None else (),
         cumulative=cumulative_series(ev),
         npv=npv_options(ev),

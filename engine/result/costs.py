@@ -65,6 +65,11 @@ __all__ = [
 
 
 OMIT = meta(omit_none=True)
+# What an option's days are (Comparison.days_basis): the rule of plans that meet their deadline at p50, and of every
+# plan stored before the comparison said it.
+DAYS_BASIS_P50 = (
+    "the job's expected (p50) whole run on that hardware; a spot option's with its interruptions at their p90"
+)
 
 
 @dataclass(frozen=True)
@@ -211,6 +216,14 @@ class Comparison:
     # The whole-run percentile the deadline rule holds options to (p50 or p90); absent without a deadline and from
     # plans stored before it was kept (p50 then)
     deadline_percentile: str | None = field(default=None, metadata=OMIT)
+    # What each option's days are, in words, as every output labels them; absent from plans stored before it was
+    # kept, whose days are DAYS_BASIS_P50's (`Comparison.days_in_words`)
+    days_basis: str | None = field(default=None, metadata=OMIT)
+
+    @property
+    def days_in_words(self) -> str:
+        """What each option's days are: the stored words, or the p50 rule every older plan followed."""
+        return self.days_basis or DAYS_BASIS_P50
 
 
 @dataclass(frozen=True)

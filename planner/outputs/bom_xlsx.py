@@ -107,11 +107,9 @@ def _assumptions(view: PlanView) -> Sheet:
 
 
 def _days_heading(view: PlanView) -> str:
-    """The options' days as the deadline judged them (the comparison's percentile; p50 in plans stored before)."""
+    """The options' days as the comparison says they are (`days_in_words`, the same words as the page and the PDF)."""
     comparison = view.costs.comparison if view.costs else None
-    if comparison is not None and comparison.deadline_percentile == "p90":
-        return "Days (the whole run's p90: p50 x the plan's p90 / p50; spot from its interruptions' p90)"
-    return "Days (p50; spot at its interruptions' p90)"
+    return f"Days: {comparison.days_in_words}" if comparison is not None else "Days"
 
 
 def _options(view: PlanView) -> Sheet:

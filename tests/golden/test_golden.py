@@ -329,7 +329,8 @@ heads narrower than 128, so the fused attention's head-size factor leaves them a
   burn-in, 35 days by default): train-70b-auto-90d no longer offers "ready for work within 1 day"; at p90 the
   verdict gives the days it judged as the whole run's p90 (train-70b-deadline-at-p90: "done in 27.9 days (35.1 at
   the whole run's p90)", which had credited the 35.1 to spot interruptions a capacity block does not have), and a
-  flip quotes the build's job at the p90 the deadline judged.
+  flip quotes the build's job at the p90 the deadline judged; the comparison says in words what its options' days
+  are (`days_basis`), which the page, the PDF and the workbook read instead of each wording it.
 """
 
 from __future__ import annotations
