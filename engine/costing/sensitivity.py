@@ -160,8 +160,8 @@ def deadline_note(table: Sensitivity, ev: Evaluation, verdict: Verdict | None) -
         return table
     onprem = [o for o in ev.options if not o.cloud]
     build = min(onprem, key=lambda o: (o.job_usd, o.done_days))
-    ends = [e.cloud_minus_onprem_usd for row in table.rows for e in (row.low, row.high)]
-    moved = [x for x in ends if x is not None]
+    differences = [e.cloud_minus_onprem_usd for row in table.rows for e in (row.low, row.high)]
+    moved = [x for x in differences if x is not None]
     cost = (
         "Every row below has building cheaper at both ends of its range"
         if moved and all(x > 0 for x in moved)
@@ -173,7 +173,7 @@ def deadline_note(table: Sensitivity, ev: Evaluation, verdict: Verdict | None) -
     # range: each end was evaluated whole, obtainability included, so the note names such rows instead of claiming
     # that none changes the answer
     inside = [row.label for row in table.rows if row.low.build_obtainable or row.high.build_obtainable]
-    ends = (
+    claim = (
         f"{cost}; at an end of its range {_joined(inside)} brings the build inside the deadline, where its cost "
         "decides; otherwise only a later deadline or a cluster ready sooner changes the answer"
         if inside
@@ -182,6 +182,6 @@ def deadline_note(table: Sensitivity, ev: Evaluation, verdict: Verdict | None) -
     note = (
         f"The verdict is rent because of the deadline, not cost: building cannot start before day "
         f"{build.start_days:,.0f} (procurement lead time, build and burn-in), so it would end on day "
-        f"{build.done_days:,.1f}, past the {deadline}-day deadline. {ends} (the verdict says by how much)."
+        f"{build.done_days:,.1f}, past the {deadline}-day deadline. {claim} (the verdict says by how much)."
     )
     return replace(table, note=note)
